@@ -1,0 +1,11 @@
+"""Reliable flows: the transport (`flows.transport`) and one module per congestion-control algorithm."""
+from __future__ import annotations
+
+from flows.congestion import CongestionControl
+from flows.reno import Reno
+from flows.tahoe import Tahoe
+
+# Every algorithm a topology or the CLI can name.
+ALGORITHMS = {cls.name: cls for cls in (Tahoe, Reno)}
+
+__all__ = ["ALGORITHMS", "CongestionControl"]

@@ -1,0 +1,28 @@
+"""TCP Tahoe (Jacobson, "Congestion Avoidance and Control", SIGCOMM 1988).
+
+Slow start below ssthresh, additive increase above it, fast retransmit on the third duplicate ACK.
+Every loss, detected by duplicate ACKs or by a timeout, halves ssthresh and restarts from a window
+of one packet (the transport goes back to the first unacknowledged packet).
+"""
+from __future__ import annotations
+
+from flows.congestion import CongestionControl
+
+
+class Tahoe(CongestionControl):
+    """Tahoe: slow start, congestion avoidance, fast retransmit, window to 1 on any loss."""
+
+    name = "tahoe"
+    fast_recovery = False
+    __slots__ = ()
+
+    def ssthresh(self) -> float:
+        return max(self.flow.flight_size() / 2.0, 2.0)
+
+    def on_ack(self, acked_pkts: int) -> None:
+        flow = self.flow
+        if flow.cwnd < flow.ssthresh:
+            acked_pkts = self.slow_start(acked_pkts)
+            if acked_pkts <= 0:
+                return
+        self.congestion_avoidance(acked_pkts)

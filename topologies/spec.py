@@ -1,0 +1,120 @@
+"""The validated, unit-converted description of a network.
+
+`topologies.loader` turns a JSON topology file into a `TopologySpec`; `topologies.build` turns a
+`TopologySpec` into simulation objects. Everything in a spec is already in base units (bits per
+second, bytes, seconds); the `UnitSystem` is kept only so that results can be reported in the units
+the topology was written in.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class UnitSystem:
+    """How the topology's Mbps, KB and MB map to bits and bytes."""
+
+    name: str
+    bits_per_mbit: int
+    bytes_per_kb: int
+    bytes_per_mb: int
+
+    def to_dict(self) -> dict:
+        return {"system": self.name, "bits_per_mbit": self.bits_per_mbit,
+                "bytes_per_kb": self.bytes_per_kb, "bytes_per_mb": self.bytes_per_mb}
+
+
+SI = UnitSystem("si", 10**6, 1000, 10**6)
+BINARY = UnitSystem("binary", 2**20, 1024, 2**20)
+UNIT_SYSTEMS = {"si": SI, "binary": BINARY}
+
+DUPLEX_MODES = ("full", "half")
+ROUTING_PROTOCOLS = ("static",)
+
+# Defaults of the model, in one place (documented in docs/model.md).
+DEFAULT_UNITS = "si"
+DEFAULT_DUPLEX = "full"
+DEFAULT_DATA_PACKET_BYTES = 1024
+DEFAULT_ACK_PACKET_BYTES = 64
+DEFAULT_ROUTING_PACKET_BYTES = 64
+DEFAULT_SEED = 1
+DEFAULT_ALGORITHM = "reno"
+
+
+@dataclass(frozen=True)
+class TransportSpec:
+    """Transport (not congestion-control) settings of a flow; see docs/model.md."""
+
+    initial_cwnd_pkts: float = 1.0
+    initial_ssthresh_pkts: Optional[float] = None  # None: arbitrarily high (RFC 5681)
+    initial_rto_s: float = 1.0                     # RFC 6298 (2.1)
+    min_rto_s: float = 1.0                         # RFC 6298 (2.4)
+    max_rto_s: float = 60.0                        # RFC 6298 (2.5)
+    dupack_threshold: int = 3                      # RFC 5681 fast retransmit
+
+
+TRANSPORT_FIELDS = tuple(TransportSpec.__dataclass_fields__)
+
+
+@dataclass(frozen=True)
+class PacketSizes:
+    data_bytes: int = DEFAULT_DATA_PACKET_BYTES
+    ack_bytes: int = DEFAULT_ACK_PACKET_BYTES
+    routing_bytes: int = DEFAULT_ROUTING_PACKET_BYTES
+
+
+@dataclass(frozen=True)
+class LinkSpec:
+    id: str
+    ends: tuple          # (node id, node id); direction 0 is ends[0] -> ends[1]
+    rate_bps: float
+    delay_s: float
+    buffer_bytes: int
+    duplex: str          # "full" or "half"
+
+
+@dataclass(frozen=True)
+class FlowSpec:
+    id: str
+    src: str
+    dst: str
+    data_bytes: Optional[int]   # None: runs until the end of the simulation
+    start_s: float
+    algorithm: str
+    params: dict                # algorithm parameters, defaults already merged in
+    transport: TransportSpec
+
+
+@dataclass(frozen=True)
+class RoutingSpec:
+    protocol: str = "static"
+
+
+@dataclass
+class TopologySpec:
+    name: str
+    description: str
+    units: UnitSystem
+    packet_sizes: PacketSizes
+    routing: RoutingSpec
+    hosts: list
+    routers: list
+    links: list                 # of LinkSpec, in file order
+    flows: list                 # of FlowSpec, in file order
+    duration_s: Optional[float]
+    seed: int
+    source: str = "<dict>"      # file path, for messages
+    algorithms: dict = field(default_factory=dict)   # the file's per-algorithm defaults
+
+    def link(self, link_id: str) -> LinkSpec:
+        for link in self.links:
+            if link.id == link_id:
+                return link
+        raise KeyError(link_id)
+
+    def flow(self, flow_id: str) -> FlowSpec:
+        for flow in self.flows:
+            if flow.id == flow_id:
+                return flow
+        raise KeyError(flow_id)
