@@ -1,0 +1,177 @@
+"""Links: a rate, a propagation delay and FIFO drop-tail buffers, in one of two duplex models.
+
+* ``full``: each direction has its own buffer and transmitter.
+* ``half``: the CS/EE 143 reference model: both directions share one FIFO buffer and one
+  transmitter; packets of both directions queue together in arrival order, with no turnaround cost.
+
+Model (see docs/model.md): a packet that finds the transmitter idle starts transmitting at once and
+never occupies the buffer; otherwise it waits in the buffer if it fits (queued bytes + its size
+<= capacity), else it is dropped (drop-tail). The buffer holds waiting packets only, not the one
+being transmitted. Transmission takes size * 8 / rate seconds, then the packet propagates for the
+link's delay and arrives at the far node.
+
+Because the queue is FIFO and the rate constant, a packet's departure time is known the moment it
+is accepted. The transmitter therefore schedules the arrival at the far end directly, one event per
+packet and hop, and accounts lazily for packets leaving the buffer (in time order, before any later
+arrival or sample), which keeps buffer statistics exact.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+DUPLEX_MODES = ("full", "half")
+
+
+class LinkDirection:
+    """One direction of a link, from `src` to `dst`, with its counters.
+
+    Counters are cumulative since the start of the run: packets offered (`arrived`), dropped,
+    transmitted (transmission begun), bytes transmitted, and the time integral of the bytes and
+    packets this direction has waiting in the buffer (`area_bytes`, `area_pkts`).
+    """
+
+    __slots__ = ("link", "index", "src", "dst", "label", "transmitter", "dst_receive",
+                 "arrived", "dropped", "tx_pkts", "tx_bytes", "q_bytes", "q_pkts",
+                 "area_bytes", "area_pkts", "last_s")
+
+    def __init__(self, link, index: int, src, dst, transmitter):
+        self.link = link
+        self.index = index
+        self.src = src
+        self.dst = dst
+        self.label = f"{src.id}->{dst.id}"
+        self.transmitter = transmitter
+        self.dst_receive = dst.receive
+        self.arrived = 0
+        self.dropped = 0
+        self.tx_pkts = 0
+        self.tx_bytes = 0
+        self.q_bytes = 0
+        self.q_pkts = 0
+        self.area_bytes = 0.0
+        self.area_pkts = 0.0
+        self.last_s = 0.0
+
+    def send(self, packet) -> bool:
+        """Offer `packet` to the link in this direction; False if it was dropped."""
+        return self.transmitter.offer(packet, self)
+
+    def settle(self, now: float) -> None:
+        """Bring the counters up to `now` (packets that began transmission, occupancy integral)."""
+        self.transmitter.release(now)
+        span = now - self.last_s
+        if span > 0:
+            self.area_bytes += self.q_bytes * span
+            self.area_pkts += self.q_pkts * span
+            self.last_s = now
+
+    def waiting(self) -> int:
+        """Packets of this direction waiting in the buffer now (after `settle`)."""
+        return self.q_pkts
+
+
+class Transmitter:
+    """A FIFO drop-tail buffer of `capacity_bytes` and the transmitter that drains it."""
+
+    __slots__ = ("sim", "rate_bps", "seconds_per_byte", "delay_s", "capacity_bytes", "queue",
+                 "queued_bytes", "busy_until")
+
+    def __init__(self, sim, rate_bps: float, delay_s: float, capacity_bytes: int):
+        self.sim = sim
+        self.rate_bps = rate_bps
+        self.seconds_per_byte = 8.0 / rate_bps
+        self.delay_s = delay_s
+        self.capacity_bytes = capacity_bytes
+        self.queue = deque()      # (transmission start time, size, direction) of waiting packets
+        self.queued_bytes = 0
+        self.busy_until = 0.0     # when the last accepted packet finishes transmission
+
+    def release(self, now: float) -> None:
+        """Take out of the buffer every packet whose transmission has begun by `now`."""
+        queue = self.queue
+        while queue and queue[0][0] <= now:
+            start, size, d = queue.popleft()
+            self.queued_bytes -= size
+            span = start - d.last_s
+            if span > 0:
+                d.area_bytes += d.q_bytes * span
+                d.area_pkts += d.q_pkts * span
+                d.last_s = start
+            d.q_bytes -= size
+            d.q_pkts -= 1
+            d.tx_bytes += size
+            d.tx_pkts += 1
+
+    def offer(self, packet, d: LinkDirection) -> bool:
+        """Accept `packet` for direction `d` (transmit, or queue) or drop it; False if dropped."""
+        sim = self.sim
+        now = sim.now
+        queue = self.queue
+        if queue and queue[0][0] <= now:
+            self.release(now)
+        size = packet.size_bytes
+        d.arrived += 1
+        start = self.busy_until
+        if start <= now:
+            start = now
+            d.tx_bytes += size
+            d.tx_pkts += 1
+        elif self.queued_bytes + size > self.capacity_bytes:
+            d.dropped += 1
+            return False
+        else:
+            self.queued_bytes += size
+            span = now - d.last_s
+            if span > 0:
+                d.area_bytes += d.q_bytes * span
+                d.area_pkts += d.q_pkts * span
+                d.last_s = now
+            d.q_bytes += size
+            d.q_pkts += 1
+            queue.append((start, size, d))
+        finish = start + size * self.seconds_per_byte
+        self.busy_until = finish
+        sim.schedule_at(finish + self.delay_s, d.dst_receive, packet)
+        return True
+
+
+class Link:
+    """A link between two nodes: rate, propagation delay, buffer capacity and duplex model."""
+
+    __slots__ = ("id", "ends", "rate_bps", "delay_s", "buffer_bytes", "duplex", "directions",
+                 "transmitters")
+
+    def __init__(self, sim, link_id: str, a, b, rate_bps: float, delay_s: float,
+                 buffer_bytes: int, duplex: str = "full"):
+        if duplex not in DUPLEX_MODES:
+            raise ValueError(f"link {link_id}: duplex must be one of {DUPLEX_MODES}, got {duplex!r}")
+        if not rate_bps > 0:
+            raise ValueError(f"link {link_id}: rate must be positive, got {rate_bps}")
+        if delay_s < 0 or buffer_bytes < 0:
+            raise ValueError(f"link {link_id}: delay and buffer must not be negative")
+        self.id = link_id
+        self.ends = (a, b)
+        self.rate_bps = rate_bps
+        self.delay_s = delay_s
+        self.buffer_bytes = buffer_bytes
+        self.duplex = duplex
+        first = Transmitter(sim, rate_bps, delay_s, buffer_bytes)
+        second = first if duplex == "half" else Transmitter(sim, rate_bps, delay_s, buffer_bytes)
+        self.transmitters = (first,) if duplex == "half" else (first, second)
+        self.directions = (LinkDirection(self, 0, a, b, first), LinkDirection(self, 1, b, a, second))
+        a.attach(self, self.directions[0])
+        b.attach(self, self.directions[1])
+
+    def direction_from(self, node) -> LinkDirection:
+        """The direction in which `node` sends on this link."""
+        for d in self.directions:
+            if d.src is node:
+                return d
+        raise ValueError(f"node {getattr(node, 'id', node)} is not an end of link {self.id}")
+
+    def other_end(self, node):
+        a, b = self.ends
+        return b if node is a else a
+
+    def __repr__(self) -> str:
+        return f"Link({self.id}, {self.ends[0].id}<->{self.ends[1].id})"

@@ -1,0 +1,84 @@
+"""Nodes: hosts, which originate and consume packets, and routers, which forward them.
+
+A node hands a packet addressed to itself to ``packet.deliver`` (a flow endpoint or a routing
+agent); a router forwards every other packet along its forwarding table, which maps destination
+nodes to outgoing link directions and is filled in by a routing module.
+"""
+from __future__ import annotations
+
+
+class Node:
+    """Common part of hosts and routers: an id and the link directions leaving it."""
+
+    __slots__ = ("id", "links", "out")
+
+    def __init__(self, node_id: str):
+        self.id = node_id
+        self.links = []
+        self.out = []
+
+    def attach(self, link, direction) -> None:
+        self.links.append(link)
+        self.out.append(direction)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.id})"
+
+
+class Host(Node):
+    """An end system with exactly one link; counts the bytes it sends and receives."""
+
+    __slots__ = ("port", "sent_bytes", "received_bytes", "misdelivered")
+
+    def __init__(self, node_id: str):
+        super().__init__(node_id)
+        self.port = None
+        self.sent_bytes = 0
+        self.received_bytes = 0
+        self.misdelivered = 0
+
+    def attach(self, link, direction) -> None:
+        if self.port is not None:
+            raise ValueError(f"host {self.id} already has link {self.links[0].id}; "
+                             f"a host has exactly one link")
+        super().attach(link, direction)
+        self.port = direction
+
+    def send(self, packet) -> bool:
+        """Put `packet` on the host's link; False if the link's buffer dropped it."""
+        self.sent_bytes += packet.size_bytes
+        return self.port.transmitter.offer(packet, self.port)
+
+    def receive(self, packet) -> None:
+        self.received_bytes += packet.size_bytes
+        if packet.dst is self:
+            packet.deliver(packet)
+        else:
+            self.misdelivered += 1
+
+
+class Router(Node):
+    """Forwards packets by destination; packets addressed to the router go to `packet.deliver`.
+
+    `routes` maps a destination node to the outgoing `LinkDirection`; a packet with no route is
+    dropped and counted in `no_route_drops`.
+    """
+
+    __slots__ = ("routes", "no_route_drops", "agent")
+
+    def __init__(self, node_id: str):
+        super().__init__(node_id)
+        self.routes = {}
+        self.no_route_drops = 0
+        self.agent = None
+
+    def receive(self, packet) -> None:
+        dst = packet.dst
+        if dst is self:
+            packet.deliver(packet)
+            return
+        out = self.routes.get(dst)
+        if out is None:
+            self.no_route_drops += 1
+            return
+        out.transmitter.offer(packet, out)

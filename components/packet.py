@@ -1,0 +1,44 @@
+"""Packets: data, acknowledgements and routing messages.
+
+A packet is a passive record. `deliver` is the callable its destination node hands it to, so
+nodes forward and deliver packets without knowing what flows or routing agents are.
+"""
+from __future__ import annotations
+
+DATA = 0
+ACK = 1
+ROUTING = 2
+KIND_NAMES = ("data", "ack", "routing")
+
+
+class Packet:
+    """One packet. Sizes include headers; `seq` numbers packets, not bytes.
+
+    Data packets carry `seq`, their send time `sent_s` and whether they are a retransmission
+    (`retx`). ACKs carry the cumulative ACK `ack_seq` (next packet expected in order), the sequence
+    number of the data packet that triggered them `sack_seq` (selective-ACK information), and
+    echo that packet's `sent_s` and `retx` (for RTT samples under Karn's rule).
+    """
+
+    __slots__ = ("kind", "src", "dst", "size_bytes", "deliver", "seq", "ack_seq", "sack_seq",
+                 "sent_s", "retx", "payload")
+
+    def __init__(self, kind: int, src, dst, size_bytes: int, deliver, seq: int = -1,
+                 ack_seq: int = -1, sack_seq: int = -1, sent_s: float = 0.0, retx: bool = False,
+                 payload=None):
+        self.kind = kind
+        self.src = src
+        self.dst = dst
+        self.size_bytes = size_bytes
+        self.deliver = deliver
+        self.seq = seq
+        self.ack_seq = ack_seq
+        self.sack_seq = sack_seq
+        self.sent_s = sent_s
+        self.retx = retx
+        self.payload = payload
+
+    def __repr__(self) -> str:
+        return (f"Packet({KIND_NAMES[self.kind]}, {getattr(self.src, 'id', self.src)}->"
+                f"{getattr(self.dst, 'id', self.dst)}, seq={self.seq}, ack={self.ack_seq}, "
+                f"{self.size_bytes} B)")

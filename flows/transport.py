@@ -1,0 +1,287 @@
+"""The reliable transport every flow shares; congestion control plugs in through hooks.
+
+Sender: packets are numbered 0, 1, ...; the window (`cwnd`, packets) bounds the flight size
+``snd_nxt - snd_una`` (RFC 5681). Loss is detected by the third duplicate ACK (fast retransmit)
+or by the retransmission timer (RFC 6298: SRTT/RTTVAR, Karn's rule, exponential backoff, a
+minimum RTO). After a timeout, and after Tahoe's fast retransmit, the sender goes back to the first
+unacknowledged packet and resends, skipping packets the receiver reported by selective ACK. A new
+loss reaction (ssthresh reduction) happens at most once per loss episode: further timeouts before
+everything outstanding at the first one is acknowledged only back off and retransmit.
+
+Receiver: ACKs every data packet it receives, duplicates included, with the cumulative ACK (next
+packet expected in order) and the sequence number of the packet that triggered the ACK (selective
+ACK). Because every ACK is cumulative, a lost ACK is repaired by the next one and never stalls the
+flow. The receiver delivers bytes to the application strictly in order and checks that each
+delivered packet starts exactly at the next expected byte.
+
+See docs/model.md for every choice made here.
+"""
+from __future__ import annotations
+
+import math
+
+from components.packet import ACK, DATA, Packet
+from flows.congestion import LOSS, OPEN, RECOVERY
+from simulator.engine import Timer
+
+RTO_ALPHA = 1.0 / 8.0   # RFC 6298 (2.3)
+RTO_BETA = 1.0 / 4.0
+RTO_K = 4.0
+
+
+class Flow:
+    """A reliable transfer from host `src` to host `dst` driven by a congestion-control class.
+
+    `data_bytes` None means the flow sends until the simulation ends. Window state (`cwnd`,
+    `ssthresh`, in packets) lives here and is changed by the algorithm's hooks.
+    """
+
+    __slots__ = (
+        "sim", "id", "src", "dst", "data_bytes", "start_s", "cc", "transport",
+        "packet_bytes", "ack_bytes", "n_packets", "last_packet_bytes", "dupack_threshold",
+        # sender
+        "cwnd", "ssthresh", "state", "snd_una", "snd_nxt", "high_seq", "recover", "dupacks",
+        "sacked", "srtt", "rttvar", "rto", "timer", "tick_interval_s",
+        "started", "finish_s", "on_finish",
+        # receiver
+        "rcv_nxt", "out_of_order", "delivered_bytes", "in_order",
+        # statistics
+        "packets_sent", "bytes_sent", "retransmissions", "timeouts", "rtt_sum", "rtt_count",
+        "last_progress_s",
+    )
+
+    def __init__(self, sim, flow_id: str, src, dst, data_bytes, start_s: float, cc_class,
+                 params: dict | None, transport, packet_bytes: int, ack_bytes: int):
+        if data_bytes is not None and data_bytes <= 0:
+            raise ValueError(f"flow {flow_id}: data must be positive, got {data_bytes} bytes")
+        self.sim = sim
+        self.id = flow_id
+        self.src = src
+        self.dst = dst
+        self.data_bytes = data_bytes
+        self.start_s = start_s
+        self.transport = transport
+        self.packet_bytes = packet_bytes
+        self.ack_bytes = ack_bytes
+        if data_bytes is None:
+            self.n_packets = math.inf
+            self.last_packet_bytes = packet_bytes
+        else:
+            self.n_packets = -(-data_bytes // packet_bytes)
+            self.last_packet_bytes = data_bytes - (self.n_packets - 1) * packet_bytes
+        self.dupack_threshold = transport.dupack_threshold
+        self.cwnd = float(transport.initial_cwnd_pkts)
+        ssthresh = transport.initial_ssthresh_pkts
+        self.ssthresh = math.inf if ssthresh is None else float(ssthresh)
+        self.state = OPEN
+        self.snd_una = 0
+        self.snd_nxt = 0
+        self.high_seq = 0          # one past the highest sequence number ever sent
+        self.recover = 0           # high_seq when the current loss episode began
+        self.dupacks = 0
+        self.sacked = set()        # sequence numbers above snd_una the receiver reported
+        self.srtt = None
+        self.rttvar = None
+        self.rto = transport.initial_rto_s
+        self.timer = Timer(sim, self._on_timeout)
+        self.started = False
+        self.finish_s = None
+        self.on_finish = None      # callable(flow), set by whoever runs the simulation
+        self.rcv_nxt = 0
+        self.out_of_order = set()
+        self.delivered_bytes = 0
+        self.in_order = True
+        self.packets_sent = 0
+        self.bytes_sent = 0
+        self.retransmissions = 0
+        self.timeouts = 0
+        self.rtt_sum = 0.0
+        self.rtt_count = 0
+        self.last_progress_s = start_s
+        self.cc = cc_class(self, params)
+        self.tick_interval_s = self.cc.tick_interval_s
+        sim.schedule_at(start_s, self._start)
+
+    # -- queries ---------------------------------------------------------------------------
+    @property
+    def algorithm(self) -> str:
+        return self.cc.name
+
+    @property
+    def finished(self) -> bool:
+        return self.finish_s is not None
+
+    def flight_size(self) -> int:
+        """Packets sent and not yet cumulatively acknowledged (RFC 5681 FlightSize)."""
+        return self.snd_nxt - self.snd_una
+
+    def packet_size(self, seq: int) -> int:
+        return self.last_packet_bytes if seq == self.n_packets - 1 else self.packet_bytes
+
+    # -- sender ----------------------------------------------------------------------------
+    def _start(self, _=None) -> None:
+        self.started = True
+        self.last_progress_s = self.sim.now
+        self.cc.init()
+        if self.tick_interval_s:
+            self.sim.schedule(self.tick_interval_s, self._tick)
+        self._send_window()
+
+    def _tick(self, _=None) -> None:
+        if self.finish_s is not None:
+            return
+        self.cc.tick()
+        self.sim.schedule(self.tick_interval_s, self._tick)
+        self._send_window()
+
+    def _send_window(self) -> None:
+        """Send new or go-back-N packets while the window allows."""
+        n_packets = self.n_packets
+        sacked = self.sacked
+        while self.snd_nxt < n_packets and self.snd_nxt - self.snd_una < self.cwnd:
+            seq = self.snd_nxt
+            if seq in sacked:           # the receiver has it: skip
+                self.snd_nxt = seq + 1
+                continue
+            self.snd_nxt = seq + 1
+            self._transmit(seq)
+            if self.snd_nxt > self.high_seq:
+                self.high_seq = self.snd_nxt
+
+    def _transmit(self, seq: int) -> None:
+        retx = seq < self.high_seq
+        size = self.last_packet_bytes if seq == self.n_packets - 1 else self.packet_bytes
+        now = self.sim.now
+        packet = Packet(DATA, self.src, self.dst, size, self._on_data, seq, -1, -1, now, retx)
+        self.packets_sent += 1
+        self.bytes_sent += size
+        if retx:
+            self.retransmissions += 1
+        if not self.timer.active:
+            self.timer.start(self.rto)
+        self.src.send(packet)
+
+    def _on_ack(self, ack: Packet) -> None:
+        if self.finish_s is not None:
+            return
+        if not ack.retx:                              # Karn's rule
+            self._sample_rtt(self.sim.now - ack.sent_s)
+        cum = ack.ack_seq
+        snd_una = self.snd_una
+        if ack.sack_seq >= cum and ack.sack_seq >= snd_una:
+            self.sacked.add(ack.sack_seq)
+        if cum > snd_una:
+            self._on_new_ack(cum)
+        elif cum == snd_una and self.snd_nxt > snd_una:
+            self._on_dupack()
+        self._send_window()
+
+    def _on_new_ack(self, cum: int) -> None:
+        acked = cum - self.snd_una
+        sacked = self.sacked
+        if sacked:
+            for seq in range(self.snd_una, cum):
+                sacked.discard(seq)
+        self.snd_una = cum
+        if self.snd_nxt < cum:
+            self.snd_nxt = cum
+        self.dupacks = 0
+        self.last_progress_s = self.sim.now
+        state = self.state
+        if state == RECOVERY:
+            self._set_state(OPEN)
+        else:
+            self.cc.on_ack(acked)
+            if state == LOSS and cum >= self.recover:
+                self._set_state(OPEN)
+        if cum >= self.n_packets:
+            self._finish()
+        elif cum < self.high_seq:
+            self.timer.start(self.rto)                # RFC 6298 (5.3)
+        else:
+            self.timer.cancel()                       # RFC 6298 (5.2)
+
+    def _on_dupack(self) -> None:
+        self.dupacks += 1
+        state = self.state
+        if state == RECOVERY:
+            self.cc.on_dupack()
+        elif state == OPEN and self.dupacks == self.dupack_threshold:
+            self.ssthresh = self.cc.ssthresh()
+            self.recover = self.high_seq
+            if self.cc.fast_recovery:
+                self._transmit(self.snd_una)          # fast retransmit
+                self._set_state(RECOVERY)
+            else:
+                self.snd_nxt = self.snd_una           # go back N (Tahoe)
+                self._set_state(LOSS)
+
+    def _on_timeout(self) -> None:
+        if self.finish_s is not None or self.snd_una >= self.high_seq:
+            return
+        self.timeouts += 1
+        if self.state != LOSS:                        # one reaction per loss episode
+            self.ssthresh = self.cc.ssthresh()
+        self.recover = self.high_seq
+        self.rto = min(self.rto * 2.0, self.transport.max_rto_s)   # RFC 6298 (5.5)
+        self.snd_nxt = self.snd_una
+        self.dupacks = 0
+        self._set_state(LOSS)
+        self.timer.start(self.rto)
+        self._send_window()
+
+    def _set_state(self, new: str) -> None:
+        old = self.state
+        self.state = new
+        self.cc.on_state(old, new)
+
+    def _sample_rtt(self, rtt_s: float) -> None:
+        transport = self.transport
+        if self.srtt is None:                         # RFC 6298 (2.2)
+            self.srtt = rtt_s
+            self.rttvar = rtt_s / 2.0
+        else:                                         # RFC 6298 (2.3)
+            self.rttvar = (1.0 - RTO_BETA) * self.rttvar + RTO_BETA * abs(self.srtt - rtt_s)
+            self.srtt = (1.0 - RTO_ALPHA) * self.srtt + RTO_ALPHA * rtt_s
+        rto = self.srtt + RTO_K * self.rttvar
+        self.rto = min(max(rto, transport.min_rto_s), transport.max_rto_s)
+        self.rtt_sum += rtt_s
+        self.rtt_count += 1
+        self.cc.on_rtt(rtt_s)
+
+    def _finish(self) -> None:
+        self.finish_s = self.sim.now
+        self.timer.cancel()
+        if self.on_finish is not None:
+            self.on_finish(self)
+
+    # -- receiver --------------------------------------------------------------------------
+    def _on_data(self, packet: Packet) -> None:
+        seq = packet.seq
+        rcv_nxt = self.rcv_nxt
+        if seq == rcv_nxt:
+            self._deliver(packet.size_bytes, seq)
+            rcv_nxt += 1
+            out_of_order = self.out_of_order
+            while rcv_nxt in out_of_order:
+                out_of_order.remove(rcv_nxt)
+                self._deliver(self.packet_size(rcv_nxt), rcv_nxt)
+                rcv_nxt += 1
+            self.rcv_nxt = rcv_nxt
+        elif seq > rcv_nxt:
+            self.out_of_order.add(seq)
+        ack = Packet(ACK, self.dst, self.src, self.ack_bytes, self._on_ack, -1, self.rcv_nxt, seq,
+                     packet.sent_s, packet.retx)
+        self.dst.send(ack)
+
+    def _deliver(self, size: int, seq: int) -> None:
+        if seq * self.packet_bytes != self.delivered_bytes or size != self.packet_size(seq):
+            self.in_order = False
+        self.delivered_bytes += size
+
+    def delivered_all(self) -> bool:
+        """True when the receiver delivered exactly the flow's data, in order."""
+        return self.in_order and self.data_bytes is not None and self.delivered_bytes == self.data_bytes
+
+    def __repr__(self) -> str:
+        return f"Flow({self.id}, {self.src.id}->{self.dst.id}, {self.cc.name})"

@@ -1,0 +1,147 @@
+"""The event loop: a clock and a priority queue of callbacks.
+
+An event is a plain tuple ``(time_s, sequence, callback, argument)`` on a `heapq`. The sequence
+number grows with every scheduling call, so events due at the same time run in the order they were
+scheduled and a run is reproducible. The engine knows nothing of networks: it calls
+``callback(argument)`` at the event's time and advances the clock, which never goes backwards.
+
+Timers that are re-armed often (a retransmission timer is restarted on nearly every ACK) are
+`Timer` objects: restarting one later than its pending event costs nothing on the heap, cancelling
+one is O(1), and stale heap entries are skipped when they come up (lazy removal).
+"""
+from __future__ import annotations
+
+import random
+from heapq import heappop, heappush
+
+
+class SchedulingError(ValueError):
+    """An event was scheduled in the past."""
+
+
+class Simulator:
+    """A discrete-event clock and event queue.
+
+    Owns the run's only random number generator (`rng`), seeded once, so that every source of
+    randomness in a run derives from the seed.
+    """
+
+    __slots__ = ("now", "rng", "events", "_queue", "_seq", "_stopped", "stop_reason")
+
+    def __init__(self, seed: int = 1):
+        self.now = 0.0
+        self.rng = random.Random(seed)
+        self.events = 0           # events processed so far
+        self._queue = []
+        self._seq = 0
+        self._stopped = False
+        self.stop_reason = None
+
+    def schedule(self, delay_s: float, callback, argument=None) -> None:
+        """Call ``callback(argument)`` after `delay_s` seconds of simulated time."""
+        if delay_s < 0:
+            raise SchedulingError(f"cannot schedule {delay_s} s in the past")
+        self._seq += 1
+        heappush(self._queue, (self.now + delay_s, self._seq, callback, argument))
+
+    def schedule_at(self, time_s: float, callback, argument=None) -> None:
+        """Call ``callback(argument)`` at simulated time `time_s` (not before now)."""
+        if time_s < self.now:
+            raise SchedulingError(f"cannot schedule at {time_s} s, the clock is at {self.now} s")
+        self._seq += 1
+        heappush(self._queue, (time_s, self._seq, callback, argument))
+
+    def stop(self, reason: str | None = None) -> None:
+        """End `run` after the event being processed."""
+        self._stopped = True
+        if reason is not None and self.stop_reason is None:
+            self.stop_reason = reason
+
+    @property
+    def pending(self) -> int:
+        """Number of entries on the heap (stale timer entries included)."""
+        return len(self._queue)
+
+    def peek(self) -> float | None:
+        """Time of the next event, or None when the queue is empty."""
+        return self._queue[0][0] if self._queue else None
+
+    def run(self, until: float | None = None) -> float:
+        """Process events in time order until the queue is empty, `stop` is called, or the next
+        event is later than `until`; with `until`, the clock then stands at `until` (unless
+        stopped earlier). Returns the clock."""
+        queue = self._queue
+        self._stopped = False
+        processed = 0
+        try:
+            if until is None:
+                while queue and not self._stopped:
+                    time_s, _, callback, argument = heappop(queue)
+                    self.now = time_s
+                    processed += 1
+                    callback(argument)
+            else:
+                if until < self.now:
+                    raise SchedulingError(f"cannot run until {until} s, the clock is at {self.now} s")
+                while queue and not self._stopped:
+                    if queue[0][0] > until:
+                        break
+                    time_s, _, callback, argument = heappop(queue)
+                    self.now = time_s
+                    processed += 1
+                    callback(argument)
+                if not self._stopped:
+                    self.now = until
+        finally:
+            self.events += processed
+        return self.now
+
+
+class Timer:
+    """A restartable, cancellable one-shot timer that calls ``callback()`` when it expires.
+
+    `start` may be called any number of times; only the latest deadline counts. Moving a deadline
+    later leaves the heap alone (the pending entry re-queues itself when it comes up); moving it
+    earlier pushes a new entry and makes the old one stale.
+    """
+
+    __slots__ = ("sim", "callback", "deadline", "active", "_token", "_pending", "_pending_time")
+
+    def __init__(self, sim: Simulator, callback):
+        self.sim = sim
+        self.callback = callback
+        self.deadline = None
+        self.active = False
+        self._token = 0          # identifies heap entries
+        self._pending = None     # token of the entry that will act, None if no entry will
+        self._pending_time = 0.0  # time of that entry
+
+    def start(self, delay_s: float) -> None:
+        """(Re)arm the timer to expire `delay_s` seconds from now."""
+        deadline = self.sim.now + delay_s
+        self.deadline = deadline
+        self.active = True
+        if self._pending is None or self._pending_time > deadline:
+            self._push(deadline)
+
+    def cancel(self) -> None:
+        """Disarm the timer; its heap entry, if any, is ignored when it comes up."""
+        self.active = False
+
+    def _push(self, time_s: float) -> None:
+        self._token += 1
+        self._pending = self._token
+        self._pending_time = time_s
+        self.sim.schedule_at(time_s, self._fire, self._token)
+
+    def _fire(self, token: int) -> None:
+        if token != self._pending:
+            return                      # stale entry
+        self._pending = None
+        if not self.active:
+            return
+        if self.deadline > self.sim.now:
+            self._push(self.deadline)   # the deadline moved later since this entry was pushed
+            return
+        self.active = False
+        self.callback()
