@@ -84,14 +84,16 @@ class CongestionControl:
 
     # -- helpers for window-based algorithms ------------------------------------------------
     def slow_start(self, acked_pkts: float) -> float:
-        """Grow the window by one packet per packet ACKed, up to ssthresh; return the ACKs left."""
+        """Grow the window by one packet per ACK, at most by the packets it acknowledged
+        (RFC 5681 eq. 2: cwnd += min(N, SMSS)), up to ssthresh; return the ACKed packets left
+        for congestion avoidance once ssthresh is reached."""
         flow = self.flow
-        grown = min(flow.cwnd + acked_pkts, flow.ssthresh)
-        if grown <= flow.cwnd:
+        before = flow.cwnd
+        grown = min(before + min(acked_pkts, 1.0), flow.ssthresh)
+        if grown <= before:
             return acked_pkts
-        left = acked_pkts - (grown - flow.cwnd)
         flow.cwnd = grown
-        return left
+        return acked_pkts - (grown - before) if grown >= flow.ssthresh else 0.0
 
     def congestion_avoidance(self, acked_pkts: float) -> None:
         """Additive increase: one packet per window's worth of ACKs."""

@@ -47,7 +47,7 @@ class Sampler:
     expected to reset its own per-interval counters when called.
     """
 
-    __slots__ = ("sim", "interval_s", "tables", "_probes", "_last_s", "_running")
+    __slots__ = ("sim", "interval_s", "tables", "_probes", "_last_s", "_running", "_origin_s", "_ticks")
 
     def __init__(self, sim, interval_s: float):
         if not interval_s > 0:
@@ -58,6 +58,8 @@ class Sampler:
         self._probes = []        # (table, key, probe)
         self._last_s = 0.0
         self._running = False
+        self._origin_s = 0.0
+        self._ticks = 0
 
     def table(self, name: str, key_columns: tuple, value_columns: tuple) -> Table:
         if name not in self.tables:
@@ -69,15 +71,21 @@ class Sampler:
 
     def start(self) -> None:
         """Begin sampling from the current simulated time."""
-        self._last_s = self.sim.now
+        self._last_s = self._origin_s = self.sim.now
         self._running = True
-        self.sim.schedule(self.interval_s, self._tick)
+        self._ticks = 0
+        self._schedule_next()
+
+    def _schedule_next(self) -> None:
+        # k * interval from the origin, not repeated addition: sample times do not drift.
+        self._ticks += 1
+        self.sim.schedule_at(self._origin_s + self._ticks * self.interval_s, self._tick)
 
     def _tick(self, _=None) -> None:
         if not self._running:
             return
         self.sample()
-        self.sim.schedule(self.interval_s, self._tick)
+        self._schedule_next()
 
     def sample(self) -> None:
         """Record one row per probe for the interval (last sample, now]."""

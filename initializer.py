@@ -1,0 +1,168 @@
+"""Command-line entry point: run a topology, write its results and figures, print a summary.
+
+    python initializer.py topologies/test_case_2.json -l L1 L3
+
+Exit status: 0 after a run (also one ended by the stall guard, which is reported), 2 for bad
+input (topology file, command-line values, unwritable output directory).
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import logging
+import sys
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+
+
+class UsageError(Exception):
+    """A command-line value that does not fit the topology."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from flows import ALGORITHMS
+    parser = argparse.ArgumentParser(
+        prog="initializer.py",
+        description="Packet-level simulation of a network described by a JSON topology file.")
+    parser.add_argument("topology", help="topology file (JSON), e.g. topologies/test_case_2.json")
+    parser.add_argument("-l", "--links", nargs="+", metavar="LINK", default=[],
+                        help="links of interest: plotted and shown in the summary (default: all)")
+    parser.add_argument("-F", "--flows", nargs="+", metavar="FLOW", default=[],
+                        help="flows to plot (default: all)")
+    parser.add_argument("-v", "--verbosity", choices=["DEBUG", "INFO", "WARNING"], default="WARNING",
+                        help="logging level (default WARNING)")
+    parser.add_argument("-f", "--logfile", metavar="LOGFILE", help="write the log to this file")
+    parser.add_argument("--duration", type=float, metavar="S",
+                        help="stop after S seconds of simulated time (overrides duration_s)")
+    parser.add_argument("--seed", type=int, metavar="N", help="random seed (overrides seed)")
+    parser.add_argument("--algorithm", metavar="NAME",
+                        help="run every flow with this algorithm: " + ", ".join(sorted(ALGORITHMS)))
+    parser.add_argument("--interval", type=float, default=0.1, metavar="S",
+                        help="statistics sampling interval in seconds (default 0.1)")
+    parser.add_argument("--out", metavar="DIR", help="results directory (default results/<name>/)")
+    parser.add_argument("--no-plots", action="store_true", help="do not draw figures")
+    parser.add_argument("--show", action="store_true", help="open the figures interactively")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print nothing but errors (no progress bar, no summary table)")
+    return parser
+
+
+def configure_logging(level: str, logfile: str | None) -> None:
+    handlers = [logging.StreamHandler(sys.stderr)]
+    if logfile:
+        handlers.append(logging.FileHandler(logfile, mode="w"))
+    logging.basicConfig(level=getattr(logging, level), handlers=handlers, force=True,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+def check_ids(kind: str, wanted: list, known: list) -> None:
+    for item in wanted:
+        if item not in known:
+            close = difflib.get_close_matches(item, known, n=1)
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            raise UsageError(f'{kind}: unknown id "{item}"{hint}; known: {", ".join(known)}')
+
+
+def positive(option: str, value) -> None:
+    if value is not None and not value > 0:
+        raise UsageError(f"{option}: expected a positive number, got {value}")
+
+
+class ProgressBar:
+    """tqdm progress bar on stderr, in percent of the run; shown after half a second."""
+
+    def __init__(self):
+        from tqdm import tqdm
+        self.bar = tqdm(total=100, unit="%", file=sys.stderr, delay=0.5, leave=False,
+                        bar_format="{l_bar}{bar}| {n:.0f}% [{elapsed}<{remaining}]")
+        self.done = 0.0
+
+    def __call__(self, now_s: float, fraction) -> None:
+        if fraction is None:
+            return
+        target = 100.0 * fraction
+        if target > self.done:
+            self.bar.update(target - self.done)
+            self.done = target
+        self.bar.set_description(f"t={now_s:.1f} s", refresh=False)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def format_summary(summary: dict, links: list) -> str:
+    """The console table: flows, then links of interest."""
+    units = summary["units"]["system"]
+    suffix = " (binary units)" if units == "binary" else ""
+    lines = [f"{summary['topology']}: {summary['stop_detail']} at t={summary['end_time_s']:.3f} s "
+             f"({summary['events']} events, {summary['wall_time_s']:.2f} s wall){suffix}", ""]
+    lines.append(f"{'flow':<8}{'algorithm':<10}{'finish s':>10}{'goodput Mbps':>14}{'RTT ms':>9}"
+                 f"{'retx':>7}{'RTOs':>6}  in order")
+    for fid, f in summary["flows"].items():
+        finish = f"{f['finish_s']:.3f}" if f["finish_s"] is not None else "-"
+        rtt = f"{f['avg_rtt_ms']:.1f}" if f["avg_rtt_ms"] is not None else "-"
+        lines.append(f"{fid:<8}{f['algorithm']:<10}{finish:>10}{f['goodput_mbps']:>14.3f}{rtt:>9}"
+                     f"{f['retransmissions']:>7}{f['timeouts']:>6}  {'yes' if f['in_order'] else 'NO'}")
+    lines.append("")
+    lines.append(f"{'link':<8}{'direction':<14}{'rate Mbps':>10}{'util':>7}{'buffer KB':>11}"
+                 f"{'buf pkts':>10}{'drops':>7}")
+    for lid in links:
+        for label, d in summary["links"][lid]["directions"].items():
+            lines.append(f"{lid:<8}{label:<14}{d['avg_rate_mbps']:>10.3f}{d['utilization']:>7.2f}"
+                         f"{d['avg_buffer_kb']:>11.2f}{d['avg_buffer_pkts']:>10.2f}{d['drops']:>7}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from topologies.loader import TopologyError, load_topology
+    from topologies.run import Run, RunError
+
+    try:
+        spec = load_topology(args.topology, algorithm=args.algorithm)
+        link_ids = [link.id for link in spec.links]
+        check_ids("-l", args.links, link_ids)
+        check_ids("-F", args.flows, [flow.id for flow in spec.flows])
+        positive("--duration", args.duration)
+        positive("--interval", args.interval)
+        if args.seed is not None and args.seed < 0:
+            raise UsageError(f"--seed: expected a non-negative integer, got {args.seed}")
+        show_progress = not args.quiet and sys.stderr.isatty()
+        bar = ProgressBar() if show_progress else None
+        simulation = Run(spec, duration_s=args.duration, seed=args.seed, interval_s=args.interval,
+                         progress=bar)
+    except (TopologyError, RunError, UsageError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        results = simulation.execute()
+    finally:
+        if bar is not None:
+            bar.close()
+    out = Path(args.out) if args.out else Path("results") / spec.name
+    try:
+        results.write(out)
+        if not args.no_plots or args.show:
+            from plot_tool import make_figures
+            make_figures(results, out, links=args.links or None, flows=args.flows or None,
+                         show=args.show)
+    except OSError as exc:
+        print(f"error: cannot write results to {out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if not args.quiet:
+        print(format_summary(results.summary, args.links or link_ids))
+        print(f"\nresults written to {out}/")
+    if results.summary["stop_reason"] == "stalled":
+        print(f"warning: {results.summary['stop_detail']}", file=sys.stderr)
+    return EXIT_OK
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(args.verbosity, args.logfile)
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

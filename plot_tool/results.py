@@ -1,0 +1,195 @@
+"""Reading a results directory written by a simulation run (format: docs/outputs.md).
+
+A results directory holds ``summary.json`` and three long-format CSV files (``links.csv``,
+``flows.csv``, ``hosts.csv``). `read_results` loads all four into a `ResultSet`; each CSV becomes a
+`Table`: a plain ``dict`` mapping column name to a 1-D numpy array. Identifier columns (``link``,
+``direction``, ``flow``, ``host``) are numpy string arrays; every other column is float64, with NaN
+for an empty field (``flows.csv``'s ``rtt_ms`` is empty for an interval without an RTT sample).
+
+This module reads files only: it imports nothing from the simulator packages.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import numpy as np
+
+Table = dict[str, np.ndarray]
+PathLike = Union[str, "os.PathLike[str]"]
+
+SUMMARY_FILE = "summary.json"
+
+# Required columns of each CSV file, in the order the simulator writes them, and which of them hold
+# identifiers (strings). Any other column is numeric. Extra columns are accepted (see `_read_table`).
+SCHEMAS: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
+    "links": (("time_s", "link", "direction", "rate_mbps", "buffer_kb", "buffer_pkts", "drops"),
+              frozenset({"link", "direction"})),
+    "flows": (("time_s", "flow", "send_rate_mbps", "recv_rate_mbps", "window_pkts", "rtt_ms"),
+              frozenset({"flow"})),
+    "hosts": (("time_s", "host", "send_rate_mbps", "recv_rate_mbps"),
+              frozenset({"host"})),
+}
+
+# Top-level keys of summary.json that the readers and the figures rely on.
+_REQUIRED_SUMMARY = {"units": dict, "links": dict, "flows": dict, "hosts": dict}
+
+
+@dataclass
+class ResultSet:
+    """The contents of one results directory.
+
+    Attributes:
+        summary: the parsed ``summary.json`` (a dict, see docs/outputs.md).
+        links, flows, hosts: the three CSV files as `Table` objects (column name -> numpy array).
+        directory: where the files were read from (None when built in memory).
+    """
+
+    summary: dict
+    links: Table
+    flows: Table
+    hosts: Table
+    directory: Optional[Path] = field(default=None, compare=False)
+
+    @property
+    def topology(self) -> str:
+        return str(self.summary.get("topology", ""))
+
+    @property
+    def units(self) -> dict:
+        return dict(self.summary.get("units", {}))
+
+    def __repr__(self) -> str:
+        rows = ", ".join(f"{name}={num_rows(getattr(self, name))} rows"
+                         for name in ("links", "flows", "hosts"))
+        return f"ResultSet(topology={self.topology!r}, {rows}, directory={self.directory!s})"
+
+
+def read_results(out_dir: PathLike) -> ResultSet:
+    """Read ``summary.json``, ``links.csv``, ``flows.csv`` and ``hosts.csv`` from `out_dir`.
+
+    `out_dir` may also be the path of the ``summary.json`` file itself. Raises FileNotFoundError
+    (naming the missing path) when the directory or a file is missing, and ValueError (naming the
+    file, and the line for CSV data) when a file is malformed.
+    """
+    directory = Path(out_dir)
+    if directory.is_file() and directory.name == SUMMARY_FILE:
+        directory = directory.parent
+    if not directory.exists():
+        raise FileNotFoundError(f"results directory not found: {directory}")
+    if not directory.is_dir():
+        raise NotADirectoryError(f"not a results directory: {directory}")
+    summary = _read_summary(directory / SUMMARY_FILE)
+    tables = {name: _read_table(directory / f"{name}.csv", *SCHEMAS[name]) for name in SCHEMAS}
+    return ResultSet(summary=summary, directory=directory, **tables)
+
+
+def select(table: Table, **equal: Any) -> Table:
+    """Rows of `table` where every named column equals the given value.
+
+    ``select(rs.links, link="L1", direction="R1->R2")`` keeps the rows of that link direction.
+    Returns a new Table with the same columns (copies). An unknown column raises KeyError.
+    """
+    n = num_rows(table)
+    mask = np.ones(n, dtype=bool)
+    for column, value in equal.items():
+        if column not in table:
+            known = ", ".join(table) or "none"
+            raise KeyError(f"no column {column!r} in table; columns: {known}")
+        mask &= np.asarray(table[column]) == value
+    return {column: np.asarray(values)[mask] for column, values in table.items()}
+
+
+def num_rows(table: Table) -> int:
+    """Number of rows of a Table (0 for a table without columns)."""
+    for values in table.values():
+        return len(values)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Readers
+
+
+def _read_summary(path: Path) -> dict:
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: missing ({SUMMARY_FILE} is written at the end of a run)")
+    try:
+        with open(path, encoding="utf-8") as f:
+            summary = json.load(f)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(summary, dict):
+        raise ValueError(f"{path}: expected a JSON object at the top level")
+    for key, kind in _REQUIRED_SUMMARY.items():
+        if key not in summary:
+            raise ValueError(f"{path}: missing key {key!r}")
+        if not isinstance(summary[key], kind):
+            raise ValueError(f"{path}: {key!r} should be a JSON object")
+    return summary
+
+
+def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset[str]) -> Table:
+    """Read one long-format CSV file into a Table.
+
+    Required columns must be present (any order); extra columns are kept, as float64 when every
+    value parses as a number and as strings otherwise.
+    """
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: missing")
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.reader(f)
+        header = next(reader, None)
+        if header is None:
+            raise ValueError(f"{path}: empty file (expected a header row: {','.join(required)})")
+        header = [name.strip() for name in header]
+        missing = [name for name in required if name not in header]
+        if missing:
+            raise ValueError(f"{path}: missing column(s) {', '.join(missing)}; "
+                             f"header is {','.join(header)}")
+        duplicates = sorted({name for name in header if header.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"{path}: duplicate column(s) {', '.join(duplicates)}")
+        columns: list[list[str]] = [[] for _ in header]
+        lines: list[int] = []
+        for row in reader:
+            if not row:          # tolerate blank lines (e.g. a trailing one)
+                continue
+            if len(row) != len(header):
+                raise ValueError(f"{path}, line {reader.line_num}: {len(row)} fields, "
+                                 f"expected {len(header)} ({','.join(header)})")
+            lines.append(reader.line_num)
+            for values, value in zip(columns, row):
+                values.append(value)
+
+    table: Table = {}
+    for name, values in zip(header, columns):
+        if name in string_columns:
+            table[name] = np.array(values, dtype=str)
+        elif name in required:
+            table[name] = _to_float(values, path, name, lines)
+        else:
+            try:
+                table[name] = _to_float(values, path, name, lines)
+            except ValueError:
+                table[name] = np.array(values, dtype=str)
+    return table
+
+
+def _to_float(values: list[str], path: Path, column: str, lines: list[int]) -> np.ndarray:
+    out = np.empty(len(values), dtype=np.float64)
+    for i, text in enumerate(values):
+        text = text.strip()
+        if not text:
+            out[i] = np.nan
+            continue
+        try:
+            out[i] = float(text)
+        except ValueError:
+            raise ValueError(f"{path}, line {lines[i]}: column {column!r}: "
+                             f"not a number: {text!r}") from None
+    return out

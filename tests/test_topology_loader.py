@@ -1,0 +1,600 @@
+"""Tests of topologies.loader: format, unit conversion, merging rules, and one-line error messages."""
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flows import ALGORITHMS
+from flows.congestion import CongestionControl
+from topologies.loader import TopologyError, TRANSPORT_RULES, load_topology
+from topologies.spec import (BINARY, DEFAULT_ALGORITHM, DEFAULT_SEED, SI, TRANSPORT_FIELDS,
+                             PacketSizes, TransportSpec)
+
+TOPOLOGIES = Path(__file__).resolve().parent.parent / "topologies"
+
+
+def base() -> dict:
+    """A small valid topology: H1 - R1 - H2 plus H3 - R1, one flow H1 -> H2."""
+    return {
+        "hosts": ["H1", "H2", "H3"],
+        "routers": ["R1"],
+        "links": [
+            {"id": "L1", "ends": ["H1", "R1"], "rate_mbps": 10, "delay_ms": 10, "buffer_kb": 64},
+            {"id": "L2", "ends": ["R1", "H2"], "rate_mbps": 5, "delay_ms": 2.5, "buffer_kb": 32},
+            {"id": "L3", "ends": ["H3", "R1"], "rate_mbps": 1, "delay_ms": 0, "buffer_kb": 0},
+        ],
+        "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 1}],
+    }
+
+
+def write(tmp_path: Path, data, name: str = "x.json") -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def error_of(tmp_path: Path, data, **kwargs) -> str:
+    path = write(tmp_path, data)
+    with pytest.raises(TopologyError) as info:
+        load_topology(path, **kwargs)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}: ")
+    return message
+
+
+class Tunable(CongestionControl):
+    """A test-only algorithm with parameters, to exercise parameter merging and validation."""
+
+    name = "tunable"
+    PARAMETERS = {"alpha": 1.0, "beta": 0.5, "gamma": 3.0}
+
+
+@pytest.fixture
+def tunable(monkeypatch):
+    monkeypatch.setitem(ALGORITHMS, "tunable", Tunable)
+    return Tunable
+
+
+# -- unit conversion and defaults ------------------------------------------------------------------
+
+def test_si_units_are_the_default():
+    spec = load_topology(base())
+    assert spec.units == SI
+    l1, l2, l3 = spec.links
+    assert l1.rate_bps == 10 * 10**6 and l2.rate_bps == 5 * 10**6
+    assert l1.delay_s == pytest.approx(0.010) and l2.delay_s == pytest.approx(0.0025)
+    assert l1.buffer_bytes == 64_000 and l2.buffer_bytes == 32_000 and l3.buffer_bytes == 0
+    assert spec.flows[0].data_bytes == 10**6
+
+
+def test_binary_units():
+    data = base()
+    data["units"] = "binary"
+    data["links"][0]["buffer_kb"] = 1.5
+    data["flows"][0]["data_mb"] = 2.5
+    spec = load_topology(data)
+    assert spec.units == BINARY
+    assert spec.link("L1").rate_bps == 10 * 2**20
+    assert spec.link("L1").buffer_bytes == 1536
+    assert spec.link("L2").buffer_bytes == 32 * 1024
+    assert spec.flow("F1").data_bytes == int(2.5 * 2**20)
+
+
+def test_defaults():
+    spec = load_topology(base())
+    assert spec.name == "topology" and spec.description == "" and spec.source == "<dict>"
+    assert spec.packet_sizes == PacketSizes(1024, 64, 64)
+    assert spec.routing.protocol == "static"
+    assert spec.duration_s is None and spec.seed == DEFAULT_SEED
+    assert spec.hosts == ["H1", "H2", "H3"] and spec.routers == ["R1"]
+    assert all(link.duplex == "full" for link in spec.links)
+    flow = spec.flows[0]
+    assert flow.start_s == 0.0 and flow.algorithm == DEFAULT_ALGORITHM
+    assert flow.transport == TransportSpec() and flow.params == {}
+    assert spec.algorithms == {}
+
+
+def test_name_defaults_to_file_stem_and_source_is_the_path(tmp_path):
+    path = write(tmp_path, base(), "my_net.json")
+    spec = load_topology(str(path))
+    assert spec.name == "my_net" and spec.source == str(path)
+
+
+def test_explicit_top_level_values():
+    data = base() | {"name": "n", "description": "d", "duration_s": 12, "seed": 7,
+                     "packet_bytes": {"data": 1500, "routing": 100}, "routing": {"protocol": "static"}}
+    spec = load_topology(data)
+    assert (spec.name, spec.description, spec.duration_s, spec.seed) == ("n", "d", 12.0, 7)
+    assert spec.packet_sizes == PacketSizes(data_bytes=1500, ack_bytes=64, routing_bytes=100)
+
+
+def test_flow_without_data_runs_forever_and_duration_is_not_required():
+    data = base()
+    del data["flows"][0]["data_mb"]
+    data["flows"].append({"id": "F2", "src": "H2", "dst": "H1", "data_mb": None, "start_s": 3})
+    spec = load_topology(data)
+    assert spec.flow("F1").data_bytes is None and spec.flow("F2").data_bytes is None
+    assert spec.flow("F2").start_s == 3.0 and spec.duration_s is None
+
+
+def test_tiny_data_is_at_least_one_byte():
+    data = base()
+    data["flows"][0]["data_mb"] = 1e-9
+    assert load_topology(data).flows[0].data_bytes == 1
+
+
+def test_per_link_duplex_overrides_the_topology_default():
+    data = base() | {"duplex": "half"}
+    data["links"][1]["duplex"] = "full"
+    spec = load_topology(data)
+    assert [link.duplex for link in spec.links] == ["half", "full", "half"]
+    data = base()
+    data["links"][2]["duplex"] = "half"
+    assert [link.duplex for link in load_topology(data).links] == ["full", "full", "half"]
+
+
+def test_parallel_links_and_host_to_host_links_are_allowed():
+    data = {"hosts": ["A", "B"], "routers": ["R1", "R2"],
+            "links": [{"id": "a", "ends": ["A", "R1"], "rate_mbps": 1, "delay_ms": 1, "buffer_kb": 1},
+                      {"id": "p1", "ends": ["R1", "R2"], "rate_mbps": 1, "delay_ms": 1, "buffer_kb": 1},
+                      {"id": "p2", "ends": ["R2", "R1"], "rate_mbps": 2, "delay_ms": 1, "buffer_kb": 1},
+                      {"id": "b", "ends": ["R2", "B"], "rate_mbps": 1, "delay_ms": 1, "buffer_kb": 1}],
+            "flows": [{"id": "F", "src": "A", "dst": "B"}]}
+    assert [link.ends for link in load_topology(data).links][1:3] == [("R1", "R2"), ("R2", "R1")]
+
+
+# -- transport and params merging -----------------------------------------------------------------
+
+def test_transport_merging_order():
+    data = base() | {"transport": {"initial_cwnd_pkts": 2, "min_rto_s": 0.2, "dupack_threshold": 4}}
+    data["flows"].append({"id": "F2", "src": "H3", "dst": "H2",
+                          "transport": {"initial_cwnd_pkts": 10, "initial_ssthresh_pkts": 64}})
+    spec = load_topology(data)
+    assert spec.flow("F1").transport == TransportSpec(initial_cwnd_pkts=2.0, min_rto_s=0.2,
+                                                       dupack_threshold=4)
+    assert spec.flow("F2").transport == TransportSpec(initial_cwnd_pkts=10.0, initial_ssthresh_pkts=64.0,
+                                                       min_rto_s=0.2, dupack_threshold=4)
+
+
+def test_transport_rules_cover_every_transport_field():
+    assert set(TRANSPORT_RULES) == set(TRANSPORT_FIELDS)
+
+
+def test_params_merging_order(tunable):
+    data = base() | {"algorithms": {"tunable": {"alpha": 2.0, "beta": 0.7}}}
+    data["flows"][0] |= {"algorithm": "tunable", "params": {"beta": 0.9}}
+    data["flows"].append({"id": "F2", "src": "H3", "dst": "H2", "algorithm": "tunable"})
+    spec = load_topology(data)
+    assert spec.flow("F1").params == {"alpha": 2.0, "beta": 0.9, "gamma": 3.0}
+    assert spec.flow("F2").params == {"alpha": 2.0, "beta": 0.7, "gamma": 3.0}
+    assert spec.algorithms == {"tunable": {"alpha": 2.0, "beta": 0.7}}
+    assert Tunable.PARAMETERS == {"alpha": 1.0, "beta": 0.5, "gamma": 3.0}   # not mutated
+
+
+# -- the --algorithm override ----------------------------------------------------------------------
+
+def test_algorithm_override_switches_every_flow():
+    data = base()
+    data["flows"][0]["algorithm"] = "tahoe"
+    data["flows"].append({"id": "F2", "src": "H3", "dst": "H2"})
+    spec = load_topology(data, algorithm="tahoe")
+    assert [flow.algorithm for flow in spec.flows] == ["tahoe", "tahoe"]
+    assert [flow.algorithm for flow in load_topology(data).flows] == ["tahoe", "reno"]
+
+
+def test_algorithm_override_params_rules(tunable):
+    data = base() | {"algorithms": {"tunable": {"alpha": 2.0}}}
+    data["flows"][0] |= {"algorithm": "tunable", "params": {"beta": 0.9}}
+    data["flows"].append({"id": "F2", "src": "H3", "dst": "H2", "algorithm": "reno"})
+    spec = load_topology(data, algorithm="tunable")
+    # F1 already used tunable: keeps its own params on top of the file's block.
+    assert spec.flow("F1").params == {"alpha": 2.0, "beta": 0.9, "gamma": 3.0}
+    # F2 switches: the file's algorithms["tunable"] block over tunable's defaults.
+    assert spec.flow("F2").algorithm == "tunable"
+    assert spec.flow("F2").params == {"alpha": 2.0, "beta": 0.5, "gamma": 3.0}
+    # Without a file block: the defaults.
+    del data["algorithms"]
+    assert load_topology(data, algorithm="tunable").flow("F2").params == Tunable.PARAMETERS
+    # Switching away drops a flow's params of its old algorithm.
+    assert load_topology(data, algorithm="reno").flow("F1").params == {}
+
+
+def test_algorithm_override_unknown_name(tmp_path):
+    with pytest.raises(TopologyError) as info:
+        load_topology(write(tmp_path, base()), algorithm="rneo")
+    assert str(info.value) == ('--algorithm: unknown algorithm "rneo" (did you mean "reno"?); '
+                               'known: reno, tahoe')
+
+
+# -- shipped topologies ----------------------------------------------------------------------------
+
+def shipped(n: int):
+    return load_topology(TOPOLOGIES / f"test_case_{n}.json")
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_shipped_common_settings(n):
+    spec = shipped(n)
+    assert spec.name == f"test_case_{n}" and f"test case {n}" in spec.description
+    assert spec.units == BINARY and spec.seed == 1 and spec.duration_s is None
+    assert spec.packet_sizes.data_bytes == 1024 and spec.packet_sizes.ack_bytes == 64
+    assert spec.routing.protocol == "static"
+    assert all(link.duplex == "half" and link.delay_s == pytest.approx(0.01) for link in spec.links)
+    assert all(flow.algorithm == "reno" for flow in spec.flows)
+
+
+def test_shipped_test_case_0():
+    spec = shipped(0)
+    assert spec.hosts == ["H1", "H2"] and spec.routers == []
+    (link,) = spec.links
+    assert link.ends == ("H1", "H2") and link.rate_bps == 10 * 2**20 and link.buffer_bytes == 64 * 1024
+    (flow,) = spec.flows
+    assert (flow.src, flow.dst, flow.data_bytes, flow.start_s) == ("H1", "H2", 20 * 2**20, 1.0)
+
+
+def test_shipped_test_case_1():
+    spec = shipped(1)
+    assert spec.routers == ["R1", "R2", "R3", "R4"]
+    ends = {link.id: link.ends for link in spec.links}
+    assert ends == {"L0": ("H1", "R1"), "L1": ("R1", "R2"), "L2": ("R1", "R3"),
+                    "L3": ("R2", "R4"), "L4": ("R3", "R4"), "L5": ("R4", "H2")}
+    assert spec.link("L0").rate_bps == spec.link("L5").rate_bps == 12.5 * 2**20
+    assert all(spec.link(f"L{i}").rate_bps == 10 * 2**20 for i in range(1, 5))
+    assert all(link.buffer_bytes == 64 * 1024 for link in spec.links)
+    flow = spec.flow("F1")
+    assert (flow.src, flow.dst, flow.data_bytes, flow.start_s) == ("H1", "H2", 20 * 2**20, 0.5)
+
+
+def test_shipped_test_case_2():
+    spec = shipped(2)
+    assert spec.hosts == ["S1", "S2", "S3", "T1", "T2", "T3"]
+    assert spec.link("L1").rate_bps == 10 * 2**20
+    assert spec.link("L1").buffer_bytes == 128 * 1024
+    assert spec.link("LT2").ends == ("T2", "R2") and spec.link("LT2").rate_bps == 12.5 * 2**20
+    assert all(link.buffer_bytes == 128 * 1024 for link in spec.links)
+    got = [(f.id, f.src, f.dst, f.data_bytes, f.start_s) for f in spec.flows]
+    assert got == [("F1", "S1", "T1", 35 * 2**20, 0.5), ("F2", "S2", "T2", 15 * 2**20, 10.0),
+                   ("F3", "S3", "T3", 30 * 2**20, 20.0)]
+
+
+# -- reading errors --------------------------------------------------------------------------------
+
+def test_missing_file(tmp_path):
+    path = tmp_path / "nope.json"
+    with pytest.raises(TopologyError, match=r"nope\.json: cannot read file: No such file or directory"):
+        load_topology(path)
+
+
+def test_invalid_json(tmp_path):
+    message = error_of(tmp_path, '{\n  "hosts": ["H1"]\n  "links": []\n}')
+    assert "not valid JSON: Expecting ',' delimiter at line 3, column 3" in message
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_non_finite_numbers_are_rejected_at_parse_time(tmp_path, literal):
+    data = json.dumps(base()).replace('"rate_mbps": 10', f'"rate_mbps": {literal}')
+    message = error_of(tmp_path, data)
+    assert "not valid JSON" in message and literal.lstrip("-") in message
+
+
+def test_top_level_must_be_an_object(tmp_path):
+    message = error_of(tmp_path, "[1, 2]")
+    assert message.endswith("top level: expected a JSON object, got a list")
+
+
+def test_duplicate_json_keys(tmp_path):
+    text = json.dumps(base()).replace('"rate_mbps": 10,', '"rate_mbps": 10, "rate_mbps": 20,')
+    message = error_of(tmp_path, text)
+    assert message.endswith('links[0]: duplicate field "rate_mbps"')
+
+
+def test_dict_source_must_be_plain_data():
+    data = base()
+    data["links"][0]["ends"] = {"H1", "R1"}
+    with pytest.raises(TopologyError, match=r'^<dict>: links\[0\]\.ends: expected plain JSON data'):
+        load_topology(data)
+
+
+# -- jsonpickle tags -------------------------------------------------------------------------------
+
+def test_jsonpickle_object_tag_is_rejected(tmp_path):
+    data = base()
+    data["links"][0]["py/object"] = "topologies.spec.LinkSpec"
+    message = error_of(tmp_path, data)
+    assert message.endswith('links[0]: jsonpickle tag "py/object" is not allowed; '
+                            'topology files are plain JSON data')
+
+
+def test_jsonpickle_tag_nested_anywhere_is_rejected(tmp_path):
+    data = base()
+    data["flows"][0]["params"] = {"x": [1, {"py/set": [1]}]}
+    assert error_of(tmp_path, data).endswith('flows[0].params.x[1]: jsonpickle tag "py/set" is not '
+                                             'allowed; topology files are plain JSON data')
+    assert "top level: jsonpickle tag" in error_of(tmp_path, {"py/type": "os.system"})
+
+
+def test_jsonpickle_reduce_payload_never_runs(tmp_path):
+    marker = tmp_path / "pwned"
+    payload = {"py/reduce": [{"py/function": "os.system"}, {"py/tuple": [f"touch {marker}"]}]}
+    data = base()
+    data["links"][0]["rate_mbps"] = payload
+    data["description"] = payload
+    message = error_of(tmp_path, data)
+    assert 'jsonpickle tag "py/reduce" is not allowed' in message
+    assert not marker.exists()
+
+
+# -- field errors ----------------------------------------------------------------------------------
+
+def test_negative_rate(tmp_path):
+    data = base()
+    data["links"][1]["rate_mbps"] = -5
+    message = error_of(tmp_path, data)
+    assert message.endswith('links[1] "L2": field "rate_mbps": expected a positive number, got -5')
+
+
+def test_unknown_field_with_suggestion(tmp_path):
+    data = base()
+    data["links"][0]["rate_mpbs"] = data["links"][0].pop("rate_mbps")
+    message = error_of(tmp_path, data)
+    assert message.endswith('links[0] "L1": unknown field "rate_mpbs" (did you mean "rate_mbps"?); '
+                            'known: buffer_kb, delay_ms, duplex, ends, id, rate_mbps')
+
+
+def test_unknown_top_level_field(tmp_path):
+    data = base()
+    data["flow"] = data.pop("flows")
+    assert 'top level: unknown field "flow" (did you mean "flows"?)' in error_of(tmp_path, data)
+
+
+def test_missing_field(tmp_path):
+    data = base()
+    del data["links"][0]["delay_ms"]
+    assert error_of(tmp_path, data).endswith('links[0] "L1": missing field "delay_ms"')
+    data = base()
+    del data["links"]
+    assert error_of(tmp_path, data).endswith('top level: missing field "links"')
+
+
+def test_wrong_type(tmp_path):
+    data = base()
+    data["links"][0]["delay_ms"] = "ten"
+    assert error_of(tmp_path, data).endswith('links[0] "L1": field "delay_ms": expected a number, got "ten"')
+
+
+@pytest.mark.parametrize("field, value, expected", [
+    ("rate_mbps", True, "expected a number, got true"),
+    ("rate_mbps", 0, "expected a positive number, got 0"),
+    ("delay_ms", -1, "expected a number >= 0, got -1"),
+    ("buffer_kb", None, "expected a number, got null"),
+    ("duplex", "hafl", 'expected "full" or "half", got "hafl" (did you mean "half"?)'),
+    ("ends", ["H1"], 'expected a list of two node ids, got a list'),
+    ("ends", ["R1", "R1"], 'expected two different nodes, got "R1" twice'),
+])
+def test_bad_link_fields(tmp_path, field, value, expected):
+    data = base()
+    data["links"][0][field] = value
+    assert error_of(tmp_path, data).endswith(f'links[0] "L1": field "{field}": {expected}')
+
+
+def test_link_to_unknown_node(tmp_path):
+    data = base()
+    data["links"][1]["ends"] = ["R1", "H9"]
+    message = error_of(tmp_path, data)
+    assert 'links[1] "L2": field "ends": unknown node "H9"' in message and "did you mean" in message
+
+
+def test_duplicate_ids(tmp_path):
+    data = base()
+    data["links"][2]["id"] = "L1"
+    assert error_of(tmp_path, data).endswith('links[2]: duplicate link id "L1" (already used by links[0])')
+    data = base()
+    data["flows"].append({"id": "F1", "src": "H3", "dst": "H2"})
+    assert error_of(tmp_path, data).endswith('flows[1]: duplicate flow id "F1" (already used by flows[0])')
+    data = base()
+    data["routers"].append("H2")
+    assert error_of(tmp_path, data).endswith('routers[1]: duplicate node id "H2" (already a host)')
+
+
+def test_bad_ids(tmp_path):
+    data = base()
+    data["hosts"][1] = ""
+    assert error_of(tmp_path, data).endswith('hosts[1]: expected a non-empty string node id, got ""')
+    data = base()
+    data["links"][0]["id"] = 5
+    assert error_of(tmp_path, data).endswith('links[0]: field "id": expected a non-empty string, got 5')
+
+
+def test_host_with_two_links(tmp_path):
+    data = base()
+    data["links"].append({"id": "L4", "ends": ["R1", "H1"], "rate_mbps": 1, "delay_ms": 1, "buffer_kb": 1})
+    message = error_of(tmp_path, data)
+    assert message.endswith('hosts: host "H1" has 2 links (L1, L4); a host has exactly one link')
+
+
+def test_host_without_link(tmp_path):
+    data = base()
+    data["hosts"].append("H4")
+    assert error_of(tmp_path, data).endswith('hosts: host "H4" has no link; a host has exactly one link')
+
+
+def test_flow_to_unknown_node(tmp_path):
+    data = base()
+    data["flows"][0]["dst"] = "H9"
+    message = error_of(tmp_path, data)
+    assert message.endswith('flows[0] "F1": field "dst": unknown node "H9" (did you mean "H1"?)')
+
+
+def test_flow_from_router(tmp_path):
+    data = base()
+    data["flows"][0]["src"] = "R1"
+    assert error_of(tmp_path, data).endswith(
+        'flows[0] "F1": field "src": "R1" is a router; flows run between hosts')
+
+
+def test_flow_to_itself(tmp_path):
+    data = base()
+    data["flows"][0]["dst"] = "H1"
+    assert 'flows[0] "F1": field "dst": expected a host other than src, got "H1"' in error_of(tmp_path, data)
+
+
+def test_unconnected_hosts(tmp_path):
+    data = base()
+    data["routers"].append("R2")
+    data["links"][1]["ends"] = ["R2", "H2"]
+    assert error_of(tmp_path, data).endswith('flows[0] "F1": hosts "H1" and "H2" are not connected')
+
+
+def test_connectivity_host_to_host_link_and_separate_islands():
+    # A direct host-to-host link connects its two hosts; separate islands are not connected.
+    data = {"hosts": ["H1", "H2"], "routers": [],
+            "links": [{"id": "L", "ends": ["H1", "H2"], "rate_mbps": 1, "delay_ms": 1, "buffer_kb": 1}],
+            "flows": [{"id": "F", "src": "H1", "dst": "H2"}]}
+    assert load_topology(data).flows[0].dst == "H2"
+    data = {"hosts": ["A", "B", "C"], "routers": ["R"],
+            "links": [{"id": "a", "ends": ["A", "R"], "rate_mbps": 1, "delay_ms": 1, "buffer_kb": 1},
+                      {"id": "b", "ends": ["B", "C"], "rate_mbps": 1, "delay_ms": 1, "buffer_kb": 1},
+                      {"id": "c", "ends": ["R", "R2"], "rate_mbps": 1, "delay_ms": 1, "buffer_kb": 1}],
+            "flows": [{"id": "F", "src": "A", "dst": "C"}]}
+    data["routers"].append("R2")   # R - R2 is a router island: A reaches R2 but never C
+    with pytest.raises(TopologyError, match='hosts "A" and "C" are not connected'):
+        load_topology(data)
+
+
+@pytest.mark.parametrize("field, value, expected", [
+    ("data_mb", 0, "expected a positive number or null, got 0"),
+    ("data_mb", "1", 'expected a number or null, got "1"'),
+    ("start_s", -0.5, "expected a number >= 0, got -0.5"),
+    ("algorithm", "rneo", 'unknown algorithm "rneo" (did you mean "reno"?); known: reno, tahoe'),
+    ("params", [], "expected an object of parameters, got a list"),
+])
+def test_bad_flow_fields(tmp_path, field, value, expected):
+    data = base()
+    data["flows"][0][field] = value
+    assert error_of(tmp_path, data).endswith(f'flows[0] "F1": field "{field}": {expected}')
+
+
+def test_unknown_parameter_of_algorithm_without_parameters(tmp_path):
+    data = base()
+    data["flows"][0]["params"] = {"beta": 0.5}
+    assert error_of(tmp_path, data).endswith(
+        'flows[0] "F1": field "params": unknown parameter "beta": algorithm "reno" has no parameters')
+    data = base() | {"algorithms": {"tahoe": {"beta": 0.5}}}
+    assert error_of(tmp_path, data).endswith(
+        'algorithms: field "tahoe": unknown parameter "beta": algorithm "tahoe" has no parameters')
+
+
+def test_parameter_errors_of_algorithm_with_parameters(tmp_path, tunable):
+    data = base() | {"algorithms": {"tunable": {"bta": 0.5}}}
+    assert error_of(tmp_path, data).endswith(
+        'algorithms: field "tunable": unknown parameter "bta" of algorithm "tunable" '
+        '(did you mean "beta"?); known: alpha, beta, gamma')
+    data = base()
+    data["flows"][0] |= {"algorithm": "tunable", "params": {"alpha": -1}}
+    assert error_of(tmp_path, data).endswith(
+        'flows[0] "F1": field "params.alpha": expected a positive number, got -1')
+
+
+def test_unknown_algorithm_in_algorithms_block(tmp_path):
+    data = base() | {"algorithms": {"tahoo": {}}}
+    assert error_of(tmp_path, data).endswith(
+        'algorithms: unknown algorithm "tahoo" (did you mean "tahoe"?); known: reno, tahoe')
+
+
+@pytest.mark.parametrize("block, expected", [
+    ({"initial_cwnd_pkts": 0}, 'field "initial_cwnd_pkts": expected a positive number, got 0'),
+    ({"initial_ssthresh_pkts": "big"}, 'field "initial_ssthresh_pkts": expected a number or null, got "big"'),
+    ({"dupack_threshold": 2.5}, 'field "dupack_threshold": expected an integer, got 2.5'),
+    ({"dupack_threshold": 0}, 'field "dupack_threshold": expected a positive integer, got 0'),
+    ({"max_rto_s": 0.5}, 'field "max_rto_s": expected a number >= min_rto_s (1.0), got 0.5'),
+    ({"min_rto_s": 100}, 'field "min_rto_s": expected a number <= max_rto_s (60.0), got 100'),
+    ({"min_rto": 1}, 'unknown field "min_rto" (did you mean "min_rto_s"?)'),
+])
+def test_bad_transport(tmp_path, block, expected):
+    assert f"x.json: transport: {expected}" in error_of(tmp_path, base() | {"transport": block})
+    data = base()
+    data["flows"][0]["transport"] = block
+    if expected.startswith("unknown"):
+        expected = f'field "transport": {expected}'
+    else:
+        expected = expected.replace('field "', 'field "transport.', 1)
+    assert f'flows[0] "F1": {expected}' in error_of(tmp_path, data)
+
+
+def test_flow_transport_checked_against_the_merged_values(tmp_path):
+    data = base() | {"transport": {"max_rto_s": 10}}
+    data["flows"][0]["transport"] = {"min_rto_s": 20}
+    assert error_of(tmp_path, data).endswith(
+        'flows[0] "F1": field "transport.min_rto_s": expected a number <= max_rto_s (10.0), got 20')
+
+
+@pytest.mark.parametrize("field, value, expected", [
+    ("units", "metric", 'field "units": expected "si" or "binary", got "metric"'),
+    ("duplex", "ful", 'field "duplex": expected "full" or "half", got "ful" (did you mean "full"?)'),
+    ("seed", True, 'field "seed": expected an integer, got true'),
+    ("seed", -1, 'field "seed": expected an integer >= 0, got -1'),
+    ("duration_s", 0, 'field "duration_s": expected a positive number or null, got 0'),
+    ("name", 3, 'field "name": expected a non-empty string, got 3'),
+    ("transport", [], 'field "transport": expected an object, got a list'),
+    ("hosts", "H1", 'field "hosts": expected a list of node ids, got "H1"'),
+])
+def test_bad_top_level_fields(tmp_path, field, value, expected):
+    assert error_of(tmp_path, base() | {field: value}).endswith(f"top level: {expected}")
+
+
+@pytest.mark.parametrize("block, expected", [
+    ({"packet_bytes": {"data": 0}}, 'packet_bytes: field "data": expected a positive integer, got 0'),
+    ({"packet_bytes": {"dta": 1}}, 'packet_bytes: unknown field "dta" (did you mean "data"?)'),
+    ({"routing": {"protocol": "rip"}}, 'routing: field "protocol": expected "static", got "rip"'),
+    ({"routing": {"protocl": "static"}}, 'routing: unknown field "protocl" (did you mean "protocol"?)'),
+])
+def test_bad_blocks(tmp_path, block, expected):
+    assert f"x.json: {expected}" in error_of(tmp_path, base() | block)
+
+
+def test_input_dict_is_not_modified():
+    data = base() | {"transport": {"min_rto_s": 0.5}, "algorithms": {"reno": {}}}
+    before = copy.deepcopy(data)
+    load_topology(data, algorithm="tahoe")
+    assert data == before
+
+
+# -- property test ---------------------------------------------------------------------------------
+
+positive = st.floats(min_value=1e-3, max_value=1e4, allow_nan=False)
+non_negative = st.floats(min_value=0, max_value=1e4, allow_nan=False)
+
+
+@st.composite
+def chains(draw):
+    """Random valid topologies: H0 - R0 - ... - Rk - H1 with random link numbers."""
+    n_routers = draw(st.integers(min_value=0, max_value=6))
+    nodes = ["H0"] + [f"R{i}" for i in range(n_routers)] + ["H1"]
+    links = [{"id": f"L{i}", "ends": [a, b], "rate_mbps": draw(positive), "delay_ms": draw(non_negative),
+              "buffer_kb": draw(non_negative), "duplex": draw(st.sampled_from(["full", "half"]))}
+             for i, (a, b) in enumerate(zip(nodes, nodes[1:]))]
+    flow = {"id": "F", "src": "H0", "dst": "H1", "data_mb": draw(positive), "start_s": draw(non_negative)}
+    return {"units": draw(st.sampled_from(["si", "binary"])), "hosts": ["H0", "H1"],
+            "routers": nodes[1:-1], "links": links, "flows": [flow]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(chains())
+def test_random_chains_round_trip_numbers(data):
+    spec = load_topology(data)
+    units = SI if data["units"] == "si" else BINARY
+    for raw, link in zip(data["links"], spec.links):
+        assert link.id == raw["id"] and link.ends == tuple(raw["ends"]) and link.duplex == raw["duplex"]
+        assert math.isclose(link.rate_bps / units.bits_per_mbit, raw["rate_mbps"])
+        assert math.isclose(link.delay_s * 1000, raw["delay_ms"], abs_tol=1e-12)
+        assert abs(link.buffer_bytes - raw["buffer_kb"] * units.bytes_per_kb) <= 0.5
+    flow, raw = spec.flows[0], data["flows"][0]
+    assert flow.data_bytes >= 1 and abs(flow.data_bytes - raw["data_mb"] * units.bytes_per_mb) <= 0.5
+    assert flow.start_s == raw["start_s"]

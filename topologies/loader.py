@@ -1,0 +1,696 @@
+"""Read, validate and unit-convert a JSON topology file into a `TopologySpec`.
+
+Topology files are untrusted data. They are parsed with the standard `json` module only (never
+`jsonpickle.decode`), checked to be plain JSON data (no jsonpickle ``py/...`` tags, no duplicate
+keys, no NaN/Infinity), and validated completely before anything else sees them: the result is a
+`topologies.spec.TopologySpec` in base units (bit/s, bytes, seconds), and no simulation object is
+created here. The format is documented in docs/topology-format.md.
+
+Every problem raises `TopologyError` with a one-line message of the shape::
+
+    <file>: <entry>: field "<field>": expected <what>, got <found> (did you mean "<name>"?)
+
+where <entry> locates the object (``top level``, ``transport``, ``links[1] "L2"``, ``flows[0] "F1"``).
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import os
+import re
+from collections import deque
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from flows import ALGORITHMS
+from topologies.spec import (
+    DEFAULT_ALGORITHM,
+    DEFAULT_DUPLEX,
+    DEFAULT_SEED,
+    DEFAULT_UNITS,
+    DUPLEX_MODES,
+    ROUTING_PROTOCOLS,
+    UNIT_SYSTEMS,
+    FlowSpec,
+    LinkSpec,
+    PacketSizes,
+    RoutingSpec,
+    TopologySpec,
+    TransportSpec,
+    UnitSystem,
+)
+
+__all__ = ["TopologyError", "load_topology"]
+
+DICT_SOURCE = "<dict>"
+SUGGESTION_CUTOFF = 0.5   # difflib similarity; 0.5 lets "T9" suggest "T1"
+
+TOP_LEVEL_FIELDS = ("name", "description", "units", "duplex", "packet_bytes", "routing", "transport",
+                    "algorithms", "hosts", "routers", "links", "flows", "duration_s", "seed")
+TOP_LEVEL_REQUIRED = ("hosts", "links")
+PACKET_FIELDS = {"data": "data_bytes", "ack": "ack_bytes", "routing": "routing_bytes"}
+ROUTING_FIELDS = ("protocol",)
+LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex")
+LINK_REQUIRED = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb")
+FLOW_FIELDS = ("id", "src", "dst", "data_mb", "start_s", "algorithm", "params", "transport")
+FLOW_REQUIRED = ("id", "src", "dst")
+
+
+class TopologyError(ValueError):
+    """A topology file (or dict) is unreadable or invalid.
+
+    The message is one user-facing line naming the file, the entry (``links[1] "L2"``), the field,
+    what was expected and what was found, with the closest valid name when a name looks mistyped.
+    """
+
+
+# -- message helpers -------------------------------------------------------------------------------
+
+def _quote(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _show(value) -> str:
+    """How a found value appears in a message (JSON spelling, short)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return repr(value) if value.bit_length() <= 128 else "a very large integer"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return _quote(value if len(value) <= 40 else value[:37] + "...")
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+def _closest(name: str, known) -> str | None:
+    """The most similar name in `known` (ties: the first in `known`'s order), or None."""
+    best, best_ratio = None, SUGGESTION_CUTOFF
+    matcher = difflib.SequenceMatcher(b=name)
+    for candidate in known:
+        matcher.set_seq1(str(candidate))
+        ratio = matcher.ratio()
+        if ratio > best_ratio or (best is None and ratio >= best_ratio):
+            best, best_ratio = str(candidate), ratio
+    return best
+
+
+def _suggestion(name, known) -> str:
+    close = _closest(name, known) if isinstance(name, str) else None
+    return f" (did you mean {_quote(close)}?)" if close else ""
+
+
+def _unknown(kind: str, name, known, *, list_known: bool = True) -> str:
+    """'unknown field "x" (did you mean "y"?); known: a, b' (the list only when asked or no match)."""
+    suggestion = _suggestion(name, known)
+    message = f"unknown {kind} {_show(name)}{suggestion}"
+    if known and (list_known or not suggestion):
+        message += "; known: " + ", ".join(sorted(str(k) for k in known))
+    return message
+
+
+def _one_of(choices) -> str:
+    quoted = [_quote(c) for c in choices]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where a problem is: the file, the entry, and (inside the entry) the object being read."""
+
+    source: str
+    entry: str
+    block: str = ""   # dotted field path of a nested object inside the entry ("transport")
+
+    def error(self, message: str) -> TopologyError:
+        """A problem with the object itself (unknown/missing field, inconsistency)."""
+        head = f"{self.source}: {self.entry}"
+        if self.block:
+            head += f': field "{self.block}"'
+        return TopologyError(f"{head}: {message}")
+
+    def field_error(self, name: str, message: str) -> TopologyError:
+        return TopologyError(f'{self.source}: {self.entry}: field "{self.path(name)}": {message}')
+
+    def path(self, name: str) -> str:
+        return f"{self.block}.{name}" if self.block else name
+
+    def inner(self, name: str) -> _Where:
+        return replace(self, block=self.path(name))
+
+
+# -- reading and plain-data check ------------------------------------------------------------------
+
+class _JsonObject(dict):
+    """A parsed JSON object that remembers keys it saw more than once."""
+
+    __slots__ = ("duplicates",)
+
+
+class _BadLiteral(ValueError):
+    pass
+
+
+def _object_pairs(pairs) -> _JsonObject:
+    obj = _JsonObject()
+    duplicates = []
+    for key, value in pairs:
+        if key in obj:
+            duplicates.append(key)
+        obj[key] = value
+    obj.duplicates = tuple(duplicates)
+    return obj
+
+
+def _reject_constant(literal: str):
+    raise _BadLiteral(f"{literal} is not allowed; numbers must be finite")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _BadLiteral(f"number {text} is out of range")
+    return value
+
+
+def _parse(label: str, text: str):
+    try:
+        return json.loads(text, object_pairs_hook=_object_pairs, parse_constant=_reject_constant,
+                          parse_float=_finite_float)
+    except json.JSONDecodeError as exc:
+        raise TopologyError(f"{label}: not valid JSON: {exc.msg} at line {exc.lineno}, "
+                            f"column {exc.colno}") from None
+    except RecursionError:
+        raise TopologyError(f"{label}: not valid JSON: nested too deeply") from None
+    except ValueError as exc:   # _BadLiteral, integer with too many digits
+        raise TopologyError(f"{label}: not valid JSON: {exc}") from None
+
+
+def _read_file(path: Path):
+    label = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise TopologyError(f"{label}: cannot read file: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TopologyError(f"{label}: not valid UTF-8 text: byte {exc.start}") from None
+    return label, _parse(label, text)
+
+
+def _path_text(path) -> str:
+    """Render a linked path ((parent, key) pairs; None is the document root) as links[0].ends."""
+    parts = []
+    while path is not None:
+        path, key = path
+        parts.append(f"[{key}]" if isinstance(key, int) else key)
+    text = ""
+    for part in reversed(parts):
+        if part.startswith("["):
+            text += part
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
+            text += f".{part}" if text else part
+        else:
+            text += f"[{_quote(part)}]"
+    return text or "top level"
+
+
+def _check_plain(label: str, data) -> None:
+    """Reject anything that is not plain JSON data: jsonpickle tags, duplicate keys, other types."""
+    stack = [(data, None)]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            _check_plain_object(label, value, path)
+            children = [(item, (path, key)) for key, item in value.items()]
+        elif isinstance(value, (list, tuple)):
+            children = [(item, (path, index)) for index, item in enumerate(value)]
+        elif value is None or isinstance(value, (str, int, float)):
+            continue
+        else:
+            raise TopologyError(f"{label}: {_path_text(path)}: expected plain JSON data, "
+                                f"got {_show(value)}")
+        stack.extend(reversed(children))
+
+
+def _check_plain_object(label: str, obj: dict, path) -> None:
+    where = _path_text(path)
+    for key in obj:
+        if not isinstance(key, str):
+            raise TopologyError(f"{label}: {where}: field names must be strings, got {_show(key)}")
+        if key.startswith("py/"):
+            raise TopologyError(f"{label}: {where}: jsonpickle tag {_quote(key)} is not allowed; "
+                                f"topology files are plain JSON data")
+    duplicates = getattr(obj, "duplicates", ())
+    if duplicates:
+        raise TopologyError(f"{label}: {where}: duplicate field {_quote(duplicates[0])}")
+
+
+# -- field checks ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Rule:
+    """A numeric constraint: value > minimum (or >= when inclusive), optionally an integer."""
+
+    expected: str
+    minimum: float
+    inclusive: bool
+    integer: bool = False
+
+
+POSITIVE = _Rule("a positive number", 0, False)
+NON_NEGATIVE = _Rule("a number >= 0", 0, True)
+POSITIVE_INT = _Rule("a positive integer", 1, True, integer=True)
+NON_NEGATIVE_INT = _Rule("an integer >= 0", 0, True, integer=True)
+
+# TransportSpec field -> (rule, null allowed)
+TRANSPORT_RULES = {
+    "initial_cwnd_pkts": (POSITIVE, False),
+    "initial_ssthresh_pkts": (POSITIVE, True),
+    "initial_rto_s": (POSITIVE, False),
+    "min_rto_s": (POSITIVE, False),
+    "max_rto_s": (POSITIVE, False),
+    "dupack_threshold": (POSITIVE_INT, False),
+}
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_finite(value) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:   # an int too large for a float
+        return False
+
+
+def _number(where: _Where, name: str, value, rule: _Rule, *, nullable: bool = False):
+    """Check one numeric field; returns float (int for integer rules) or None."""
+    or_null = " or null" if nullable else ""
+    if value is None and nullable:
+        return None
+    if not _is_number(value):
+        kind = "an integer" if rule.integer else "a number"
+        raise where.field_error(name, f"expected {kind}{or_null}, got {_show(value)}")
+    if not _is_finite(value):
+        raise where.field_error(name, f"expected a finite number{or_null}, got {_show(value)}")
+    if rule.integer and not isinstance(value, int):
+        raise where.field_error(name, f"expected an integer{or_null}, got {_show(value)}")
+    low_ok = value >= rule.minimum if rule.inclusive else value > rule.minimum
+    if not low_ok:
+        raise where.field_error(name, f"expected {rule.expected}{or_null}, got {_show(value)}")
+    return int(value) if rule.integer else float(value)
+
+
+def _scaled(where: _Where, name: str, value: float, factor: float) -> float:
+    result = value * factor
+    if not math.isfinite(result):
+        raise where.field_error(name, f"value {_show(value)} is too large")
+    return result
+
+
+def _string(where: _Where, name: str, value, *, allow_empty: bool = False) -> str:
+    if not isinstance(value, str) or (not value and not allow_empty):
+        expected = "a string" if allow_empty else "a non-empty string"
+        raise where.field_error(name, f"expected {expected}, got {_show(value)}")
+    return value
+
+
+def _choice(where: _Where, name: str, value, choices) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise where.field_error(name, f"expected {_one_of(choices)}, got {_show(value)}"
+                                      f"{_suggestion(value, choices)}")
+    return value
+
+
+def _object(where: _Where, name: str, value, what: str = "an object") -> dict:
+    if not isinstance(value, dict):
+        raise where.field_error(name, f"expected {what}, got {_show(value)}")
+    return value
+
+
+def _list(where: _Where, name: str, value, what: str) -> list:
+    if not isinstance(value, (list, tuple)):
+        raise where.field_error(name, f"expected {what}, got {_show(value)}")
+    return list(value)
+
+
+def _check_fields(where: _Where, obj: dict, allowed, required=()) -> None:
+    for key in obj:
+        if key not in allowed:
+            raise where.error(_unknown("field", key, allowed))
+    for key in required:
+        if key not in obj:
+            raise where.error(f'missing field "{key}"')
+
+
+# -- top-level blocks ------------------------------------------------------------------------------
+
+def _units(top: _Where, data: dict) -> UnitSystem:
+    return UNIT_SYSTEMS[_choice(top, "units", data.get("units", DEFAULT_UNITS), tuple(UNIT_SYSTEMS))]
+
+
+def _packet_sizes(top: _Where, data: dict) -> PacketSizes:
+    if "packet_bytes" not in data:
+        return PacketSizes()
+    block = _object(top, "packet_bytes", data["packet_bytes"])
+    where = _Where(top.source, "packet_bytes")
+    _check_fields(where, block, PACKET_FIELDS)
+    sizes = {PACKET_FIELDS[key]: _number(where, key, value, POSITIVE_INT) for key, value in block.items()}
+    return PacketSizes(**sizes)
+
+
+def _routing(top: _Where, data: dict) -> RoutingSpec:
+    if "routing" not in data:
+        return RoutingSpec()
+    block = _object(top, "routing", data["routing"])
+    where = _Where(top.source, "routing")
+    _check_fields(where, block, ROUTING_FIELDS)
+    return RoutingSpec(protocol=_choice(where, "protocol", block.get("protocol", "static"),
+                                        ROUTING_PROTOCOLS))
+
+
+def _transport(where: _Where, block, base: TransportSpec) -> TransportSpec:
+    """`base` overridden by the transport block `block` (read at `where`), checked for consistency."""
+    _check_fields(where, block, TRANSPORT_RULES)
+    overrides = {}
+    for key, value in block.items():
+        rule, nullable = TRANSPORT_RULES[key]
+        overrides[key] = _number(where, key, value, rule, nullable=nullable)
+    merged = replace(base, **overrides)
+    if merged.max_rto_s < merged.min_rto_s:
+        if "max_rto_s" in overrides:
+            raise where.field_error("max_rto_s", f"expected a number >= min_rto_s "
+                                                 f"({merged.min_rto_s!r}), got {_show(block['max_rto_s'])}")
+        raise where.field_error("min_rto_s", f"expected a number <= max_rto_s "
+                                             f"({merged.max_rto_s!r}), got {_show(block['min_rto_s'])}")
+    return merged
+
+
+def _file_transport(top: _Where, data: dict) -> TransportSpec:
+    if "transport" not in data:
+        return TransportSpec()
+    block = _object(top, "transport", data["transport"])
+    return _transport(_Where(top.source, "transport"), block, TransportSpec())
+
+
+def _params(where: _Where, algorithm: str, block) -> dict:
+    """Validated parameter overrides of `algorithm` from the params object `block` (at `where`)."""
+    cls = ALGORITHMS[algorithm]
+    known = tuple(cls.PARAMETERS)
+    checked = {}
+    for key, value in block.items():
+        if key not in cls.PARAMETERS:
+            if not known:
+                raise where.error(f"unknown parameter {_show(key)}: algorithm "
+                                  f"{_quote(algorithm)} has no parameters")
+            raise where.error(f"unknown parameter {_show(key)} of algorithm {_quote(algorithm)}"
+                              f"{_suggestion(key, known)}; known: {', '.join(sorted(known))}")
+        problem = cls.param_problem(key, value)
+        if problem:
+            raise where.field_error(key, f"{problem}, got {_show(value)}")
+        checked[key] = value
+    return checked
+
+
+def _file_algorithms(top: _Where, data: dict) -> dict:
+    if "algorithms" not in data:
+        return {}
+    block = _object(top, "algorithms", data["algorithms"])
+    where = _Where(top.source, "algorithms")
+    result = {}
+    for name, params in block.items():
+        if name not in ALGORITHMS:
+            raise where.error(_unknown("algorithm", name, ALGORITHMS))
+        params = _object(where, name, params, "an object of parameters")
+        result[name] = _params(where.inner(name), name, params)
+    return result
+
+
+def _optional_duration(top: _Where, data: dict):
+    return _number(top, "duration_s", data.get("duration_s"), POSITIVE, nullable=True)
+
+
+def _seed(top: _Where, data: dict) -> int:
+    return _number(top, "seed", data.get("seed", DEFAULT_SEED), NON_NEGATIVE_INT)
+
+
+# -- nodes -----------------------------------------------------------------------------------------
+
+def _nodes(top: _Where, data: dict) -> dict:
+    """Node id -> "host" or "router", in file order (hosts first)."""
+    kinds: dict = {}
+    for kind, key in (("host", "hosts"), ("router", "routers")):
+        ids = _list(top, key, data.get(key, []), "a list of node ids")
+        for index, node in enumerate(ids):
+            where = _Where(top.source, f"{key}[{index}]")
+            if not isinstance(node, str) or not node:
+                raise where.error(f"expected a non-empty string node id, got {_show(node)}")
+            if node in kinds:
+                raise where.error(f"duplicate node id {_quote(node)} (already a {kinds[node]})")
+            kinds[node] = kind
+    return kinds
+
+
+# -- entries of lists (links, flows) ---------------------------------------------------------------
+
+def _entries(top: _Where, data: dict, key: str, kind: str):
+    """Yield (where, item) for each object of the list `key`, ids checked present and unique."""
+    items = _list(top, key, data.get(key, []), f"a list of {kind} objects")
+    first_index: dict = {}
+    for index, item in enumerate(items):
+        where = _Where(top.source, f"{key}[{index}]")
+        if not isinstance(item, dict):
+            raise where.error(f"expected a {kind} object, got {_show(item)}")
+        if "id" not in item:
+            raise where.error('missing field "id"')
+        item_id = _string(where, "id", item["id"])
+        if item_id in first_index:
+            raise where.error(f"duplicate {kind} id {_quote(item_id)} "
+                              f"(already used by {key}[{first_index[item_id]}])")
+        first_index[item_id] = index
+        yield replace(where, entry=f"{where.entry} {_quote(item_id)}"), item
+
+
+def _node_ref(where: _Where, name: str, value, kinds: dict) -> str:
+    if not isinstance(value, str):
+        raise where.field_error(name, f"expected a node id, got {_show(value)}")
+    if value not in kinds:
+        raise where.field_error(name, _unknown("node", value, kinds, list_known=False))
+    return value
+
+
+def _ends(where: _Where, value, kinds: dict) -> tuple:
+    ends = value if isinstance(value, (list, tuple)) else None
+    if ends is None or len(ends) != 2:
+        raise where.field_error("ends", f"expected a list of two node ids, got {_show(value)}")
+    first = _node_ref(where, "ends", ends[0], kinds)
+    second = _node_ref(where, "ends", ends[1], kinds)
+    if first == second:
+        raise where.field_error("ends", f"expected two different nodes, got {_quote(first)} twice")
+    return (first, second)
+
+
+def _link(where: _Where, item: dict, kinds: dict, units: UnitSystem, duplex: str) -> LinkSpec:
+    _check_fields(where, item, LINK_FIELDS, LINK_REQUIRED)
+    ends = _ends(where, item["ends"], kinds)
+    rate = _number(where, "rate_mbps", item["rate_mbps"], POSITIVE)
+    delay = _number(where, "delay_ms", item["delay_ms"], NON_NEGATIVE)
+    buffer = _number(where, "buffer_kb", item["buffer_kb"], NON_NEGATIVE)
+    return LinkSpec(
+        id=item["id"],
+        ends=ends,
+        rate_bps=float(_scaled(where, "rate_mbps", rate, units.bits_per_mbit)),
+        delay_s=delay / 1000.0,
+        buffer_bytes=round(_scaled(where, "buffer_kb", buffer, units.bytes_per_kb)),
+        duplex=_choice(where, "duplex", item.get("duplex", duplex), DUPLEX_MODES),
+    )
+
+
+def _links(top: _Where, data: dict, kinds: dict, units: UnitSystem, duplex: str) -> list:
+    return [_link(where, item, kinds, units, duplex) for where, item in _entries(top, data, "links", "link")]
+
+
+def _check_host_links(top: _Where, kinds: dict, links: list) -> None:
+    attached: dict = {node: [] for node, kind in kinds.items() if kind == "host"}
+    for link in links:
+        for end in dict.fromkeys(link.ends):
+            if end in attached:
+                attached[end].append(link.id)
+    where = _Where(top.source, "hosts")
+    for host, link_ids in attached.items():
+        if len(link_ids) == 0:
+            raise where.error(f"host {_quote(host)} has no link; a host has exactly one link")
+        if len(link_ids) > 1:
+            raise where.error(f"host {_quote(host)} has {len(link_ids)} links ({', '.join(link_ids)}); "
+                              f"a host has exactly one link")
+
+
+def _adjacency(kinds: dict, links: list) -> dict:
+    adjacency = {node: set() for node in kinds}
+    for link in links:
+        a, b = link.ends
+        adjacency[a].add(b)
+        adjacency[b].add(a)
+    return adjacency
+
+
+def _connected(src: str, dst: str, adjacency: dict, kinds: dict) -> bool:
+    """Is there a path src -> dst whose intermediate nodes are all routers (hosts do not forward)?"""
+    seen = {src}
+    queue = deque([src])
+    while queue:
+        for neighbour in adjacency[queue.popleft()]:
+            if neighbour == dst:
+                return True
+            if neighbour not in seen and kinds[neighbour] == "router":
+                seen.add(neighbour)
+                queue.append(neighbour)
+    return False
+
+
+# -- flows -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _FlowContext:
+    kinds: dict
+    adjacency: dict
+    units: UnitSystem
+    transport: TransportSpec
+    algorithms: dict          # the file's per-algorithm parameter overrides
+    override: str | None      # the --algorithm override
+
+
+def _host_ref(where: _Where, name: str, value, kinds: dict) -> str:
+    node = _node_ref(where, name, value, kinds)
+    if kinds[node] != "host":
+        raise where.field_error(name, f"{_quote(node)} is a router; flows run between hosts")
+    return node
+
+
+def _data_bytes(where: _Where, value, units: UnitSystem):
+    data_mb = _number(where, "data_mb", value, POSITIVE, nullable=True)
+    if data_mb is None:
+        return None
+    return max(1, round(_scaled(where, "data_mb", data_mb, units.bytes_per_mb)))
+
+
+def _flow_algorithm(where: _Where, item: dict, ctx: _FlowContext):
+    """(effective algorithm, its merged params), following the --algorithm override rules."""
+    algorithm = item.get("algorithm", DEFAULT_ALGORITHM)
+    if not isinstance(algorithm, str):
+        raise where.field_error("algorithm", f"expected an algorithm name, got {_show(algorithm)}")
+    if algorithm not in ALGORITHMS:
+        raise where.field_error("algorithm", _unknown("algorithm", algorithm, ALGORITHMS))
+    own = {}
+    if "params" in item:
+        block = _object(where, "params", item["params"], "an object of parameters")
+        own = _params(where.inner("params"), algorithm, block)
+    effective = ctx.override or algorithm
+    params = dict(ALGORITHMS[effective].PARAMETERS)
+    params.update(ctx.algorithms.get(effective, {}))
+    if effective == algorithm:
+        params.update(own)
+    return effective, params
+
+
+def _flow_transport(where: _Where, item: dict, base: TransportSpec) -> TransportSpec:
+    if "transport" not in item:
+        return base
+    block = _object(where, "transport", item["transport"])
+    return _transport(where.inner("transport"), block, base)
+
+
+def _flow(where: _Where, item: dict, ctx: _FlowContext) -> FlowSpec:
+    _check_fields(where, item, FLOW_FIELDS, FLOW_REQUIRED)
+    src = _host_ref(where, "src", item["src"], ctx.kinds)
+    dst = _host_ref(where, "dst", item["dst"], ctx.kinds)
+    if src == dst:
+        raise where.field_error("dst", f"expected a host other than src, got {_quote(dst)}")
+    data_bytes = _data_bytes(where, item.get("data_mb"), ctx.units)
+    start_s = _number(where, "start_s", item.get("start_s", 0), NON_NEGATIVE)
+    algorithm, params = _flow_algorithm(where, item, ctx)
+    transport = _flow_transport(where, item, ctx.transport)
+    if not _connected(src, dst, ctx.adjacency, ctx.kinds):
+        raise where.error(f"hosts {_quote(src)} and {_quote(dst)} are not connected")
+    return FlowSpec(id=item["id"], src=src, dst=dst, data_bytes=data_bytes, start_s=start_s,
+                    algorithm=algorithm, params=params, transport=transport)
+
+
+def _flows(top: _Where, data: dict, ctx: _FlowContext) -> list:
+    return [_flow(where, item, ctx) for where, item in _entries(top, data, "flows", "flow")]
+
+
+# -- entry point -----------------------------------------------------------------------------------
+
+def _check_override(algorithm) -> str | None:
+    if algorithm is None:
+        return None
+    if not isinstance(algorithm, str):
+        raise TopologyError(f"--algorithm: expected an algorithm name, got {_show(algorithm)}")
+    if algorithm not in ALGORITHMS:
+        raise TopologyError(f"--algorithm: {_unknown('algorithm', algorithm, ALGORITHMS)}")
+    return algorithm
+
+
+def _open(source):
+    """(label for messages, parsed data, default name)."""
+    if isinstance(source, dict):
+        return DICT_SOURCE, source, "topology"
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        label, data = _read_file(path)
+        return label, data, path.stem
+    raise TypeError(f"load_topology: expected a file path or a dict, got {type(source).__name__}")
+
+
+def _build(label: str, data, default_name: str, override: str | None) -> TopologySpec:
+    top = _Where(label, "top level")
+    if not isinstance(data, dict):
+        raise top.error(f"expected a JSON object, got {_show(data)}")
+    _check_fields(top, data, TOP_LEVEL_FIELDS, TOP_LEVEL_REQUIRED)
+    name = _string(top, "name", data.get("name", default_name))
+    description = _string(top, "description", data.get("description", ""), allow_empty=True)
+    units = _units(top, data)
+    duplex = _choice(top, "duplex", data.get("duplex", DEFAULT_DUPLEX), DUPLEX_MODES)
+    packet_sizes = _packet_sizes(top, data)
+    routing = _routing(top, data)
+    transport = _file_transport(top, data)
+    algorithms = _file_algorithms(top, data)
+    duration_s = _optional_duration(top, data)
+    seed = _seed(top, data)
+    kinds = _nodes(top, data)
+    links = _links(top, data, kinds, units, duplex)
+    _check_host_links(top, kinds, links)
+    ctx = _FlowContext(kinds, _adjacency(kinds, links), units, transport, algorithms, override)
+    flows = _flows(top, data, ctx)
+    return TopologySpec(
+        name=name, description=description, units=units, packet_sizes=packet_sizes,
+        routing=routing,
+        hosts=[n for n, k in kinds.items() if k == "host"],
+        routers=[n for n, k in kinds.items() if k == "router"],
+        links=links, flows=flows, duration_s=duration_s, seed=seed, source=label,
+        algorithms={alg: dict(params) for alg, params in algorithms.items()},
+    )
+
+
+def load_topology(source, *, algorithm: str | None = None) -> TopologySpec:
+    """Load and validate a topology from a JSON file path (str or Path) or an already-parsed dict.
+
+    `algorithm` is the CLI's ``--algorithm NAME`` override: every flow runs NAME, with the file's
+    ``algorithms[NAME]`` parameters (else NAME's defaults); a flow's own ``params`` are kept only if
+    the flow already used NAME. Raises `TopologyError` (one line) for any problem.
+    """
+    override = _check_override(algorithm)
+    label, data, default_name = _open(source)
+    _check_plain(label, data)
+    return _build(label, data, default_name, override)
