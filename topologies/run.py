@@ -298,6 +298,29 @@ class Results:
             "flows": flows, "links": links, "hosts": hosts,
         }
 
+    def trace(self, table: str, entity: str, column: str, direction: str | None = None):
+        """(time_s, values) numpy arrays of one column for one link, flow or host.
+
+        `table` is "links", "flows" or "hosts"; for links, `direction` ("A->B") selects one
+        direction, else the two directions are summed (rates, occupancy, drops all add up).
+        """
+        data = getattr(self, table)
+        key = {"links": "link", "flows": "flow", "hosts": "host"}[table]
+        if column not in data or column in ("time_s", key, "direction"):
+            raise KeyError(f"{table} has no value column {column!r}")
+        rows = data[key] == entity
+        if not rows.any():
+            raise KeyError(f"no {key} {entity!r} in the results")
+        if table == "links" and direction is not None:
+            rows &= data["direction"] == direction
+            if not rows.any():
+                raise KeyError(f"link {entity!r} has no direction {direction!r}")
+        times, values = data["time_s"][rows], data[column][rows]
+        if table == "links" and direction is None:
+            unique, index = np.unique(times, return_inverse=True)
+            return unique, np.bincount(index, weights=values, minlength=len(unique))
+        return times, values
+
     # -- output files ---------------------------------------------------------------------
     def write(self, out_dir) -> Path:
         """Write summary.json, links.csv, flows.csv and hosts.csv into `out_dir`."""

@@ -1,0 +1,172 @@
+"""The command line: outputs, the summary table, and bad input (exit status 2, no traceback)."""
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from initializer import main
+
+TC0_PATH = ROOT / "topologies" / "test_case_0.json"
+TC0 = json.loads(TC0_PATH.read_text())
+
+
+def cli(*args, cwd=None):
+    return subprocess.run([sys.executable, str(ROOT / "initializer.py"), *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def test_main_job_writes_results_figures_and_a_summary(tmp_path):
+    done = cli(ROOT / "topologies" / "test_case_2.json", "-l", "L1", "L3", "--out", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    out = tmp_path / "r"
+    for name in ("summary.json", "links.csv", "flows.csv", "hosts.csv", "links.png", "flows.png",
+                 "hosts.png"):
+        assert (out / name).stat().st_size > 0, name
+    table = done.stdout
+    assert "all flows completed" in table and "(binary units)" in table
+    for flow in ("F1", "F2", "F3"):
+        assert f"\n{flow} " in table
+    link_rows = [line for line in table.splitlines() if line.startswith(("L1 ", "L2 ", "L3 "))]
+    assert [row.split()[0] for row in link_rows] == ["L1", "L1", "L3", "L3"]
+
+
+def test_default_output_directory_is_results_slash_name(tmp_path):
+    done = cli(TC0_PATH, "--no-plots", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    assert (tmp_path / "results" / "test_case_0" / "summary.json").exists()
+    assert not (tmp_path / "results" / "test_case_0" / "links.png").exists()
+
+
+def test_options_reach_the_run(tmp_path, capsys):
+    code = main([str(TC0_PATH), "--duration", "2.5", "--seed", "9", "--interval", "0.5",
+                 "--algorithm", "tahoe", "--out", str(tmp_path), "--no-plots", "-F", "F1"])
+    assert code == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["end_time_s"] == 2.5 and summary["seed"] == 9 and summary["interval_s"] == 0.5
+    assert summary["flows"]["F1"]["algorithm"] == "tahoe"
+    times = (tmp_path / "hosts.csv").read_text().splitlines()[1].split(",")[0]
+    assert times == "0.5"
+
+
+def test_log_file_and_verbosity(tmp_path):
+    log = tmp_path / "run.log"
+    code = main([str(TC0_PATH), "-v", "INFO", "-f", str(log), "--out", str(tmp_path / "o"),
+                 "--no-plots", "--quiet"])
+    assert code == 0
+    assert "flow F1 completed" in log.read_text()
+
+
+def mutate(change):
+    data = copy.deepcopy(TC0)
+    change(data)
+    return data
+
+
+BAD_TOPOLOGIES = {
+    "unparseable": ('{"name": "x",\n "hosts": [}', "not valid JSON: Expecting value at line 2"),
+    "unknown key": (mutate(lambda d: d["links"][0].update(rate_mpbs=3)),
+                    'links[0] "L1": unknown field "rate_mpbs" (did you mean "rate_mbps"?)'),
+    "missing field": (mutate(lambda d: d["links"][0].pop("delay_ms")),
+                      'links[0] "L1": missing field "delay_ms"'),
+    "wrong type": (mutate(lambda d: d["links"][0].update(delay_ms="ten")),
+                   'field "delay_ms": expected a number'),
+    "zero rate": (mutate(lambda d: d["links"][0].update(rate_mbps=0)),
+                  'field "rate_mbps": expected a positive number, got 0'),
+    "negative rate": (mutate(lambda d: d["links"][0].update(rate_mbps=-5)),
+                      'field "rate_mbps": expected a positive number, got -5'),
+    "unknown node": (mutate(lambda d: d["flows"][0].update(dst="H3")),
+                     'field "dst": unknown node "H3"'),
+    "duplicate id": (mutate(lambda d: d["links"].append(dict(d["links"][0]))),
+                     'duplicate link id "L1"'),
+    "host with two links": (mutate(lambda d: d["links"].append(
+        {"id": "L2", "ends": ["H1", "H2"], "rate_mbps": 1, "delay_ms": 1, "buffer_kb": 1})),
+        'host "H1" has 2 links (L1, L2)'),
+    "endpoint is a router": (mutate(lambda d: (d["routers"].append("R1"), d["links"].append(
+        {"id": "L2", "ends": ["R1", "H2"], "rate_mbps": 1, "delay_ms": 1, "buffer_kb": 1}),
+        d["links"][0].update(ends=["H1", "R1"]), d["flows"][0].update(dst="R1"))),
+        'field "dst": "R1" is a router'),
+    "not connected": (mutate(lambda d: (d["hosts"].extend(["H3", "H4"]), d["links"].append(
+        {"id": "L2", "ends": ["H3", "H4"], "rate_mbps": 1, "delay_ms": 1, "buffer_kb": 1}),
+        d["flows"][0].update(dst="H4"))), 'hosts "H1" and "H4" are not connected'),
+    "unknown algorithm": (mutate(lambda d: d["flows"][0].update(algorithm="rneo")),
+                          'unknown algorithm "rneo" (did you mean "reno"?)'),
+    "unknown parameter": (mutate(lambda d: d["flows"][0].update(params={"alpha": 1})),
+                          'unknown parameter "alpha"'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_TOPOLOGIES))
+def test_bad_topology_exits_2_with_one_clear_line(tmp_path, capsys, case):
+    data, expected = BAD_TOPOLOGIES[case]
+    path = write(tmp_path, "bad.json", data)
+    code = main([str(path), "--out", str(tmp_path / "out"), "--no-plots"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith(f"error: {path}: ") and expected in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_input_in_a_subprocess_has_no_traceback(tmp_path):
+    path = write(tmp_path, "bad.json", BAD_TOPOLOGIES["negative rate"][0])
+    done = cli(path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+
+
+def test_jsonpickle_payload_is_rejected_without_running_anything(tmp_path):
+    marker = tmp_path / "PWNED"
+    payload = {"py/reduce": [{"py/function": "os.system"}, {"py/tuple": [f"touch {marker}"]}]}
+    path = write(tmp_path, "evil.json", mutate(lambda d: d["links"][0].update(extra=payload)))
+    done = cli(path, "--no-plots")
+    assert done.returncode == 2
+    assert 'jsonpickle tag "py/reduce" is not allowed' in done.stderr
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["-l", "L9"], '-l: unknown id "L9"'),
+    (["-F", "F2"], '-F: unknown id "F2"'),
+    (["--duration", "-1"], "--duration: expected a positive number"),
+    (["--interval", "0"], "--interval: expected a positive number"),
+    (["--seed", "-3"], "--seed: expected a non-negative integer"),
+    (["--algorithm", "cubik"], '--algorithm: unknown algorithm "cubik"'),
+])
+def test_bad_command_line_values_exit_2(tmp_path, capsys, args, expected):
+    code = main([str(TC0_PATH), "--out", str(tmp_path), "--no-plots", *args])
+    assert code == 2
+    assert expected in capsys.readouterr().err
+
+
+def test_missing_file_and_argparse_errors_exit_2(tmp_path):
+    done = cli(tmp_path / "nope.json")
+    assert done.returncode == 2 and "cannot read file" in done.stderr
+    done = cli(TC0_PATH, "-v", "LOUD")
+    assert done.returncode == 2 and "invalid choice" in done.stderr
+
+
+def test_endless_flow_without_duration_exits_2(tmp_path, capsys):
+    path = write(tmp_path, "endless.json", mutate(lambda d: d["flows"][0].update(data_mb=None)))
+    assert main([str(path), "--no-plots", "--out", str(tmp_path / "o")]) == 2
+    assert "pass --duration" in capsys.readouterr().err
+    assert main([str(path), "--no-plots", "--quiet", "--duration", "1", "--out", str(tmp_path / "o")]) == 0
+
+
+def test_unwritable_output_directory_exits_2(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert main([str(TC0_PATH), "--no-plots", "--quiet", "--out", str(blocker / "sub")]) == 2
+    assert "cannot write results" in capsys.readouterr().err

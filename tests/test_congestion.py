@@ -1,0 +1,102 @@
+"""Tahoe and Reno hooks on a stand-in flow, without a simulator."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from flows import ALGORITHMS
+from flows.congestion import LOSS, OPEN, RECOVERY, CongestionControl
+from flows.reno import Reno
+from flows.tahoe import Tahoe
+
+
+class FakeFlow:
+    """Just the window state the hooks read and write."""
+
+    def __init__(self, cwnd=1.0, ssthresh=math.inf, flight=0):
+        self.cwnd = cwnd
+        self.ssthresh = ssthresh
+        self.flight = flight
+        self.dupack_threshold = 3
+
+    def flight_size(self):
+        return self.flight
+
+
+@pytest.mark.parametrize("cls", [Tahoe, Reno])
+def test_slow_start_adds_one_packet_per_ack(cls):
+    flow = FakeFlow(cwnd=1.0, ssthresh=8.0)
+    cc = cls(flow)
+    sizes = []
+    for _ in range(7):
+        cc.on_ack(1)
+        sizes.append(flow.cwnd)
+    assert sizes == [2, 3, 4, 5, 6, 7, 8]
+
+
+@pytest.mark.parametrize("cls", [Tahoe, Reno])
+def test_slow_start_growth_is_capped_per_ack(cls):
+    # RFC 5681: cwnd += min(N, SMSS) for an ACK covering N packets
+    flow = FakeFlow(cwnd=4.0, ssthresh=100.0)
+    cls(flow).on_ack(30)
+    assert flow.cwnd == 5.0
+
+
+@pytest.mark.parametrize("cls", [Tahoe, Reno])
+def test_congestion_avoidance_adds_one_packet_per_window(cls):
+    flow = FakeFlow(cwnd=10.0, ssthresh=5.0)
+    cc = cls(flow)
+    for _ in range(10):
+        cc.on_ack(1)
+    # ten increments of 1/cwnd, cwnd growing as it goes: a little under 11
+    assert 10.95 < flow.cwnd < 11.0
+
+
+def test_crossing_ssthresh_spends_the_rest_in_congestion_avoidance():
+    flow = FakeFlow(cwnd=7.5, ssthresh=8.0)
+    Reno(flow).on_ack(1)
+    assert flow.cwnd == pytest.approx(8.0 + 0.5 / 8.0)
+
+
+@pytest.mark.parametrize("cls", [Tahoe, Reno])
+def test_ssthresh_is_half_the_flight_size_at_least_two(cls):
+    assert cls(FakeFlow(flight=40)).ssthresh() == 20.0
+    assert cls(FakeFlow(flight=3)).ssthresh() == 2.0
+
+
+def test_tahoe_has_no_fast_recovery_and_restarts_from_one_packet():
+    flow = FakeFlow(cwnd=30.0, ssthresh=15.0)
+    cc = Tahoe(flow)
+    assert Tahoe.fast_recovery is False
+    cc.on_state(OPEN, LOSS)
+    assert flow.cwnd == 1.0
+
+
+def test_reno_inflates_during_recovery_and_deflates_after():
+    flow = FakeFlow(cwnd=30.0, flight=30)
+    cc = Reno(flow)
+    flow.ssthresh = cc.ssthresh()
+    cc.on_state(OPEN, RECOVERY)
+    assert flow.cwnd == 15.0 + 3
+    for _ in range(5):
+        cc.on_dupack()
+    assert flow.cwnd == 23.0
+    cc.on_state(RECOVERY, OPEN)
+    assert flow.cwnd == 15.0
+
+
+def test_reno_timeout_sets_the_loss_window():
+    flow = FakeFlow(cwnd=30.0, ssthresh=15.0)
+    Reno(flow).on_state(RECOVERY, LOSS)
+    assert flow.cwnd == 1.0
+
+
+def test_registry_names_and_parameter_checks():
+    assert set(ALGORITHMS) == {"tahoe", "reno"}
+    assert all(issubclass(cls, CongestionControl) and cls.name == name
+               for name, cls in ALGORITHMS.items())
+    assert CongestionControl.param_problem("x", 1.5) is None
+    assert CongestionControl.param_problem("x", 0) == "expected a positive number"
+    assert CongestionControl.param_problem("x", True) == "expected a number"
+    assert CongestionControl.param_problem("x", float("nan")) == "expected a number"
