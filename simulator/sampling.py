@@ -47,7 +47,8 @@ class Sampler:
     expected to reset its own per-interval counters when called.
     """
 
-    __slots__ = ("sim", "interval_s", "tables", "_probes", "_last_s", "_running", "_origin_s", "_ticks")
+    __slots__ = ("sim", "interval_s", "tables", "_probes", "_last_s", "_running", "_origin_s", "_ticks",
+                 "_generation")
 
     def __init__(self, sim, interval_s: float):
         if not interval_s > 0:
@@ -60,6 +61,7 @@ class Sampler:
         self._running = False
         self._origin_s = 0.0
         self._ticks = 0
+        self._generation = 0
 
     def table(self, name: str, key_columns: tuple, value_columns: tuple) -> Table:
         if name not in self.tables:
@@ -74,15 +76,17 @@ class Sampler:
         self._last_s = self._origin_s = self.sim.now
         self._running = True
         self._ticks = 0
+        self._generation += 1     # a tick chain of an earlier start() stops at its next tick
         self._schedule_next()
 
     def _schedule_next(self) -> None:
         # k * interval from the origin, not repeated addition: sample times do not drift.
         self._ticks += 1
-        self.sim.schedule_at(self._origin_s + self._ticks * self.interval_s, self._tick)
+        self.sim.schedule_at(self._origin_s + self._ticks * self.interval_s, self._tick,
+                             self._generation)
 
-    def _tick(self, _=None) -> None:
-        if not self._running:
+    def _tick(self, generation: int) -> None:
+        if not self._running or generation != self._generation:
             return
         self.sample()
         self._schedule_next()
