@@ -14,6 +14,12 @@ Because the queue is FIFO and the rate constant, a packet's departure time is kn
 is accepted. The transmitter therefore schedules the arrival at the far end directly, one event per
 packet and hop, and accounts lazily for packets leaving the buffer (in time order, before any later
 arrival or sample), which keeps buffer statistics exact.
+
+Failures: a link can go down and come back up. While down, each direction's transmitter is
+replaced by a `DeadTransmitter` that drops everything offered (failure drops), so links cost
+nothing extra while up. Packets a link holds when it fails (waiting, being transmitted, or
+propagating) are lost: links that may fail deliver through an `Arrival` guard that is cut when
+the link goes down. The nodes at both ends are told at once (`Node.link_changed`).
 """
 from __future__ import annotations
 
@@ -32,7 +38,8 @@ class LinkDirection:
 
     __slots__ = ("link", "index", "src", "dst", "label", "transmitter", "dst_receive",
                  "arrived", "dropped", "tx_pkts", "tx_bytes", "q_bytes", "q_pkts",
-                 "area_bytes", "area_pkts", "last_s")
+                 "area_bytes", "area_pkts", "last_s", "failed", "lost_in_flight", "delivered",
+                 "routing_pkts", "routing_bytes", "routing_dropped")
 
     def __init__(self, link, index: int, src, dst, transmitter):
         self.link = link
@@ -51,6 +58,12 @@ class LinkDirection:
         self.area_bytes = 0.0
         self.area_pkts = 0.0
         self.last_s = 0.0
+        self.failed = 0            # offered while the link was down, or waiting when it failed
+        self.lost_in_flight = 0    # transmitted, then lost because the link failed
+        self.delivered = 0         # counted only on links that may fail (see Arrival)
+        self.routing_pkts = 0      # routing packets offered (counted by routing agents)
+        self.routing_bytes = 0
+        self.routing_dropped = 0
 
     def send(self, packet) -> bool:
         """Offer `packet` to the link in this direction; False if it was dropped."""
@@ -135,22 +148,60 @@ class Transmitter:
         return True
 
 
+class DeadTransmitter:
+    """Stands in for a failed link's transmitter: every packet offered is a failure drop."""
+
+    __slots__ = ()
+
+    def offer(self, packet, d: LinkDirection) -> bool:
+        d.arrived += 1
+        d.failed += 1
+        return False
+
+    def release(self, now: float) -> None:
+        pass
+
+
+DEAD = DeadTransmitter()
+
+
+class Arrival:
+    """Hands packets of one direction to the far node, unless the link failed after sending them."""
+
+    __slots__ = ("d", "receive", "live")
+
+    def __init__(self, d: LinkDirection, receive):
+        self.d = d
+        self.receive = receive
+        self.live = True
+
+    def __call__(self, packet) -> None:
+        if self.live:
+            self.d.delivered += 1
+            self.receive(packet)
+
+
 class Link:
     """A link between two nodes: rate, propagation delay, buffer capacity and duplex model."""
 
     __slots__ = ("id", "ends", "rate_bps", "delay_s", "buffer_bytes", "duplex", "directions",
-                 "transmitters")
+                 "transmitters", "static_cost_s", "up", "can_fail", "_receivers", "sim")
 
     def __init__(self, sim, link_id: str, a, b, rate_bps: float, delay_s: float,
-                 buffer_bytes: int, duplex: str = "full"):
+                 buffer_bytes: int, duplex: str = "full", cost_s: float | None = None):
         if duplex not in DUPLEX_MODES:
             raise ValueError(f"link {link_id}: duplex must be one of {DUPLEX_MODES}, got {duplex!r}")
         if not rate_bps > 0:
             raise ValueError(f"link {link_id}: rate must be positive, got {rate_bps}")
         if delay_s < 0 or buffer_bytes < 0:
             raise ValueError(f"link {link_id}: delay and buffer must not be negative")
+        self.sim = sim
         self.id = link_id
         self.ends = (a, b)
+        self.static_cost_s = delay_s if cost_s is None else cost_s
+        self.up = True
+        self.can_fail = False
+        self._receivers = None
         self.rate_bps = rate_bps
         self.delay_s = delay_s
         self.buffer_bytes = buffer_bytes
@@ -161,6 +212,52 @@ class Link:
         self.directions = (LinkDirection(self, 0, a, b, first), LinkDirection(self, 1, b, a, second))
         a.attach(self, self.directions[0])
         b.attach(self, self.directions[1])
+
+    # -- failures ---------------------------------------------------------------------------
+    def enable_failures(self) -> None:
+        """Route arrivals through `Arrival` guards so that a failure can cut packets in flight.
+        Call before any packet is sent; links that never fail skip this and the guard's cost."""
+        if not self.can_fail:
+            self.can_fail = True
+            self._receivers = tuple(d.dst_receive for d in self.directions)
+            for d in self.directions:
+                d.dst_receive = Arrival(d, d.dst_receive)
+
+    def go_down(self) -> None:
+        """Fail the link: drop what it holds and, until `come_up`, everything sent to it."""
+        if not self.up:
+            return
+        if not self.can_fail:
+            raise RuntimeError(f"link {self.id} was not prepared for failures (enable_failures)")
+        now = self.sim.now
+        for d in self.directions:
+            d.settle(now)
+            d.failed += d.q_pkts
+            d.q_bytes = d.q_pkts = 0
+            d.lost_in_flight = d.tx_pkts - d.delivered    # being transmitted or propagating
+            d.dst_receive.live = False
+        for t in self.transmitters:
+            t.queue.clear()
+            t.queued_bytes = 0
+            t.busy_until = now
+        for d in self.directions:
+            d.transmitter = DEAD
+        self.up = False
+        for node in self.ends:
+            node.link_changed(self)
+
+    def come_up(self) -> None:
+        """Repair the link: empty buffers, idle transmitters."""
+        if self.up:
+            return
+        first, second = self.transmitters[0], self.transmitters[-1]
+        for d, t, receive in zip(self.directions, (first, second), self._receivers):
+            d.transmitter = t
+            d.last_s = self.sim.now
+            d.dst_receive = Arrival(d, receive)
+        self.up = True
+        for node in self.ends:
+            node.link_changed(self)
 
     def direction_from(self, node) -> LinkDirection:
         """The direction in which `node` sends on this link."""

@@ -21,6 +21,9 @@ class Node:
         self.links.append(link)
         self.out.append(direction)
 
+    def link_changed(self, link) -> None:
+        """`link` went down or came up (see `link.up`); hosts have nothing to do."""
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.id})"
 
@@ -71,6 +74,10 @@ class Router(Node):
         self.routes = {}
         self.no_route_drops = 0
         self.agent = None
+
+    def link_changed(self, link) -> None:
+        if self.agent is not None:
+            self.agent.link_changed(link)
 
     def receive(self, packet) -> None:
         dst = packet.dst

@@ -1,4 +1,10 @@
-"""Routing: filling router forwarding tables (static shortest paths; dynamic protocols plug in here)."""
-from routing.static import install_static_routes, next_hops
+"""Routing: filling router forwarding tables.
 
-__all__ = ["install_static_routes", "next_hops"]
+`static` computes shortest paths once; `distance_vector` runs decentralized Bellman-Ford agents
+on the routers, exchanging routing packets over the simulated links.
+"""
+from routing.distance_vector import DistanceVectorAgent, start_distance_vector
+from routing.static import install_static_routes, next_hops, shortest_routes
+
+__all__ = ["DistanceVectorAgent", "install_static_routes", "next_hops", "shortest_routes",
+           "start_distance_vector"]

@@ -1,6 +1,6 @@
 """Static routing: shortest paths by link cost, computed once before the run.
 
-The cost of a link is its propagation delay. Hosts never forward, so paths to a destination host
+The cost of a link is its static cost: the topology's `cost` if given, else its propagation delay. Hosts never forward, so paths to a destination host
 run through routers only. For each router and destination host, the next hop is the link that
 minimises (link cost + distance of the neighbour to the destination); equal costs (within a
 relative 1e-9) are broken by the link's position in the topology file, first wins. The same rule
@@ -16,8 +16,19 @@ TIE_TOLERANCE = 1e-9
 
 
 def link_cost(link) -> float:
-    """Static cost of a link: its propagation delay in seconds."""
-    return link.delay_s
+    """Static cost of a link in seconds: its `cost` from the topology, else its propagation delay."""
+    return link.static_cost_s
+
+
+def pick_next_hop(candidates):
+    """The chosen (cost, hop) of `candidates`, an iterable of (cost, hop) in the router's link
+    order: the lowest cost, and among costs equal within TIE_TOLERANCE the first. None if empty."""
+    candidates = list(candidates)
+    if not candidates:
+        return None
+    lowest = min(cost for cost, _ in candidates)
+    limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
+    return next(c for c in candidates if c[0] <= limit)
 
 
 def distances_to(destination, routers, links, cost=link_cost) -> dict:
@@ -34,34 +45,34 @@ def distances_to(destination, routers, links, cost=link_cost) -> dict:
     return nx.single_source_dijkstra_path_length(graph, destination, weight="weight")
 
 
-def next_hops(destination, routers, links, cost=link_cost) -> dict:
-    """Router -> outgoing LinkDirection towards `destination` (routers with no path are absent).
-
-    A router's links are attached in file order, so keeping the first of equal-cost candidates
-    implements the documented tie rule.
-    """
+def shortest_routes(destination, routers, links, cost=link_cost) -> dict:
+    """Router -> (cost, outgoing LinkDirection) towards `destination`; routers with no path are
+    absent. A router's links are attached in file order, so `pick_next_hop` implements the
+    documented tie rule."""
     dist = distances_to(destination, routers, links, cost)
     table = {}
     for router in routers:
         if router not in dist:
             continue
-        best_total, best = None, None
-        for link, direction in zip(router.links, router.out):
-            neighbour = direction.dst
-            if neighbour not in dist:
-                continue
-            total = cost(link) + dist[neighbour]
-            if best_total is None or total < best_total - TIE_TOLERANCE * max(best_total, 1e-12):
-                best_total, best = total, direction
-        if best is not None:
-            table[router] = best
+        chosen = pick_next_hop((cost(link) + dist[d.dst], d) for link, d in zip(router.links, router.out)
+                               if d.dst in dist)
+        if chosen is not None:
+            table[router] = chosen
     return table
 
 
-def install_static_routes(routers, hosts, links, cost=link_cost) -> None:
-    """Fill every router's forwarding table with shortest paths to every host."""
+def next_hops(destination, routers, links, cost=link_cost) -> dict:
+    """Router -> outgoing LinkDirection towards `destination`."""
+    return {router: d for router, (_, d) in shortest_routes(destination, routers, links, cost).items()}
+
+
+def install_static_routes(routers, hosts, links, cost=link_cost) -> dict:
+    """Fill every router's forwarding table with shortest paths to every host.
+
+    Returns router -> {host: (cost, direction)}, the installed tables with their costs."""
+    tables = {router: {} for router in routers}
     for host in hosts:
-        for router, direction in next_hops(host, routers, links, cost).items():
-            router.routes[host] = direction
-
-
+        for router, (total, d) in shortest_routes(host, routers, links, cost).items():
+            router.routes[host] = d
+            tables[router][host] = (total, d)
+    return tables

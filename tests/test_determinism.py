@@ -12,7 +12,7 @@ def run_to(out, seed=None):
     simulate(spec, seed=seed).write(out)
     summary = json.loads((out / "summary.json").read_text())
     summary.pop("wall_time_s")
-    return summary, {name: (out / name).read_bytes() for name in ("links.csv", "flows.csv", "hosts.csv")}
+    return summary, {name: (out / name).read_bytes() for name in ("links.csv", "flows.csv", "hosts.csv", "routes.csv")}
 
 
 def test_same_seed_same_results(tmp_path):
@@ -31,7 +31,9 @@ def test_csv_files_are_long_format_with_documented_columns(tmp_path):
     _, files = run_to(tmp_path / "d")
     headers = {name: data.decode().splitlines()[0] for name, data in files.items()}
     assert headers == {
-        "links.csv": "time_s,link,direction,rate_mbps,buffer_kb,buffer_pkts,drops",
+        "links.csv": ("time_s,link,direction,rate_mbps,buffer_kb,buffer_pkts,drops,failure_drops,"
+                      "routing_rate_mbps"),
         "flows.csv": "time_s,flow,send_rate_mbps,recv_rate_mbps,window_pkts,rtt_ms",
         "hosts.csv": "time_s,host,send_rate_mbps,recv_rate_mbps",
+        "routes.csv": "time_s,router,destination,next_hop,link,cost_ms",
     }

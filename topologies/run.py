@@ -27,7 +27,8 @@ DEFAULT_INTERVAL_S = 0.1
 STALL_TIMEOUT_S = 120.0      # twice the RFC 6298 maximum RTO: a backed-off flow is not a stall
 STALL_CHECK_S = 1.0
 
-LINK_COLUMNS = ("rate_bps", "buffer_bytes", "buffer_pkts", "drops")
+LINK_COLUMNS = ("rate_bps", "buffer_bytes", "buffer_pkts", "drops", "failure_drops",
+                "routing_rate_bps")
 FLOW_COLUMNS = ("send_rate_bps", "recv_rate_bps", "window_pkts", "rtt_s")
 HOST_COLUMNS = ("send_rate_bps", "recv_rate_bps")
 
@@ -38,20 +39,23 @@ class RunError(ValueError):
 
 # -- probes: per-interval values from cumulative counters -----------------------------------
 class _DirectionProbe:
-    __slots__ = ("d", "tx_bytes", "dropped", "area_bytes", "area_pkts")
+    __slots__ = ("d", "tx_bytes", "dropped", "area_bytes", "area_pkts", "failures", "routing_bytes")
 
     def __init__(self, d):
         self.d = d
-        self.tx_bytes = self.dropped = 0
+        self.tx_bytes = self.dropped = self.failures = self.routing_bytes = 0
         self.area_bytes = self.area_pkts = 0.0
 
     def __call__(self, now: float, span: float):
         d = self.d
         d.settle(now)
+        failures = d.failed + d.lost_in_flight
         row = ((d.tx_bytes - self.tx_bytes) * 8.0 / span, (d.area_bytes - self.area_bytes) / span,
-               (d.area_pkts - self.area_pkts) / span, float(d.dropped - self.dropped))
-        self.tx_bytes, self.dropped = d.tx_bytes, d.dropped
+               (d.area_pkts - self.area_pkts) / span, float(d.dropped - self.dropped),
+               float(failures - self.failures), (d.routing_bytes - self.routing_bytes) * 8.0 / span)
+        self.tx_bytes, self.dropped, self.failures = d.tx_bytes, d.dropped, failures
         self.area_bytes, self.area_pkts = d.area_bytes, d.area_pkts
+        self.routing_bytes = d.routing_bytes
         return row
 
 
@@ -227,13 +231,24 @@ class Results:
         self.links = self._columns(tables["links"], {"rate_bps": ("rate_mbps", mbit),
                                                      "buffer_bytes": ("buffer_kb", kb),
                                                      "buffer_pkts": ("buffer_pkts", 1.0),
-                                                     "drops": ("drops", 1.0)})
+                                                     "drops": ("drops", 1.0),
+                                                     "failure_drops": ("failure_drops", 1.0),
+                                                     "routing_rate_bps": ("routing_rate_mbps", mbit)})
         self.flows = self._columns(tables["flows"], {"send_rate_bps": ("send_rate_mbps", mbit),
                                                      "recv_rate_bps": ("recv_rate_mbps", mbit),
                                                      "window_pkts": ("window_pkts", 1.0),
                                                      "rtt_s": ("rtt_ms", 1e-3)})
         self.hosts = self._columns(tables["hosts"], {"send_rate_bps": ("send_rate_mbps", mbit),
                                                      "recv_rate_bps": ("recv_rate_mbps", mbit)})
+        log = self.network.route_log
+        self.routes = {
+            "time_s": np.array([row[0] for row in log], dtype=float),
+            "router": np.array([row[1] for row in log], dtype=str),
+            "destination": np.array([row[2] for row in log], dtype=str),
+            "next_hop": np.array([row[3] for row in log], dtype=str),
+            "link": np.array([row[4] for row in log], dtype=str),
+            "cost_ms": np.array([row[5] * 1e3 for row in log], dtype=float),
+        }
         self.summary = self._summarize(run, stop_reason, stop_detail, wall_s)
 
     @staticmethod
@@ -276,7 +291,9 @@ class Results:
                 directions[d.label] = {
                     "avg_buffer_kb": _round(d.area_bytes / end_s / kb) if end_s > 0 else 0.0,
                     "avg_buffer_pkts": _round(d.area_pkts / end_s) if end_s > 0 else 0.0,
-                    "drops": d.dropped, "packets_transmitted": d.tx_pkts,
+                    "drops": d.dropped, "failure_drops": d.failed + d.lost_in_flight,
+                    "routing_packets": d.routing_pkts, "routing_drops": d.routing_dropped,
+                    "packets_transmitted": d.tx_pkts,
                     "avg_rate_mbps": _round(rate_bps / mbit),
                     "utilization": _round(rate_bps / link.rate_bps),
                 }
@@ -295,7 +312,14 @@ class Results:
             "stop_reason": stop_reason, "stop_detail": stop_detail,
             "wall_time_s": round(wall_s, 4), "events": run.sim.events,
             "packet_hops": sum(d.tx_pkts for link in net.links.values() for d in link.directions),
+            "routing": {"protocol": spec.routing.protocol,
+                        "update_interval_s": spec.routing.update_interval_s,
+                        "settle_s": spec.routing.settle_s,
+                        "rounds": max((a.rounds for a in net.agents), default=0),
+                        "routing_packets": sum(a.packets_sent for a in net.agents),
+                        "route_changes": len(net.route_log)},
             "flows": flows, "links": links, "hosts": hosts,
+            "routers": {r.id: {"no_route_drops": r.no_route_drops} for r in net.routers.values()},
         }
 
     def trace(self, table: str, entity: str, column: str, direction: str | None = None):
@@ -329,7 +353,7 @@ class Results:
         with open(out / "summary.json", "w") as fh:
             json.dump(self.summary, fh, indent=2)
             fh.write("\n")
-        for name in ("links", "flows", "hosts"):
+        for name in ("links", "flows", "hosts", "routes"):
             _write_csv(out / f"{name}.csv", getattr(self, name))
         return out
 
@@ -352,7 +376,8 @@ def _write_csv(path: Path, columns: dict) -> None:
 def check_conservation(network: Network) -> list:
     """Violations of packet and byte conservation (empty when everything adds up).
 
-    Per link direction: packets offered = transmitted (begun) + dropped + waiting in the buffer.
+    Per link direction: packets offered = transmitted (begun) + dropped by the full buffer +
+    failure drops that were never transmitted + waiting in the buffer.
     Per completed flow: bytes delivered in order = bytes the application sent.
     """
     problems = []
@@ -360,9 +385,10 @@ def check_conservation(network: Network) -> list:
     for link in network.links.values():
         for d in link.directions:
             d.settle(now)
-            if d.arrived != d.tx_pkts + d.dropped + d.q_pkts:
+            if d.arrived != d.tx_pkts + d.dropped + d.failed + d.q_pkts:
                 problems.append(f"link {link.id} {d.label}: {d.arrived} offered != {d.tx_pkts} "
-                                f"transmitted + {d.dropped} dropped + {d.q_pkts} queued")
+                                f"transmitted + {d.dropped} dropped + {d.failed} failed + "
+                                f"{d.q_pkts} queued")
     for flow in network.flows.values():
         if flow.finished and not flow.delivered_all():
             problems.append(f"flow {flow.id}: delivered {flow.delivered_bytes} of {flow.data_bytes} "

@@ -30,7 +30,8 @@ BINARY = UnitSystem("binary", 2**20, 1024, 2**20)
 UNIT_SYSTEMS = {"si": SI, "binary": BINARY}
 
 DUPLEX_MODES = ("full", "half")
-ROUTING_PROTOCOLS = ("static",)
+ROUTING_PROTOCOLS = ("static", "bellman-ford")
+LINK_ACTIONS = ("down", "up")
 
 # Defaults of the model, in one place (documented in docs/model.md).
 DEFAULT_UNITS = "si"
@@ -40,6 +41,8 @@ DEFAULT_ACK_PACKET_BYTES = 64
 DEFAULT_ROUTING_PACKET_BYTES = 64
 DEFAULT_SEED = 1
 DEFAULT_ALGORITHM = "reno"
+DEFAULT_UPDATE_INTERVAL_S = 5.0     # Bellman-Ford periodic update rounds
+DEFAULT_SETTLE_S = 0.15             # hold-down before a new forwarding table is used
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class LinkSpec:
     delay_s: float
     buffer_bytes: int
     duplex: str          # "full" or "half"
+    cost_s: Optional[float] = None   # static routing cost; None: the propagation delay
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,17 @@ class FlowSpec:
 @dataclass(frozen=True)
 class RoutingSpec:
     protocol: str = "static"
+    update_interval_s: float = DEFAULT_UPDATE_INTERVAL_S
+    settle_s: float = DEFAULT_SETTLE_S
+
+
+@dataclass(frozen=True)
+class LinkEventSpec:
+    """A scheduled change of a link: at `at_s` the link goes "down" or comes back "up"."""
+
+    at_s: float
+    link: str
+    action: str
 
 
 @dataclass
@@ -106,6 +121,7 @@ class TopologySpec:
     seed: int
     source: str = "<dict>"      # file path, for messages
     algorithms: dict = field(default_factory=dict)   # the file's per-algorithm defaults
+    events: list = field(default_factory=list)       # of LinkEventSpec, sorted by time
 
     def link(self, link_id: str) -> LinkSpec:
         for link in self.links:
