@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from flows import ALGORITHMS
 from flows.congestion import CongestionControl
 from topologies.loader import TopologyError, TRANSPORT_RULES, load_topology
-from topologies.spec import (BINARY, DEFAULT_ALGORITHM, DEFAULT_SEED, SI, TRANSPORT_FIELDS,
-                             PacketSizes, TransportSpec)
+from topologies.spec import (BINARY, DEFAULT_ALGORITHM, DEFAULT_SEED, DEFAULT_SETTLE_S,
+                             DEFAULT_UPDATE_INTERVAL_S, SI, TRANSPORT_FIELDS, LinkEventSpec,
+                             PacketSizes, RoutingSpec, TransportSpec)
 
 TOPOLOGIES = Path(__file__).resolve().parent.parent / "topologies"
 
@@ -91,7 +92,10 @@ def test_defaults():
     spec = load_topology(base())
     assert spec.name == "topology" and spec.description == "" and spec.source == "<dict>"
     assert spec.packet_sizes == PacketSizes(1024, 64, 64)
-    assert spec.routing.protocol == "static"
+    assert spec.routing == RoutingSpec("static", DEFAULT_UPDATE_INTERVAL_S, DEFAULT_SETTLE_S)
+    assert (DEFAULT_UPDATE_INTERVAL_S, DEFAULT_SETTLE_S) == (5.0, 0.15)
+    assert all(link.cost_s is None for link in spec.links)
+    assert spec.events == []
     assert spec.duration_s is None and spec.seed == DEFAULT_SEED
     assert spec.hosts == ["H1", "H2", "H3"] and spec.routers == ["R1"]
     assert all(link.duplex == "full" for link in spec.links)
@@ -225,7 +229,8 @@ def test_shipped_common_settings(n):
     assert spec.name == f"test_case_{n}" and f"test case {n}" in spec.description
     assert spec.units == BINARY and spec.seed == 1 and spec.duration_s is None
     assert spec.packet_sizes.data_bytes == 1024 and spec.packet_sizes.ack_bytes == 64
-    assert spec.routing.protocol == "static"
+    assert spec.routing == RoutingSpec()
+    assert spec.events == [] and all(link.cost_s is None for link in spec.links)
     assert all(link.duplex == "half" and link.delay_s == pytest.approx(0.01) for link in spec.links)
     assert all(flow.algorithm == "reno" for flow in spec.flows)
 
@@ -345,7 +350,7 @@ def test_unknown_field_with_suggestion(tmp_path):
     data["links"][0]["rate_mpbs"] = data["links"][0].pop("rate_mbps")
     message = error_of(tmp_path, data)
     assert message.endswith('links[0] "L1": unknown field "rate_mpbs" (did you mean "rate_mbps"?); '
-                            'known: buffer_kb, delay_ms, duplex, ends, id, rate_mbps')
+                            'known: buffer_kb, cost, delay_ms, duplex, ends, id, rate_mbps')
 
 
 def test_unknown_top_level_field(tmp_path):
@@ -552,15 +557,207 @@ def test_bad_top_level_fields(tmp_path, field, value, expected):
 @pytest.mark.parametrize("block, expected", [
     ({"packet_bytes": {"data": 0}}, 'packet_bytes: field "data": expected a positive integer, got 0'),
     ({"packet_bytes": {"dta": 1}}, 'packet_bytes: unknown field "dta" (did you mean "data"?)'),
-    ({"routing": {"protocol": "rip"}}, 'routing: field "protocol": expected "static", got "rip"'),
+    ({"routing": {"protocol": "rip"}},
+     'routing: field "protocol": expected "static" or "bellman-ford", got "rip"'),
+    ({"routing": {"protocol": "bellmanford"}},
+     'routing: field "protocol": expected "static" or "bellman-ford", got "bellmanford" '
+     '(did you mean "bellman-ford"?)'),
     ({"routing": {"protocl": "static"}}, 'routing: unknown field "protocl" (did you mean "protocol"?)'),
 ])
 def test_bad_blocks(tmp_path, block, expected):
     assert f"x.json: {expected}" in error_of(tmp_path, base() | block)
 
 
+# -- routing block ---------------------------------------------------------------------------------
+
+def test_routing_bellman_ford_with_timers():
+    data = base() | {"routing": {"protocol": "bellman-ford", "update_interval_s": 2, "settle_s": 0.5}}
+    assert load_topology(data).routing == RoutingSpec("bellman-ford", 2.0, 0.5)
+    data = base() | {"routing": {"protocol": "bellman-ford"}}
+    assert load_topology(data).routing == RoutingSpec("bellman-ford", 5.0, 0.15)
+
+
+def test_routing_timers_are_accepted_with_static_routing():
+    data = base() | {"routing": {"update_interval_s": 1, "settle_s": 0}}
+    assert load_topology(data).routing == RoutingSpec("static", 1.0, 0.0)
+    data = base() | {"routing": {"settle_s": 4.5}}
+    assert load_topology(data).routing == RoutingSpec("static", 5.0, 4.5)
+
+
+@pytest.mark.parametrize("block, expected", [
+    ({"update_interval_s": 0}, 'field "update_interval_s": expected a positive number, got 0'),
+    ({"update_interval_s": "5"}, 'field "update_interval_s": expected a number, got "5"'),
+    ({"update_interval_s": None}, 'field "update_interval_s": expected a number, got null'),
+    ({"settle_s": -0.1}, 'field "settle_s": expected a number >= 0, got -0.1'),
+    ({"settle_s": True}, 'field "settle_s": expected a number, got true'),
+    ({"settle_s": 5}, 'field "settle_s": expected a number < update_interval_s (5.0), got 5'),
+    ({"update_interval_s": 1, "settle_s": 2},
+     'field "settle_s": expected a number < update_interval_s (1.0), got 2'),
+    ({"update_interval_s": 0.1}, 'field "update_interval_s": expected a number > settle_s (0.15), got 0.1'),
+    ({"update_interval_s": 0.15}, 'field "update_interval_s": expected a number > settle_s (0.15), got 0.15'),
+    ({"protocol": "bellman-ford", "update_intervall_s": 1},
+     'unknown field "update_intervall_s" (did you mean "update_interval_s"?); '
+     'known: protocol, settle_s, update_interval_s'),
+])
+def test_bad_routing_timers(tmp_path, block, expected):
+    assert error_of(tmp_path, base() | {"routing": block}).endswith(f"x.json: routing: {expected}")
+
+
+# -- link cost -------------------------------------------------------------------------------------
+
+def test_link_cost_is_in_milliseconds():
+    data = base()
+    data["links"][0]["cost"] = 20
+    data["links"][1]["cost"] = 0.5
+    spec = load_topology(data)
+    assert spec.link("L1").cost_s == pytest.approx(0.02)
+    assert spec.link("L2").cost_s == pytest.approx(0.0005)
+    assert spec.link("L3").cost_s is None
+    assert spec.link("L1").delay_s == pytest.approx(0.010)   # the delay itself is unchanged
+
+
+def test_link_cost_same_in_both_unit_systems():
+    data = base() | {"units": "binary"}
+    data["links"][0]["cost"] = 20
+    assert load_topology(data).link("L1").cost_s == pytest.approx(0.02)
+
+
+@pytest.mark.parametrize("value, expected", [
+    (0, "expected a positive number, got 0"),
+    (-3, "expected a positive number, got -3"),
+    ("20", 'expected a number, got "20"'),
+    (None, "expected a number, got null"),
+    (False, "expected a number, got false"),
+])
+def test_bad_link_cost(tmp_path, value, expected):
+    data = base()
+    data["links"][2]["cost"] = value
+    assert error_of(tmp_path, data).endswith(f'links[2] "L3": field "cost": {expected}')
+
+
+def test_misspelled_link_cost(tmp_path):
+    data = base()
+    data["links"][0]["cots"] = 5
+    assert 'links[0] "L1": unknown field "cots" (did you mean "cost"?)' in error_of(tmp_path, data)
+
+
+# -- link events -----------------------------------------------------------------------------------
+
+def down(at_s, link="L2"):
+    return {"at_s": at_s, "link": link, "action": "down"}
+
+
+def up(at_s, link="L2"):
+    return {"at_s": at_s, "link": link, "action": "up"}
+
+
+def test_events_are_converted_and_sorted_by_time_then_file_order():
+    data = base() | {"events": [up(20), down(12), down(5, "L1"), down(12, "L3"), up(12, "L1"),
+                                down(30.5), down(0, "L3"), up(3, "L3")]}
+    spec = load_topology(data)
+    assert spec.events == [
+        LinkEventSpec(0.0, "L3", "down"), LinkEventSpec(3.0, "L3", "up"),
+        LinkEventSpec(5.0, "L1", "down"), LinkEventSpec(12.0, "L2", "down"),
+        LinkEventSpec(12.0, "L3", "down"), LinkEventSpec(12.0, "L1", "up"),
+        LinkEventSpec(20.0, "L2", "up"), LinkEventSpec(30.5, "L2", "down"),
+    ]
+    assert all(isinstance(event.at_s, float) for event in spec.events)
+
+
+def test_same_time_events_of_different_links_keep_file_order():
+    data = base() | {"events": [down(7, "L3"), down(7, "L1"), down(7, "L2")]}
+    assert [event.link for event in load_topology(data).events] == ["L3", "L1", "L2"]
+
+
+def test_a_link_may_stay_down_and_events_may_be_empty():
+    assert load_topology(base() | {"events": [down(1)]}).events == [LinkEventSpec(1.0, "L2", "down")]
+    assert load_topology(base() | {"events": []}).events == []
+
+
+def test_down_of_a_down_link(tmp_path):
+    data = base() | {"events": [down(1, "L1"), down(5), down(12), up(20)]}
+    assert error_of(tmp_path, data).endswith(
+        'events[2]: field "action": link "L2" is already down at 12 s')
+
+
+def test_down_of_a_down_link_written_out_of_time_order(tmp_path):
+    # The later event in time is the redundant one, whatever the file order.
+    data = base() | {"events": [down(20), down(10)]}
+    assert error_of(tmp_path, data).endswith(
+        'events[0]: field "action": link "L2" is already down at 20 s')
+
+
+def test_up_of_an_up_link(tmp_path):
+    data = base() | {"events": [up(2.5, "L3")]}
+    assert error_of(tmp_path, data).endswith('events[0]: field "action": link "L3" is already up at 2.5 s')
+    data = base() | {"events": [down(1), up(2), up(3)]}
+    assert error_of(tmp_path, data).endswith('events[2]: field "action": link "L2" is already up at 3 s')
+
+
+def test_two_events_of_a_link_at_the_same_time(tmp_path):
+    data = base() | {"events": [down(1, "L1"), down(12), down(4, "L3"), up(12)]}
+    assert error_of(tmp_path, data).endswith(
+        'events[3]: field "at_s": link "L2" already has an event at 12 s (events[1])')
+    # Checked before the alternation rule: here events[0] alone would be an "up" of an up link.
+    data = base() | {"events": [up(0.5), down(0.5)]}
+    assert error_of(tmp_path, data).endswith(
+        'events[1]: field "at_s": link "L2" already has an event at 0.5 s (events[0])')
+    # And before it over the whole list: the earlier alternation problem is not reported first.
+    data = base() | {"events": [down(1), down(2), up(9, "L1"), down(9, "L1")]}
+    assert error_of(tmp_path, data).endswith(
+        'events[3]: field "at_s": link "L1" already has an event at 9 s (events[2])')
+
+
+def test_event_on_unknown_link_suggests_the_closest(tmp_path):
+    data = base() | {"events": [down(1, "L4")]}
+    assert error_of(tmp_path, data).endswith('events[0]: field "link": unknown link "L4" (did you mean "L1"?)')
+    data = base()
+    data["links"][1]["id"] = "core"
+    data["events"] = [down(1, "cores")]
+    assert error_of(tmp_path, data).endswith(
+        'events[0]: field "link": unknown link "cores" (did you mean "core"?)')
+    data["events"] = [down(1, "zzzzzz")]
+    assert error_of(tmp_path, data).endswith(
+        'events[0]: field "link": unknown link "zzzzzz"; known: L1, L3, core')
+
+
+@pytest.mark.parametrize("event, expected", [
+    ({"at_s": -1, "link": "L2", "action": "down"}, 'field "at_s": expected a number >= 0, got -1'),
+    ({"at_s": "1", "link": "L2", "action": "down"}, 'field "at_s": expected a number, got "1"'),
+    ({"at_s": None, "link": "L2", "action": "down"}, 'field "at_s": expected a number, got null'),
+    ({"at_s": 1, "link": 2, "action": "down"}, 'field "link": expected a link id, got 2'),
+    ({"at_s": 1, "link": "L2", "action": "dwon"},
+     'field "action": expected "down" or "up", got "dwon" (did you mean "down"?)'),
+    ({"at_s": 1, "link": "L2", "action": "fail"}, 'field "action": expected "down" or "up", got "fail"'),
+    ({"at_s": 1, "link": "L2"}, 'missing field "action"'),
+    ({"link": "L2", "action": "down"}, 'missing field "at_s"'),
+    ({"at": 1, "link": "L2", "action": "down"},
+     'unknown field "at" (did you mean "at_s"?); known: action, at_s, link'),
+    ({"at_s": 1, "link": "L2", "action": "down", "id": "E1"},
+     'unknown field "id"; known: action, at_s, link'),
+    ("L2 down", 'expected an event object, got "L2 down"'),
+    ([1, "L2", "down"], "expected an event object, got a list"),
+])
+def test_bad_event_fields(tmp_path, event, expected):
+    data = base() | {"events": [down(1, "L1"), event]}
+    assert error_of(tmp_path, data).endswith(f"events[1]: {expected}")
+
+
+def test_events_must_be_a_list(tmp_path):
+    assert error_of(tmp_path, base() | {"events": down(1)}).endswith(
+        'top level: field "events": expected a list of event objects, got an object')
+
+
+def test_event_entries_checked_before_the_alternation_rule(tmp_path):
+    # events[0] breaks the alternation rule, but events[2] has a bad field: the field error wins.
+    data = base() | {"events": [up(1), down(2), {"at_s": 3, "link": "L2", "action": "off"}]}
+    assert 'events[2]: field "action": expected "down" or "up", got "off"' in error_of(tmp_path, data)
+
+
 def test_input_dict_is_not_modified():
-    data = base() | {"transport": {"min_rto_s": 0.5}, "algorithms": {"reno": {}}}
+    data = base() | {"transport": {"min_rto_s": 0.5}, "algorithms": {"reno": {}},
+                     "routing": {"protocol": "bellman-ford"}, "events": [up(9), down(3)]}
+    data["links"][0]["cost"] = 7
     before = copy.deepcopy(data)
     load_topology(data, algorithm="tahoe")
     assert data == before

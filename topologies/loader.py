@@ -10,7 +10,8 @@ Every problem raises `TopologyError` with a one-line message of the shape::
 
     <file>: <entry>: field "<field>": expected <what>, got <found> (did you mean "<name>"?)
 
-where <entry> locates the object (``top level``, ``transport``, ``links[1] "L2"``, ``flows[0] "F1"``).
+where <entry> locates the object (``top level``, ``transport``, ``links[1] "L2"``, ``flows[0] "F1"``,
+``events[2]``).
 """
 from __future__ import annotations
 
@@ -28,11 +29,15 @@ from topologies.spec import (
     DEFAULT_ALGORITHM,
     DEFAULT_DUPLEX,
     DEFAULT_SEED,
+    DEFAULT_SETTLE_S,
     DEFAULT_UNITS,
+    DEFAULT_UPDATE_INTERVAL_S,
     DUPLEX_MODES,
+    LINK_ACTIONS,
     ROUTING_PROTOCOLS,
     UNIT_SYSTEMS,
     FlowSpec,
+    LinkEventSpec,
     LinkSpec,
     PacketSizes,
     RoutingSpec,
@@ -47,14 +52,15 @@ DICT_SOURCE = "<dict>"
 SUGGESTION_CUTOFF = 0.5   # difflib similarity; 0.5 lets "T9" suggest "T1"
 
 TOP_LEVEL_FIELDS = ("name", "description", "units", "duplex", "packet_bytes", "routing", "transport",
-                    "algorithms", "hosts", "routers", "links", "flows", "duration_s", "seed")
+                    "algorithms", "hosts", "routers", "links", "flows", "events", "duration_s", "seed")
 TOP_LEVEL_REQUIRED = ("hosts", "links")
 PACKET_FIELDS = {"data": "data_bytes", "ack": "ack_bytes", "routing": "routing_bytes"}
-ROUTING_FIELDS = ("protocol",)
-LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex")
+ROUTING_FIELDS = ("protocol", "update_interval_s", "settle_s")
+LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex", "cost")
 LINK_REQUIRED = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb")
 FLOW_FIELDS = ("id", "src", "dst", "data_mb", "start_s", "algorithm", "params", "transport")
 FLOW_REQUIRED = ("id", "src", "dst")
+EVENT_FIELDS = ("at_s", "link", "action")
 
 
 class TopologyError(ValueError):
@@ -375,8 +381,17 @@ def _routing(top: _Where, data: dict) -> RoutingSpec:
     block = _object(top, "routing", data["routing"])
     where = _Where(top.source, "routing")
     _check_fields(where, block, ROUTING_FIELDS)
-    return RoutingSpec(protocol=_choice(where, "protocol", block.get("protocol", "static"),
-                                        ROUTING_PROTOCOLS))
+    protocol = _choice(where, "protocol", block.get("protocol", "static"), ROUTING_PROTOCOLS)
+    interval = _number(where, "update_interval_s",
+                       block.get("update_interval_s", DEFAULT_UPDATE_INTERVAL_S), POSITIVE)
+    settle = _number(where, "settle_s", block.get("settle_s", DEFAULT_SETTLE_S), NON_NEGATIVE)
+    if settle >= interval:
+        if "settle_s" in block:
+            raise where.field_error("settle_s", f"expected a number < update_interval_s "
+                                                f"({interval!r}), got {_show(block['settle_s'])}")
+        raise where.field_error("update_interval_s", f"expected a number > settle_s "
+                                                     f"({settle!r}), got {_show(block['update_interval_s'])}")
+    return RoutingSpec(protocol=protocol, update_interval_s=interval, settle_s=settle)
 
 
 def _transport(where: _Where, block, base: TransportSpec) -> TransportSpec:
@@ -506,6 +521,7 @@ def _link(where: _Where, item: dict, kinds: dict, units: UnitSystem, duplex: str
     rate = _number(where, "rate_mbps", item["rate_mbps"], POSITIVE)
     delay = _number(where, "delay_ms", item["delay_ms"], NON_NEGATIVE)
     buffer = _number(where, "buffer_kb", item["buffer_kb"], NON_NEGATIVE)
+    cost = _number(where, "cost", item["cost"], POSITIVE) if "cost" in item else None
     return LinkSpec(
         id=item["id"],
         ends=ends,
@@ -513,6 +529,7 @@ def _link(where: _Where, item: dict, kinds: dict, units: UnitSystem, duplex: str
         delay_s=delay / 1000.0,
         buffer_bytes=round(_scaled(where, "buffer_kb", buffer, units.bytes_per_kb)),
         duplex=_choice(where, "duplex", item.get("duplex", duplex), DUPLEX_MODES),
+        cost_s=None if cost is None else cost / 1000.0,
     )
 
 
@@ -630,6 +647,52 @@ def _flows(top: _Where, data: dict, ctx: _FlowContext) -> list:
     return [_flow(where, item, ctx) for where, item in _entries(top, data, "flows", "flow")]
 
 
+# -- link events -----------------------------------------------------------------------------------
+
+def _seconds(value: float) -> str:
+    """A time in a message: 12 for 12.0, else the shortest float spelling."""
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
+def _event(where: _Where, item, link_ids: dict) -> LinkEventSpec:
+    if not isinstance(item, dict):
+        raise where.error(f"expected an event object, got {_show(item)}")
+    _check_fields(where, item, EVENT_FIELDS, EVENT_FIELDS)
+    at_s = _number(where, "at_s", item["at_s"], NON_NEGATIVE)
+    link = item["link"]
+    if not isinstance(link, str):
+        raise where.field_error("link", f"expected a link id, got {_show(link)}")
+    if link not in link_ids:
+        raise where.field_error("link", _unknown("link", link, link_ids, list_known=False))
+    action = _choice(where, "action", item["action"], LINK_ACTIONS)
+    return LinkEventSpec(at_s=at_s, link=link, action=action)
+
+
+def _events(top: _Where, data: dict, links: list) -> list:
+    """The link events sorted by (time, file order), each link alternating down, up, down, ..."""
+    items = _list(top, "events", data.get("events", []), "a list of event objects")
+    link_ids = {link.id: None for link in links}
+    events = [_event(_Where(top.source, f"events[{index}]"), item, link_ids)
+              for index, item in enumerate(items)]
+    first_at: dict = {}   # (link id, time) -> index of its first event
+    for index, event in enumerate(events):
+        previous = first_at.setdefault((event.link, event.at_s), index)
+        if previous != index:
+            raise _Where(top.source, f"events[{index}]").field_error(
+                "at_s", f"link {_quote(event.link)} already has an event at "
+                        f"{_seconds(event.at_s)} s (events[{previous}])")
+    order = sorted(range(len(events)), key=lambda index: events[index].at_s)   # stable: file order
+    state = {link_id: "up" for link_id in link_ids}   # every link starts up
+    for index in order:
+        event = events[index]
+        if event.action == state[event.link]:
+            raise _Where(top.source, f"events[{index}]").field_error(
+                "action", f"link {_quote(event.link)} is already {event.action} at "
+                          f"{_seconds(event.at_s)} s")
+        state[event.link] = event.action
+    return [events[index] for index in order]
+
+
 # -- entry point -----------------------------------------------------------------------------------
 
 def _check_override(algorithm) -> str | None:
@@ -673,6 +736,7 @@ def _build(label: str, data, default_name: str, override: str | None) -> Topolog
     _check_host_links(top, kinds, links)
     ctx = _FlowContext(kinds, _adjacency(kinds, links), units, transport, algorithms, override)
     flows = _flows(top, data, ctx)
+    events = _events(top, data, links)
     return TopologySpec(
         name=name, description=description, units=units, packet_sizes=packet_sizes,
         routing=routing,
@@ -680,6 +744,7 @@ def _build(label: str, data, default_name: str, override: str | None) -> Topolog
         routers=[n for n, k in kinds.items() if k == "router"],
         links=links, flows=flows, duration_s=duration_s, seed=seed, source=label,
         algorithms={alg: dict(params) for alg, params in algorithms.items()},
+        events=events,
     )
 
 
