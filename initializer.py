@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -164,5 +165,16 @@ def main(argv=None) -> int:
     return run(args)
 
 
+def entry() -> None:
+    """Console entry point: `main`, quiet when the reader of stdout goes away (e.g. `| head`)."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_OK
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

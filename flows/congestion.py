@@ -59,6 +59,12 @@ class CongestionControl:
             return "expected a positive number"
         return None
 
+    @classmethod
+    def params_problem(cls, params: dict) -> str | None:
+        """Why a complete, merged parameter set is not acceptable (None if it is); for rules
+        that tie parameters together."""
+        return None
+
     # -- hooks -------------------------------------------------------------------------------
     def init(self) -> None:
         pass

@@ -103,8 +103,10 @@ BAD_TOPOLOGIES = {
         d["flows"][0].update(dst="H4"))), 'hosts "H1" and "H4" are not connected'),
     "unknown algorithm": (mutate(lambda d: d["flows"][0].update(algorithm="rneo")),
                           'unknown algorithm "rneo" (did you mean "reno"?)'),
-    "unknown parameter": (mutate(lambda d: d["flows"][0].update(params={"alpha": 1})),
-                          'unknown parameter "alpha"'),
+    "unknown parameter": (mutate(lambda d: d["flows"][0].update(params={"alhpa": 1})),
+                          'unknown parameter "alhpa" of algorithm "fast" (did you mean "alpha"?)'),
+    "bad parameter value": (mutate(lambda d: d["flows"][0].update(params={"gamma": 2})),
+                            'field "params.gamma": expected a number in (0, 1], got 2'),
 }
 
 

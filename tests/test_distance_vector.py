@@ -82,7 +82,7 @@ def test_tc1_flow_alternates_between_the_two_branches_at_update_rounds():
         share = max(top_bytes, bottom_bytes) / (top_bytes + bottom_bytes)
         assert share > 0.8, (k, share)
         dominant.append("top" if top_bytes > bottom_bytes else "bottom")
-    assert len(dominant) >= 4
+    assert len(dominant) >= 3
     assert all(a != b for a, b in zip(dominant, dominant[1:])), dominant
     # the switches follow the round starts by the hold-down plus at most one RTT
     routes = results.routes
@@ -90,7 +90,7 @@ def test_tc1_flow_alternates_between_the_two_branches_at_update_rounds():
     times, hops = routes["time_s"][r1_to_h2], routes["next_hop"][r1_to_h2]
     switch_times = [time for time, a, b in zip(times[1:], hops, hops[1:]) if a != b]
     rtt_s = results.summary["flows"]["F1"]["avg_rtt_ms"] / 1e3
-    assert len(switch_times) >= 3
+    assert len(switch_times) >= 2
     for time in switch_times:
         since_round = time - interval * round(time / interval)
         assert spec.routing.settle_s <= since_round <= spec.routing.settle_s + rtt_s, time

@@ -14,8 +14,9 @@ TC0 = json.loads((ROOT / "topologies" / "test_case_0.json").read_text())
 
 
 def test_stall_guard_stops_a_flow_that_cannot_progress_and_says_why():
-    spec = load_topology(ROOT / "topologies" / "test_case_1.json")
-    run = Run(spec, stall_timeout_s=20.0)
+    data = json.loads((ROOT / "topologies" / "test_case_1.json").read_text())
+    data["routing"] = {"protocol": "static"}        # nothing will put the routes back
+    run = Run(load_topology(data), stall_timeout_s=20.0)
     for router in run.network.routers.values():
         router.routes.clear()                    # no router knows a way anywhere
     results = run.execute()

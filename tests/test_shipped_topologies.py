@@ -14,9 +14,9 @@ def test_the_three_cs_ee_143_cases_are_shipped():
 
 
 @pytest.mark.parametrize("path", TOPOLOGIES, ids=lambda p: p.stem)
-@pytest.mark.parametrize("algorithm", ["reno", "tahoe"])
+@pytest.mark.parametrize("algorithm", [None, "reno", "tahoe", "vegas"])
 def test_shipped_topology_completes_and_conserves(path, algorithm):
-    results = simulate(load_topology(path, algorithm=algorithm))
+    results = simulate(load_topology(path, algorithm=algorithm))   # None: as shipped (FAST)
     summary = results.summary
     assert summary["stop_reason"] == "completed"
     assert check_conservation(results.network) == []
@@ -41,7 +41,7 @@ def test_shortened_run_stops_at_the_duration_and_conserves(path):
 
 
 def test_tc0_reno_shows_a_sawtooth_with_drops():
-    results = simulate(load_topology(TOPOLOGIES[0].parent / "test_case_0.json"))
+    results = simulate(load_topology(TOPOLOGIES[0].parent / "test_case_0.json", algorithm="reno"))
     flow = results.summary["flows"]["F1"]
     assert flow["completed"] and flow["retransmissions"] > 0
     assert results.summary["links"]["L1"]["directions"]["H1->H2"]["drops"] > 0

@@ -214,7 +214,7 @@ def test_algorithm_override_unknown_name(tmp_path):
     with pytest.raises(TopologyError) as info:
         load_topology(write(tmp_path, base()), algorithm="rneo")
     assert str(info.value) == ('--algorithm: unknown algorithm "rneo" (did you mean "reno"?); '
-                               'known: reno, tahoe')
+                               'known: fast, reno, tahoe, vegas')
 
 
 # -- shipped topologies ----------------------------------------------------------------------------
@@ -229,10 +229,14 @@ def test_shipped_common_settings(n):
     assert spec.name == f"test_case_{n}" and f"test case {n}" in spec.description
     assert spec.units == BINARY and spec.seed == 1 and spec.duration_s is None
     assert spec.packet_sizes.data_bytes == 1024 and spec.packet_sizes.ack_bytes == 64
-    assert spec.routing == RoutingSpec()
+    protocol = "static" if n == 0 else "bellman-ford"       # issue 3: TC1 and TC2 route dynamically
+    assert spec.routing == RoutingSpec(protocol=protocol)
     assert spec.events == [] and all(link.cost_s is None for link in spec.links)
     assert all(link.duplex == "half" and link.delay_s == pytest.approx(0.01) for link in spec.links)
-    assert all(flow.algorithm == "reno" for flow in spec.flows)
+    alpha = {0: 50, 1: 30, 2: 50}[n]                        # the CS/EE 143 FAST parameters
+    assert all(flow.algorithm == "fast" for flow in spec.flows)
+    assert all(flow.params == {"alpha": alpha, "gamma": 0.5, "update_interval_s": 0.05,
+                               "rtt_samples": 40} for flow in spec.flows)
 
 
 def test_shipped_test_case_0():
@@ -477,7 +481,7 @@ def test_connectivity_host_to_host_link_and_separate_islands():
     ("data_mb", 0, "expected a positive number or null, got 0"),
     ("data_mb", "1", 'expected a number or null, got "1"'),
     ("start_s", -0.5, "expected a number >= 0, got -0.5"),
-    ("algorithm", "rneo", 'unknown algorithm "rneo" (did you mean "reno"?); known: reno, tahoe'),
+    ("algorithm", "rneo", 'unknown algorithm "rneo" (did you mean "reno"?); known: fast, reno, tahoe, vegas'),
     ("params", [], "expected an object of parameters, got a list"),
 ])
 def test_bad_flow_fields(tmp_path, field, value, expected):
@@ -510,7 +514,7 @@ def test_parameter_errors_of_algorithm_with_parameters(tmp_path, tunable):
 def test_unknown_algorithm_in_algorithms_block(tmp_path):
     data = base() | {"algorithms": {"tahoo": {}}}
     assert error_of(tmp_path, data).endswith(
-        'algorithms: unknown algorithm "tahoo" (did you mean "tahoe"?); known: reno, tahoe')
+        'algorithms: unknown algorithm "tahoo" (did you mean "tahoe"?); known: fast, reno, tahoe, vegas')
 
 
 @pytest.mark.parametrize("block, expected", [

@@ -617,6 +617,9 @@ def _flow_algorithm(where: _Where, item: dict, ctx: _FlowContext):
     params.update(ctx.algorithms.get(effective, {}))
     if effective == algorithm:
         params.update(own)
+    problem = ALGORITHMS[effective].params_problem(params)
+    if problem:
+        raise where.field_error("params", problem)
     return effective, params
 
 
