@@ -1,0 +1,112 @@
+"""FAST TCP's window update on hand-computed RTT sequences, without a simulator."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from flows.congestion import LOSS, OPEN, RECOVERY
+from flows.fast import Fast
+
+
+class FakeFlow:
+    def __init__(self, cwnd=10.0):
+        self.cwnd = cwnd
+        self.ssthresh = math.inf
+        self.state = OPEN
+        self.dupack_threshold = 3
+
+    def flight_size(self):
+        return int(self.cwnd)
+
+
+def make(cwnd=10.0, **params):
+    flow = FakeFlow(cwnd)
+    return flow, Fast(flow, params)
+
+
+def test_defaults_and_tick_interval():
+    flow, cc = make()
+    assert cc.params == {"alpha": 20.0, "gamma": 0.5, "update_interval_s": 0.05, "rtt_samples": 40}
+    assert cc.tick_interval_s == 0.05
+    _, cc = make(update_interval_s=0.02)
+    assert cc.tick_interval_s == 0.02
+
+
+def test_update_follows_the_fast_equation():
+    flow, cc = make(cwnd=100.0, alpha=50, gamma=0.5)
+    cc.on_rtt(0.100)                         # baseRTT
+    cc.on_rtt(0.140)
+    cc.on_rtt(0.120)                         # avgRTT = 0.12
+    cc.tick()
+    expected = 0.5 * 100 + 0.5 * (0.100 / 0.120 * 100 + 50)
+    assert flow.cwnd == pytest.approx(expected)
+
+
+def test_growth_is_at_most_doubling_per_update():
+    flow, cc = make(cwnd=4.0, alpha=100)
+    cc.on_rtt(0.05)
+    cc.tick()                                # the equation asks for 4 + 50: capped at 8
+    assert flow.cwnd == 8.0
+    cc.tick()
+    assert flow.cwnd == 16.0
+
+
+def test_equilibrium_keeps_alpha_packets_queued():
+    # with RTT = base + q and w = x * RTT, the fixed point is x * q = alpha
+    flow, cc = make(cwnd=10.0, alpha=30, gamma=0.5)
+    base, rate = 0.1, 1000.0                  # packets/s the bottleneck gives the flow
+    for _ in range(200):
+        rtt = max(base, flow.cwnd / rate)     # a queue forms once the window exceeds the BDP
+        cc.on_rtt(rtt)
+        cc.samples.clear()
+        cc.sample_sum = 0.0
+        cc.on_rtt(rtt)
+        cc.tick()
+    rtt = flow.cwnd / rate
+    assert rate * (rtt - base) == pytest.approx(30, rel=1e-6)
+
+
+def test_average_uses_only_the_last_n_samples():
+    flow, cc = make(rtt_samples=3)
+    for rtt in (0.5, 0.1, 0.2, 0.3):
+        cc.on_rtt(rtt)
+    assert cc.average_rtt() == pytest.approx(0.2)
+    assert cc.base_rtt == 0.1
+
+
+def test_no_update_without_samples_or_during_recovery():
+    flow, cc = make(cwnd=10.0)
+    cc.tick()
+    assert flow.cwnd == 10.0
+    cc.on_rtt(0.1)
+    flow.state = RECOVERY
+    cc.tick()
+    assert flow.cwnd == 10.0
+
+
+def test_loss_response_halves_and_timeout_restarts_from_one():
+    flow, cc = make(cwnd=40.0)
+    flow.ssthresh = cc.ssthresh()
+    assert flow.ssthresh == 20.0
+    cc.on_state(OPEN, RECOVERY)
+    assert flow.cwnd == 23.0                  # Reno fast recovery: ssthresh + 3
+    cc.on_state(RECOVERY, OPEN)
+    assert flow.cwnd == 20.0
+    cc.on_state(OPEN, LOSS)
+    assert flow.cwnd == 1.0
+
+
+def test_acks_do_not_move_the_window():
+    flow, cc = make(cwnd=10.0)
+    cc.on_ack(5)
+    assert flow.cwnd == 10.0
+
+
+@pytest.mark.parametrize("name, value, problem", [
+    ("gamma", 1.5, "expected a number in (0, 1]"),
+    ("rtt_samples", 2.5, "expected a whole number of samples >= 1"),
+    ("alpha", -1, "expected a positive number"),
+])
+def test_parameter_checks(name, value, problem):
+    assert Fast.param_problem(name, value) == problem

@@ -1,0 +1,111 @@
+"""TCP Vegas' once-per-RTT adjustment on hand-computed sequences, without a simulator."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from flows.congestion import OPEN
+from flows.vegas import Vegas
+
+
+class FakeFlow:
+    def __init__(self, cwnd, ssthresh=math.inf):
+        self.cwnd = cwnd
+        self.ssthresh = ssthresh
+        self.state = OPEN
+        self.snd_una = 0
+        self.snd_nxt = 0
+        self.dupack_threshold = 3
+
+    def flight_size(self):
+        return int(self.cwnd)
+
+
+def round_trip(flow, cc, rtt_s, acks=1):
+    """One RTT: the ACKs of the previous round arrive with RTT samples `rtt_s`."""
+    for _ in range(acks):
+        cc.on_rtt(rtt_s)
+        flow.snd_una += 1
+        cc.on_ack(1)
+    flow.snd_nxt = flow.snd_una + int(flow.cwnd)
+
+
+def test_diff_is_the_packets_queued():
+    flow = FakeFlow(cwnd=20.0)
+    cc = Vegas(flow)
+    cc.base_rtt = 0.1
+    assert cc.queued_packets(0.125) == pytest.approx(20 * (1 - 0.1 / 0.125))
+
+
+@pytest.mark.parametrize("diff, expected", [
+    (0.0, 11.0),        # fewer than alpha = 2 packets queued: one more packet
+    (1.5, 11.0),
+    (3.0, 10.0),        # between alpha and beta: hold
+    (6.0, 9.0),         # more than beta = 4: one packet less
+])
+def test_congestion_avoidance_steps(diff, expected):
+    flow = FakeFlow(cwnd=10.0, ssthresh=5.0)
+    cc = Vegas(flow)
+    cc.on_rtt(0.1)                               # baseRTT
+    cc.epoch_rtt = math.inf
+    cc.on_rtt(0.1 / (1 - diff / 10.0))          # an RTT with `diff` packets queued
+    flow.snd_una = 1
+    cc.on_ack(1)
+    assert flow.cwnd == expected
+
+
+def test_decrease_keeps_the_flow_out_of_slow_start():
+    flow = FakeFlow(cwnd=30.0, ssthresh=30.0)
+    cc = Vegas(flow)
+    cc.on_rtt(0.1)
+    cc.epoch_rtt = math.inf
+    cc.on_rtt(0.2)                   # diff = 15 > beta
+    flow.snd_una = 1
+    cc.on_ack(1)
+    assert flow.cwnd == 29.0 and flow.ssthresh <= 28.0
+    flow.snd_una = 2                 # within the same round trip: nothing changes
+    cc.on_ack(1)
+    assert flow.cwnd == 29.0
+
+
+def test_adjusts_once_per_round_trip():
+    flow = FakeFlow(cwnd=10.0, ssthresh=5.0)
+    cc = Vegas(flow)
+    cc.on_rtt(0.1)
+    flow.snd_nxt = 10
+    flow.snd_una = 1
+    cc.on_ack(1)                     # ends the first epoch: +1, next epoch ends at packet 10
+    assert flow.cwnd == 11.0 and cc.epoch_end == 10
+    for una in range(2, 10):
+        flow.snd_una = una
+        cc.on_rtt(0.1)
+        cc.on_ack(1)
+    assert flow.cwnd == 11.0
+    flow.snd_una = 10
+    cc.on_ack(1)
+    assert flow.cwnd == 12.0
+
+
+def test_slow_start_exits_when_diff_exceeds_gamma():
+    flow = FakeFlow(cwnd=40.0)
+    cc = Vegas(flow)
+    cc.on_rtt(0.1)
+    cc.epoch_rtt = math.inf
+    cc.on_rtt(0.125)                 # diff = 40 * 0.2 = 8 > gamma
+    flow.snd_una = 1
+    cc.on_ack(1)
+    assert flow.cwnd == pytest.approx(40 * 0.1 / 0.125 + 1)    # 33
+    assert flow.ssthresh == pytest.approx(32.0)
+
+
+def test_slow_start_grows_per_ack_while_diff_is_small():
+    flow = FakeFlow(cwnd=4.0)
+    cc = Vegas(flow)
+    round_trip(flow, cc, 0.1, acks=4)
+    assert flow.cwnd == 8.0
+
+
+def test_alpha_must_not_exceed_beta():
+    assert Vegas.params_problem({"alpha": 5, "beta": 4, "gamma": 1}) == "alpha (5) must not exceed beta (4)"
+    assert Vegas.params_problem(dict(Vegas.PARAMETERS)) is None
