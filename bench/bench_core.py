@@ -8,11 +8,16 @@ process, and so that the same measurement can be repeated under another interpre
 (``--python pypy3``). The parent only starts children, collects their figures and prints them.
 This is a measurement, not a test: it never fails because something is slow.
 
+A topology whose file asks for Bellman-Ford routing is measured twice, first with its routing
+forced to static and then as written, and the report gives the wall-time overhead of dynamic
+routing.
+
 This file must stay importable by Python 3.9 (PyPy 7.3): no 3.10+ syntax at run time.
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -33,8 +38,30 @@ BARE_LOOP_EVENTS = 1_000_000
 BARE_LOOP_HELD = 64                      # entries kept on the heap (a "hold" model)
 CHILD_TIMEOUT_S = 1800
 
+AS_WRITTEN = "-"                         # routing argument of a worker: the file's own protocol
+
 # Targets (CPython 3.11, 2 cores): informative only, never asserted.
 TARGETS = {"test_case_0": {"wall_s": 1.0}, "test_case_2": {"wall_s": 5.0, "peak_rss_mb": 200.0}}
+# Most that dynamic routing may add to the wall time of the same topology run with static routing.
+ROUTING_OVERHEAD_TARGET_PCT = {"test_case_2": 10.0}
+
+
+def file_protocol(path: str) -> str:
+    """The routing protocol a topology file asks for (read by the parent with json alone)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        routing = data.get("routing") or {}
+        return str(routing.get("protocol", "static")) if isinstance(routing, dict) else "static"
+    except (OSError, ValueError, AttributeError):
+        return "static"          # the worker reports the real problem
+
+
+def variants(path: str) -> list:
+    """(path, routing) pairs to measure: a Bellman-Ford file forced to static, then as written."""
+    if file_protocol(path) == "static":
+        return [(path, AS_WRITTEN)]
+    return [(path, "static"), (path, AS_WRITTEN)]
 
 
 # -- child side: each worker prints one JSON object on stdout -------------------------------------
@@ -46,19 +73,29 @@ def worker_info() -> dict:
             "compiler": platform.python_compiler()}
 
 
-def worker_import(path: str) -> dict:
+def load(path: str, routing: str):
+    """The topology of `path`, every flow with ALGORITHM; `routing` other than AS_WRITTEN forces
+    that routing protocol (the file is loaded as a dict and its routing block changed)."""
+    from topologies import load_topology
+    if routing == AS_WRITTEN:
+        return load_topology(path, algorithm=ALGORITHM)
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    data["routing"] = dict(data.get("routing") or {}, protocol=routing)
+    return load_topology(data, algorithm=ALGORITHM)
+
+
+def worker_import(path: str, routing: str) -> dict:
     """Import everything a run needs and load the topology, but simulate nothing: the RSS floor."""
-    from topologies import load_topology, simulate  # noqa: F401
-    load_topology(path, algorithm=ALGORITHM)
+    from topologies import simulate  # noqa: F401
+    load(path, routing)
     return {}
 
 
-def worker_sim(path: str, repeat: int) -> dict:
+def worker_sim(path: str, routing: str, repeat: int) -> dict:
     """Load once, simulate `repeat` times; wall time of every simulate() call."""
-    import gc
-
-    from topologies import load_topology, simulate
-    spec = load_topology(path, algorithm=ALGORITHM)
+    from topologies import simulate
+    spec = load(path, routing)
     walls, loops, figures = [], [], set()
     summary = None
     for _ in range(repeat):
@@ -70,27 +107,30 @@ def worker_sim(path: str, repeat: int) -> dict:
         loops.append(summary["wall_time_s"])
         figures.add((summary["events"], summary["packet_hops"], summary["end_time_s"]))
         del results
-    return {"name": summary["topology"], "walls_s": walls, "loops_s": loops,
+    routing_info = summary.get("routing") or {}
+    return {"name": summary["topology"], "routing": routing_info.get("protocol", "static"),
+            "routing_packets": routing_info.get("routing_packets", 0),
+            "walls_s": walls, "loops_s": loops,
             "end_time_s": summary["end_time_s"], "events": summary["events"],
             "packet_hops": summary["packet_hops"], "stop_reason": summary["stop_reason"],
             "deterministic": len(figures) == 1}
 
 
-def worker_mem(path: str) -> dict:
+def worker_mem(path: str, routing: str) -> dict:
     """One simulate() in this fresh process; the parent reads its peak RSS."""
-    from topologies import load_topology, simulate
-    simulate(load_topology(path, algorithm=ALGORITHM))
+    from topologies import simulate
+    simulate(load(path, routing))
     return {}
 
 
-def worker_tracemalloc(path: str) -> dict:
+def worker_tracemalloc(path: str, routing: str) -> dict:
     """Peak of Python-level allocations during one simulate() (slow; never used for timing)."""
     try:
         import tracemalloc
     except ImportError as exc:
         return {"tracemalloc_peak_mb": None, "note": f"tracemalloc unavailable: {exc}"}
-    from topologies import load_topology, simulate
-    spec = load_topology(path, algorithm=ALGORITHM)
+    from topologies import simulate
+    spec = load(path, routing)
     tracemalloc.start()
     simulate(spec)
     _, peak = tracemalloc.get_traced_memory()
@@ -141,13 +181,13 @@ def run_worker(argv: list) -> int:
     if kind == "info":
         out = worker_info()
     elif kind == "import":
-        out = worker_import(args[0])
+        out = worker_import(args[0], args[1])
     elif kind == "sim":
-        out = worker_sim(args[0], int(args[1]))
+        out = worker_sim(args[0], args[1], int(args[2]))
     elif kind == "mem":
-        out = worker_mem(args[0])
+        out = worker_mem(args[0], args[1])
     elif kind == "tracemalloc":
-        out = worker_tracemalloc(args[0])
+        out = worker_tracemalloc(args[0], args[1])
     elif kind == "loop":
         out = worker_loop(int(args[0]), int(args[1]))
     else:
@@ -211,12 +251,12 @@ def measure(python: str, topologies, repeat: int, with_tracemalloc: bool) -> dic
     loop, _ = child(python, "loop", BARE_LOOP_EVENTS, repeat)
     result["bare_loop"] = loop
     rows = []
-    for path in topologies:
-        row = {"path": str(path)}
+    for path, routing in (v for p in topologies for v in variants(p)):
+        row = {"path": str(path), "forced_routing": None if routing == AS_WRITTEN else routing}
         try:
-            sim, _ = child(python, "sim", path, repeat)
-            _, peak_mb = child(python, "mem", path)
-            _, base_mb = child(python, "import", path)
+            sim, _ = child(python, "sim", path, routing, repeat)
+            _, peak_mb = child(python, "mem", path, routing)
+            _, base_mb = child(python, "import", path, routing)
         except ChildError as exc:
             row["error"] = str(exc)
             rows.append(row)
@@ -230,7 +270,7 @@ def measure(python: str, topologies, repeat: int, with_tracemalloc: bool) -> dic
             "ratio_to_bare_loop": (sim["events"] / wall) / loop["events_per_s"],
         })
         if with_tracemalloc:
-            tm, _ = child(python, "tracemalloc", path)
+            tm, _ = child(python, "tracemalloc", path, routing)
             row.update(tm)
         target = TARGETS.get(row["name"], {})
         row["targets"] = target
@@ -239,7 +279,30 @@ def measure(python: str, topologies, repeat: int, with_tracemalloc: bool) -> dic
                                     if v is not None)
         rows.append(row)
     result["topologies"] = rows
+    result["routing_overhead"] = routing_overheads(rows)
     return result
+
+
+def routing_overheads(rows: list) -> list:
+    """Per topology measured with both static and dynamic routing: the wall-time overhead of the
+    dynamic run over the static one, in percent (best wall times)."""
+    out = []
+    for dynamic in rows:
+        if "error" in dynamic or dynamic["routing"] == "static" or dynamic["forced_routing"]:
+            continue
+        static = next((r for r in rows if r["path"] == dynamic["path"] and "error" not in r
+                       and r["forced_routing"] == "static"), None)
+        if static is None:
+            continue
+        pct = (dynamic["wall_s"] / static["wall_s"] - 1.0) * 100.0
+        target = ROUTING_OVERHEAD_TARGET_PCT.get(dynamic["name"])
+        out.append({"name": dynamic["name"], "routing": dynamic["routing"],
+                    "static_wall_s": static["wall_s"], "dynamic_wall_s": dynamic["wall_s"],
+                    "overhead_pct": pct, "target_pct": target,
+                    "within_target": None if target is None else pct <= target,
+                    "extra_events": dynamic["events"] - static["events"],
+                    "routing_packets": dynamic.get("routing_packets", 0)})
+    return out
 
 
 def machine() -> dict:
@@ -264,24 +327,26 @@ def fmt(value, spec: str) -> str:
 def print_report(report: dict) -> None:
     m = report["machine"]
     print(f"machine: {m['platform']}; {m['cpu'] or 'unknown CPU'}; {m['usable_cpus']} usable CPUs")
-    print(f"algorithm {report['algorithm']}, static routing, statistics on; "
-          f"wall = best of {report['repeat']} simulate() calls in one process")
+    print(f"algorithm {report['algorithm']}, statistics on; "
+          f"wall = best of {report['repeat']} simulate() calls in one process; "
+          f"routing: bf = Bellman-Ford, static* = forced to static")
     for run in report["runs"]:
         print()
         if run["error"]:
             print(f"{run['python']}: {run['error']}")
             continue
         print(f"{run['implementation']} {run['version']} ({run['executable']})")
-        header = ("topology", "wall s", "1st s", "sim end s", "events", "events/s", "pkt-hops",
-                  "hops/s", "peak MB", "base MB", "vs loop", "target")
-        widths = (12, 7, 7, 9, 8, 9, 8, 9, 7, 7, 7, 6)
+        header = ("topology", "routing", "wall s", "1st s", "sim end s", "events", "events/s",
+                  "pkt-hops", "hops/s", "peak MB", "base MB", "vs loop", "target")
+        widths = (12, 7, 7, 7, 9, 8, 9, 8, 9, 7, 7, 7, 6)
         print("  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths))))
         for row in run["topologies"]:
             name = row.get("name") or Path(row["path"]).stem
             if "error" in row:
                 print(f"{name.ljust(widths[0])}  {row['error']}")
                 continue
-            cells = (name, fmt(row["wall_s"], ".3f"), fmt(row["first_wall_s"], ".3f"),
+            cells = (name, routing_label(row), fmt(row["wall_s"], ".3f"),
+                     fmt(row["first_wall_s"], ".3f"),
                      fmt(row["end_time_s"], ".3f"), str(row["events"]),
                      fmt(row["events_per_s"], ",.0f"), str(row["packet_hops"]),
                      fmt(row["packet_hops_per_s"], ",.0f"), fmt(row["peak_rss_mb"], ".1f"),
@@ -294,9 +359,24 @@ def print_report(report: dict) -> None:
                 tm = row["tracemalloc_peak_mb"]
                 print(f"{'':{widths[0]}}  tracemalloc peak (separate run): "
                       f"{fmt(tm, '.1f')} MB {row.get('note', '')}".rstrip())
+        for o in run.get("routing_overhead", []):
+            verdict = "" if o["target_pct"] is None else \
+                f" (target <= {o['target_pct']:g} %: {'ok' if o['within_target'] else 'OVER'})"
+            print(f"dynamic routing overhead, {o['name']}: {o['overhead_pct']:+.1f} % wall "
+                  f"({o['dynamic_wall_s']:.3f} s {routing_label(o)} vs "
+                  f"{o['static_wall_s']:.3f} s static*; {o['extra_events']:+d} events, "
+                  f"{o['routing_packets']} routing packets){verdict}")
         loop = run["bare_loop"]
         print(f"bare heapq loop: {loop['events_per_s']:,.0f} events/s "
               f"({loop['events']} events, {BARE_LOOP_HELD} held, best {loop['best_s']:.3f} s)")
+
+
+def routing_label(row: dict) -> str:
+    """Short routing column: "static", "static*" (forced), "bf" (Bellman-Ford), or the name."""
+    if row.get("forced_routing"):
+        return row["forced_routing"] + "*"
+    protocol = row.get("routing", "static")
+    return {"bellman-ford": "bf"}.get(protocol, protocol)
 
 
 def main(argv=None) -> int:
@@ -311,7 +391,8 @@ def main(argv=None) -> int:
                         help="interpreter to measure (repeatable; default: this one), "
                              "e.g. --python pypy3; PYTHONPATH is set to the repository")
     parser.add_argument("--topology", metavar="PATH", action="append",
-                        help="topology file (repeatable; default: test cases 0 and 2)")
+                        help="topology file (repeatable; default: test cases 0 and 2); a "
+                             "Bellman-Ford file is also measured with routing forced to static")
     parser.add_argument("--tracemalloc", action="store_true",
                         help="also report tracemalloc's peak, from a separate (slow) run")
     args = parser.parse_args(argv)
@@ -320,7 +401,8 @@ def main(argv=None) -> int:
     topologies = [str(Path(p).resolve()) for p in args.topology] if args.topology else \
         [str(p) for p in TOPOLOGIES]
     report = {"machine": machine(), "algorithm": ALGORITHM, "repeat": args.repeat,
-              "bare_loop_events": BARE_LOOP_EVENTS, "targets": TARGETS, "runs": []}
+              "bare_loop_events": BARE_LOOP_EVENTS, "targets": TARGETS,
+              "routing_overhead_targets_pct": ROUTING_OVERHEAD_TARGET_PCT, "runs": []}
     failed = False
     for python in args.python or [sys.executable]:
         run = measure(python, topologies, args.repeat, args.tracemalloc)

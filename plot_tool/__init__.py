@@ -1,15 +1,17 @@
 """Reading and plotting the results of a netsim run.
 
-A run writes ``summary.json``, ``links.csv``, ``flows.csv`` and ``hosts.csv`` into its output
-directory (format: docs/outputs.md). This package only reads those results; it imports nothing
-from the simulator packages, so it can be used on results copied to another machine.
+A run writes ``summary.json``, ``links.csv``, ``flows.csv``, ``hosts.csv`` and ``routes.csv`` into
+its output directory (format: docs/outputs.md). This package only reads those results; it imports
+nothing from the simulator packages, so it can be used on results copied to another machine.
 
     from plot_tool import read_results, select, make_figures
 
-    rs = read_results("out/test_case_2")            # ResultSet: .summary, .links, .flows, .hosts
+    rs = read_results("out/test_case_2")   # ResultSet: .summary, .links, .flows, .hosts, .routes
     l1 = select(rs.links, link="L1", direction="R1->R2")
     l1["time_s"], l1["buffer_kb"]                    # numpy arrays
-    make_figures(rs, "out/test_case_2", flows=["F1", "F2"])   # -> [links.png, flows.png, hosts.png]
+    select(rs.routes, router="R1", destination="H2")   # rs.routes is None for older results
+    make_figures(rs, "out/test_case_2", flows=["F1", "F2"])
+    # -> [links.png, flows.png, hosts.png] + [routing.png] when dynamic routing changed a route
 """
 from plot_tool.figures import make_figures
 from plot_tool.results import ResultSet, Table, read_results, select

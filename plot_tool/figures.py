@@ -1,4 +1,5 @@
-"""Figures of a simulation run: ``links.png``, ``flows.png`` and ``hosts.png`` (see docs/outputs.md).
+"""Figures of a simulation run: ``links.png``, ``flows.png``, ``hosts.png`` and, when dynamic
+routing changed a forwarding table, ``routing.png`` (see docs/outputs.md).
 
 The work is split so that more lines can be overlaid later (e.g. predictions as dashed lines in the
 same colours) without restructuring:
@@ -7,7 +8,12 @@ same colours) without restructuring:
   `Series` (one per plotted line: a label, times, and one array per panel column);
 * a `FigureSpec` lists the panels of one figure (`Panel`: column, y label, drawing style);
 * ``_draw_figure`` draws a list of series into a given matplotlib Figure, one ``_plot_panel`` call
-  per panel, and adds the shared legend.
+  per panel, and adds the shared legend. A panel may name an ``overlay`` column, drawn dashed in
+  the same colours (``links.png`` uses it for failure drops, only when there are any:
+  ``_links_figure_spec``).
+* ``routing.png`` has its own preparation (``_route_series``: one `RouteSeries` per router and
+  destination, from ``routes.csv``; ``_routes_to_plot`` picks the ones whose next hop changed) and
+  drawing (``_draw_routing_figure``); its top panel reuses the link series.
 
 Saving uses the object-oriented API (`matplotlib.figure.Figure` with an Agg canvas), so nothing
 needs a display; pyplot is imported only when ``show=True``.
@@ -18,13 +24,13 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from plot_tool.results import SCHEMAS, Table, read_results
+from plot_tool.results import OPTIONAL_COLUMNS, SCHEMAS, Table, read_results
 
 PathLike = Union[str, "os.PathLike[str]"]
 IdSelection = Optional[Union[str, Iterable[str]]]
@@ -39,6 +45,11 @@ STYLES = ("interval", "instant", "sparse")
 DPI = 110
 WIDTH_IN = 11.0
 PANEL_HEIGHT_IN = 2.4
+
+ROUTING_FILENAME = "routing.png"
+MAX_ROUTE_LINES = 12          # routing.png: at most this many router -> destination lines
+MAX_LABELS_PER_LINE = 10      # and at most this many next-hop labels per line (markers: all)
+MAX_COST_ONLY_LINES = 6       # lines when no next hop changed (costs only: the widest ranges)
 
 
 @dataclass
@@ -57,6 +68,45 @@ class Panel:
     column: str                   # key into Series.values
     ylabel: str                   # may contain {Mbps}, {KB} and {interval} placeholders
     style: str = "interval"
+    overlay: Optional[str] = None  # another column, drawn dashed in the same colours
+    labels: tuple[str, str] = ("", "")  # in-panel legend: (solid lines, dashed overlay)
+
+
+@dataclass
+class RouteSeries:
+    """The forwarding-table entry of one router for one destination, over the run.
+
+    Row i holds the entry installed at ``time[i]`` (row 0: the static table of t=0), in force
+    until ``time[i + 1]``. ``cost_ms`` is inf and ``next_hop`` and ``link`` are "" while the
+    destination is unreachable.
+    """
+
+    router: str
+    destination: str
+    time: np.ndarray
+    cost_ms: np.ndarray
+    next_hop: np.ndarray
+    link: np.ndarray
+    color: Optional[str] = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.router} \u2192 {self.destination}"
+
+    @property
+    def changes(self) -> np.ndarray:
+        """Indices of the installations that changed the next hop or the link to it (never 0)."""
+        hops, links = self.next_hop, self.link
+        return np.flatnonzero((hops[1:] != hops[:-1]) | (links[1:] != links[:-1])) + 1
+
+    def change_label(self, i: int) -> str:
+        """"via R3" for change `i`; "via R3 (L7)" when only the link changed (parallel links);
+        "no route" when the destination became unreachable."""
+        if not np.isfinite(self.cost_ms[i]) or not self.next_hop[i]:
+            return "no route"
+        if i > 0 and self.next_hop[i] == self.next_hop[i - 1]:
+            return f"via {self.next_hop[i]} ({self.link[i]})"
+        return f"via {self.next_hop[i]}"
 
 
 @dataclass(frozen=True)
@@ -72,6 +122,12 @@ LINKS_FIGURE = FigureSpec("links.png", (
     Panel("rate_mbps", "transmitted rate ({Mbps})"),
 ), legend_title="link direction")
 
+# The drops panel of links.png when some link lost packets because it was down.
+FAILURE_DROPS_PANEL = Panel("drops", LINKS_FIGURE.panels[1].ylabel, overlay="failure_drops",
+                            labels=("buffer full", "failure (link down)"))
+
+RATE_PANEL = LINKS_FIGURE.panels[2]
+
 FLOWS_FIGURE = FigureSpec("flows.png", (
     Panel("send_rate_mbps", "send rate ({Mbps})"),
     Panel("recv_rate_mbps", "receive rate, goodput\n({Mbps})"),
@@ -84,26 +140,34 @@ HOSTS_FIGURE = FigureSpec("hosts.png", (
     Panel("recv_rate_mbps", "receive rate ({Mbps})"),
 ), legend_title="host")
 
-_LINK_VALUES = ("rate_mbps", "buffer_kb", "buffer_pkts", "drops")
+_LINK_VALUES = ("rate_mbps", "buffer_kb", "buffer_pkts", "drops", "failure_drops",
+                "routing_rate_mbps")
 _FLOW_VALUES = ("send_rate_mbps", "recv_rate_mbps", "window_pkts", "rtt_ms")
 _HOST_VALUES = ("send_rate_mbps", "recv_rate_mbps")
 
 
 def make_figures(results: Any, out_dir: Optional[PathLike] = None, *,
                  links: IdSelection = None, flows: IdSelection = None, hosts: IdSelection = None,
-                 show: bool = False) -> list[Path]:
-    """Write ``links.png``, ``flows.png`` and ``hosts.png`` for a run; return the paths written.
+                 routers: IdSelection = None, show: bool = False) -> list[Path]:
+    """Write ``links.png``, ``flows.png``, ``hosts.png`` (and ``routing.png``); return the paths.
 
     Args:
         results: a results directory (str or path; read with `read_results`), or any object with
-            attributes ``summary``, ``links``, ``flows``, ``hosts`` in the documented format (a
-            `ResultSet`, or the simulator's in-memory results).
+            attributes ``summary``, ``links``, ``flows``, ``hosts`` (and optionally ``routes``) in
+            the documented format (a `ResultSet`, or the simulator's in-memory results).
         out_dir: where to write the PNG files (created if needed). Defaults to the results
             directory when `results` is a path; required otherwise.
         links, flows, hosts: ids to plot (an id or an iterable of ids); None means every one in
             the summary. A figure is written only when at least one of its entities is selected.
             An id that is not in the summary raises ValueError.
+        routers: routers whose routes ``routing.png`` shows (None: every router). ``routing.png``
+            is written only when the routes table has entries after t = 0 (dynamic routing
+            changed a forwarding table) and at least one router is selected; its rate panel
+            shows the selected `links`.
         show: after saving, also show the figures with pyplot (blocks until they are closed).
+
+    The paths are returned in the order links, flows, hosts, routing (figures not written are
+    left out).
     """
     source_dir: Optional[Path] = None
     if isinstance(results, (str, os.PathLike)):
@@ -125,34 +189,64 @@ def make_figures(results: Any, out_dir: Optional[PathLike] = None, *,
     link_ids = _choose("link", links, summary.get("links", {}))
     flow_ids = _choose("flow", flows, summary.get("flows", {}))
     host_ids = _choose("host", hosts, summary.get("hosts", {}))
+    raw_routes = getattr(results, "routes", None)
+    routes = None if raw_routes is None else _normalize(raw_routes, "routes")
+    router_ids = _choose("router", routers, _known_routers(summary, routes))
 
-    jobs: list[tuple[FigureSpec, list[Series]]] = []
+    jobs: list[_Job] = []
+    link_series: list[Series] = []
     if link_ids:
-        jobs.append((LINKS_FIGURE, _link_series(summary, _normalize(results.links, "links"), link_ids)))
+        link_series = _link_series(summary, _normalize(results.links, "links"), link_ids)
+        jobs.append(_spec_job(_links_figure_spec(link_series), link_series, summary))
     if flow_ids:
-        jobs.append((FLOWS_FIGURE, _flow_series(_normalize(results.flows, "flows"), flow_ids)))
+        jobs.append(_spec_job(FLOWS_FIGURE, _flow_series(_normalize(results.flows, "flows"),
+                                                         flow_ids), summary))
     if host_ids:
-        jobs.append((HOSTS_FIGURE, _host_series(_normalize(results.hosts, "hosts"), host_ids)))
+        jobs.append(_spec_job(HOSTS_FIGURE, _host_series(_normalize(results.hosts, "hosts"),
+                                                         host_ids), summary))
+    if router_ids and _routes_changed(routes):
+        chosen, omitted = _routes_to_plot(_route_series(routes, router_ids))
+        jobs.append(_routing_job(link_series, chosen, omitted, summary))
 
     written: list[Path] = []
     if jobs:
         out_dir.mkdir(parents=True, exist_ok=True)
-    for spec, series in jobs:
-        fig = Figure(figsize=_figsize(spec), layout="constrained")
+    for job in jobs:
+        fig = Figure(figsize=job.figsize, layout="constrained")
         FigureCanvasAgg(fig)
-        _draw_figure(fig, spec, series, summary)
-        path = out_dir / spec.filename
+        job.draw(fig)
+        path = out_dir / job.filename
         fig.savefig(path, dpi=DPI)
         written.append(path)
 
     if show and jobs:
         import matplotlib.pyplot as plt  # only here: pyplot may need a display
 
-        for spec, series in jobs:
-            fig = plt.figure(figsize=_figsize(spec), layout="constrained")
-            _draw_figure(fig, spec, series, summary)
+        for job in jobs:
+            job.draw(plt.figure(figsize=job.figsize, layout="constrained"))
         plt.show()
     return written
+
+
+@dataclass
+class _Job:
+    """One figure to write: its file name, size in inches, and how to draw it into a Figure."""
+
+    filename: str
+    figsize: tuple[float, float]
+    draw: Callable[[Figure], None]
+
+
+def _spec_job(spec: FigureSpec, series: list[Series], summary: dict) -> _Job:
+    return _Job(spec.filename, _figsize(spec),
+                lambda fig: _draw_figure(fig, spec, series, summary))
+
+
+def _routing_job(link_series: list[Series], routes: list[RouteSeries], omitted: int,
+                 summary: dict) -> _Job:
+    height = 1.0 + (PANEL_HEIGHT_IN if link_series else 0.0) + 1.4 * PANEL_HEIGHT_IN
+    return _Job(ROUTING_FILENAME, (WIDTH_IN, height),
+                lambda fig: _draw_routing_figure(fig, link_series, routes, omitted, summary))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,6 +260,7 @@ def _link_series(summary: dict, table: Table, link_ids: Sequence[str]) -> list[S
     buffer occupancy, drops and transmitted rate are the sums over the directions, per sample time.
     """
     out: list[Series] = []
+    table = _with_optional_columns(table, "links")
     link_column = table["link"]
     for link_id in link_ids:
         info = summary.get("links", {}).get(link_id, {}) or {}
@@ -183,6 +278,15 @@ def _link_series(summary: dict, table: Table, link_ids: Sequence[str]) -> list[S
     return out
 
 
+def _links_figure_spec(series: Sequence[Series]) -> FigureSpec:
+    """`LINKS_FIGURE`, with failure drops overlaid (dashed) on the drops panel only when some
+    plotted line has a non-zero failure drop."""
+    if not any(np.nansum(s.values.get("failure_drops", np.zeros(0))) > 0 for s in series):
+        return LINKS_FIGURE
+    panels = tuple(FAILURE_DROPS_PANEL if p.column == "drops" else p for p in LINKS_FIGURE.panels)
+    return FigureSpec(LINKS_FIGURE.filename, panels, LINKS_FIGURE.legend_title)
+
+
 def _flow_series(table: Table, flow_ids: Sequence[str]) -> list[Series]:
     return [Series(key=f, label=f, time=t, values=v)
             for f in flow_ids
@@ -193,6 +297,60 @@ def _host_series(table: Table, host_ids: Sequence[str]) -> list[Series]:
     return [Series(key=h, label=h, time=t, values=v)
             for h in host_ids
             for t, v in [_sorted_rows(table, table["host"] == h, _HOST_VALUES)]]
+
+
+def _known_routers(summary: dict, routes: Optional[Table]) -> dict:
+    """Router ids: summary["routers"] (newer results), else those of the routes table."""
+    known = summary.get("routers")
+    if isinstance(known, dict) and known:
+        return known
+    if routes is None:
+        return {}
+    return dict.fromkeys(routes["router"].tolist())
+
+
+def _routes_changed(routes: Optional[Table]) -> bool:
+    """Whether a forwarding table changed after the static tables of t = 0."""
+    return routes is not None and bool(np.any(routes["time_s"] > 0))
+
+
+def _route_series(routes: Table, router_ids: Sequence[str]) -> list[RouteSeries]:
+    """One `RouteSeries` per (router, destination) of the selected routers, in router order, then
+    destinations in order of first appearance (the t = 0 rows list them in the topology's order)."""
+    order = np.argsort(routes["time_s"], kind="stable")
+    time = routes["time_s"][order]
+    router, destination = routes["router"][order], routes["destination"][order]
+    cost, hop, link = routes["cost_ms"][order], routes["next_hop"][order], routes["link"][order]
+    out: list[RouteSeries] = []
+    for router_id in router_ids:
+        mine = router == router_id
+        for dest in dict.fromkeys(destination[mine].tolist()):
+            rows = mine & (destination == dest)
+            out.append(RouteSeries(router=router_id, destination=dest, time=time[rows],
+                                   cost_ms=cost[rows], next_hop=hop[rows], link=link[rows]))
+    return out
+
+
+def _routes_to_plot(series: Sequence[RouteSeries], limit: int = MAX_ROUTE_LINES
+                    ) -> tuple[list[RouteSeries], int]:
+    """The route lines of routing.png and how many more qualified.
+
+    Those whose next hop changed at least once; beyond `limit`, the ones with the most changes.
+    When no next hop changed at all: those whose cost changed after t = 0; beyond
+    min(`limit`, MAX_COST_ONLY_LINES), the ones whose finite cost varied most. Ties keep the given
+    order, and the lines kept are returned in the given order."""
+    chosen = [s for s in series if len(s.changes)]
+    if chosen:
+        weight = [float(len(s.changes)) for s in chosen]
+    else:
+        chosen = [s for s in series if np.any(s.time > 0)]
+        weight = [float(np.ptp(c)) if len(c := s.cost_ms[np.isfinite(s.cost_ms)]) else 0.0
+                  for s in chosen]
+        limit = min(limit, MAX_COST_ONLY_LINES)
+    if len(chosen) <= limit:
+        return list(chosen), 0
+    keep = sorted(sorted(range(len(chosen)), key=lambda i: -weight[i])[:limit])
+    return [chosen[i] for i in keep], len(chosen) - limit
 
 
 def _directions(info: dict, present: np.ndarray) -> list[str]:
@@ -238,9 +396,11 @@ def _normalize(table: Any, name: str) -> Table:
     """A copy of `table` as numpy arrays: identifier columns as str, the others as float64.
 
     Accepts a Table, or anything indexable by column name and iterable over column names (e.g. a
-    pandas DataFrame, or lists with None for missing values).
+    pandas DataFrame, or lists with None for missing values). Keeps the required and the optional
+    columns of `name` (`SCHEMAS`, `OPTIONAL_COLUMNS`); a missing identifier (None, NaN) becomes "".
     """
     required, string_columns = SCHEMAS[name]
+    optional = OPTIONAL_COLUMNS.get(name, ())
     columns = {str(c): table[c] for c in table}
     missing = [c for c in required if c not in columns]
     if missing:
@@ -248,10 +408,23 @@ def _normalize(table: Any, name: str) -> Table:
     out: Table = {}
     for column, values in columns.items():
         if column in string_columns:
-            out[column] = np.asarray(values).astype(str)
-        elif column in required:
+            array = np.asarray(values)
+            if array.dtype.kind not in "US":
+                array = np.array(["" if v is None or (isinstance(v, float) and math.isnan(v))
+                                  else str(v) for v in array.tolist()], dtype=str)
+            out[column] = array.astype(str)
+        elif column in required or column in optional:
             out[column] = np.asarray(values, dtype=np.float64)
     return out
+
+
+def _with_optional_columns(table: Table, name: str) -> Table:
+    """`table` (not copied) plus zeros for the optional columns it lacks (older results)."""
+    absent = [c for c in OPTIONAL_COLUMNS.get(name, ()) if c not in table]
+    if not absent:
+        return table
+    n = len(table["time_s"])
+    return {**table, **{c: np.zeros(n) for c in absent}}
 
 
 def _choose(kind: str, requested: IdSelection, known: dict) -> list[str]:
@@ -284,6 +457,10 @@ def _draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: d
     labels = _unit_labels(summary)
     for ax, panel in zip(axes, spec.panels):
         _plot_panel(ax, series, panel)
+        if panel.overlay is not None:
+            _plot_panel(ax, series, Panel(panel.overlay, panel.ylabel, panel.style),
+                        linestyle="--", with_labels=False)
+            _add_style_legend(ax, panel.labels)
         ax.set_ylabel(panel.ylabel.format(**labels))
         ax.grid(True, alpha=0.3)
         ax.set_ylim(bottom=0)
@@ -318,6 +495,107 @@ def _plot_panel(ax: Any, series: Sequence[Series], panel: Panel, *, linestyle: s
         ax.plot(time, values, **kwargs)
 
 
+def _add_style_legend(ax: Any, labels: tuple[str, str]) -> None:
+    """A small in-panel legend explaining solid versus dashed lines."""
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color="0.35", linestyle=style, linewidth=1.2, label=label)
+               for style, label in zip(("-", "--"), labels) if label]
+    if handles:
+        ax.legend(handles=handles, loc="upper right", fontsize="x-small", framealpha=0.8)
+
+
+def _draw_routing_figure(fig: Figure, link_series: list[Series], routes: list[RouteSeries],
+                         omitted: int, summary: dict) -> None:
+    """routing.png: the rate of the links of interest (if any) over the route cost of each router
+    to each destination whose next hop changed, with a marker and the new next hop at each change.
+    Dotted vertical lines in every panel mark the times of those changes."""
+    n = 2 if link_series else 1
+    axes = fig.subplots(n, 1, sharex=True, squeeze=False,
+                        height_ratios=[1.0, 1.4][-n:])[:, 0]
+    labels = _unit_labels(summary)
+    legend_kw = dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                     fontsize="small", title_fontsize="small", frameon=False)
+    if link_series:
+        _assign_colors(link_series)
+        ax = axes[0]
+        _plot_panel(ax, link_series, RATE_PANEL)
+        ax.set_ylabel(RATE_PANEL.ylabel.format(**labels))
+        ax.set_ylim(bottom=0)
+        ax.legend(title="link direction", **legend_kw)
+
+    ax = axes[-1]
+    _assign_colors(routes, start=len(link_series))   # colours not used by the links above
+    end = summary.get("end_time_s")
+    end = float(end) if isinstance(end, (int, float)) else None
+    change_times: list[float] = []
+    no_route_labels: set[int] = set()
+    for index, route in enumerate(routes):
+        change_times += _plot_route(ax, route, end, above=index % 2 == 0,
+                                    no_route_labels=no_route_labels)
+    if not routes:
+        ax.text(0.5, 0.5, "no route changed for the selected routers", ha="center",
+                va="center", transform=ax.transAxes, color="0.4")
+    ax.set_ylabel("route cost (ms)")
+    title = "router \u2192 destination\n\u25cf next hop changed\n(labelled with the new one)"
+    if routes and not any(len(r.changes) for r in routes):
+        title = "router \u2192 destination\n(cost changes only:\nno next hop changed)"
+    if omitted:
+        title += f"\n{omitted} more not shown"
+    handles, _ = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(title=title, **legend_kw)
+    for axis in axes:
+        for t in sorted(set(change_times)):
+            axis.axvline(t, color="0.6", linestyle=":", linewidth=0.8, zorder=0)
+        axis.grid(True, alpha=0.3)
+    axes[-1].set_xlabel("time (s)")
+    if end is not None and end > 0:
+        axes[-1].set_xlim(0, end)
+    fig.suptitle((str(summary.get("topology", "")) or "netsim results") + ": dynamic routing")
+
+
+def _plot_route(ax: Any, route: RouteSeries, end: Optional[float], *, above: bool,
+                no_route_labels: set[int]) -> list[float]:
+    """Draw one route's cost as steps held from each installation on; return the change times.
+
+    A change to "unreachable" is an x at the top of the panel, labelled "no route" once per
+    second of simulated time (`no_route_labels`: the seconds already labelled, shared by the lines
+    of the panel, since routers lose a route at nearly the same time)."""
+    time, cost = route.time, route.cost_ms
+    shown = np.where(np.isfinite(cost), cost, np.nan)       # unreachable: a gap in the line
+    if end is not None and len(time) and end > time[-1]:
+        time, shown = np.append(time, end), np.append(shown, shown[-1])
+    ax.plot(time, shown, drawstyle="steps-post", color=route.color, linewidth=1.4,
+            label=route.label)
+    changes = route.changes
+    top = ax.get_xaxis_transform()           # x in data, y in axes fraction
+    reachable = [i for i in changes if np.isfinite(route.cost_ms[i])]
+    if reachable:
+        ax.plot(route.time[reachable], route.cost_ms[reachable], linestyle="none", marker="o",
+                markersize=5, color=route.color, zorder=3)
+    lost = [i for i in changes if not np.isfinite(route.cost_ms[i])]
+    if lost:
+        ax.plot(route.time[lost], np.full(len(lost), 0.97), linestyle="none", marker="x",
+                markersize=6, color=route.color, transform=top, zorder=3)
+    for i in changes[:MAX_LABELS_PER_LINE]:
+        t = float(route.time[i])
+        if np.isfinite(route.cost_ms[i]):
+            xy, transform, text = (t, float(route.cost_ms[i])), ax.transData, route.change_label(i)
+        else:
+            if math.floor(t) in no_route_labels:
+                continue
+            no_route_labels.add(math.floor(t))
+            xy, transform, text = (t, 0.97), top, "no route"
+        down = not above or transform is top      # a "no route" label stays inside the panel
+        ax.annotate(text, xy=xy, xycoords=transform, xytext=(4, -5 if down else 5),
+                    textcoords="offset points", ha="left", va="top" if down else "bottom",
+                    fontsize="x-small", color="0.3" if transform is top else route.color,
+                    bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none",
+                              alpha=0.75))
+    return [float(route.time[i]) for i in changes]
+
+
 def _add_legend(fig: Figure, ax: Any, spec: FigureSpec) -> None:
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
@@ -329,16 +607,19 @@ def _add_legend(fig: Figure, ax: Any, spec: FigureSpec) -> None:
                title=spec.legend_title, title_fontsize="small", frameon=False)
 
 
-def _assign_colors(series: list[Series]) -> None:
-    """Distinct colours: tab10 up to 10 lines, otherwise tab20 (dark shades first)."""
+def _assign_colors(series: Sequence[Any], start: int = 0) -> None:
+    """Distinct colours: tab10 up to 10 lines, otherwise tab20 (dark shades first).
+
+    `start` skips the first colours, already used by `start` other lines of the same figure.
+    """
     from matplotlib import colormaps
 
-    if len(series) <= 10:
+    if start + len(series) <= 10:
         palette = list(colormaps["tab10"].colors)
     else:
         tab20 = list(colormaps["tab20"].colors)
         palette = tab20[0::2] + tab20[1::2]
-    for i, s in enumerate(series):
+    for i, s in enumerate(series, start):
         if s.color is None:
             r, g, b = palette[i % len(palette)][:3]
             s.color = f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"

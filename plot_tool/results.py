@@ -1,10 +1,16 @@
 """Reading a results directory written by a simulation run (format: docs/outputs.md).
 
-A results directory holds ``summary.json`` and three long-format CSV files (``links.csv``,
-``flows.csv``, ``hosts.csv``). `read_results` loads all four into a `ResultSet`; each CSV becomes a
-`Table`: a plain ``dict`` mapping column name to a 1-D numpy array. Identifier columns (``link``,
-``direction``, ``flow``, ``host``) are numpy string arrays; every other column is float64, with NaN
-for an empty field (``flows.csv``'s ``rtt_ms`` is empty for an interval without an RTT sample).
+A results directory holds ``summary.json``, three long-format CSV files (``links.csv``,
+``flows.csv``, ``hosts.csv``) and the log of forwarding-table changes ``routes.csv``.
+`read_results` loads them into a `ResultSet`; each CSV becomes a `Table`: a plain ``dict`` mapping
+column name to a 1-D numpy array. Identifier columns (``link``, ``direction``, ``flow``, ``host``,
+``router``, ``destination``, ``next_hop``) are numpy string arrays; every other column is float64,
+with NaN for an empty field (``flows.csv``'s ``rtt_ms`` is empty for an interval without an RTT
+sample) and infinity for ``inf`` (``routes.csv``'s ``cost_ms`` of an unreachable destination).
+
+Results written before dynamic routing existed are still accepted: without ``routes.csv``
+(`ResultSet.routes` is then None) and without the ``links.csv`` columns ``failure_drops`` and
+``routing_rate_mbps`` (then simply absent from the Table).
 
 This module reads files only: it imports nothing from the simulator packages.
 """
@@ -33,7 +39,18 @@ SCHEMAS: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
               frozenset({"flow"})),
     "hosts": (("time_s", "host", "send_rate_mbps", "recv_rate_mbps"),
               frozenset({"host"})),
+    "routes": (("time_s", "router", "destination", "next_hop", "link", "cost_ms"),
+               frozenset({"router", "destination", "next_hop", "link"})),
 }
+
+# Numeric columns that newer results have and older ones lack: read strictly as numbers when
+# present (a non-number is an error, as for a required column), accepted when absent.
+OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
+    "links": ("failure_drops", "routing_rate_mbps"),
+}
+
+# Files that older results lack: the ResultSet attribute is None when the file is absent.
+OPTIONAL_FILES = frozenset({"routes"})
 
 # Top-level keys of summary.json that the readers and the figures rely on.
 _REQUIRED_SUMMARY = {"units": dict, "links": dict, "flows": dict, "hosts": dict}
@@ -47,6 +64,8 @@ class ResultSet:
         summary: the parsed ``summary.json`` (a dict, see docs/outputs.md).
         links, flows, hosts: the three CSV files as `Table` objects (column name -> numpy array).
         directory: where the files were read from (None when built in memory).
+        routes: ``routes.csv`` as a `Table`, or None for results without that file (written before
+            dynamic routing existed).
     """
 
     summary: dict
@@ -54,6 +73,7 @@ class ResultSet:
     flows: Table
     hosts: Table
     directory: Optional[Path] = field(default=None, compare=False)
+    routes: Optional[Table] = None
 
     @property
     def topology(self) -> str:
@@ -66,15 +86,17 @@ class ResultSet:
     def __repr__(self) -> str:
         rows = ", ".join(f"{name}={num_rows(getattr(self, name))} rows"
                          for name in ("links", "flows", "hosts"))
+        rows += ", routes=" + ("none" if self.routes is None else f"{num_rows(self.routes)} rows")
         return f"ResultSet(topology={self.topology!r}, {rows}, directory={self.directory!s})"
 
 
 def read_results(out_dir: PathLike) -> ResultSet:
-    """Read ``summary.json``, ``links.csv``, ``flows.csv`` and ``hosts.csv`` from `out_dir`.
+    """Read ``summary.json``, ``links.csv``, ``flows.csv``, ``hosts.csv`` and ``routes.csv``.
 
     `out_dir` may also be the path of the ``summary.json`` file itself. Raises FileNotFoundError
-    (naming the missing path) when the directory or a file is missing, and ValueError (naming the
-    file, and the line for CSV data) when a file is malformed.
+    (naming the missing path) when the directory or a required file is missing, and ValueError
+    (naming the file, and the line for CSV data) when a file is malformed. ``routes.csv`` is
+    optional (older results lack it): `ResultSet.routes` is then None.
     """
     directory = Path(out_dir)
     if directory.is_file() and directory.name == SUMMARY_FILE:
@@ -84,7 +106,13 @@ def read_results(out_dir: PathLike) -> ResultSet:
     if not directory.is_dir():
         raise NotADirectoryError(f"not a results directory: {directory}")
     summary = _read_summary(directory / SUMMARY_FILE)
-    tables = {name: _read_table(directory / f"{name}.csv", *SCHEMAS[name]) for name in SCHEMAS}
+    tables: dict[str, Optional[Table]] = {}
+    for name, (required, string_columns) in SCHEMAS.items():
+        path = directory / f"{name}.csv"
+        if name in OPTIONAL_FILES and not path.exists():
+            tables[name] = None
+            continue
+        tables[name] = _read_table(path, required, string_columns, OPTIONAL_COLUMNS.get(name, ()))
     return ResultSet(summary=summary, directory=directory, **tables)
 
 
@@ -133,11 +161,13 @@ def _read_summary(path: Path) -> dict:
     return summary
 
 
-def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset[str]) -> Table:
+def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset[str],
+                optional: tuple[str, ...] = ()) -> Table:
     """Read one long-format CSV file into a Table.
 
-    Required columns must be present (any order); extra columns are kept, as float64 when every
-    value parses as a number and as strings otherwise.
+    Required columns must be present (any order); `optional` numeric columns may be absent but
+    must hold numbers when present; extra columns are kept, as float64 when every value parses as
+    a number and as strings otherwise.
     """
     if not path.is_file():
         raise FileNotFoundError(f"{path}: missing")
@@ -170,7 +200,7 @@ def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset
     for name, values in zip(header, columns):
         if name in string_columns:
             table[name] = np.array(values, dtype=str)
-        elif name in required:
+        elif name in required or name in optional:
             table[name] = _to_float(values, path, name, lines)
         else:
             try:
