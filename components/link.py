@@ -33,12 +33,16 @@ class LinkDirection:
 
     Counters are cumulative since the start of the run: packets offered (`arrived`), dropped,
     transmitted (transmission begun), bytes transmitted, and the time integral of the bytes and
-    packets this direction has waiting in the buffer (`area_bytes`, `area_pkts`).
+    packets this direction has waiting in the buffer (`area_bytes`, `area_pkts`). `area_work`
+    integrates what is left to send of this direction's packet in service (a packet of S bytes
+    adds S * S / rate / 2 byte-seconds when its transmission begins), so `area_bytes +
+    area_work` integrates the unfinished work: the backlog a packet arriving at that moment
+    would wait behind, queueing delay times rate.
     """
 
     __slots__ = ("link", "index", "src", "dst", "label", "transmitter", "dst_receive",
                  "arrived", "dropped", "tx_pkts", "tx_bytes", "q_bytes", "q_pkts",
-                 "area_bytes", "area_pkts", "last_s", "failed", "lost_in_flight", "delivered",
+                 "area_bytes", "area_pkts", "area_work", "last_s", "failed", "lost_in_flight", "delivered",
                  "routing_pkts", "routing_bytes", "routing_dropped")
 
     def __init__(self, link, index: int, src, dst, transmitter):
@@ -57,6 +61,7 @@ class LinkDirection:
         self.q_pkts = 0
         self.area_bytes = 0.0
         self.area_pkts = 0.0
+        self.area_work = 0.0       # time integral of the untransmitted bytes of packets in service
         self.last_s = 0.0
         self.failed = 0            # offered while the link was down, or waiting when it failed
         self.lost_in_flight = 0    # transmitted, then lost because the link failed
@@ -86,13 +91,14 @@ class LinkDirection:
 class Transmitter:
     """A FIFO drop-tail buffer of `capacity_bytes` and the transmitter that drains it."""
 
-    __slots__ = ("sim", "rate_bps", "seconds_per_byte", "delay_s", "capacity_bytes", "queue",
-                 "queued_bytes", "busy_until")
+    __slots__ = ("sim", "rate_bps", "seconds_per_byte", "half_seconds_per_byte", "delay_s",
+                 "capacity_bytes", "queue", "queued_bytes", "busy_until")
 
     def __init__(self, sim, rate_bps: float, delay_s: float, capacity_bytes: int):
         self.sim = sim
         self.rate_bps = rate_bps
         self.seconds_per_byte = 8.0 / rate_bps
+        self.half_seconds_per_byte = 4.0 / rate_bps
         self.delay_s = delay_s
         self.capacity_bytes = capacity_bytes
         self.queue = deque()      # (transmission start time, size, direction) of waiting packets
@@ -114,6 +120,7 @@ class Transmitter:
             d.q_pkts -= 1
             d.tx_bytes += size
             d.tx_pkts += 1
+            d.area_work += size * size * self.half_seconds_per_byte
 
     def offer(self, packet, d: LinkDirection) -> bool:
         """Accept `packet` for direction `d` (transmit, or queue) or drop it; False if dropped."""
@@ -129,6 +136,7 @@ class Transmitter:
             start = now
             d.tx_bytes += size
             d.tx_pkts += 1
+            d.area_work += size * size * self.half_seconds_per_byte
         elif self.queued_bytes + size > self.capacity_bytes:
             d.dropped += 1
             return False

@@ -27,8 +27,8 @@ DEFAULT_INTERVAL_S = 0.1
 STALL_TIMEOUT_S = 120.0      # twice the RFC 6298 maximum RTO: a backed-off flow is not a stall
 STALL_CHECK_S = 1.0
 
-LINK_COLUMNS = ("rate_bps", "buffer_bytes", "buffer_pkts", "drops", "failure_drops",
-                "routing_rate_bps")
+LINK_COLUMNS = ("rate_bps", "buffer_bytes", "buffer_pkts", "backlog_bytes", "drops",
+                "failure_drops", "routing_rate_bps")
 FLOW_COLUMNS = ("send_rate_bps", "recv_rate_bps", "window_pkts", "rtt_s")
 HOST_COLUMNS = ("send_rate_bps", "recv_rate_bps")
 
@@ -39,22 +39,25 @@ class RunError(ValueError):
 
 # -- probes: per-interval values from cumulative counters -----------------------------------
 class _DirectionProbe:
-    __slots__ = ("d", "tx_bytes", "dropped", "area_bytes", "area_pkts", "failures", "routing_bytes")
+    __slots__ = ("d", "tx_bytes", "dropped", "area_bytes", "area_pkts", "area_work", "failures",
+                 "routing_bytes")
 
     def __init__(self, d):
         self.d = d
         self.tx_bytes = self.dropped = self.failures = self.routing_bytes = 0
-        self.area_bytes = self.area_pkts = 0.0
+        self.area_bytes = self.area_pkts = self.area_work = 0.0
 
     def __call__(self, now: float, span: float):
         d = self.d
         d.settle(now)
         failures = d.failed + d.lost_in_flight
-        row = ((d.tx_bytes - self.tx_bytes) * 8.0 / span, (d.area_bytes - self.area_bytes) / span,
-               (d.area_pkts - self.area_pkts) / span, float(d.dropped - self.dropped),
+        waiting = d.area_bytes - self.area_bytes
+        row = ((d.tx_bytes - self.tx_bytes) * 8.0 / span, waiting / span,
+               (d.area_pkts - self.area_pkts) / span,
+               (waiting + d.area_work - self.area_work) / span, float(d.dropped - self.dropped),
                float(failures - self.failures), (d.routing_bytes - self.routing_bytes) * 8.0 / span)
         self.tx_bytes, self.dropped, self.failures = d.tx_bytes, d.dropped, failures
-        self.area_bytes, self.area_pkts = d.area_bytes, d.area_pkts
+        self.area_bytes, self.area_pkts, self.area_work = d.area_bytes, d.area_pkts, d.area_work
         self.routing_bytes = d.routing_bytes
         return row
 
@@ -231,6 +234,7 @@ class Results:
         self.links = self._columns(tables["links"], {"rate_bps": ("rate_mbps", mbit),
                                                      "buffer_bytes": ("buffer_kb", kb),
                                                      "buffer_pkts": ("buffer_pkts", 1.0),
+                                                     "backlog_bytes": ("backlog_kb", kb),
                                                      "drops": ("drops", 1.0),
                                                      "failure_drops": ("failure_drops", 1.0),
                                                      "routing_rate_bps": ("routing_rate_mbps", mbit)})
@@ -291,6 +295,7 @@ class Results:
                 directions[d.label] = {
                     "avg_buffer_kb": _round(d.area_bytes / end_s / kb) if end_s > 0 else 0.0,
                     "avg_buffer_pkts": _round(d.area_pkts / end_s) if end_s > 0 else 0.0,
+                    "avg_backlog_kb": _round((d.area_bytes + d.area_work) / end_s / kb) if end_s > 0 else 0.0,
                     "drops": d.dropped, "failure_drops": d.failed + d.lost_in_flight,
                     "routing_packets": d.routing_pkts, "routing_drops": d.routing_dropped,
                     "packets_transmitted": d.tx_pkts,
