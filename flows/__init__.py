@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from flows.congestion import CongestionControl
 from flows.fast import Fast
+from flows.newreno import NewReno
 from flows.reno import Reno
 from flows.tahoe import Tahoe
 from flows.vegas import Vegas
 
 # Every algorithm a topology or the CLI can name.
-ALGORITHMS = {cls.name: cls for cls in (Tahoe, Reno, Fast, Vegas)}
+ALGORITHMS = {cls.name: cls for cls in (Tahoe, Reno, NewReno, Fast, Vegas)}
 
 __all__ = ["ALGORITHMS", "CongestionControl"]

@@ -39,6 +39,7 @@ class CongestionControl:
     name = "base"
     PARAMETERS: dict = {}
     fast_recovery = True        # three duplicate ACKs enter RECOVERY (False: enter LOSS, Tahoe)
+    recovery = "reno"           # loss recovery mode of the transport: "reno", "newreno", "sack"
     tick_interval_s = None      # period of tick(), or None
 
     __slots__ = ("flow", "params")

@@ -10,15 +10,16 @@ queued in the network, x * (avgRTT - baseRTT) = alpha, which is what the analyti
 (flows/equilibrium.py) predicts network-wide.
 
 Loss response (FAST is delay-based; loss is not its congestion signal but must still be handled):
-the transport retransmits as always; on the third duplicate ACK the window is halved with Reno's
-fast recovery (inflation while in recovery, no periodic update then); after a timeout the window is
-one packet, and the periodic update grows it again (at most doubling per update).
+the transport retransmits as always; on the third duplicate ACK the window is halved and the
+transport's SACK-based recovery (RFC 6675) repairs every hole of the window within about a round
+trip, with no periodic update meanwhile; after a timeout the window is one packet, and the
+periodic update grows it again (at most doubling per update).
 """
 from __future__ import annotations
 
 from collections import deque
 
-from flows.congestion import RECOVERY
+from flows.congestion import OPEN, RECOVERY
 from flows.reno import Reno
 
 
@@ -26,6 +27,7 @@ class Fast(Reno):
     """FAST TCP: periodic delay-based window update towards alpha packets queued."""
 
     name = "fast"
+    recovery = "sack"
     PARAMETERS = {"alpha": 20.0, "gamma": 0.5, "update_interval_s": 0.05, "rtt_samples": 40}
     __slots__ = ("alpha", "gamma", "tick_interval_s", "base_rtt", "samples", "sample_sum")
 
@@ -66,6 +68,13 @@ class Fast(Reno):
 
     def ssthresh(self) -> float:
         return max(self.flow.cwnd / 2.0, 2.0)
+
+    def on_state(self, old: str, new: str) -> None:
+        flow = self.flow
+        if new == RECOVERY or (old == RECOVERY and new == OPEN):
+            flow.cwnd = flow.ssthresh             # halved, no inflation: SACK recovery uses pipe
+        else:
+            super().on_state(old, new)
 
     def tick(self) -> None:
         flow = self.flow

@@ -8,6 +8,22 @@ unacknowledged packet and resends, skipping packets the receiver reported by sel
 loss reaction (ssthresh reduction) happens at most once per loss episode: further timeouts before
 everything outstanding at the first one is acknowledged only back off and retransmit.
 
+Loss recovery after a fast retransmit comes in three modes; the algorithm picks one (its
+`recovery` attribute), since it is transport machinery rather than congestion control:
+
+* ``"reno"`` (RFC 5681): the first ACK of new data ends recovery; the window is inflated by one
+  packet per duplicate ACK meanwhile (the algorithm's hooks do that).
+* ``"newreno"`` (RFC 6582): a partial ACK (one that does not cover everything outstanding when
+  recovery began) retransmits the next unacknowledged packet and recovery goes on; the window is
+  deflated by the packets acknowledged and grows by one. The retransmission timer is restarted on
+  the first partial ACK only (the "impatient" variant), so a window with many losses falls back
+  to a timeout rather than repairing one packet per round trip.
+* ``"sack"`` (RFC 6675, conservative SACK-based recovery): the sender estimates the packets in
+  flight (``pipe``: outstanding, minus those selectively acknowledged, minus those deemed lost —
+  a hole with at least `dupack_threshold` selectively acknowledged packets above it — plus the
+  retransmissions in flight) and, while pipe < cwnd, retransmits the lowest lost hole not yet
+  retransmitted, else sends new data. Every hole is repaired within about one round trip.
+
 Receiver: ACKs every data packet it receives, duplicates included, with the cumulative ACK (next
 packet expected in order) and the sequence number of the packet that triggered the ACK (selective
 ACK). Because every ACK is cumulative, a lost ACK is repaired by the next one and never stalls the
@@ -41,7 +57,8 @@ class Flow:
         "packet_bytes", "ack_bytes", "n_packets", "last_packet_bytes", "dupack_threshold",
         # sender
         "cwnd", "ssthresh", "state", "snd_una", "snd_nxt", "high_seq", "recover", "dupacks",
-        "sacked", "srtt", "rttvar", "rto", "timer", "tick_interval_s",
+        "sacked", "sack_top", "retx_out", "retx_next", "recovery_mode", "partial_acks",
+        "srtt", "rttvar", "rto", "timer", "tick_interval_s",
         "started", "finish_s", "on_finish",
         # receiver
         "rcv_nxt", "out_of_order", "delivered_bytes", "in_order",
@@ -80,6 +97,10 @@ class Flow:
         self.recover = 0           # high_seq when the current loss episode began
         self.dupacks = 0
         self.sacked = set()        # sequence numbers above snd_una the receiver reported
+        self.sack_top = []         # the (up to) dupack_threshold highest of them, ascending
+        self.retx_out = set()      # SACK recovery: retransmissions of this episode in flight
+        self.retx_next = 0         # SACK recovery: where the search for the next hole resumes
+        self.partial_acks = 0      # NewReno: partial ACKs in the current recovery
         self.srtt = None
         self.rttvar = None
         self.rto = transport.initial_rto_s
@@ -100,6 +121,7 @@ class Flow:
         self.last_progress_s = start_s
         self.cc = cc_class(self, params)
         self.tick_interval_s = self.cc.tick_interval_s
+        self.recovery_mode = self.cc.recovery
         sim.schedule_at(start_s, self._start)
 
     # -- queries ---------------------------------------------------------------------------
@@ -136,6 +158,9 @@ class Flow:
 
     def _send_window(self) -> None:
         """Send new or go-back-N packets while the window allows."""
+        if self.state == RECOVERY and self.recovery_mode == "sack":
+            self._send_sack_recovery()
+            return
         n_packets = self.n_packets
         sacked = self.sacked
         while self.snd_nxt < n_packets and self.snd_nxt - self.snd_una < self.cwnd:
@@ -168,20 +193,35 @@ class Flow:
             self._sample_rtt(self.sim.now - ack.sent_s)
         cum = ack.ack_seq
         snd_una = self.snd_una
-        if ack.sack_seq >= cum and ack.sack_seq >= snd_una:
-            self.sacked.add(ack.sack_seq)
+        sack = ack.sack_seq
+        if sack >= cum and sack >= snd_una and sack not in self.sacked:
+            self._record_sack(sack)
         if cum > snd_una:
             self._on_new_ack(cum)
         elif cum == snd_una and self.snd_nxt > snd_una:
             self._on_dupack()
         self._send_window()
 
+    def _record_sack(self, seq: int) -> None:
+        self.sacked.add(seq)
+        self.retx_out.discard(seq)
+        top = self.sack_top
+        if len(top) < self.dupack_threshold or seq > top[0]:
+            top.append(seq)
+            top.sort()
+            if len(top) > self.dupack_threshold:
+                del top[0]
+
     def _on_new_ack(self, cum: int) -> None:
         acked = cum - self.snd_una
         sacked = self.sacked
-        if sacked:
+        if sacked or self.retx_out:
             for seq in range(self.snd_una, cum):
                 sacked.discard(seq)
+                self.retx_out.discard(seq)
+            top = self.sack_top
+            if top and top[0] < cum:
+                top[:] = sorted(sacked)[-self.dupack_threshold:] if sacked else []
         self.snd_una = cum
         if self.snd_nxt < cum:
             self.snd_nxt = cum
@@ -189,7 +229,15 @@ class Flow:
         self.last_progress_s = self.sim.now
         state = self.state
         if state == RECOVERY:
-            self._set_state(OPEN)
+            mode = self.recovery_mode
+            if mode == "reno" or cum >= self.recover:
+                self._set_state(OPEN)             # retransmissions still in flight stay counted
+            elif mode == "newreno":                   # RFC 6582 partial ACK
+                self.partial_acks += 1
+                self._transmit(cum)
+                self.cwnd = max(self.cwnd - acked + 1.0, 1.0)
+                if self.partial_acks > 1:
+                    return                            # impatient: the timer keeps running
         else:
             self.cc.on_ack(acked)
             if state == LOSS and cum >= self.recover:
@@ -205,12 +253,17 @@ class Flow:
         self.dupacks += 1
         state = self.state
         if state == RECOVERY:
-            self.cc.on_dupack()
+            if self.recovery_mode != "sack":
+                self.cc.on_dupack()
         elif state == OPEN and self.dupacks == self.dupack_threshold:
             self.ssthresh = self.cc.ssthresh()
             self.recover = self.high_seq
             if self.cc.fast_recovery:
-                self._transmit(self.snd_una)          # fast retransmit
+                if self.recovery_mode != "sack" or self.snd_una not in self.retx_out:
+                    self._transmit(self.snd_una)      # fast retransmit
+                    self.retx_out.add(self.snd_una)
+                self.partial_acks = 0
+                self.retx_next = self.snd_una + 1
                 self._set_state(RECOVERY)
             else:
                 self.snd_nxt = self.snd_una           # go back N (Tahoe)
@@ -226,9 +279,52 @@ class Flow:
         self.rto = min(self.rto * 2.0, self.transport.max_rto_s)   # RFC 6298 (5.5)
         self.snd_nxt = self.snd_una
         self.dupacks = 0
+        self.retx_out.clear()
         self._set_state(LOSS)
         self.timer.start(self.rto)
         self._send_window()
+
+    def pipe(self) -> int:
+        """RFC 6675 estimate of the packets in flight: outstanding, minus those selectively
+        acknowledged, minus those deemed lost, plus the retransmissions in flight."""
+        outstanding = self.snd_nxt - self.snd_una
+        n_sacked = len(self.sacked)
+        return outstanding - n_sacked - self._lost_count(n_sacked) + len(self.retx_out)
+
+    def _lost_count(self, n_sacked: int) -> int:
+        # Unsacked packets below the dupack_threshold-th highest sacked one are deemed lost;
+        # exactly dupack_threshold sacked packets lie at or above it.
+        threshold = self.dupack_threshold
+        if n_sacked < threshold:
+            return 0
+        limit = self.sack_top[0]
+        return (limit - self.snd_una) - (n_sacked - threshold)
+
+    def _next_hole(self):
+        """The lowest packet deemed lost and not yet retransmitted in this recovery, or None."""
+        if len(self.sacked) < self.dupack_threshold:
+            return None
+        limit = self.sack_top[0]
+        seq = max(self.retx_next, self.snd_una)
+        sacked, retx_out = self.sacked, self.retx_out
+        while seq < limit and (seq in sacked or seq in retx_out):
+            seq += 1
+        self.retx_next = seq
+        return seq if seq < limit else None
+
+    def _send_sack_recovery(self) -> None:
+        while self.cwnd - self.pipe() >= 1.0:
+            hole = self._next_hole()
+            if hole is not None:
+                self.retx_out.add(hole)
+                self.retx_next = hole + 1
+                self._transmit(hole)
+            elif self.snd_nxt < self.n_packets:
+                seq = self.snd_nxt
+                self._transmit(seq)                   # new data: not a retransmission
+                self.snd_nxt = self.high_seq = seq + 1
+            else:
+                break
 
     def _set_state(self, new: str) -> None:
         old = self.state

@@ -90,7 +90,8 @@ def test_loss_response_halves_and_timeout_restarts_from_one():
     flow.ssthresh = cc.ssthresh()
     assert flow.ssthresh == 20.0
     cc.on_state(OPEN, RECOVERY)
-    assert flow.cwnd == 23.0                  # Reno fast recovery: ssthresh + 3
+    assert flow.cwnd == 20.0                  # halved, no inflation: SACK recovery counts pipe
+    assert Fast.recovery == "sack"
     cc.on_state(RECOVERY, OPEN)
     assert flow.cwnd == 20.0
     cc.on_state(OPEN, LOSS)

@@ -214,7 +214,7 @@ def test_algorithm_override_unknown_name(tmp_path):
     with pytest.raises(TopologyError) as info:
         load_topology(write(tmp_path, base()), algorithm="rneo")
     assert str(info.value) == ('--algorithm: unknown algorithm "rneo" (did you mean "reno"?); '
-                               'known: fast, reno, tahoe, vegas')
+                               'known: fast, newreno, reno, tahoe, vegas')
 
 
 # -- shipped topologies ----------------------------------------------------------------------------
@@ -481,7 +481,7 @@ def test_connectivity_host_to_host_link_and_separate_islands():
     ("data_mb", 0, "expected a positive number or null, got 0"),
     ("data_mb", "1", 'expected a number or null, got "1"'),
     ("start_s", -0.5, "expected a number >= 0, got -0.5"),
-    ("algorithm", "rneo", 'unknown algorithm "rneo" (did you mean "reno"?); known: fast, reno, tahoe, vegas'),
+    ("algorithm", "rneo", 'unknown algorithm "rneo" (did you mean "reno"?); known: fast, newreno, reno, tahoe, vegas'),
     ("params", [], "expected an object of parameters, got a list"),
 ])
 def test_bad_flow_fields(tmp_path, field, value, expected):
@@ -514,7 +514,7 @@ def test_parameter_errors_of_algorithm_with_parameters(tmp_path, tunable):
 def test_unknown_algorithm_in_algorithms_block(tmp_path):
     data = base() | {"algorithms": {"tahoo": {}}}
     assert error_of(tmp_path, data).endswith(
-        'algorithms: unknown algorithm "tahoo" (did you mean "tahoe"?); known: fast, reno, tahoe, vegas')
+        'algorithms: unknown algorithm "tahoo" (did you mean "tahoe"?); known: fast, newreno, reno, tahoe, vegas')
 
 
 @pytest.mark.parametrize("block, expected", [
