@@ -2,8 +2,10 @@
 
     python initializer.py topologies/test_case_2.json -l L1 L3
 
-Exit status: 0 after a run (also one ended by the stall guard, which is reported), 2 for bad
-input (topology file, command-line values, unwritable output directory).
+Exit status: 0 after a run (also one ended by the stall guard, which is reported), 1 when
+`--check-tolerance` is given and the run is further from theory than that, 2 for bad input
+(topology file, command-line values, unwritable output directory, `--check` on flows that have
+no analytic model).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import sys
 from pathlib import Path
 
 EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
 
 
@@ -45,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", metavar="DIR", help="results directory (default results/<name>/)")
     parser.add_argument("--no-plots", action="store_true", help="do not draw figures")
     parser.add_argument("--show", action="store_true", help="open the figures interactively")
+    parser.add_argument("--check", action="store_true",
+                        help="compare the run with the analytic equilibrium of its FAST/Vegas flows")
+    parser.add_argument("--check-tolerance", type=float, metavar="PCT",
+                        help="with --check: exit with status 1 if any compared quantity is off by "
+                             "more than PCT percent")
+    parser.add_argument("--check-settle", type=float, metavar="S", default=2.0,
+                        help="with --check: seconds skipped after each join or departure (default 2)")
     parser.add_argument("--quiet", action="store_true",
                         help="print nothing but errors (no progress bar, no summary table)")
     return parser
@@ -119,6 +129,7 @@ def format_summary(summary: dict, links: list) -> str:
 def run(args) -> int:
     from topologies.loader import TopologyError, load_topology
     from topologies.run import Run, RunError
+    from topologies.theory import TheoryError, predict
 
     try:
         spec = load_topology(args.topology, algorithm=args.algorithm)
@@ -129,6 +140,18 @@ def run(args) -> int:
         positive("--interval", args.interval)
         if args.seed is not None and args.seed < 0:
             raise UsageError(f"--seed: expected a non-negative integer, got {args.seed}")
+        if args.check_tolerance is not None and not args.check:
+            raise UsageError("--check-tolerance: only meaningful with --check")
+        if args.check_tolerance is not None and not args.check_tolerance >= 0:
+            raise UsageError(f"--check-tolerance: expected a percentage >= 0, got {args.check_tolerance}")
+        if not args.check_settle >= 0:
+            raise UsageError(f"--check-settle: expected a number of seconds >= 0, got {args.check_settle}")
+        model = None
+        if args.check:
+            try:
+                model = predict(spec, duration_s=args.duration)
+            except TheoryError as exc:
+                raise UsageError(f"--check: {exc}") from None
         show_progress = not args.quiet and sys.stderr.isatty()
         bar = ProgressBar() if show_progress else None
         simulation = Run(spec, duration_s=args.duration, seed=args.seed, interval_s=args.interval,
@@ -142,20 +165,31 @@ def run(args) -> int:
         if bar is not None:
             bar.close()
     out = Path(args.out) if args.out else Path("results") / spec.name
+    report = None
     try:
         results.write(out)
+        if model is not None:
+            from topologies.check import compare, write_check
+            report = compare(results, model, links=args.links or None, settle_s=args.check_settle,
+                             tolerance_pct=args.check_tolerance)
+            write_check(out, report, model, results.units)
         if not args.no_plots or args.show:
             from plot_tool import make_figures
-            make_figures(results, out, links=args.links or None, flows=args.flows or None,
+            make_figures(out, out, links=args.links or None, flows=args.flows or None,
                          show=args.show)
     except OSError as exc:
         print(f"error: cannot write results to {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if not args.quiet:
         print(format_summary(results.summary, args.links or link_ids))
+        if report is not None:
+            from topologies.check import format_report
+            print("\n" + format_report(report))
         print(f"\nresults written to {out}/")
     if results.summary["stop_reason"] == "stalled":
         print(f"warning: {results.summary['stop_detail']}", file=sys.stderr)
+    if report is not None and report["passed"] is False:
+        return EXIT_CHECK_FAILED
     return EXIT_OK
 
 

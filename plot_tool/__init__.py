@@ -1,8 +1,9 @@
 """Reading and plotting the results of a netsim run.
 
 A run writes ``summary.json``, ``links.csv``, ``flows.csv``, ``hosts.csv`` and ``routes.csv`` into
-its output directory (format: docs/outputs.md). This package only reads those results; it imports
-nothing from the simulator packages, so it can be used on results copied to another machine.
+its output directory, and with ``--check`` also ``check.json`` and ``predictions.csv`` (format:
+docs/outputs.md). This package only reads those results; it imports nothing from the simulator
+packages, so it can be used on results copied to another machine.
 
     from plot_tool import read_results, select, make_figures
 
@@ -12,6 +13,8 @@ nothing from the simulator packages, so it can be used on results copied to anot
     select(rs.routes, router="R1", destination="H2")   # rs.routes is None for older results
     make_figures(rs, "out/test_case_2", flows=["F1", "F2"])
     # -> [links.png, flows.png, hosts.png] + [routing.png] when dynamic routing changed a route
+    rs.predictions, rs.check      # predictions.csv (Table) and check.json (dict), or None
+    make_figures(rs, "figs", predictions=False)       # without the dashed analytic predictions
 """
 from plot_tool.figures import make_figures
 from plot_tool.results import ResultSet, Table, read_results, select

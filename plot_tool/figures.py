@@ -1,16 +1,24 @@
 """Figures of a simulation run: ``links.png``, ``flows.png``, ``hosts.png`` and, when dynamic
 routing changed a forwarding table, ``routing.png`` (see docs/outputs.md).
 
-The work is split so that more lines can be overlaid later (e.g. predictions as dashed lines in the
-same colours) without restructuring:
+The work is split into data preparation and drawing:
 
 * ``_link_series`` / ``_flow_series`` / ``_host_series`` turn the result tables into a list of
   `Series` (one per plotted line: a label, times, and one array per panel column);
+* ``_prediction_series`` matches the rows of ``predictions.csv`` (written by ``--check``) to those
+  series: one `PredictionSeries` per series and predicted quantity (piecewise constant, with a
+  [low, high] interval for Vegas). A flow's prediction belongs to the flow's series; a link's to
+  the series of the same link whose directions include the prediction's (a half-duplex link: its
+  summed line; a full-duplex direction: that direction's line);
 * a `FigureSpec` lists the panels of one figure (`Panel`: column, y label, drawing style);
 * ``_draw_figure`` draws a list of series into a given matplotlib Figure, one ``_plot_panel`` call
   per panel, and adds the shared legend. A panel may name an ``overlay`` column, drawn dashed in
   the same colours (``links.png`` uses it for failure drops, only when there are any:
-  ``_links_figure_spec``).
+  ``_links_figure_spec``), and a ``prediction`` quantity: the matching `PredictionSeries` are
+  drawn as dashed steps in the colour of their series, or as a shaded band where low < high
+  (``_plot_predictions``). When link predictions are drawn, the buffer panel of ``links.png``
+  shows the simulated ``backlog_kb`` (the quantity the fluid model predicts) instead of
+  ``buffer_kb``.
 * ``routing.png`` has its own preparation (``_route_series``: one `RouteSeries` per router and
   destination, from ``routes.csv``; ``_routes_to_plot`` picks the ones whose next hop changed) and
   drawing (``_draw_routing_figure``); its top panel reuses the link series.
@@ -61,6 +69,49 @@ class Series:
     time: np.ndarray              # sample times, seconds (end of each interval), increasing
     values: dict[str, np.ndarray]  # panel column -> values, same length as time
     color: Optional[str] = None   # assigned by _assign_colors
+    entity: str = ""              # the id predictions.csv uses: link, flow or host id
+    directions: tuple[str, ...] = ()  # link directions the line covers (empty: not a link)
+
+
+@dataclass
+class PredictionSeries:
+    """The analytic prediction of one quantity for one plotted `Series` (``predictions.csv``).
+
+    Piecewise constant: ``[low[i], high[i]]`` holds from ``start[i]`` to ``end[i]`` (intervals in
+    time order). ``low == high`` except for Vegas, whose prediction is an interval.
+    """
+
+    key: str                      # Series.key of the line it belongs to (same colour)
+    quantity: str                 # predictions.csv quantity, e.g. "rate_mbps"
+    start: np.ndarray
+    end: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+    @property
+    def is_band(self) -> np.ndarray:
+        """Per interval: whether the prediction is an interval (low < high) rather than a value."""
+        return self.high - self.low > 1e-9 * np.maximum(1.0, np.abs(self.high))
+
+    def steps(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(x, low, high, band) for drawing: two points per interval (its start and its end), and
+        a NaN point between intervals that do not touch, so that no line joins them."""
+        x: list[float] = []
+        low: list[float] = []
+        high: list[float] = []
+        band: list[bool] = []
+        is_band = self.is_band
+        for i in range(len(self.start)):
+            if i and self.start[i] > self.end[i - 1] + 1e-9:
+                x.append(float(self.end[i - 1]))
+                low.append(math.nan)
+                high.append(math.nan)
+                band.append(False)
+            x += [float(self.start[i]), float(self.end[i])]
+            low += [float(self.low[i])] * 2
+            high += [float(self.high[i])] * 2
+            band += [bool(is_band[i])] * 2
+        return np.array(x), np.array(low), np.array(high), np.array(band, dtype=bool)
 
 
 @dataclass(frozen=True)
@@ -70,6 +121,7 @@ class Panel:
     style: str = "interval"
     overlay: Optional[str] = None  # another column, drawn dashed in the same colours
     labels: tuple[str, str] = ("", "")  # in-panel legend: (solid lines, dashed overlay)
+    prediction: Optional[str] = None   # predictions.csv quantity drawn over this panel
 
 
 @dataclass
@@ -128,19 +180,27 @@ FAILURE_DROPS_PANEL = Panel("drops", LINKS_FIGURE.panels[1].ylabel, overlay="fai
 
 RATE_PANEL = LINKS_FIGURE.panels[2]
 
+# The buffer panel of links.png when predictions are drawn: the simulated backlog (unfinished work:
+# waiting bytes plus the rest of the packet in transmission), which is what the fluid model
+# predicts, with the predicted backlog over it.
+BACKLOG_PANEL = Panel("backlog_kb", "backlog ({KB})", prediction="backlog_kb")
+
 FLOWS_FIGURE = FigureSpec("flows.png", (
     Panel("send_rate_mbps", "send rate ({Mbps})"),
-    Panel("recv_rate_mbps", "receive rate, goodput\n({Mbps})"),
+    Panel("recv_rate_mbps", "receive rate, goodput\n({Mbps})", prediction="rate_mbps"),
     Panel("window_pkts", "window (packets)", style="instant"),
-    Panel("rtt_ms", "RTT (ms)", style="sparse"),
+    Panel("rtt_ms", "RTT (ms)", style="sparse", prediction="rtt_ms"),
 ), legend_title="flow")
+
+PREDICTION_LABEL = "analytic prediction (dashed)"
+PREDICTION_BAND_LABEL = "predicted interval (shaded)"
 
 HOSTS_FIGURE = FigureSpec("hosts.png", (
     Panel("send_rate_mbps", "send rate ({Mbps})"),
     Panel("recv_rate_mbps", "receive rate ({Mbps})"),
 ), legend_title="host")
 
-_LINK_VALUES = ("rate_mbps", "buffer_kb", "buffer_pkts", "drops", "failure_drops",
+_LINK_VALUES = ("rate_mbps", "buffer_kb", "buffer_pkts", "backlog_kb", "drops", "failure_drops",
                 "routing_rate_mbps")
 _FLOW_VALUES = ("send_rate_mbps", "recv_rate_mbps", "window_pkts", "rtt_ms")
 _HOST_VALUES = ("send_rate_mbps", "recv_rate_mbps")
@@ -148,7 +208,8 @@ _HOST_VALUES = ("send_rate_mbps", "recv_rate_mbps")
 
 def make_figures(results: Any, out_dir: Optional[PathLike] = None, *,
                  links: IdSelection = None, flows: IdSelection = None, hosts: IdSelection = None,
-                 routers: IdSelection = None, show: bool = False) -> list[Path]:
+                 routers: IdSelection = None, predictions: Optional[bool] = None,
+                 show: bool = False) -> list[Path]:
     """Write ``links.png``, ``flows.png``, ``hosts.png`` (and ``routing.png``); return the paths.
 
     Args:
@@ -164,6 +225,13 @@ def make_figures(results: Any, out_dir: Optional[PathLike] = None, *,
             is written only when the routes table has entries after t = 0 (dynamic routing
             changed a forwarding table) and at least one router is selected; its rate panel
             shows the selected `links`.
+        predictions: draw the analytic predictions of ``predictions.csv`` (written by a run with
+            ``--check``) over the simulated lines: None (default) draws them when the results have
+            them (`ResultSet.predictions` is not None), False never, True always (ValueError when
+            the results have none). They appear as dashed steps in the colour of the line they
+            predict (a shaded band where the prediction is an interval, for Vegas) on the receive
+            rate and RTT panels of ``flows.png`` and the buffer panel of ``links.png``, which then
+            shows the simulated ``backlog_kb`` instead of ``buffer_kb``.
         show: after saving, also show the figures with pyplot (blocks until they are closed).
 
     The paths are returned in the order links, flows, hosts, routing (figures not written are
@@ -184,29 +252,8 @@ def make_figures(results: Any, out_dir: Optional[PathLike] = None, *,
             raise ValueError("out_dir is required when results is not a results directory")
         out_dir = source_dir
     out_dir = Path(out_dir)
-
-    summary = dict(results.summary)
-    link_ids = _choose("link", links, summary.get("links", {}))
-    flow_ids = _choose("flow", flows, summary.get("flows", {}))
-    host_ids = _choose("host", hosts, summary.get("hosts", {}))
-    raw_routes = getattr(results, "routes", None)
-    routes = None if raw_routes is None else _normalize(raw_routes, "routes")
-    router_ids = _choose("router", routers, _known_routers(summary, routes))
-
-    jobs: list[_Job] = []
-    link_series: list[Series] = []
-    if link_ids:
-        link_series = _link_series(summary, _normalize(results.links, "links"), link_ids)
-        jobs.append(_spec_job(_links_figure_spec(link_series), link_series, summary))
-    if flow_ids:
-        jobs.append(_spec_job(FLOWS_FIGURE, _flow_series(_normalize(results.flows, "flows"),
-                                                         flow_ids), summary))
-    if host_ids:
-        jobs.append(_spec_job(HOSTS_FIGURE, _host_series(_normalize(results.hosts, "hosts"),
-                                                         host_ids), summary))
-    if router_ids and _routes_changed(routes):
-        chosen, omitted = _routes_to_plot(_route_series(routes, router_ids))
-        jobs.append(_routing_job(link_series, chosen, omitted, summary))
+    jobs = _plan_figures(results, links=links, flows=flows, hosts=hosts, routers=routers,
+                         predictions=predictions)
 
     written: list[Path] = []
     if jobs:
@@ -230,16 +277,68 @@ def make_figures(results: Any, out_dir: Optional[PathLike] = None, *,
 
 @dataclass
 class _Job:
-    """One figure to write: its file name, size in inches, and how to draw it into a Figure."""
+    """One figure to write: its file name, size in inches, and how to draw it into a Figure;
+    for the figures drawn from a `FigureSpec`, also what is drawn (for inspection)."""
 
     filename: str
     figsize: tuple[float, float]
     draw: Callable[[Figure], None]
+    spec: Optional[FigureSpec] = None
+    series: Sequence[Series] = ()
+    predictions: Sequence[PredictionSeries] = ()
 
 
-def _spec_job(spec: FigureSpec, series: list[Series], summary: dict) -> _Job:
+def _plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection = None,
+                  hosts: IdSelection = None, routers: IdSelection = None,
+                  predictions: Optional[bool] = None) -> list[_Job]:
+    """The figures `make_figures` writes for `results` (an object with the result attributes),
+    in order, with their data prepared; arguments as for `make_figures`."""
+    summary = dict(results.summary)
+    link_ids = _choose("link", links, summary.get("links", {}))
+    flow_ids = _choose("flow", flows, summary.get("flows", {}))
+    host_ids = _choose("host", hosts, summary.get("hosts", {}))
+    raw_routes = getattr(results, "routes", None)
+    routes = None if raw_routes is None else _normalize(raw_routes, "routes")
+    router_ids = _choose("router", routers, _known_routers(summary, routes))
+    raw_predictions = getattr(results, "predictions", None)
+    if predictions and raw_predictions is None:
+        raise ValueError("predictions=True, but the results have no predictions "
+                         "(predictions.csv is written by a run with --check)")
+    prediction_table = (None if raw_predictions is None or predictions is False
+                        else _normalize(raw_predictions, "predictions"))
+
+    jobs: list[_Job] = []
+    link_series: list[Series] = []
+    if link_ids:
+        link_table = _normalize(results.links, "links")
+        link_series = _link_series(summary, link_table, link_ids)
+        link_predictions: list[PredictionSeries] = []
+        if prediction_table is not None and "backlog_kb" in link_table:
+            link_predictions = _prediction_series(prediction_table, link_series, "link",
+                                                  ("backlog_kb",))
+        jobs.append(_spec_job(_links_figure_spec(link_series, backlog=bool(link_predictions)),
+                              link_series, summary, link_predictions))
+    if flow_ids:
+        flow_series = _flow_series(_normalize(results.flows, "flows"), flow_ids)
+        flow_predictions: list[PredictionSeries] = []
+        if prediction_table is not None:
+            flow_predictions = _prediction_series(prediction_table, flow_series, "flow",
+                                                  ("rate_mbps", "rtt_ms"))
+        jobs.append(_spec_job(FLOWS_FIGURE, flow_series, summary, flow_predictions))
+    if host_ids:
+        jobs.append(_spec_job(HOSTS_FIGURE, _host_series(_normalize(results.hosts, "hosts"),
+                                                         host_ids), summary))
+    if router_ids and _routes_changed(routes):
+        chosen, omitted = _routes_to_plot(_route_series(routes, router_ids))
+        jobs.append(_routing_job(link_series, chosen, omitted, summary))
+    return jobs
+
+
+def _spec_job(spec: FigureSpec, series: list[Series], summary: dict,
+              predictions: Sequence[PredictionSeries] = ()) -> _Job:
     return _Job(spec.filename, _figsize(spec),
-                lambda fig: _draw_figure(fig, spec, series, summary))
+                lambda fig: _draw_figure(fig, spec, series, summary, predictions),
+                spec=spec, series=series, predictions=list(predictions))
 
 
 def _routing_job(link_series: list[Series], routes: list[RouteSeries], omitted: int,
@@ -257,7 +356,8 @@ def _link_series(summary: dict, table: Table, link_ids: Sequence[str]) -> list[S
     """One series per link direction; one per link (directions summed) for a half-duplex link.
 
     A half-duplex link has one buffer and one transmitter shared by its two directions, so its
-    buffer occupancy, drops and transmitted rate are the sums over the directions, per sample time.
+    buffer occupancy, backlog, drops and transmitted rate are the sums over the directions, per
+    sample time. A ``backlog_kb`` column absent from `table` (older results) gives zeros.
     """
     out: list[Series] = []
     table = _with_optional_columns(table, "links")
@@ -268,35 +368,87 @@ def _link_series(summary: dict, table: Table, link_ids: Sequence[str]) -> list[S
         if info.get("duplex") == "half":
             time, values = _sum_by_time(table["time_s"][rows],
                                         {c: table[c][rows] for c in _LINK_VALUES})
-            out.append(Series(key=link_id, label=link_id, time=time, values=values))
+            out.append(Series(key=link_id, label=link_id, time=time, values=values,
+                              entity=link_id,
+                              directions=tuple(_directions(info, table["direction"][rows]))))
             continue
         for direction in _directions(info, table["direction"][rows]):
             both = rows & (table["direction"] == direction)
             time, values = _sorted_rows(table, both, _LINK_VALUES)
             out.append(Series(key=f"{link_id} {direction}", label=f"{link_id} {direction}",
-                              time=time, values=values))
+                              time=time, values=values, entity=link_id, directions=(direction,)))
     return out
 
 
-def _links_figure_spec(series: Sequence[Series]) -> FigureSpec:
+def _links_figure_spec(series: Sequence[Series], *, backlog: bool = False) -> FigureSpec:
     """`LINKS_FIGURE`, with failure drops overlaid (dashed) on the drops panel only when some
-    plotted line has a non-zero failure drop."""
-    if not any(np.nansum(s.values.get("failure_drops", np.zeros(0))) > 0 for s in series):
+    plotted line has a non-zero failure drop, and with `BACKLOG_PANEL` (simulated backlog, with
+    the predicted one over it) instead of the buffer panel when `backlog` is true."""
+    failures = any(np.nansum(s.values.get("failure_drops", np.zeros(0))) > 0 for s in series)
+    if not failures and not backlog:
         return LINKS_FIGURE
-    panels = tuple(FAILURE_DROPS_PANEL if p.column == "drops" else p for p in LINKS_FIGURE.panels)
+    replace = {"drops": FAILURE_DROPS_PANEL if failures else None,
+               "buffer_kb": BACKLOG_PANEL if backlog else None}
+    panels = tuple(replace.get(p.column) or p for p in LINKS_FIGURE.panels)
     return FigureSpec(LINKS_FIGURE.filename, panels, LINKS_FIGURE.legend_title)
 
 
 def _flow_series(table: Table, flow_ids: Sequence[str]) -> list[Series]:
-    return [Series(key=f, label=f, time=t, values=v)
+    return [Series(key=f, label=f, time=t, values=v, entity=f)
             for f in flow_ids
             for t, v in [_sorted_rows(table, table["flow"] == f, _FLOW_VALUES)]]
 
 
 def _host_series(table: Table, host_ids: Sequence[str]) -> list[Series]:
-    return [Series(key=h, label=h, time=t, values=v)
+    return [Series(key=h, label=h, time=t, values=v, entity=h)
             for h in host_ids
             for t, v in [_sorted_rows(table, table["host"] == h, _HOST_VALUES)]]
+
+
+def _prediction_series(table: Table, series: Sequence[Series], kind: str,
+                       quantities: Sequence[str]) -> list[PredictionSeries]:
+    """The predictions (``predictions.csv`` rows of `kind`) of `quantities` for each series.
+
+    A row belongs to a series when its ``id`` is the series' entity and its ``direction`` fits
+    (`_direction_fits`): a half-duplex link's prediction ("R1->R2+R2->R1") goes to the link's
+    summed line, a full-duplex direction's ("R1->R2") to that direction's line. Rows of one
+    series for the same time interval are added up. Series without a matching row get none.
+    Ordered by quantity, then as `series`.
+    """
+    out: list[PredictionSeries] = []
+    start, end = table["start_s"], table["end_s"]
+    low, high = np.minimum(table["low"], table["high"]), np.maximum(table["low"], table["high"])
+    of_kind = table["kind"] == kind
+    for quantity in quantities:
+        rows = of_kind & (table["quantity"] == quantity)
+        for s in series:
+            pieces: dict[tuple[float, float], list[float]] = {}
+            for i in np.flatnonzero(rows & (table["id"] == s.entity)):
+                if not _direction_fits(str(table["direction"][i]), s.directions):
+                    continue
+                piece = pieces.setdefault((float(start[i]), float(end[i])), [0.0, 0.0])
+                piece[0] += float(low[i])
+                piece[1] += float(high[i])
+            if not pieces:
+                continue
+            keys = sorted(pieces)
+            out.append(PredictionSeries(
+                key=s.key, quantity=quantity,
+                start=np.array([k[0] for k in keys]), end=np.array([k[1] for k in keys]),
+                low=np.array([pieces[k][0] for k in keys]),
+                high=np.array([pieces[k][1] for k in keys])))
+    return out
+
+
+def _direction_fits(direction: str, directions: Sequence[str]) -> bool:
+    """Whether a predictions.csv ``direction`` ("A->B", "A->B+B->A" or "") fits a line covering
+    `directions` (empty for flows and hosts)."""
+    labels = {label for label in direction.split("+") if label}
+    if not directions:
+        return not labels
+    if not labels:                     # a prediction for the whole link: only its summed line
+        return len(directions) > 1
+    return labels <= set(directions)
 
 
 def _known_routers(summary: dict, routes: Optional[Table]) -> dict:
@@ -450,17 +602,28 @@ def _figsize(spec: FigureSpec) -> tuple[float, float]:
     return WIDTH_IN, 1.0 + PANEL_HEIGHT_IN * len(spec.panels)
 
 
-def _draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: dict) -> None:
-    """Draw `series` into `fig`: one panel per `spec.panels` entry, shared time axis, one legend."""
+def _draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: dict,
+                 predictions: Sequence[PredictionSeries] = ()) -> None:
+    """Draw `series` into `fig`: one panel per `spec.panels` entry, shared time axis, one legend.
+
+    `predictions` are drawn over the panels whose ``prediction`` is their quantity, in the colour
+    of their series; the legend then has an entry for them."""
     _assign_colors(series)
+    colors = {s.key: s.color for s in series}
     axes = fig.subplots(len(spec.panels), 1, sharex=True, squeeze=False)[:, 0]
     labels = _unit_labels(summary)
+    drawn = {"line": False, "band": False}
     for ax, panel in zip(axes, spec.panels):
         _plot_panel(ax, series, panel)
         if panel.overlay is not None:
             _plot_panel(ax, series, Panel(panel.overlay, panel.ylabel, panel.style),
                         linestyle="--", with_labels=False)
             _add_style_legend(ax, panel.labels)
+        if panel.prediction is not None:
+            line, band = _plot_predictions(
+                ax, [p for p in predictions if p.quantity == panel.prediction], colors)
+            drawn["line"] |= line
+            drawn["band"] |= band
         ax.set_ylabel(panel.ylabel.format(**labels))
         ax.grid(True, alpha=0.3)
         ax.set_ylim(bottom=0)
@@ -469,7 +632,7 @@ def _draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: d
     if isinstance(end, (int, float)) and end > 0:
         axes[-1].set_xlim(0, end)
     fig.suptitle(str(summary.get("topology", "")) or "netsim results")
-    _add_legend(fig, axes[0], spec)
+    _add_legend(fig, axes[0], spec, _prediction_handles(drawn["line"], drawn["band"]))
 
 
 def _plot_panel(ax: Any, series: Sequence[Series], panel: Panel, *, linestyle: str = "-",
@@ -493,6 +656,45 @@ def _plot_panel(ax: Any, series: Sequence[Series], panel: Panel, *, linestyle: s
             if len(time) == 1:
                 kwargs["marker"] = "."
         ax.plot(time, values, **kwargs)
+
+
+def _plot_predictions(ax: Any, predictions: Sequence[PredictionSeries],
+                      colors: dict[str, Optional[str]]) -> tuple[bool, bool]:
+    """Draw predictions as dashed steps, or shaded bands where low < high; return whether any
+    dashed line and any band was drawn."""
+    any_line = any_band = False
+    for p in predictions:
+        color = colors.get(p.key)
+        x, low, high, band = p.steps()
+        value = ~band & ~np.isnan(low)
+        if value.any():
+            ax.plot(x, np.where(value, low, np.nan), color=color, linestyle=(0, (4, 2.5)),
+                    linewidth=1.7, zorder=3, label="_nolegend_")
+            any_line = True
+        if band.any():
+            lows, highs = np.where(band, low, np.nan), np.where(band, high, np.nan)
+            ax.fill_between(x, lows, highs, where=band, color=color, alpha=0.2, linewidth=0,
+                            zorder=1.5, label="_nolegend_")
+            for edge in (lows, highs):      # edges: overlapping bands stay distinguishable
+                ax.plot(x, edge, color=color, linewidth=0.9, alpha=0.8, zorder=1.6,
+                        label="_nolegend_")
+            any_band = True
+    return any_line, any_band
+
+
+def _prediction_handles(line: bool, band: bool) -> list[Any]:
+    """Legend entries explaining the prediction overlay."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles: list[Any] = []
+    if line:
+        handles.append(Line2D([], [], color="0.35", linestyle=(0, (4, 2.5)), linewidth=1.7,
+                              label=PREDICTION_LABEL))
+    if band:
+        handles.append(Patch(facecolor=(0.35, 0.35, 0.35, 0.2), edgecolor=(0.35, 0.35, 0.35, 0.8),
+                             linewidth=0.9, label=PREDICTION_BAND_LABEL))
+    return handles
 
 
 def _add_style_legend(ax: Any, labels: tuple[str, str]) -> None:
@@ -596,10 +798,13 @@ def _plot_route(ax: Any, route: RouteSeries, end: Optional[float], *, above: boo
     return [float(route.time[i]) for i in changes]
 
 
-def _add_legend(fig: Figure, ax: Any, spec: FigureSpec) -> None:
+def _add_legend(fig: Figure, ax: Any, spec: FigureSpec, extra: Sequence[Any] = ()) -> None:
+    """The figure's legend, right of the panels: one entry per line of `ax`, then `extra`."""
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return
+    handles = list(handles) + list(extra)
+    labels = list(labels) + [h.get_label() for h in extra]
     height_in = fig.get_size_inches()[1]
     rows_fit = max(1, int(height_in * 5))          # ~5 small-font entries per inch
     ncol = math.ceil(len(handles) / rows_fit)

@@ -1,16 +1,21 @@
 """Reading a results directory written by a simulation run (format: docs/outputs.md).
 
 A results directory holds ``summary.json``, three long-format CSV files (``links.csv``,
-``flows.csv``, ``hosts.csv``) and the log of forwarding-table changes ``routes.csv``.
+``flows.csv``, ``hosts.csv``) and the log of forwarding-table changes ``routes.csv``; a run made
+with ``--check`` also has ``check.json`` (the comparison with the analytic model) and
+``predictions.csv`` (the predicted piecewise-constant timeline).
 `read_results` loads them into a `ResultSet`; each CSV becomes a `Table`: a plain ``dict`` mapping
 column name to a 1-D numpy array. Identifier columns (``link``, ``direction``, ``flow``, ``host``,
-``router``, ``destination``, ``next_hop``) are numpy string arrays; every other column is float64,
-with NaN for an empty field (``flows.csv``'s ``rtt_ms`` is empty for an interval without an RTT
-sample) and infinity for ``inf`` (``routes.csv``'s ``cost_ms`` of an unreachable destination).
+``router``, ``destination``, ``next_hop``; ``kind``, ``id``, ``quantity`` of predictions.csv) are
+numpy string arrays; every other column is float64, with NaN for an empty field (``flows.csv``'s
+``rtt_ms`` is empty for an interval without an RTT sample) and infinity for ``inf``
+(``routes.csv``'s ``cost_ms`` of an unreachable destination).
 
 Results written before dynamic routing existed are still accepted: without ``routes.csv``
-(`ResultSet.routes` is then None) and without the ``links.csv`` columns ``failure_drops`` and
-``routing_rate_mbps`` (then simply absent from the Table).
+(`ResultSet.routes` is then None) and without the ``links.csv`` columns ``failure_drops``,
+``routing_rate_mbps`` and ``backlog_kb`` (then simply absent from the Table). Without ``--check``
+there is no ``predictions.csv`` nor ``check.json`` (`ResultSet.predictions` and `ResultSet.check`
+are None).
 
 This module reads files only: it imports nothing from the simulator packages.
 """
@@ -41,16 +46,20 @@ SCHEMAS: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
               frozenset({"host"})),
     "routes": (("time_s", "router", "destination", "next_hop", "link", "cost_ms"),
                frozenset({"router", "destination", "next_hop", "link"})),
+    "predictions": (("start_s", "end_s", "kind", "id", "direction", "quantity", "low", "high"),
+                    frozenset({"kind", "id", "direction", "quantity"})),
 }
 
 # Numeric columns that newer results have and older ones lack: read strictly as numbers when
 # present (a non-number is an error, as for a required column), accepted when absent.
 OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
-    "links": ("failure_drops", "routing_rate_mbps"),
+    "links": ("failure_drops", "routing_rate_mbps", "backlog_kb"),
 }
 
-# Files that older results lack: the ResultSet attribute is None when the file is absent.
-OPTIONAL_FILES = frozenset({"routes"})
+# Files that older results (or runs without --check) lack: the ResultSet attribute is None when
+# the file is absent.
+OPTIONAL_FILES = frozenset({"routes", "predictions"})
+CHECK_FILE = "check.json"
 
 # Top-level keys of summary.json that the readers and the figures rely on.
 _REQUIRED_SUMMARY = {"units": dict, "links": dict, "flows": dict, "hosts": dict}
@@ -66,6 +75,10 @@ class ResultSet:
         directory: where the files were read from (None when built in memory).
         routes: ``routes.csv`` as a `Table`, or None for results without that file (written before
             dynamic routing existed).
+        predictions: ``predictions.csv`` as a `Table` (columns start_s, end_s, kind, id,
+            direction, quantity, low, high), or None when the run was made without ``--check``.
+        check: the parsed ``check.json`` (a dict), or None when the run was made without
+            ``--check``.
     """
 
     summary: dict
@@ -74,6 +87,8 @@ class ResultSet:
     hosts: Table
     directory: Optional[Path] = field(default=None, compare=False)
     routes: Optional[Table] = None
+    predictions: Optional[Table] = None
+    check: Optional[dict] = None
 
     @property
     def topology(self) -> str:
@@ -87,16 +102,23 @@ class ResultSet:
         rows = ", ".join(f"{name}={num_rows(getattr(self, name))} rows"
                          for name in ("links", "flows", "hosts"))
         rows += ", routes=" + ("none" if self.routes is None else f"{num_rows(self.routes)} rows")
+        if self.predictions is not None:
+            rows += f", predictions={num_rows(self.predictions)} rows"
+        if self.check is not None:
+            rows += ", check=yes"
         return f"ResultSet(topology={self.topology!r}, {rows}, directory={self.directory!s})"
 
 
 def read_results(out_dir: PathLike) -> ResultSet:
-    """Read ``summary.json``, ``links.csv``, ``flows.csv``, ``hosts.csv`` and ``routes.csv``.
+    """Read ``summary.json``, ``links.csv``, ``flows.csv``, ``hosts.csv``, ``routes.csv`` and,
+    when present, ``predictions.csv`` and ``check.json``.
 
     `out_dir` may also be the path of the ``summary.json`` file itself. Raises FileNotFoundError
     (naming the missing path) when the directory or a required file is missing, and ValueError
     (naming the file, and the line for CSV data) when a file is malformed. ``routes.csv`` is
-    optional (older results lack it): `ResultSet.routes` is then None.
+    optional (older results lack it): `ResultSet.routes` is then None. ``predictions.csv`` and
+    ``check.json`` are written only by a run with ``--check``: `ResultSet.predictions` and
+    `ResultSet.check` are None without them.
     """
     directory = Path(out_dir)
     if directory.is_file() and directory.name == SUMMARY_FILE:
@@ -113,7 +135,9 @@ def read_results(out_dir: PathLike) -> ResultSet:
             tables[name] = None
             continue
         tables[name] = _read_table(path, required, string_columns, OPTIONAL_COLUMNS.get(name, ()))
-    return ResultSet(summary=summary, directory=directory, **tables)
+    check_path = directory / CHECK_FILE
+    check = _read_check(check_path) if check_path.exists() else None
+    return ResultSet(summary=summary, directory=directory, check=check, **tables)
 
 
 def select(table: Table, **equal: Any) -> Table:
@@ -159,6 +183,17 @@ def _read_summary(path: Path) -> dict:
         if not isinstance(summary[key], kind):
             raise ValueError(f"{path}: {key!r} should be a JSON object")
     return summary
+
+
+def _read_check(path: Path) -> dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            check = json.load(f)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(check, dict):
+        raise ValueError(f"{path}: expected a JSON object at the top level")
+    return check
 
 
 def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset[str],

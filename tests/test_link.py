@@ -530,3 +530,23 @@ def test_link_rejects_bad_parameters(kwargs):
     args.update(kwargs)
     with pytest.raises(ValueError):
         Link(Simulator(), "L", Router("A"), Router("B"), **args)
+
+
+def test_unfinished_work_integral_counts_the_packet_in_service():
+    # 1024 B at 8192 bit/s: 1 s each. Two packets back to back: the second waits 1 s.
+    from components.link import Link
+    from components.node import Host
+    from components.packet import DATA, Packet
+    from simulator.engine import Simulator
+    sim = Simulator()
+    a, b = Host("A"), Host("B")
+    link = Link(sim, "L", a, b, 8192.0, 0.0, 10_000)
+    d = link.directions[0]
+    for seq in range(2):
+        d.send(Packet(DATA, a, b, 1024, lambda p: None, seq))
+    sim.run()
+    d.settle(sim.now)
+    assert d.area_bytes == 1024 * 1.0                  # the second packet waited 1 s
+    assert d.area_work == 2 * 1024 * 1.0 / 2          # each in service for 1 s, half left on average
+    # time-averaged unfinished work over the 2 s busy period: (1024 + 1024) / 2 B
+    assert (d.area_bytes + d.area_work) / 2.0 == 1024.0

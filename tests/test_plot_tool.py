@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 from plot_tool import ResultSet, make_figures, read_results, select
-from plot_tool.figures import (LINKS_FIGURE, _link_series, _links_figure_spec, _route_series,
-                               _routes_changed, _routes_to_plot)
+from plot_tool.figures import (BACKLOG_PANEL, LINKS_FIGURE, PREDICTION_BAND_LABEL,
+                               PREDICTION_LABEL, _link_series, _links_figure_spec,
+                               _plan_figures, _prediction_series, _route_series, _routes_changed,
+                               _routes_to_plot)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 TIMES = (0.1, 0.2, 0.3, 0.4, 0.45)       # interval 0.1 s; the last interval is shorter
@@ -81,23 +83,65 @@ DYNAMIC_ROUTES = ["0.2,R1,T1,R3,L3,17.5",
                   "0.4,R2,S1,,,inf"]
 
 
+# predictions.csv of a run with --check: F1 and both links have values, F2 (Vegas-like) has
+# [low, high] intervals, L1 R1->R2 has a gap between 0.2 and 0.3, and the half-duplex L2 has one
+# prediction for both directions, a value then an interval.
+PREDICTIONS = ["start_s,end_s,kind,id,direction,quantity,low,high",
+               "0,0.2,flow,F1,,rate_mbps,2,2",
+               "0,0.2,flow,F1,,queue_delay_ms,1,1",
+               "0,0.2,flow,F1,,rtt_ms,20,20",
+               "0.2,0.35,flow,F1,,rate_mbps,2.5,2.5",
+               "0.2,0.35,flow,F1,,queue_delay_ms,2,2",
+               "0.2,0.35,flow,F1,,rtt_ms,21,21",
+               "0.1,0.45,flow,F2,,rate_mbps,0.8,1.2",
+               "0.1,0.45,flow,F2,,queue_delay_ms,8,12",
+               "0.1,0.45,flow,F2,,rtt_ms,28,32",
+               "0,0.2,link,L1,R1->R2,backlog_kb,15,15",
+               "0,0.2,link,L1,R2->R1,backlog_kb,0,0",
+               "0.3,0.45,link,L1,R1->R2,backlog_kb,25,25",
+               "0,0.2,link,L2,R2->T1+T1->R2,backlog_kb,4,4",
+               "0.2,0.45,link,L2,R2->T1+T1->R2,backlog_kb,3,6"]
+
+CHECK = {
+    "settle_s": 0.1, "tolerance_pct": 5.0,
+    "intervals": [{"start_s": 0.1, "end_s": 0.35, "compared_from_s": 0.2,
+                   "compared_until_s": 0.33, "flows": ["F1", "F2"],
+                   "rows": [{"kind": "flow", "id": "F1", "quantity": "rate_mbps",
+                             "predicted": 2.5, "simulated": 2.4, "error_pct": 4.0},
+                            {"kind": "flow", "id": "F2", "quantity": "queue_delay_ms",
+                             "predicted": [8.0, 12.0], "simulated": None, "error_pct": None},
+                            {"kind": "link", "id": "L1+L2", "quantity": "backlog_kb",
+                             "predicted": [0.0, 1.0], "simulated": 0.5, "error_pct": 0.0}]}],
+    "completion": [{"kind": "flow", "id": "F1", "quantity": "finish_s", "predicted": 0.34,
+                    "simulated": 0.35, "error_pct": 2.94}],
+    "unmatched": [],
+    "max_error_pct": 4.0,
+    "passed": True,
+}
+
+
 def write_results(out_dir: Path, units: str = "si", *, dynamic: bool = False,
-                  failures: bool = False) -> Path:
+                  failures: bool = False, check: bool = False) -> Path:
     """Write a complete synthetic results directory (summary.json + the 4 CSVs) into out_dir.
 
-    `dynamic`: routes.csv also has entries after t=0; `failures`: links.csv has failure drops."""
+    `dynamic`: routes.csv also has entries after t=0; `failures`: links.csv has failure drops;
+    `check`: also predictions.csv and check.json, as a run with --check writes them."""
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "summary.json").write_text(json.dumps(_summary(units), indent=2))
 
-    lines = ["time_s,link,direction,rate_mbps,buffer_kb,buffer_pkts,drops,failure_drops,"
-             "routing_rate_mbps"]
+    lines = ["time_s,link,direction,rate_mbps,buffer_kb,buffer_pkts,backlog_kb,drops,"
+             "failure_drops,routing_rate_mbps"]
     for i, t in enumerate(TIMES):
         lost = [0, 0, 3, 0, 0][i] if failures else 0
-        lines.append(f"{t},L1,R1->R2,{8 + i},{10 * i},{i},{i % 2},{lost},0.01")
-        lines.append(f"{t},L1,R2->R1,0.5,0,0,0,0,0.01")
-        lines.append(f"{t},L2,R2->T1,{6 + i},{2.5 * i},{0.5 * i},1,{2 * lost},0")
-        lines.append(f"{t},L2,T1->R2,{1 + i},1.5,1,{i},{lost},0")
+        lines.append(f"{t},L1,R1->R2,{8 + i},{10 * i},{i},{10 * i + 0.5},{i % 2},{lost},0.01")
+        lines.append(f"{t},L1,R2->R1,0.5,0,0,0.1,0,0,0.01")
+        lines.append(f"{t},L2,R2->T1,{6 + i},{2.5 * i},{0.5 * i},{2.5 * i + 0.5},1,{2 * lost},0")
+        lines.append(f"{t},L2,T1->R2,{1 + i},1.5,1,2,{i},{lost},0")
     (out_dir / "links.csv").write_text("\n".join(lines) + "\n")
+
+    if check:
+        (out_dir / "predictions.csv").write_text("\n".join(PREDICTIONS) + "\n")
+        (out_dir / "check.json").write_text(json.dumps(CHECK, indent=2))
 
     routes = STATIC_ROUTES + (DYNAMIC_ROUTES if dynamic else [])
     (out_dir / "routes.csv").write_text("\n".join(routes) + "\n")
@@ -126,6 +170,12 @@ def results_dir(tmp_path: Path) -> Path:
     return write_results(tmp_path / "run")
 
 
+@pytest.fixture
+def checked_dir(tmp_path: Path) -> Path:
+    """Results of a run with --check: predictions.csv and check.json too."""
+    return write_results(tmp_path / "checked", check=True)
+
+
 def _is_png(path: Path) -> bool:
     data = path.read_bytes()
     return len(data) > 1000 and data.startswith(PNG_SIGNATURE)
@@ -142,8 +192,11 @@ def test_read_results_round_trips_values(results_dir: Path) -> None:
     assert rs.topology == "synthetic_case"
 
     assert set(rs.links) == {"time_s", "link", "direction", "rate_mbps", "buffer_kb",
-                             "buffer_pkts", "drops", "failure_drops", "routing_rate_mbps"}
+                             "buffer_pkts", "backlog_kb", "drops", "failure_drops",
+                             "routing_rate_mbps"}
     assert rs.links["failure_drops"].dtype == np.float64
+    assert rs.links["backlog_kb"][:4].tolist() == [0.5, 0.1, 0.5, 2.0]
+    assert rs.predictions is None and rs.check is None      # a run without --check
     assert rs.links["routing_rate_mbps"][0] == pytest.approx(0.01)
     assert len(rs.links["time_s"]) == 4 * len(TIMES)
     assert rs.links["link"].dtype.kind == "U"
@@ -179,17 +232,24 @@ def test_read_routes(tmp_path: Path) -> None:
 def test_read_results_without_routes_csv(results_dir: Path) -> None:
     """Results written before dynamic routing: no routes.csv, no new links.csv columns."""
     (results_dir / "routes.csv").unlink()
-    old = [",".join(line.split(",")[:7])
-           for line in (results_dir / "links.csv").read_text().splitlines()]
-    (results_dir / "links.csv").write_text("\n".join(old) + "\n")
+    _drop_link_columns(results_dir, "backlog_kb", "failure_drops", "routing_rate_mbps")
     rs = read_results(results_dir)
     assert rs.routes is None
     assert "failure_drops" not in rs.links and "routing_rate_mbps" not in rs.links
+    assert "backlog_kb" not in rs.links
     assert "routes=none" in repr(rs)
     series = _link_series(rs.summary, rs.links, ["L1", "L2"])
     assert all(s.values["failure_drops"].tolist() == [0] * len(TIMES) for s in series)
     paths = make_figures(rs, results_dir)
     assert [p.name for p in paths] == ["links.png", "flows.png", "hosts.png"]
+
+
+def _drop_link_columns(results_dir: Path, *names: str) -> None:
+    """Rewrite links.csv without the named columns (as older results wrote it)."""
+    rows = [line.split(",") for line in (results_dir / "links.csv").read_text().splitlines()]
+    keep = [i for i, name in enumerate(rows[0]) if name not in names]
+    (results_dir / "links.csv").write_text("\n".join(",".join(row[i] for i in keep)
+                                                      for row in rows) + "\n")
 
 
 def test_header_only_routes_csv(results_dir: Path) -> None:
@@ -520,3 +580,218 @@ def test_plot_tool_imports_no_simulator_package() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+# --- analytic predictions (--check): predictions.csv, check.json, dashed overlay ----------------
+
+
+def test_read_predictions_and_check(checked_dir: Path) -> None:
+    rs = read_results(checked_dir)
+    table = rs.predictions
+    assert table is not None
+    assert list(table) == ["start_s", "end_s", "kind", "id", "direction", "quantity", "low", "high"]
+    assert len(table["start_s"]) == len(PREDICTIONS) - 1
+    for column in ("kind", "id", "direction", "quantity"):
+        assert table[column].dtype.kind == "U"
+    for column in ("start_s", "end_s", "low", "high"):
+        assert table[column].dtype == np.float64
+    assert table["direction"][0] == "" and table["direction"][-1] == "R2->T1+T1->R2"
+    assert table["low"][6] == pytest.approx(0.8) and table["high"][6] == pytest.approx(1.2)
+    assert rs.check == CHECK
+    assert "predictions=14 rows" in repr(rs) and "check=yes" in repr(rs)
+
+
+def test_malformed_check_files(checked_dir: Path) -> None:
+    (checked_dir / "check.json").write_text("[1, 2]")
+    with pytest.raises(ValueError, match=r"check\.json.*JSON object"):
+        read_results(checked_dir)
+    (checked_dir / "check.json").write_text("{oops")
+    with pytest.raises(ValueError, match=r"check\.json.*not valid JSON"):
+        read_results(checked_dir)
+    (checked_dir / "check.json").unlink()
+    (checked_dir / "predictions.csv").write_text("start_s,end_s,kind,id,quantity,low,high\n")
+    with pytest.raises(ValueError, match=r"predictions\.csv.*missing column.*direction"):
+        read_results(checked_dir)
+
+
+def test_link_predictions_matched_to_lines(checked_dir: Path) -> None:
+    rs = read_results(checked_dir)
+    series = _link_series(rs.summary, rs.links, ["L1", "L2"])
+    forward, backward, half = series
+    # the half-duplex line sums its directions' backlog, the quantity the model predicts
+    i = np.arange(len(TIMES))
+    np.testing.assert_allclose(half.values["backlog_kb"], (2.5 * i + 0.5) + 2.0)
+    np.testing.assert_allclose(forward.values["backlog_kb"], 10 * i + 0.5)
+
+    preds = _prediction_series(rs.predictions, series, "link", ("backlog_kb",))
+    assert [p.key for p in preds] == ["L1 R1->R2", "L1 R2->R1", "L2"]
+    assert all(p.quantity == "backlog_kb" for p in preds)
+    p_forward, p_backward, p_half = preds
+    # full duplex: each direction's own prediction
+    assert p_forward.start.tolist() == [0, 0.3] and p_forward.low.tolist() == [15, 25]
+    assert p_backward.low.tolist() == [0] and p_backward.high.tolist() == [0]
+    # half duplex: the "R2->T1+T1->R2" prediction goes to the summed line "L2"
+    assert p_half.start.tolist() == [0, 0.2] and p_half.end.tolist() == [0.2, 0.45]
+    assert p_half.low.tolist() == [4, 3] and p_half.high.tolist() == [4, 6]
+    assert p_half.is_band.tolist() == [False, True]
+    # steps: two points per interval, a NaN point where intervals do not touch
+    x, low, high, band = p_forward.steps()
+    assert x.tolist() == [0, 0.2, 0.2, 0.3, 0.45]
+    assert np.isnan(low[2]) and low[[0, 1, 3, 4]].tolist() == [15, 15, 25, 25]
+    assert not band.any()
+    x, low, high, band = p_half.steps()
+    assert x.tolist() == [0, 0.2, 0.2, 0.45] and band.tolist() == [False, False, True, True]
+
+
+def test_prediction_direction_matching() -> None:
+    from plot_tool.figures import Series
+
+    t = np.array([0.1])
+    lines = [Series("L1 A->B", "L1 A->B", t, {}, entity="L1", directions=("A->B",)),
+             Series("L1 B->A", "L1 B->A", t, {}, entity="L1", directions=("B->A",)),
+             Series("L2", "L2", t, {}, entity="L2", directions=("C->D", "D->C"))]
+    table = {"start_s": np.array([0.0, 0.0, 0.0, 0.0, 0.0]),
+             "end_s": np.array([1.0, 1.0, 1.0, 1.0, 1.0]),
+             "kind": np.array(["link"] * 5), "quantity": np.array(["backlog_kb"] * 5),
+             "id": np.array(["L1", "L2", "L2", "L9", "L1"]),
+             # L1: a whole-link label fits neither direction's line; L2: per-direction
+             # predictions of a half-duplex link add up on its summed line; L9 is not plotted
+             "direction": np.array(["A->B+B->A", "C->D", "D->C", "X->Y", "B->A"]),
+             "low": np.array([9.0, 1.0, 2.0, 5.0, 7.0]),
+             "high": np.array([9.0, 1.0, 2.0, 5.0, 7.0])}
+    preds = _prediction_series(table, lines, "link", ("backlog_kb",))
+    assert [(p.key, p.low.tolist()) for p in preds] == [("L1 B->A", [7.0]), ("L2", [3.0])]
+    assert _prediction_series(table, lines, "flow", ("backlog_kb",)) == []
+
+
+def test_flow_predictions_and_vegas_band(checked_dir: Path) -> None:
+    from matplotlib.collections import PolyCollection
+    from matplotlib.figure import Figure
+
+    from plot_tool.figures import FLOWS_FIGURE, _draw_figure
+
+    rs = read_results(checked_dir)
+    links_job, flows_job, hosts_job = _plan_figures(rs)
+    assert flows_job.spec is FLOWS_FIGURE and hosts_job.predictions == []
+    preds = {(p.key, p.quantity): p for p in flows_job.predictions}
+    assert sorted(preds) == [("F1", "rate_mbps"), ("F1", "rtt_ms"),
+                             ("F2", "rate_mbps"), ("F2", "rtt_ms")]   # not queue_delay_ms
+    assert preds["F1", "rate_mbps"].low.tolist() == [2, 2.5]
+    assert not preds["F1", "rtt_ms"].is_band.any()
+    assert preds["F2", "rtt_ms"].is_band.all()                 # Vegas: an interval
+    assert (preds["F2", "rate_mbps"].low.tolist(), preds["F2", "rate_mbps"].high.tolist()) == \
+        ([0.8], [1.2])
+
+    fig = Figure()
+    _draw_figure(fig, FLOWS_FIGURE, flows_job.series, rs.summary, flows_job.predictions)
+    colors = {s.key: s.color for s in flows_job.series}
+    send, recv, window, rtt = fig.axes
+    for ax in (recv, rtt):
+        dashed = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+        assert [ln.get_color() for ln in dashed] == [colors["F1"]]     # F1: a dashed step line
+        bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+        assert len(bands) == 1                                        # F2: a shaded band
+        np.testing.assert_allclose(bands[0].get_facecolor()[0][:3],
+                                   _rgb(colors["F2"]), atol=1e-6)
+    for ax in (send, window):
+        assert not [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+        assert not ax.collections
+    dashed = [ln for ln in recv.get_lines() if ln.get_linestyle() == "--"][0]
+    y = dashed.get_ydata()
+    assert dashed.get_xdata().tolist() == [0, 0.2, 0.2, 0.35] and y.tolist() == [2, 2, 2.5, 2.5]
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == ["F1", "F2", PREDICTION_LABEL, PREDICTION_BAND_LABEL]
+
+
+def _rgb(color: str) -> tuple[float, float, float]:
+    from matplotlib.colors import to_rgb
+
+    return to_rgb(color)
+
+
+def test_links_backlog_panel_with_predictions(checked_dir: Path) -> None:
+    from matplotlib.figure import Figure
+
+    from plot_tool.figures import _draw_figure
+
+    rs = read_results(checked_dir)
+    links_job = _plan_figures(rs, flows=[], hosts=[])[0]
+    assert links_job.filename == "links.png"
+    assert links_job.spec.panels[0] is BACKLOG_PANEL
+    assert [p.column for p in links_job.spec.panels] == ["backlog_kb", "drops", "rate_mbps"]
+    assert [p.key for p in links_job.predictions] == ["L1 R1->R2", "L1 R2->R1", "L2"]
+
+    fig = Figure()
+    _draw_figure(fig, links_job.spec, links_job.series, rs.summary, links_job.predictions)
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "backlog (KB)"
+    solid = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-"]
+    half = links_job.series[2]
+    np.testing.assert_allclose(solid[2].get_ydata(), half.values["backlog_kb"])
+    dashed = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert [ln.get_color() for ln in dashed] == [s.color for s in links_job.series]
+    assert len(ax.collections) == 1          # L2's interval from 0.2 s
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend[-2:] == [PREDICTION_LABEL, PREDICTION_BAND_LABEL]
+    assert not [ln for a in fig.axes[1:] for ln in a.get_lines() if ln.get_linestyle() == "--"]
+
+    # the same with failure drops: both replacements apply
+    rs = read_results(write_results(checked_dir.parent / "both", failures=True, check=True))
+    spec = _plan_figures(rs, flows=[], hosts=[])[0].spec
+    assert [p.column for p in spec.panels] == ["backlog_kb", "drops", "rate_mbps"]
+    assert spec.panels[1].overlay == "failure_drops"
+
+
+def test_predictions_false_suppresses_overlay(checked_dir: Path, tmp_path: Path) -> None:
+    from matplotlib.figure import Figure
+
+    from plot_tool.figures import _draw_figure
+
+    rs = read_results(checked_dir)
+    jobs = _plan_figures(rs, predictions=False)
+    assert all(job.predictions == [] for job in jobs)
+    assert jobs[0].spec is LINKS_FIGURE                       # buffer_kb, as without --check
+    for job in jobs:
+        fig = Figure()
+        _draw_figure(fig, job.spec, job.series, rs.summary, job.predictions)
+        assert fig.axes[0].get_ylabel() != "backlog (KB)"
+        assert not [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+        assert not [c for ax in fig.axes for c in ax.collections]
+        assert PREDICTION_LABEL not in [t.get_text() for t in fig.legends[0].get_texts()]
+    assert [len(job.predictions) for job in _plan_figures(rs, predictions=True)] == [3, 4, 0]
+
+    paths = make_figures(checked_dir, tmp_path / "off", predictions=False)
+    assert [p.name for p in paths] == ["links.png", "flows.png", "hosts.png"]
+    paths = make_figures(checked_dir)                        # default: drawn when present
+    assert all(_is_png(p) for p in paths)
+
+
+def test_results_without_predictions(results_dir: Path, tmp_path: Path) -> None:
+    rs = read_results(results_dir)
+    assert rs.predictions is None and rs.check is None
+    jobs = _plan_figures(rs)
+    assert all(job.predictions == [] for job in jobs) and jobs[0].spec is LINKS_FIGURE
+    assert [p.name for p in make_figures(results_dir)] == ["links.png", "flows.png", "hosts.png"]
+    with pytest.raises(ValueError, match=r"predictions=True.*--check"):
+        make_figures(results_dir, tmp_path, predictions=True)
+
+    # predictions, but a links.csv without backlog_kb: no like-for-like comparison of the
+    # buffer, so the links figure keeps buffer_kb and no overlay; the flows still get theirs
+    checked = write_results(tmp_path / "old_links", check=True)
+    _drop_link_columns(checked, "backlog_kb")
+    links_job, flows_job, _ = _plan_figures(read_results(checked))
+    assert links_job.spec is LINKS_FIGURE and links_job.predictions == []
+    assert len(flows_job.predictions) == 4
+
+
+def test_in_memory_predictions(checked_dir: Path, tmp_path: Path) -> None:
+    rs = read_results(checked_dir)
+
+    class InMemory:       # predictions as lists (e.g. from a DataFrame's columns)
+        summary = rs.summary
+        links, flows, hosts = rs.links, rs.flows, rs.hosts
+        predictions = {k: v.tolist() for k, v in rs.predictions.items()}
+
+    jobs = _plan_figures(InMemory())
+    assert [len(job.predictions) for job in jobs] == [3, 4, 0]
+    assert len(make_figures(InMemory(), tmp_path / "mem")) == 3

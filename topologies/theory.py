@@ -1,0 +1,246 @@
+"""Analytic predictions for delay-based flows, and how far a run is from them.
+
+`flows.equilibrium` solves one equilibrium from matrices; this module builds those matrices from a
+topology and chains equilibria over time:
+
+* **Resources** are the transmitters: a full-duplex link has one per direction, a half-duplex link
+  one for both directions (they share a FIFO). Capacity = rate / 8 bytes per second.
+* **Paths** are the static shortest paths the run starts with (`routing.static`): the data path
+  from source to destination and the ACK path back. One data packet of flow i puts
+  `A[r, i]` = data bytes (+ ACK bytes where its ACK crosses r too) on resource r, and its round
+  trip waits `M[r, i]` times in r's queue (2 on a half-duplex link the flow crosses: data and ACK
+  both queue in the same FIFO). Predictions assume the routes stay put: with Bellman-Ford on a
+  topology with equal-cost alternatives (test case 1) there is no steady state to predict.
+* **FAST**: each flow keeps alpha of its packets queued, x_i (q_i - e_i) = alpha_i. **Vegas**: the
+  same with each flow's backlog anywhere between its alpha and beta, independently; predictions
+  are intervals: queueing delays and backlogs from the equilibrium with every flow at alpha to the
+  one with every flow at beta; flow i's rate from the equilibrium where it keeps alpha and the
+  others beta (its lowest) to the one where it keeps beta and the others alpha (its highest).
+* **Late joiners**: a flow that starts while its path holds a queue measures its baseRTT too high
+  by that queue; e_i is the queueing delay its round trip had in the equilibrium just before it
+  joined, and it keeps it for its lifetime (transients that might let it see a lower RTT later are
+  not modelled).
+* **Ties**: saturated resources crossed by exactly the same flows the same way (equal-capacity
+  links in tandem) have identical constraints, so the model fixes only the sum of their queues;
+  the solver puts it on the first along the path, and such resources are reported as one group.
+* **Timeline**: from the flows' start times and sizes the equilibria are chained interval by
+  interval; a flow departs when the data it still has, sent at the predicted rate, is done.
+  Transients (slow start, convergence) are not modelled, which is why `compare` skips a settling
+  time after each change.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from components.node import Host
+from flows.equilibrium import solve_equilibrium
+from topologies.build import build_network
+from topologies.spec import TopologySpec
+
+DELAY_BASED = ("fast", "vegas")
+DEFAULT_SETTLE_S = 2.0
+
+
+class TheoryError(ValueError):
+    """The topology has no analytic prediction (e.g. a flow whose algorithm has no model)."""
+
+
+@dataclass
+class Resource:
+    """A transmitter: one direction of a full-duplex link, or a whole half-duplex link."""
+
+    id: str                  # "L1" for a half-duplex link, "L1 R1->R2" for a direction
+    link: str
+    directions: tuple        # labels of the link directions that share it
+    capacity_Bps: float
+
+
+@dataclass
+class FlowModel:
+    id: str
+    algorithm: str
+    alpha: float             # packets (Vegas: its alpha)
+    beta: float              # packets (FAST: = alpha)
+    data_bytes: float        # bytes per data packet
+    size_bytes: float | None # the flow's data (None: endless)
+    start_s: float
+    base_rtt_s: float        # propagation + transmission, data path and ACK path
+
+
+@dataclass
+class Interval:
+    """One piece of the predicted timeline: which flows are active and their equilibrium."""
+
+    start_s: float
+    end_s: float
+    flows: list                            # ids of the active flows, file order
+    rates_pps: dict                        # flow -> data packets/s (low/high for Vegas)
+    rates_pps_high: dict
+    queue_delay_s: dict                    # flow -> q_i
+    queue_delay_s_high: dict
+    backlog_bytes: dict                    # resource id -> bytes
+    backlog_bytes_high: dict
+    joined_delay_s: dict                   # flow -> e_i
+    groups: list                           # tuples of resource ids whose queues are tied
+
+
+@dataclass
+class Model:
+    """Resources, flows and the matrices of a topology."""
+
+    resources: list
+    flows: list
+    A: np.ndarray
+    M: np.ndarray
+    rank: np.ndarray
+    timeline: list = field(default_factory=list)
+    finish_s: dict = field(default_factory=dict)   # flow -> predicted completion time
+
+
+def _path(net, src, dst):
+    """Link directions from host src to host dst along the network's current forwarding tables."""
+    hops, node, seen = [], src, set()
+    while node is not dst:
+        if isinstance(node, Host):
+            d = node.port if node is src else None      # hosts do not forward
+        else:
+            d = node.routes.get(dst)
+        if d is None or d in seen:
+            raise TheoryError(f"no loop-free route from {src.id} to {dst.id}")
+        seen.add(d)
+        hops.append(d)
+        node = d.dst
+    return hops
+
+
+def build_model(spec: TopologySpec) -> Model:
+    """Resources, flow models and A/M matrices of `spec`'s delay-based flows."""
+    others = [f"{f.id} ({f.algorithm})" for f in spec.flows if f.algorithm not in DELAY_BASED]
+    if others:
+        raise TheoryError("no analytic equilibrium model for flows " + ", ".join(others)
+                          + "; the model covers " + " and ".join(DELAY_BASED))
+    net = build_network(spec)
+    resources, index = [], {}
+    for link in net.links.values():
+        groups = [link.directions] if link.duplex == "half" else [(d,) for d in link.directions]
+        for group in groups:
+            rid = link.id if link.duplex == "half" else f"{link.id} {group[0].label}"
+            for d in group:
+                index[d] = len(resources)
+            resources.append(Resource(rid, link.id, tuple(d.label for d in group), link.rate_bps / 8.0))
+    sizes = spec.packet_sizes
+    A = np.zeros((len(resources), len(spec.flows)))
+    M = np.zeros_like(A)
+    rank = np.full(len(resources), 10**6, dtype=float)
+    flows = []
+    for i, fs in enumerate(spec.flows):
+        flow = net.flows[fs.id]
+        data_path, ack_path = _path(net, flow.src, flow.dst), _path(net, flow.dst, flow.src)
+        for hop, d in enumerate(data_path):
+            A[index[d], i] += sizes.data_bytes
+            M[index[d], i] += 1
+            rank[index[d]] = min(rank[index[d]], hop)
+        for hop, d in enumerate(ack_path):
+            A[index[d], i] += sizes.ack_bytes
+            M[index[d], i] += 1
+            rank[index[d]] = min(rank[index[d]], len(data_path) + hop)
+        base = sum(d.link.delay_s + sizes.data_bytes * 8.0 / d.link.rate_bps for d in data_path)
+        base += sum(d.link.delay_s + sizes.ack_bytes * 8.0 / d.link.rate_bps for d in ack_path)
+        alpha = float(fs.params["alpha"])
+        beta = float(fs.params.get("beta", alpha))
+        flows.append(FlowModel(fs.id, fs.algorithm, alpha, beta, float(sizes.data_bytes),
+                               None if fs.data_bytes is None else float(fs.data_bytes),
+                               fs.start_s, base))
+    return Model(resources, flows, A, M, rank)
+
+
+def tied_groups(model: Model, active: list, rates: np.ndarray) -> list:
+    """Resource ids grouped: saturated resources with identical rows of M over the active flows
+    form one group (their queues are not separately determined); every other resource alone."""
+    columns = np.array(active, dtype=int)
+    load = model.A[:, columns] @ rates
+    groups, by_row = [], {}
+    for r, resource in enumerate(model.resources):
+        if load[r] >= resource.capacity_Bps * (1 - 1e-9):
+            key = tuple(np.round(model.M[r, columns], 9))
+            if key in by_row:
+                groups[by_row[key]].append(resource.id)
+                continue
+            by_row[key] = len(groups)
+        groups.append([resource.id])
+    return [tuple(group) for group in groups]
+
+
+def _solve(model: Model, active: list, targets: np.ndarray, joined: np.ndarray):
+    columns = np.array(active, dtype=int)
+    capacity = np.array([r.capacity_Bps for r in model.resources])
+    return solve_equilibrium(capacity, model.A[:, columns], model.M[:, columns], targets,
+                             joined_delay=joined, rank=model.rank)
+
+
+def predict(spec: TopologySpec, duration_s: float | None = None) -> Model:
+    """The model of `spec` with its predicted timeline and completion times."""
+    model = build_model(spec)
+    end_s = duration_s if duration_s is not None else spec.duration_s
+    flows = model.flows
+    pending = sorted(range(len(flows)), key=lambda i: (flows[i].start_s, i))
+    remaining = {i: flows[i].size_bytes for i in range(len(flows))}
+    joined = {}
+    active = []
+    prices = np.zeros(len(model.resources))
+    now = flows[pending[0]].start_s if pending else 0.0
+    while pending or active:
+        while pending and flows[pending[0]].start_s <= now:
+            i = pending.pop(0)
+            joined[i] = float(model.M[:, i] @ prices)       # queue its path had before it joined
+            active.append(i)
+        active.sort()
+        low = high = None
+        rate_low = rate_high = None
+        if active:
+            e = np.array([joined[i] for i in active])
+            alphas = np.array([flows[i].alpha for i in active])
+            betas = np.array([flows[i].beta for i in active])
+            low = _solve(model, active, alphas, e)
+            high = _solve(model, active, betas, e)
+            prices = low.prices
+            rate_low, rate_high = low.rates.copy(), high.rates.copy()
+            for k in np.flatnonzero(alphas != betas):     # Vegas: each flow's own extremes
+                own_low, own_high = betas.copy(), alphas.copy()
+                own_low[k], own_high[k] = alphas[k], betas[k]
+                rate_low[k] = _solve(model, active, own_low, e).rates[k]
+                rate_high[k] = _solve(model, active, own_high, e).rates[k]
+        mid_rate = {i: 0.5 * (low.rates[k] + high.rates[k]) * flows[i].data_bytes
+                    for k, i in enumerate(active)} if active else {}
+        next_start = flows[pending[0]].start_s if pending else math.inf
+        finishes = {i: now + remaining[i] / mid_rate[i] for i in active if remaining[i] is not None}
+        next_finish = min(finishes.values(), default=math.inf)
+        nxt = min(next_start, next_finish, end_s if end_s is not None else math.inf)
+        if math.isinf(nxt):
+            raise TheoryError("the predicted timeline never ends: a flow without data_mb and no "
+                              "duration")
+        if active:
+            ids = [flows[i].id for i in active]
+            rid = [r.id for r in model.resources]
+            model.timeline.append(Interval(
+                now, nxt, ids,
+                dict(zip(ids, rate_low)), dict(zip(ids, rate_high)),
+                dict(zip(ids, low.queue_delays)), dict(zip(ids, high.queue_delays)),
+                dict(zip(rid, low.backlog_bytes)), dict(zip(rid, high.backlog_bytes)),
+                {flows[i].id: joined[i] for i in active}, tied_groups(model, active, low.rates)))
+        for i in active:
+            if remaining[i] is not None:
+                remaining[i] = max(0.0, remaining[i] - mid_rate[i] * (nxt - now))
+        done = [i for i in active if i in finishes and finishes[i] <= nxt * (1 + 1e-12)]
+        for i in done:
+            model.finish_s[flows[i].id] = finishes[i]
+            active.remove(i)
+        if not active:
+            prices = np.zeros(len(model.resources))
+        now = nxt
+        if end_s is not None and now >= end_s:
+            break
+    return model
