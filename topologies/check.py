@@ -237,8 +237,9 @@ def write_check(out_dir, report: dict, model: Model, units) -> None:
                 delay = (iv.queue_delay_s[fid] * 1e3, iv.queue_delay_s_high[fid] * 1e3)
                 base_ms = flows[fid].base_rtt_s * 1e3
                 rtt = (base_ms + delay[0], base_ms + delay[1])
+                window = (iv.rates_pps[fid] * rtt[0] / 1e3, iv.rates_pps_high[fid] * rtt[1] / 1e3)
                 for quantity, (low, high) in (("rate_mbps", rate), ("queue_delay_ms", delay),
-                                              ("rtt_ms", rtt)):
+                                              ("rtt_ms", rtt), ("window_pkts", window)):
                     writer.writerow([f"{iv.start_s:.9g}", f"{iv.end_s:.9g}", "flow", fid, "",
                                      quantity, f"{min(low, high):.9g}", f"{max(low, high):.9g}"])
             for rid, backlog in iv.backlog_bytes.items():
