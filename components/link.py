@@ -20,6 +20,10 @@ replaced by a `DeadTransmitter` that drops everything offered (failure drops), s
 nothing extra while up. Packets a link holds when it fails (waiting, being transmitted, or
 propagating) are lost: links that may fail deliver through an `Arrival` guard that is cut when
 the link goes down. The nodes at both ends are told at once (`Node.link_changed`).
+
+Impairments (loss, burst loss, duplication, reordering, jitter) act on a direction's packets
+after transmission, at the moment they would arrive: an `Impairment` stands in for the far node's
+receive callback, so unimpaired directions pay nothing for the feature.
 """
 from __future__ import annotations
 
@@ -43,7 +47,8 @@ class LinkDirection:
     __slots__ = ("link", "index", "src", "dst", "label", "transmitter", "dst_receive",
                  "arrived", "dropped", "tx_pkts", "tx_bytes", "q_bytes", "q_pkts",
                  "area_bytes", "area_pkts", "area_work", "last_s", "failed", "lost_in_flight", "delivered",
-                 "routing_pkts", "routing_bytes", "routing_dropped")
+                 "routing_pkts", "routing_bytes", "routing_dropped", "impaired_drops",
+                 "duplicated", "delayed")
 
     def __init__(self, link, index: int, src, dst, transmitter):
         self.link = link
@@ -69,6 +74,15 @@ class LinkDirection:
         self.routing_pkts = 0      # routing packets offered (counted by routing agents)
         self.routing_bytes = 0
         self.routing_dropped = 0
+        self.impaired_drops = 0    # lost in transit by an impairment (see Impairment)
+        self.duplicated = 0        # extra copies delivered by an impairment
+        self.delayed = 0           # packets held back by reordering
+
+    def impair(self, spec) -> None:
+        """Apply an impairment description (see `Impairment`) to this direction's arrivals.
+        Call before any packet is sent, and before `Link.enable_failures`."""
+        if spec is not None and spec.active:
+            self.dst_receive = Impairment(self, self.link.sim, spec, self.dst_receive)
 
     def send(self, packet) -> bool:
         """Offer `packet` to the link in this direction; False if it was dropped."""
@@ -154,6 +168,75 @@ class Transmitter:
         self.busy_until = finish
         sim.schedule_at(finish + self.delay_s, d.dst_receive, packet)
         return True
+
+
+class Impairment:
+    """What happens to one direction's packets between transmitter and far node.
+
+    Called at a packet's nominal arrival time, in this order: lost (independently with
+    `loss_rate`, or by the Gilbert-Elliott chain, stepped once per packet), else delivered; held
+    back by `reorder_delay_s` with probability `reorder_rate` (later packets overtake it); delayed
+    by a uniform jitter in [0, `jitter_s`] — without `jitter_reorder`, never earlier than the
+    previous jittered packet of this direction, so jitter alone keeps the order; and with
+    probability `duplicate_rate` delivered a second time right after. Lost packets have used the
+    link's capacity; duplicates have not. All draws come from the run's generator.
+    """
+
+    __slots__ = ("d", "sim", "rng", "receive", "loss_rate", "gilbert", "bad", "duplicate_rate",
+                 "reorder_rate", "reorder_delay_s", "jitter_s", "jitter_reorder", "last_release_s")
+
+    def __init__(self, d: LinkDirection, sim, spec, receive):
+        self.d = d
+        self.sim = sim
+        self.rng = sim.rng
+        self.receive = receive
+        self.loss_rate = spec.loss_rate
+        self.gilbert = spec.loss_model
+        self.bad = False
+        self.duplicate_rate = spec.duplicate_rate
+        self.reorder_rate = spec.reorder_rate
+        self.reorder_delay_s = spec.reorder_delay_s
+        self.jitter_s = spec.jitter_s
+        self.jitter_reorder = spec.jitter_reorder
+        self.last_release_s = 0.0
+
+    def _lost(self) -> bool:
+        random = self.rng.random
+        model = self.gilbert
+        if model is None:
+            return self.loss_rate > 0.0 and random() < self.loss_rate
+        if self.bad:
+            if random() < model.p_bad_to_good:
+                self.bad = False
+        elif random() < model.p_good_to_bad:
+            self.bad = True
+        return random() < (model.loss_bad if self.bad else model.loss_good)
+
+    def __call__(self, packet) -> None:
+        if self._lost():
+            self.d.impaired_drops += 1
+            return
+        random = self.rng.random
+        delay = 0.0
+        if self.reorder_rate and random() < self.reorder_rate:
+            delay = self.reorder_delay_s
+            self.d.delayed += 1
+        copies = 2 if self.duplicate_rate and random() < self.duplicate_rate else 1
+        if copies == 2:
+            self.d.duplicated += 1
+        if self.jitter_s:
+            now = self.sim.now
+            release = now + random() * self.jitter_s
+            if not self.jitter_reorder:
+                release = max(release, self.last_release_s)
+                self.last_release_s = release
+            delay += release - now
+        if delay > 0.0:
+            for _ in range(copies):
+                self.sim.schedule(delay, self.receive, packet)
+        else:
+            for _ in range(copies):
+                self.receive(packet)
 
 
 class DeadTransmitter:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from flows.congestion import CongestionControl
+from flows.cubic import Cubic
 from flows.fast import Fast
 from flows.newreno import NewReno
 from flows.reno import Reno
@@ -9,6 +10,6 @@ from flows.tahoe import Tahoe
 from flows.vegas import Vegas
 
 # Every algorithm a topology or the CLI can name.
-ALGORITHMS = {cls.name: cls for cls in (Tahoe, Reno, NewReno, Fast, Vegas)}
+ALGORITHMS = {cls.name: cls for cls in (Tahoe, Reno, NewReno, Fast, Vegas, Cubic)}
 
 __all__ = ["ALGORITHMS", "CongestionControl"]

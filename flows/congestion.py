@@ -17,7 +17,12 @@ hook                when the transport calls it
 ``on_state(old,     the transport moved between OPEN, RECOVERY and LOSS
 new)``
 ``tick()``          every ``tick_interval_s`` seconds, if the algorithm sets it
+``on_rate_sample``  an ACK delivered packets and the algorithm set ``wants_rate_samples``: a
+``(rs)``            delivery-rate sample (BBR's input)
 ==================  ==============================================================================
+
+Algorithms may also pace: setting ``flow.pacing_rate_bps`` makes the transport release packets
+no faster than that rate.
 """
 from __future__ import annotations
 
@@ -40,6 +45,7 @@ class CongestionControl:
     PARAMETERS: dict = {}
     fast_recovery = True        # three duplicate ACKs enter RECOVERY (False: enter LOSS, Tahoe)
     recovery = "reno"           # loss recovery mode of the transport: "reno", "newreno", "sack"
+    wants_rate_samples = False  # True: the transport calls on_rate_sample(rs) on delivering ACKs
     tick_interval_s = None      # period of tick(), or None
 
     __slots__ = ("flow", "params")
@@ -88,6 +94,9 @@ class CongestionControl:
 
     def tick(self) -> None:
         pass
+
+    def on_rate_sample(self, rs) -> None:
+        """A delivery-rate sample (`flows.transport.RateSample`); only if wants_rate_samples."""
 
     # -- helpers for window-based algorithms ------------------------------------------------
     def slow_start(self, acked_pkts: float) -> float:

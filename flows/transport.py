@@ -24,6 +24,16 @@ Loss recovery after a fast retransmit comes in three modes; the algorithm picks 
   retransmissions in flight) and, while pipe < cwnd, retransmits the lowest lost hole not yet
   retransmitted, else sends new data. Every hole is repaired within about one round trip.
 
+Pacing: when the algorithm sets `pacing_rate_bps`, packets leave no faster than that rate (each
+one waits until the previous one's size at that rate has elapsed); a timer wakes the sender when
+the next packet may go. Without it the window is sent as fast as the link takes it.
+
+Delivery-rate samples (for algorithms that set `wants_rate_samples`, e.g. BBR), after Cheng et
+al., "Delivery Rate Estimation" (IETF draft): each transmission records how many packets had been
+delivered (cumulatively or selectively acknowledged) and when; each ACK that delivers packets
+yields a `RateSample` from the most recently sent of them: packets delivered since that
+transmission divided by the longer of its send interval and its ACK interval.
+
 Receiver: ACKs every data packet it receives, duplicates included, with the cumulative ACK (next
 packet expected in order) and the sequence number of the packet that triggered the ACK (selective
 ACK). Because every ACK is cumulative, a lost ACK is repaired by the next one and never stalls the
@@ -45,6 +55,23 @@ RTO_BETA = 1.0 / 4.0
 RTO_K = 4.0
 
 
+class RateSample:
+    """One delivery-rate sample, handed to `CongestionControl.on_rate_sample`."""
+
+    __slots__ = ("delivery_rate_pps", "delivered", "prior_delivered", "interval_s", "rtt_s",
+                 "is_app_limited", "newly_delivered")
+
+    def __init__(self, delivery_rate_pps, delivered, prior_delivered, interval_s, rtt_s,
+                 is_app_limited, newly_delivered):
+        self.delivery_rate_pps = delivery_rate_pps
+        self.delivered = delivered
+        self.prior_delivered = prior_delivered
+        self.interval_s = interval_s
+        self.rtt_s = rtt_s
+        self.is_app_limited = is_app_limited
+        self.newly_delivered = newly_delivered
+
+
 class Flow:
     """A reliable transfer from host `src` to host `dst` driven by a congestion-control class.
 
@@ -59,6 +86,9 @@ class Flow:
         "cwnd", "ssthresh", "state", "snd_una", "snd_nxt", "high_seq", "recover", "dupacks",
         "sacked", "sack_top", "retx_out", "retx_next", "recovery_mode", "partial_acks",
         "srtt", "rttvar", "rto", "timer", "tick_interval_s",
+        "pacing_rate_bps", "next_send_s", "pacing_timer",
+        "rate_samples", "delivered", "delivered_time_s", "first_sent_s", "app_limited_until",
+        "tx_records",
         "started", "finish_s", "on_finish",
         # receiver
         "rcv_nxt", "out_of_order", "delivered_bytes", "in_order",
@@ -101,6 +131,14 @@ class Flow:
         self.retx_out = set()      # SACK recovery: retransmissions of this episode in flight
         self.retx_next = 0         # SACK recovery: where the search for the next hole resumes
         self.partial_acks = 0      # NewReno: partial ACKs in the current recovery
+        self.pacing_rate_bps = None   # set by the algorithm to pace; None: no pacing
+        self.next_send_s = 0.0
+        self.pacing_timer = Timer(sim, self._send_window)
+        self.delivered = 0            # packets delivered (cumulatively or selectively ACKed)
+        self.delivered_time_s = 0.0
+        self.first_sent_s = 0.0
+        self.app_limited_until = 0    # samples of packets below this delivered count: app-limited
+        self.tx_records = {}          # seq -> (delivered, delivered_time, first_sent, sent, app)
         self.srtt = None
         self.rttvar = None
         self.rto = transport.initial_rto_s
@@ -122,6 +160,7 @@ class Flow:
         self.cc = cc_class(self, params)
         self.tick_interval_s = self.cc.tick_interval_s
         self.recovery_mode = self.cc.recovery
+        self.rate_samples = self.cc.wants_rate_samples
         sim.schedule_at(start_s, self._start)
 
     # -- queries ---------------------------------------------------------------------------
@@ -168,6 +207,8 @@ class Flow:
             if seq in sacked:           # the receiver has it: skip
                 self.snd_nxt = seq + 1
                 continue
+            if self.pacing_rate_bps and not self._pace(seq):
+                return
             self.snd_nxt = seq + 1
             self._transmit(seq)
             if self.snd_nxt > self.high_seq:
@@ -184,7 +225,40 @@ class Flow:
             self.retransmissions += 1
         if not self.timer.active:
             self.timer.start(self.rto)
+        if self.rate_samples:
+            self._record_transmission(seq, now)
         self.src.send(packet)
+
+    def _record_transmission(self, seq: int, now: float) -> None:
+        if self.snd_nxt <= self.snd_una + 1 and not self.tx_records:
+            self.first_sent_s = self.delivered_time_s = now    # nothing in flight: restart
+        if self.snd_nxt >= self.n_packets:
+            self.app_limited_until = self.delivered + (self.snd_nxt - self.snd_una) or 1
+        self.tx_records[seq] = (self.delivered, self.delivered_time_s, self.first_sent_s, now,
+                                self.delivered < self.app_limited_until)
+
+    def _rate_sample(self, newly: list) -> None:
+        """Delivery-rate sample from the packets `newly` delivered by one ACK."""
+        now = self.sim.now
+        records = self.tx_records
+        latest = None
+        for seq in newly:
+            record = records.pop(seq, None)
+            if record is not None and (latest is None or record[3] > latest[3]):
+                latest = record
+        self.delivered += len(newly)
+        if latest is None:
+            return
+        prior_delivered, prior_time, first_sent, sent, app_limited = latest
+        self.first_sent_s = sent
+        self.delivered_time_s = now
+        interval = max(sent - first_sent, now - prior_time)
+        if interval <= 0.0:
+            return
+        rtt = now - sent
+        self.cc.on_rate_sample(RateSample((self.delivered - prior_delivered) / interval,
+                                          self.delivered, prior_delivered, interval, rtt,
+                                          app_limited, len(newly)))
 
     def _on_ack(self, ack: Packet) -> None:
         if self.finish_s is not None:
@@ -194,13 +268,21 @@ class Flow:
         cum = ack.ack_seq
         snd_una = self.snd_una
         sack = ack.sack_seq
+        newly = None
+        if self.rate_samples:
+            newly = [seq for seq in range(snd_una, cum) if seq not in self.sacked]
         if sack >= cum and sack >= snd_una and sack not in self.sacked:
             self._record_sack(sack)
+            if newly is not None:
+                newly.append(sack)
+        if newly:
+            self._rate_sample(newly)
         if cum > snd_una:
             self._on_new_ack(cum)
         elif cum == snd_una and self.snd_nxt > snd_una:
             self._on_dupack()
-        self._send_window()
+        if self.finish_s is None:
+            self._send_window()
 
     def _record_sack(self, seq: int) -> None:
         self.sacked.add(seq)
@@ -312,8 +394,20 @@ class Flow:
         self.retx_next = seq
         return seq if seq < limit else None
 
+    def _pace(self, seq: int) -> bool:
+        """Whether packet `seq` may leave now under pacing; if not, wake up when it may."""
+        now = self.sim.now
+        if now < self.next_send_s:
+            if not self.pacing_timer.active or self.pacing_timer.deadline > self.next_send_s:
+                self.pacing_timer.start(self.next_send_s - now)
+            return False
+        self.next_send_s = now + self.packet_size(seq) * 8.0 / self.pacing_rate_bps
+        return True
+
     def _send_sack_recovery(self) -> None:
         while self.cwnd - self.pipe() >= 1.0:
+            if self.pacing_rate_bps and not self._pace(self.snd_una):
+                return
             hole = self._next_hole()
             if hole is not None:
                 self.retx_out.add(hole)
@@ -348,6 +442,7 @@ class Flow:
     def _finish(self) -> None:
         self.finish_s = self.sim.now
         self.timer.cancel()
+        self.pacing_timer.cancel()
         if self.on_finish is not None:
             self.on_finish(self)
 

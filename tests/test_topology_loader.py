@@ -14,10 +14,12 @@ from flows import ALGORITHMS
 from flows.congestion import CongestionControl
 from topologies.loader import TopologyError, TRANSPORT_RULES, load_topology
 from topologies.spec import (BINARY, DEFAULT_ALGORITHM, DEFAULT_SEED, DEFAULT_SETTLE_S,
-                             DEFAULT_UPDATE_INTERVAL_S, SI, TRANSPORT_FIELDS, LinkEventSpec,
-                             PacketSizes, RoutingSpec, TransportSpec)
+                             DEFAULT_UPDATE_INTERVAL_S, NO_IMPAIRMENT, SI, TRANSPORT_FIELDS,
+                             GilbertElliottSpec, ImpairmentSpec, LinkEventSpec, PacketSizes,
+                             RoutingSpec, TransportSpec)
 
 TOPOLOGIES = Path(__file__).resolve().parent.parent / "topologies"
+KNOWN_ALGORITHMS = ", ".join(sorted(ALGORITHMS))
 
 
 def base() -> dict:
@@ -96,6 +98,7 @@ def test_defaults():
     assert (DEFAULT_UPDATE_INTERVAL_S, DEFAULT_SETTLE_S) == (5.0, 0.15)
     assert all(link.cost_s is None for link in spec.links)
     assert spec.events == []
+    assert all(link.impairments == (NO_IMPAIRMENT, NO_IMPAIRMENT) for link in spec.links)
     assert spec.duration_s is None and spec.seed == DEFAULT_SEED
     assert spec.hosts == ["H1", "H2", "H3"] and spec.routers == ["R1"]
     assert all(link.duplex == "full" for link in spec.links)
@@ -214,7 +217,7 @@ def test_algorithm_override_unknown_name(tmp_path):
     with pytest.raises(TopologyError) as info:
         load_topology(write(tmp_path, base()), algorithm="rneo")
     assert str(info.value) == ('--algorithm: unknown algorithm "rneo" (did you mean "reno"?); '
-                               'known: fast, newreno, reno, tahoe, vegas')
+                               'known: ' + KNOWN_ALGORITHMS)
 
 
 # -- shipped topologies ----------------------------------------------------------------------------
@@ -354,7 +357,9 @@ def test_unknown_field_with_suggestion(tmp_path):
     data["links"][0]["rate_mpbs"] = data["links"][0].pop("rate_mbps")
     message = error_of(tmp_path, data)
     assert message.endswith('links[0] "L1": unknown field "rate_mpbs" (did you mean "rate_mbps"?); '
-                            'known: buffer_kb, cost, delay_ms, duplex, ends, id, rate_mbps')
+                            'known: buffer_kb, cost, delay_ms, duplex, duplicate_rate, ends, id, '
+                            'impairments, jitter_ms, jitter_reorder, loss_model, loss_rate, rate_mbps, '
+                            'reorder_delay_ms, reorder_rate')
 
 
 def test_unknown_top_level_field(tmp_path):
@@ -481,7 +486,7 @@ def test_connectivity_host_to_host_link_and_separate_islands():
     ("data_mb", 0, "expected a positive number or null, got 0"),
     ("data_mb", "1", 'expected a number or null, got "1"'),
     ("start_s", -0.5, "expected a number >= 0, got -0.5"),
-    ("algorithm", "rneo", 'unknown algorithm "rneo" (did you mean "reno"?); known: fast, newreno, reno, tahoe, vegas'),
+    ("algorithm", "rneo", 'unknown algorithm "rneo" (did you mean "reno"?); known: ' + KNOWN_ALGORITHMS),
     ("params", [], "expected an object of parameters, got a list"),
 ])
 def test_bad_flow_fields(tmp_path, field, value, expected):
@@ -514,7 +519,7 @@ def test_parameter_errors_of_algorithm_with_parameters(tmp_path, tunable):
 def test_unknown_algorithm_in_algorithms_block(tmp_path):
     data = base() | {"algorithms": {"tahoo": {}}}
     assert error_of(tmp_path, data).endswith(
-        'algorithms: unknown algorithm "tahoo" (did you mean "tahoe"?); known: fast, newreno, reno, tahoe, vegas')
+        'algorithms: unknown algorithm "tahoo" (did you mean "tahoe"?); known: ' + KNOWN_ALGORITHMS)
 
 
 @pytest.mark.parametrize("block, expected", [
@@ -643,6 +648,270 @@ def test_misspelled_link_cost(tmp_path):
     data = base()
     data["links"][0]["cots"] = 5
     assert 'links[0] "L1": unknown field "cots" (did you mean "cost"?)' in error_of(tmp_path, data)
+
+
+# -- link impairments -----------------------------------------------------------------------------
+
+def impaired(link_fields: dict) -> dict:
+    """base() with `link_fields` added to link L2 (ends R1, H2: directions "R1->H2" and "H2->R1")."""
+    data = base()
+    data["links"][1].update(link_fields)
+    return data
+
+
+def impairments_of(link_fields: dict) -> tuple:
+    return load_topology(impaired(link_fields)).link("L2").impairments
+
+
+def impairment_error(tmp_path, link_fields: dict) -> str:
+    message = error_of(tmp_path, impaired(link_fields))
+    assert 'x.json: links[1] "L2": ' in message
+    return message.split('x.json: links[1] "L2": ', 1)[1]
+
+
+GE = {"type": "gilbert-elliott", "p_good_to_bad": 0.01, "p_bad_to_good": 0.25}
+
+
+def test_impairments_default_to_none():
+    assert impairments_of({}) == (NO_IMPAIRMENT, NO_IMPAIRMENT)
+    assert impairments_of({"impairments": {}}) == (NO_IMPAIRMENT, NO_IMPAIRMENT)
+    assert impairments_of({"impairments": {"R1->H2": {}}}) == (NO_IMPAIRMENT, NO_IMPAIRMENT)
+    assert not NO_IMPAIRMENT.active
+    # Explicit zeros are no impairment either.
+    zeros = {"loss_rate": 0, "duplicate_rate": 0, "reorder_rate": 0, "jitter_ms": 0}
+    assert impairments_of(zeros) == (NO_IMPAIRMENT, NO_IMPAIRMENT)
+
+
+def test_link_level_impairments_apply_to_both_directions_and_are_converted():
+    forward, backward = impairments_of({"loss_rate": 0.01, "duplicate_rate": 0.5, "reorder_rate": 0.1,
+                                        "reorder_delay_ms": 5, "jitter_ms": 2.5, "jitter_reorder": True})
+    expected = ImpairmentSpec(loss_rate=0.01, duplicate_rate=0.5, reorder_rate=0.1,
+                              reorder_delay_s=0.005, jitter_s=0.0025, jitter_reorder=True)
+    assert forward == backward == expected
+    assert forward.active
+    assert all(isinstance(value, float) for value in (forward.loss_rate, forward.duplicate_rate,
+                                                      forward.reorder_rate, forward.jitter_s))
+
+
+def test_impairment_units_do_not_depend_on_the_unit_system():
+    data = impaired({"jitter_ms": 4, "reorder_rate": 1, "reorder_delay_ms": 20}) | {"units": "binary"}
+    forward, _ = load_topology(data).link("L2").impairments
+    assert forward.jitter_s == pytest.approx(0.004) and forward.reorder_delay_s == pytest.approx(0.02)
+
+
+def test_gilbert_elliott_loss_model():
+    forward, backward = impairments_of({"loss_model": GE})
+    assert forward == backward == ImpairmentSpec(loss_model=GilbertElliottSpec(0.01, 0.25, 0.0, 1.0))
+    model = impairments_of({"loss_model": GE | {"loss_good": 0.001, "loss_bad": 0.5}})[0].loss_model
+    assert model == GilbertElliottSpec(p_good_to_bad=0.01, p_bad_to_good=0.25, loss_good=0.001, loss_bad=0.5)
+    model = impairments_of({"loss_model": GE | {"p_good_to_bad": 1, "p_bad_to_good": 1, "loss_good": 1,
+                                                "loss_bad": 0}})[0].loss_model
+    assert model == GilbertElliottSpec(1.0, 1.0, 1.0, 0.0)
+    # An explicit zero loss_rate may accompany a loss model.
+    assert impairments_of({"loss_model": GE, "loss_rate": 0})[0].loss_model is not None
+
+
+def test_one_direction_only():
+    forward, backward = impairments_of({"impairments": {"H2->R1": {"loss_rate": 0.01}}})
+    assert forward == NO_IMPAIRMENT and backward == ImpairmentSpec(loss_rate=0.01)
+
+
+def test_directions_follow_the_order_of_ends():
+    data = impaired({"impairments": {"R1->H2": {"loss_rate": 0.2}}})
+    data["links"][1]["ends"] = ["H2", "R1"]
+    forward, backward = load_topology(data).link("L2").impairments
+    assert forward == NO_IMPAIRMENT and backward == ImpairmentSpec(loss_rate=0.2)
+
+
+def test_direction_values_override_link_values_field_by_field():
+    forward, backward = impairments_of({
+        "loss_rate": 0.05, "jitter_ms": 10, "duplicate_rate": 0.01,
+        "impairments": {"R1->H2": {"loss_rate": 0.2, "jitter_reorder": True},
+                        "H2->R1": {"jitter_ms": 0, "duplicate_rate": 0}},
+    })
+    assert forward == ImpairmentSpec(loss_rate=0.2, duplicate_rate=0.01, jitter_s=0.01, jitter_reorder=True)
+    assert backward == ImpairmentSpec(loss_rate=0.05)
+
+
+def test_direction_may_switch_loss_model_by_zeroing_the_link_loss_rate():
+    forward, backward = impairments_of({"loss_rate": 0.01,
+                                        "impairments": {"H2->R1": {"loss_rate": 0, "loss_model": GE}}})
+    assert forward == ImpairmentSpec(loss_rate=0.01)
+    assert backward == ImpairmentSpec(loss_model=GilbertElliottSpec(0.01, 0.25))
+
+
+def test_reorder_and_jitter_settings_inherited_across_levels():
+    # The delay at link level serves the one direction that reorders.
+    forward, backward = impairments_of({"reorder_delay_ms": 8,
+                                        "impairments": {"R1->H2": {"reorder_rate": 0.3}}})
+    assert forward == ImpairmentSpec(reorder_rate=0.3, reorder_delay_s=0.008) and backward == NO_IMPAIRMENT
+    # The rate at link level, the delay per direction.
+    forward, backward = impairments_of({"reorder_rate": 0.1,
+                                        "impairments": {"R1->H2": {"reorder_delay_ms": 1},
+                                                        "H2->R1": {"reorder_delay_ms": 2}}})
+    assert (forward.reorder_delay_s, backward.reorder_delay_s) == (pytest.approx(0.001), pytest.approx(0.002))
+    # A direction may switch reordering or jitter off; the inherited settings then do not show.
+    forward, backward = impairments_of({"reorder_rate": 0.1, "reorder_delay_ms": 5, "jitter_ms": 3,
+                                        "jitter_reorder": True,
+                                        "impairments": {"H2->R1": {"reorder_rate": 0, "jitter_ms": 0}}})
+    assert forward == ImpairmentSpec(reorder_rate=0.1, reorder_delay_s=0.005, jitter_s=0.003,
+                                     jitter_reorder=True)
+    assert backward == NO_IMPAIRMENT
+
+
+@pytest.mark.parametrize("fields, expected", [
+    ({"loss_rate": 1.5}, 'field "loss_rate": expected a number in [0, 1), got 1.5'),
+    ({"loss_rate": 1}, 'field "loss_rate": expected a number in [0, 1), got 1'),
+    ({"loss_rate": -0.1}, 'field "loss_rate": expected a number in [0, 1), got -0.1'),
+    ({"loss_rate": True}, 'field "loss_rate": expected a number, got true'),
+    ({"loss_rate": "1%"}, 'field "loss_rate": expected a number, got "1%"'),
+    ({"loss_rate": None}, 'field "loss_rate": expected a number, got null'),
+    ({"duplicate_rate": 1.01}, 'field "duplicate_rate": expected a number in [0, 1], got 1.01'),
+    ({"duplicate_rate": False}, 'field "duplicate_rate": expected a number, got false'),
+    ({"reorder_rate": -1}, 'field "reorder_rate": expected a number in [0, 1], got -1'),
+    ({"reorder_rate": 0.1, "reorder_delay_ms": 0},
+     'field "reorder_delay_ms": expected a positive number, got 0'),
+    ({"reorder_rate": 0.1, "reorder_delay_ms": "5"},
+     'field "reorder_delay_ms": expected a number, got "5"'),
+    ({"jitter_ms": -2}, 'field "jitter_ms": expected a number >= 0, got -2'),
+    ({"jitter_ms": 2, "jitter_reorder": 1}, 'field "jitter_reorder": expected true or false, got 1'),
+    ({"jitter_ms": 2, "jitter_reorder": "true"},
+     'field "jitter_reorder": expected true or false, got "true"'),
+    ({"loss_model": "gilbert-elliott"}, 'field "loss_model": expected an object, got "gilbert-elliott"'),
+    ({"loss_model": {"p_good_to_bad": 0.1, "p_bad_to_good": 0.1}},
+     'field "loss_model": missing field "type"'),
+    ({"loss_model": GE | {"type": "gilbert"}},
+     'field "loss_model.type": expected "gilbert-elliott", got "gilbert" (did you mean "gilbert-elliott"?)'),
+    ({"loss_model": GE | {"type": "bernoulli", "p": 0.1}},
+     'field "loss_model.type": expected "gilbert-elliott", got "bernoulli"'),
+    ({"loss_model": GE | {"p_good_2_bad": 0.1}},
+     'field "loss_model": unknown field "p_good_2_bad" (did you mean "p_good_to_bad"?); '
+     'known: loss_bad, loss_good, p_bad_to_good, p_good_to_bad, type'),
+    ({"loss_model": {"type": "gilbert-elliott", "p_good_to_bad": 0.1}},
+     'field "loss_model": missing field "p_bad_to_good"'),
+    ({"loss_model": GE | {"p_good_to_bad": 0}},
+     'field "loss_model.p_good_to_bad": expected a number in (0, 1], got 0'),
+    ({"loss_model": GE | {"p_bad_to_good": 1.5}},
+     'field "loss_model.p_bad_to_good": expected a number in (0, 1], got 1.5'),
+    ({"loss_model": GE | {"loss_good": -0.5}},
+     'field "loss_model.loss_good": expected a number in [0, 1], got -0.5'),
+    ({"loss_model": GE | {"loss_bad": True}}, 'field "loss_model.loss_bad": expected a number, got true'),
+    ({"los_rate": 0.1}, 'unknown field "los_rate" (did you mean "loss_rate"?)'),
+])
+def test_bad_impairment_values(tmp_path, fields, expected):
+    assert impairment_error(tmp_path, fields).startswith(expected)
+
+
+@pytest.mark.parametrize("fields, expected", [
+    ({"R1->H2": {"loss_rate": 1.5}},
+     'field "impairments.R1->H2.loss_rate": expected a number in [0, 1), got 1.5'),
+    ({"H2->R1": {"jitter_reorder": 0, "jitter_ms": 1}},
+     'field "impairments.H2->R1.jitter_reorder": expected true or false, got 0'),
+    ({"H2->R1": {"loss_model": GE | {"p_bad_to_good": 0}}},
+     'field "impairments.H2->R1.loss_model.p_bad_to_good": expected a number in (0, 1], got 0'),
+    ({"R1->H2": {"los_rate": 0.1}},
+     'field "impairments.R1->H2": unknown field "los_rate" (did you mean "loss_rate"?); '
+     'known: duplicate_rate, jitter_ms, jitter_reorder, loss_model, loss_rate, reorder_delay_ms, reorder_rate'),
+    ({"R1->H2": {"delay_ms": 5}}, 'field "impairments.R1->H2": unknown field "delay_ms"'),
+    ({"R1->H2": 0.01}, 'field "impairments.R1->H2": expected an object, got 0.01'),
+    ({"R1->H3": {}},
+     'field "impairments": unknown direction "R1->H3" (did you mean "R1->H2"?); known: H2->R1, R1->H2'),
+    ({"H2-R1": {}}, 'field "impairments": unknown direction "H2-R1" (did you mean "H2->R1"?)'),
+    ({"forward": {}}, 'field "impairments": unknown direction "forward"; known: H2->R1, R1->H2'),
+])
+def test_bad_direction_objects(tmp_path, fields, expected):
+    assert impairment_error(tmp_path, {"impairments": fields}).startswith(expected)
+
+
+def test_ambiguous_direction_labels(tmp_path):
+    # Ends "R1" and "R1->R1" make both labels "R1->R1->R1": impairments cannot say which is meant.
+    data = base()
+    data["routers"].append("R1->R1")
+    data["links"].append({"id": "L4", "ends": ["R1", "R1->R1"], "rate_mbps": 1, "delay_ms": 1,
+                          "buffer_kb": 1, "impairments": {"R1->R1->R1": {"loss_rate": 0.1}}})
+    assert error_of(tmp_path, data).endswith(
+        'links[3] "L4": field "impairments": both directions are labelled "R1->R1->R1"; '
+        'give the impairments at link level or rename a node')
+    data["links"][3]["impairments"] = {}
+    data["links"][3]["loss_rate"] = 0.1
+    assert load_topology(data).link("L4").impairments == (ImpairmentSpec(loss_rate=0.1),) * 2
+
+
+def test_impairments_must_be_an_object(tmp_path):
+    assert impairment_error(tmp_path, {"impairments": [{"loss_rate": 0.1}]}) == (
+        'field "impairments": expected an object of directions, got a list')
+
+
+def test_direction_example_from_the_documentation(tmp_path):
+    data = base()
+    data["routers"].append("R2")
+    data["hosts"].append("H4")
+    data["links"] += [{"id": "L4", "ends": ["R1", "R2"], "rate_mbps": 10, "delay_ms": 1, "buffer_kb": 64,
+                       "impairments": {"R1->R3": {}}},
+                      {"id": "L5", "ends": ["R2", "H4"], "rate_mbps": 10, "delay_ms": 1, "buffer_kb": 64}]
+    assert error_of(tmp_path, data).endswith(
+        'x.json: links[3] "L4": field "impairments": unknown direction "R1->R3" (did you mean "R1->R2"?); '
+        'known: R1->R2, R2->R1')
+
+
+@pytest.mark.parametrize("fields, expected", [
+    # reorder_delay_ms is required with a reorder_rate > 0 ...
+    ({"reorder_rate": 0.1}, 'field "reorder_delay_ms": required when reorder_rate > 0'),
+    ({"impairments": {"R1->H2": {"reorder_rate": 0.1}}},
+     'field "impairments.R1->H2.reorder_delay_ms": required when reorder_rate > 0'),
+    ({"reorder_rate": 0.1, "impairments": {"H2->R1": {"reorder_delay_ms": 3}}},
+     'field "reorder_delay_ms": required when reorder_rate > 0'),   # R1->H2 has none
+    # ... and not allowed without one.
+    ({"reorder_delay_ms": 5}, 'field "reorder_delay_ms": not allowed without reorder_rate > 0'),
+    ({"reorder_delay_ms": 5, "reorder_rate": 0},
+     'field "reorder_delay_ms": not allowed without reorder_rate > 0'),
+    ({"impairments": {"H2->R1": {"reorder_delay_ms": 5}}},
+     'field "impairments.H2->R1.reorder_delay_ms": not allowed without reorder_rate > 0'),
+    ({"reorder_rate": 0.1, "reorder_delay_ms": 1, "impairments": {"H2->R1": {"reorder_rate": 0,
+                                                                             "reorder_delay_ms": 4}}},
+     'field "impairments.H2->R1.reorder_delay_ms": not allowed without reorder_rate > 0'),
+    # jitter_reorder needs jitter_ms > 0 (either value of jitter_reorder).
+    ({"jitter_reorder": True}, 'field "jitter_reorder": not allowed without jitter_ms > 0'),
+    ({"jitter_reorder": False, "jitter_ms": 0}, 'field "jitter_reorder": not allowed without jitter_ms > 0'),
+    ({"impairments": {"R1->H2": {"jitter_reorder": True}, "H2->R1": {"jitter_ms": 1}}},
+     'field "impairments.R1->H2.jitter_reorder": not allowed without jitter_ms > 0'),
+    ({"jitter_reorder": True, "impairments": {"H2->R1": {"jitter_ms": 0}}},
+     'field "jitter_reorder": not allowed without jitter_ms > 0'),
+    # loss_model and a non-zero loss_rate: use one loss model.
+    ({"loss_rate": 0.01, "loss_model": GE},
+     'field "loss_model": not allowed together with a non-zero "loss_rate" (0.01); use one loss model'),
+    ({"loss_rate": 0.01, "impairments": {"H2->R1": {"loss_model": GE}}},
+     'field "impairments.H2->R1.loss_model": not allowed together with a non-zero "loss_rate" (0.01); '
+     'use one loss model'),
+    ({"loss_model": GE, "impairments": {"R1->H2": {"loss_rate": 0.2}}},
+     'field "impairments.R1->H2.loss_rate": expected 0 when "loss_model" is given (use one loss model), '
+     'got 0.2'),
+    ({"impairments": {"R1->H2": {"loss_rate": 0.2, "loss_model": GE}}},
+     'field "impairments.R1->H2.loss_model": not allowed together with a non-zero '
+     '"impairments.R1->H2.loss_rate" (0.2); use one loss model'),
+])
+def test_impairment_consistency_rules(tmp_path, fields, expected):
+    assert impairment_error(tmp_path, fields) == expected
+
+
+def test_impairments_with_jitter_or_reorder_inherited_by_one_direction_are_valid():
+    # A link-level jitter_reorder used by the direction that has jitter.
+    forward, backward = impairments_of({"jitter_reorder": True, "impairments": {"H2->R1": {"jitter_ms": 7}}})
+    assert forward == NO_IMPAIRMENT and backward == ImpairmentSpec(jitter_s=0.007, jitter_reorder=True)
+
+
+def test_impairments_are_checked_after_the_other_link_fields(tmp_path):
+    data = impaired({"loss_rate": 2, "rate_mbps": -1})
+    assert error_of(tmp_path, data).endswith('field "rate_mbps": expected a positive number, got -1')
+
+
+def test_impairments_leave_the_input_unmodified():
+    fields = {"loss_rate": 0.01, "jitter_ms": 1,
+              "impairments": {"H2->R1": {"loss_rate": 0, "loss_model": GE | {"loss_bad": 0.9}}}}
+    data = impaired(fields)
+    before = copy.deepcopy(data)
+    load_topology(data)
+    assert data == before
 
 
 # -- link events -----------------------------------------------------------------------------------

@@ -52,8 +52,11 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
     links = {}
     for ls in spec.links:
         a, b = (nodes[end] for end in ls.ends)
-        links[ls.id] = Link(sim, ls.id, a, b, ls.rate_bps, ls.delay_s, ls.buffer_bytes, ls.duplex,
-                            ls.cost_s)
+        link = Link(sim, ls.id, a, b, ls.rate_bps, ls.delay_s, ls.buffer_bytes, ls.duplex,
+                    ls.cost_s)
+        for direction, impairment in zip(link.directions, ls.impairments):
+            direction.impair(impairment)
+        links[ls.id] = link
     flows = {}
     sizes = spec.packet_sizes
     for fs in spec.flows:

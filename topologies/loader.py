@@ -34,9 +34,12 @@ from topologies.spec import (
     DEFAULT_UPDATE_INTERVAL_S,
     DUPLEX_MODES,
     LINK_ACTIONS,
+    NO_IMPAIRMENT,
     ROUTING_PROTOCOLS,
     UNIT_SYSTEMS,
     FlowSpec,
+    GilbertElliottSpec,
+    ImpairmentSpec,
     LinkEventSpec,
     LinkSpec,
     PacketSizes,
@@ -56,11 +59,17 @@ TOP_LEVEL_FIELDS = ("name", "description", "units", "duplex", "packet_bytes", "r
 TOP_LEVEL_REQUIRED = ("hosts", "links")
 PACKET_FIELDS = {"data": "data_bytes", "ack": "ack_bytes", "routing": "routing_bytes"}
 ROUTING_FIELDS = ("protocol", "update_interval_s", "settle_s")
-LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex", "cost")
+IMPAIRMENT_FIELDS = ("loss_rate", "loss_model", "duplicate_rate", "reorder_rate", "reorder_delay_ms",
+                     "jitter_ms", "jitter_reorder")
+LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex", "cost") + IMPAIRMENT_FIELDS \
+    + ("impairments",)
 LINK_REQUIRED = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb")
 FLOW_FIELDS = ("id", "src", "dst", "data_mb", "start_s", "algorithm", "params", "transport")
 FLOW_REQUIRED = ("id", "src", "dst")
 EVENT_FIELDS = ("at_s", "link", "action")
+LOSS_MODEL_TYPES = ("gilbert-elliott",)
+GILBERT_ELLIOTT_FIELDS = ("type", "p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad")
+GILBERT_ELLIOTT_REQUIRED = ("type", "p_good_to_bad", "p_bad_to_good")
 
 
 class TopologyError(ValueError):
@@ -264,18 +273,24 @@ def _check_plain_object(label: str, obj: dict, path) -> None:
 
 @dataclass(frozen=True)
 class _Rule:
-    """A numeric constraint: value > minimum (or >= when inclusive), optionally an integer."""
+    """A numeric constraint: value > minimum (or >= when inclusive), optionally an integer, and
+    optionally value <= maximum (or < when not max_inclusive)."""
 
     expected: str
     minimum: float
     inclusive: bool
     integer: bool = False
+    maximum: float | None = None
+    max_inclusive: bool = True
 
 
 POSITIVE = _Rule("a positive number", 0, False)
 NON_NEGATIVE = _Rule("a number >= 0", 0, True)
 POSITIVE_INT = _Rule("a positive integer", 1, True, integer=True)
 NON_NEGATIVE_INT = _Rule("an integer >= 0", 0, True, integer=True)
+PROBABILITY = _Rule("a number in [0, 1]", 0, True, maximum=1, max_inclusive=True)
+LOSS_PROBABILITY = _Rule("a number in [0, 1)", 0, True, maximum=1, max_inclusive=False)
+TRANSITION_PROBABILITY = _Rule("a number in (0, 1]", 0, False, maximum=1, max_inclusive=True)
 
 # TransportSpec field -> (rule, null allowed)
 TRANSPORT_RULES = {
@@ -312,7 +327,9 @@ def _number(where: _Where, name: str, value, rule: _Rule, *, nullable: bool = Fa
     if rule.integer and not isinstance(value, int):
         raise where.field_error(name, f"expected an integer{or_null}, got {_show(value)}")
     low_ok = value >= rule.minimum if rule.inclusive else value > rule.minimum
-    if not low_ok:
+    high_ok = (rule.maximum is None or
+               (value <= rule.maximum if rule.max_inclusive else value < rule.maximum))
+    if not (low_ok and high_ok):
         raise where.field_error(name, f"expected {rule.expected}{or_null}, got {_show(value)}")
     return int(value) if rule.integer else float(value)
 
@@ -328,6 +345,12 @@ def _string(where: _Where, name: str, value, *, allow_empty: bool = False) -> st
     if not isinstance(value, str) or (not value and not allow_empty):
         expected = "a string" if allow_empty else "a non-empty string"
         raise where.field_error(name, f"expected {expected}, got {_show(value)}")
+    return value
+
+
+def _boolean(where: _Where, name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise where.field_error(name, f"expected true or false, got {_show(value)}")
     return value
 
 
@@ -515,6 +538,129 @@ def _ends(where: _Where, value, kinds: dict) -> tuple:
     return (first, second)
 
 
+# -- link impairments ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Given:
+    """An impairment field's checked value and the object (link or direction) that gave it."""
+
+    value: object
+    where: _Where
+
+
+def _loss_model(where: _Where, name: str, value) -> GilbertElliottSpec:
+    block = _object(where, name, value)
+    inner = where.inner(name)
+    if "type" not in block:
+        raise inner.error('missing field "type"')
+    _choice(inner, "type", block["type"], LOSS_MODEL_TYPES)
+    _check_fields(inner, block, GILBERT_ELLIOTT_FIELDS, GILBERT_ELLIOTT_REQUIRED)
+    return GilbertElliottSpec(
+        p_good_to_bad=_number(inner, "p_good_to_bad", block["p_good_to_bad"], TRANSITION_PROBABILITY),
+        p_bad_to_good=_number(inner, "p_bad_to_good", block["p_bad_to_good"], TRANSITION_PROBABILITY),
+        loss_good=_number(inner, "loss_good", block.get("loss_good", 0.0), PROBABILITY),
+        loss_bad=_number(inner, "loss_bad", block.get("loss_bad", 1.0), PROBABILITY),
+    )
+
+
+IMPAIRMENT_READERS = {
+    "loss_rate": lambda where, name, value: _number(where, name, value, LOSS_PROBABILITY),
+    "loss_model": _loss_model,
+    "duplicate_rate": lambda where, name, value: _number(where, name, value, PROBABILITY),
+    "reorder_rate": lambda where, name, value: _number(where, name, value, PROBABILITY),
+    "reorder_delay_ms": lambda where, name, value: _number(where, name, value, POSITIVE),
+    "jitter_ms": lambda where, name, value: _number(where, name, value, NON_NEGATIVE),
+    "jitter_reorder": _boolean,
+}
+
+
+def _impairment_fields(where: _Where, obj: dict) -> dict:
+    """The impairment fields given in `obj` (read at `where`), checked: name -> _Given."""
+    return {name: _Given(IMPAIRMENT_READERS[name](where, name, obj[name]), where)
+            for name in IMPAIRMENT_FIELDS if name in obj}
+
+
+def _direction_fields(where: _Where, item: dict, labels: tuple) -> list:
+    """Per direction (as `labels`), the fields given by its object in the link's `impairments`."""
+    if "impairments" not in item:
+        return [{} for _ in labels]
+    block = _object(where, "impairments", item["impairments"], "an object of directions")
+    if labels[0] == labels[1] and block:
+        raise where.field_error("impairments", f"both directions are labelled {_quote(labels[0])}; "
+                                               f"give the impairments at link level or rename a node")
+    for label in block:
+        if label not in labels:
+            raise where.field_error("impairments", _unknown("direction", label, labels))
+    outer = where.inner("impairments")
+    given = {}
+    for label, obj in block.items():
+        inner = outer.inner(label)
+        _check_fields(inner, _object(outer, label, obj), IMPAIRMENT_FIELDS)
+        given[label] = _impairment_fields(inner, obj)
+    return [given.get(label, {}) for label in labels]
+
+
+def _positive(merged: dict, name: str) -> bool:
+    return name in merged and merged[name].value > 0
+
+
+def _check_direction(merged: dict, own: dict) -> None:
+    """Consistency of one direction's effective fields (`own`: those its direction object gave)."""
+    if _positive(merged, "reorder_rate") and "reorder_delay_ms" not in merged:
+        raise merged["reorder_rate"].where.field_error("reorder_delay_ms", "required when reorder_rate > 0")
+    if "loss_model" in merged and _positive(merged, "loss_rate"):
+        model, rate = merged["loss_model"], merged["loss_rate"]
+        model_path, rate_path = model.where.path("loss_model"), rate.where.path("loss_rate")
+        if "loss_rate" in own and "loss_model" not in own:   # blame the more specific of the two
+            raise rate.where.field_error("loss_rate", f"expected 0 when {_quote(model_path)} is given "
+                                                      f"(use one loss model), got {_show(rate.value)}")
+        raise model.where.field_error("loss_model", f"not allowed together with a non-zero "
+                                                    f"{_quote(rate_path)} ({_show(rate.value)}); "
+                                                    f"use one loss model")
+    for name, needs in (("reorder_delay_ms", "reorder_rate"), ("jitter_reorder", "jitter_ms")):
+        if name in own and not _positive(merged, needs):
+            raise own[name].where.field_error(name, f"not allowed without {needs} > 0")
+
+
+def _impairment_spec(merged: dict) -> ImpairmentSpec:
+    def value(name, default):
+        return merged[name].value if name in merged else default
+
+    reorder_rate = value("reorder_rate", 0.0)
+    jitter_ms = value("jitter_ms", 0.0)
+    spec = ImpairmentSpec(
+        loss_rate=value("loss_rate", 0.0),
+        loss_model=value("loss_model", None),
+        duplicate_rate=value("duplicate_rate", 0.0),
+        reorder_rate=reorder_rate,
+        reorder_delay_s=value("reorder_delay_ms", 0.0) / 1000.0 if reorder_rate > 0 else 0.0,
+        jitter_s=jitter_ms / 1000.0,
+        jitter_reorder=value("jitter_reorder", False) if jitter_ms > 0 else False,
+    )
+    return NO_IMPAIRMENT if spec == NO_IMPAIRMENT else spec
+
+
+def _impairments(where: _Where, item: dict, ends: tuple) -> tuple:
+    """(ImpairmentSpec of ends[0] -> ends[1], of ends[1] -> ends[0]); see docs/topology-format.md.
+
+    Per direction and field: the direction object's value, else the link's, else the default. The
+    consistency rules are checked on these effective values.
+    """
+    link_fields = _impairment_fields(where, item)
+    labels = (f"{ends[0]}->{ends[1]}", f"{ends[1]}->{ends[0]}")
+    merged = []
+    for own in _direction_fields(where, item, labels):
+        effective = link_fields | own
+        _check_direction(effective, own)
+        merged.append(effective)
+    for name, needs in (("reorder_delay_ms", "reorder_rate"), ("jitter_reorder", "jitter_ms")):
+        if name in link_fields and not any(_positive(effective, needs) for effective in merged):
+            raise where.field_error(name, f"not allowed without {needs} > 0")
+    return tuple(_impairment_spec(effective) for effective in merged)
+
+
+# -- links -----------------------------------------------------------------------------------------
+
 def _link(where: _Where, item: dict, kinds: dict, units: UnitSystem, duplex: str) -> LinkSpec:
     _check_fields(where, item, LINK_FIELDS, LINK_REQUIRED)
     ends = _ends(where, item["ends"], kinds)
@@ -522,14 +668,16 @@ def _link(where: _Where, item: dict, kinds: dict, units: UnitSystem, duplex: str
     delay = _number(where, "delay_ms", item["delay_ms"], NON_NEGATIVE)
     buffer = _number(where, "buffer_kb", item["buffer_kb"], NON_NEGATIVE)
     cost = _number(where, "cost", item["cost"], POSITIVE) if "cost" in item else None
+    link_duplex = _choice(where, "duplex", item.get("duplex", duplex), DUPLEX_MODES)
     return LinkSpec(
         id=item["id"],
         ends=ends,
         rate_bps=float(_scaled(where, "rate_mbps", rate, units.bits_per_mbit)),
         delay_s=delay / 1000.0,
         buffer_bytes=round(_scaled(where, "buffer_kb", buffer, units.bytes_per_kb)),
-        duplex=_choice(where, "duplex", item.get("duplex", duplex), DUPLEX_MODES),
+        duplex=link_duplex,
         cost_s=None if cost is None else cost / 1000.0,
+        impairments=_impairments(where, item, ends),
     )
 
 

@@ -28,7 +28,7 @@ STALL_TIMEOUT_S = 120.0      # twice the RFC 6298 maximum RTO: a backed-off flow
 STALL_CHECK_S = 1.0
 
 LINK_COLUMNS = ("rate_bps", "buffer_bytes", "buffer_pkts", "backlog_bytes", "drops",
-                "failure_drops", "routing_rate_bps")
+                "failure_drops", "impairment_drops", "routing_rate_bps")
 FLOW_COLUMNS = ("send_rate_bps", "recv_rate_bps", "window_pkts", "rtt_s")
 HOST_COLUMNS = ("send_rate_bps", "recv_rate_bps")
 
@@ -40,11 +40,11 @@ class RunError(ValueError):
 # -- probes: per-interval values from cumulative counters -----------------------------------
 class _DirectionProbe:
     __slots__ = ("d", "tx_bytes", "dropped", "area_bytes", "area_pkts", "area_work", "failures",
-                 "routing_bytes")
+                 "impaired", "routing_bytes")
 
     def __init__(self, d):
         self.d = d
-        self.tx_bytes = self.dropped = self.failures = self.routing_bytes = 0
+        self.tx_bytes = self.dropped = self.failures = self.impaired = self.routing_bytes = 0
         self.area_bytes = self.area_pkts = self.area_work = 0.0
 
     def __call__(self, now: float, span: float):
@@ -55,7 +55,9 @@ class _DirectionProbe:
         row = ((d.tx_bytes - self.tx_bytes) * 8.0 / span, waiting / span,
                (d.area_pkts - self.area_pkts) / span,
                (waiting + d.area_work - self.area_work) / span, float(d.dropped - self.dropped),
-               float(failures - self.failures), (d.routing_bytes - self.routing_bytes) * 8.0 / span)
+               float(failures - self.failures), float(d.impaired_drops - self.impaired),
+               (d.routing_bytes - self.routing_bytes) * 8.0 / span)
+        self.impaired = d.impaired_drops
         self.tx_bytes, self.dropped, self.failures = d.tx_bytes, d.dropped, failures
         self.area_bytes, self.area_pkts, self.area_work = d.area_bytes, d.area_pkts, d.area_work
         self.routing_bytes = d.routing_bytes
@@ -237,6 +239,7 @@ class Results:
                                                      "backlog_bytes": ("backlog_kb", kb),
                                                      "drops": ("drops", 1.0),
                                                      "failure_drops": ("failure_drops", 1.0),
+                                                     "impairment_drops": ("impairment_drops", 1.0),
                                                      "routing_rate_bps": ("routing_rate_mbps", mbit)})
         self.flows = self._columns(tables["flows"], {"send_rate_bps": ("send_rate_mbps", mbit),
                                                      "recv_rate_bps": ("recv_rate_mbps", mbit),
@@ -297,6 +300,8 @@ class Results:
                     "avg_buffer_pkts": _round(d.area_pkts / end_s) if end_s > 0 else 0.0,
                     "avg_backlog_kb": _round((d.area_bytes + d.area_work) / end_s / kb) if end_s > 0 else 0.0,
                     "drops": d.dropped, "failure_drops": d.failed + d.lost_in_flight,
+                    "impairment_drops": d.impaired_drops, "duplicated": d.duplicated,
+                    "reordered": d.delayed,
                     "routing_packets": d.routing_pkts, "routing_drops": d.routing_dropped,
                     "packets_transmitted": d.tx_pkts,
                     "avg_rate_mbps": _round(rate_bps / mbit),

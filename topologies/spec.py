@@ -68,6 +68,37 @@ class PacketSizes:
 
 
 @dataclass(frozen=True)
+class GilbertElliottSpec:
+    """Two-state burst-loss model: a Markov chain stepped once per packet."""
+
+    p_good_to_bad: float         # per-packet probability of moving from good to bad
+    p_bad_to_good: float         # per-packet probability of moving from bad to good
+    loss_good: float = 0.0       # loss probability in the good state
+    loss_bad: float = 1.0        # loss probability in the bad state
+
+
+@dataclass(frozen=True)
+class ImpairmentSpec:
+    """What happens to packets of one link direction after transmission (see docs/model.md)."""
+
+    loss_rate: float = 0.0                        # independent per-packet loss
+    loss_model: Optional[GilbertElliottSpec] = None   # burst loss (instead of loss_rate)
+    duplicate_rate: float = 0.0                   # probability a packet arrives twice
+    reorder_rate: float = 0.0                     # probability a packet is held back ...
+    reorder_delay_s: float = 0.0                  # ... by this much extra delay
+    jitter_s: float = 0.0                         # extra delay uniform in [0, jitter_s]
+    jitter_reorder: bool = False                  # may jitter reorder packets? (default: no)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.loss_rate or self.loss_model or self.duplicate_rate or self.reorder_rate
+                    or self.jitter_s)
+
+
+NO_IMPAIRMENT = ImpairmentSpec()
+
+
+@dataclass(frozen=True)
 class LinkSpec:
     id: str
     ends: tuple          # (node id, node id); direction 0 is ends[0] -> ends[1]
@@ -76,6 +107,7 @@ class LinkSpec:
     buffer_bytes: int
     duplex: str          # "full" or "half"
     cost_s: Optional[float] = None   # static routing cost; None: the propagation delay
+    impairments: tuple = (NO_IMPAIRMENT, NO_IMPAIRMENT)   # per direction (ends[0]->ends[1], back)
 
 
 @dataclass(frozen=True)
