@@ -1,0 +1,77 @@
+"""Transport features for rate-based algorithms: pacing, and delivery-rate samples."""
+from __future__ import annotations
+
+import pytest
+
+from components.packet import DATA
+from flows.congestion import CongestionControl
+from test_transport import RATE_BPS, make_flow
+
+
+class Paced(CongestionControl):
+    """A fixed window of 50 packets paced at 2 Mb/s (a quarter of the 8 Mb/s link)."""
+
+    name = "paced"
+    wants_rate_samples = True
+    __slots__ = ("samples",)
+
+    def __init__(self, flow, params=None):
+        super().__init__(flow, params)
+        self.samples = []
+
+    def init(self):
+        self.flow.cwnd = 50.0
+        self.flow.pacing_rate_bps = 2e6
+
+    def on_rate_sample(self, rs):
+        self.samples.append(rs)
+
+
+class Unpaced(Paced):
+    def init(self):
+        self.flow.cwnd = 50.0
+
+
+def send_times(algorithm, packets=200):
+    sim, h1, h2, flow = make_flow(packets=packets, algorithm=algorithm)
+    times = []
+    send = h1.send
+
+    def spy(packet):
+        if packet.kind == DATA:
+            times.append(sim.now)
+        return send(packet)
+    h1.send = spy
+    sim.run()
+    assert flow.finished and flow.delivered_all()
+    return times, flow
+
+
+def test_pacing_spaces_packets_at_the_pacing_rate():
+    times, flow = send_times(Paced)
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert all(gap == pytest.approx(1000 * 8 / 2e6) for gap in gaps)   # 4 ms per 1000-byte packet
+
+
+def test_without_pacing_the_window_leaves_at_once():
+    times, flow = send_times(Unpaced)
+    assert times[:50] == [0.0] * 50
+
+
+def test_delivery_rate_samples_measure_the_bottleneck():
+    # unpaced, the 8 Mb/s link is the bottleneck: samples converge to 1000 packets/s
+    _, flow = send_times(Unpaced, packets=2000)
+    rates = [rs.delivery_rate_pps for rs in flow.cc.samples[500:1500]]
+    assert sum(rates) / len(rates) == pytest.approx(RATE_BPS / 8 / 1000, rel=0.02)
+    paced = send_times(Paced, packets=1000)[1].cc.samples[200:800]
+    assert sum(rs.delivery_rate_pps for rs in paced) / len(paced) == pytest.approx(250, rel=0.02)
+
+
+def test_rate_samples_count_deliveries_and_mark_the_last_window_app_limited():
+    _, flow = send_times(Unpaced, packets=300)
+    samples = flow.cc.samples
+    assert flow.delivered == 300
+    assert [rs.delivered for rs in samples] == sorted(rs.delivered for rs in samples)
+    assert samples[-1].delivered == 300
+    assert not samples[10].is_app_limited and samples[-1].is_app_limited
+    assert all(rs.rtt_s > 0 and rs.interval_s > 0 for rs in samples)
