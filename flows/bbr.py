@@ -1,0 +1,400 @@
+"""BBR v1 (Cardwell, Cheng, Gunn, Hassas Yeganeh, Jacobson, "BBR: Congestion-Based Congestion
+Control", ACM Queue 14(5), 2016; IETF draft-cardwell-iccrg-bbr-congestion-control-00, 2017).
+
+Section numbers below are those of the draft. Windows and BDPs are in packets, rates in packets
+per second (converted to bits per second only for the transport's pacer), times in seconds of
+simulated time.
+
+Path model (§4.1). BBR's input is the transport's delivery-rate samples (`on_rate_sample`, one
+per ACK that delivers packets; `flows.transport.RateSample`).
+
+* BtlBw (§4.1.1) is the maximum delivery rate over the last `btlbw_rounds` (BtlBwFilterLen = 10)
+  packet-timed round trips: samples from rounds ``round_count - btlbw_rounds + 1 .. round_count``
+  count, older ones are forgotten when a new sample enters the filter (an exact windowed max; the
+  draft allows any windowed max filter). Rounds (§4.1.1.3): a round ends when a packet sent after
+  the previous round ended is delivered, i.e. ``rs.prior_delivered >= next_round_delivered``.
+  Application-limited samples enter the filter only if they are at least the current BtlBw
+  (§4.1.1.4, §4.1.1.5).
+* RTprop (§4.1.2) is the minimum RTT over `min_rtt_window_s` (RTpropFilterLen = 10 s), kept with
+  the draft's combined min filter and ProbeRTT timer (§4.1.2.3): a sample at or below RTprop, or
+  any sample once the estimate is older than the window, replaces it. RTT samples follow Karn's
+  rule (§4.1.2.1: never from a retransmission): BBR takes the transport's valid RTT sample of the
+  same ACK (`on_rtt`, called just before `on_rate_sample`); the ACK echoes the send time of the
+  packet that triggered it, the most recently sent packet the ACK covers. RTprop is infinite
+  (`min_rtt_s` = inf) until the first sample (§4.3.1: the flow has no SRTT when it starts).
+
+Control parameters (§4.2).
+
+* Pacing rate (§4.2.1) = pacing_gain x BtlBw, updated on every sample once the pipe is full, and
+  before that only when it rises. At start (§4.3.1) it is high_gain x InitialCwnd / SRTT, with a
+  nominal RTT of 1 ms when there is no RTT sample yet (always, here: the flow has not sent).
+  InitialCwnd is the transport's initial window (§4.2.3.1; `transport.initial_cwnd_pkts`).
+* Send quantum (§4.2.2): one packet, since the transport paces single packets (no TSO/GSO
+  aggregates), so the "quanta" term of the target window is 3 packets.
+* Target window (§4.2.3.2) = cwnd_gain x BDP + 3 packets, BDP = BtlBw x RTprop; InitialCwnd while
+  RTprop is unknown. The window itself follows the core mechanism (§4.2.3.6): once the pipe is
+  full it is min(cwnd + packets delivered, target) on every sample (so it is cut to the target at
+  once and grows towards it by the packets delivered); before that it grows by the packets
+  delivered while below the target; never below 4 packets (BBRMinPipeCwnd, §4.2.3.3), except as
+  below. In steady state it is exactly max(cwnd_gain x BDP + 3, 4).
+
+State machine (§4.3).
+
+* Startup (§4.3.2): pacing_gain = cwnd_gain = `high_gain` (2/ln 2 ~ 2.885, the smallest gain that
+  doubles the sending rate every round). The pipe is full (§4.3.2.2) when, at the start of three
+  rounds in a row (non-app-limited samples), BtlBw did not grow by 25 % over the baseline.
+* Drain (§4.3.3): pacing_gain = 1 / high_gain, cwnd_gain = high_gain, until the packets in flight
+  are at most BBRInflight(1.0) = BDP + 3 packets; then ProbeBW.
+* ProbeBW (§4.3.4): cwnd_gain = `cwnd_gain` (2); the pacing gain cycles through
+  [5/4, 3/4, 1, 1, 1, 1, 1, 1], one phase per RTprop, except that the 5/4 phase lasts until
+  packets were lost or the packets in flight reached 5/4 BDP + 3, and the 3/4 phase ends early
+  once they are at most BDP + 3 (§4.3.4.3). The first phase is drawn at random, from every phase
+  but 3/4 (§4.3.4.2), with the run's generator (`flow.sim.rng`), so runs stay reproducible.
+  Restart from idle (§4.3.4.4) is not modelled: flows here never go idle before their data runs
+  out.
+* ProbeRTT (§4.3.5): when RTprop was not refreshed for `min_rtt_window_s`, pacing_gain =
+  cwnd_gain = 1 and the window is capped at 4 packets (§4.2.3.5); once at most 4 packets are in
+  flight BBR holds it for `probe_rtt_duration_s` (200 ms) and at least one round, then takes the
+  RTprop sample as fresh, restores the window it had before and returns to ProbeBW (or Startup if
+  the pipe was never filled). Packets sent meanwhile are marked application-limited (BBR sets the
+  transport's `flow.app_limited_until`, the draft's ``C.app_limited``), so their low delivery
+  rates do not lower BtlBw.
+
+Packets in flight are the transport's RFC 6675 estimate `flow.pipe()` when the sample is taken,
+which is before the transport applies the ACK's cumulative part: it is the draft's
+"prior_inflight" (the gain cycle, §4.3.4.3), and also what Drain and ProbeRTT compare, at most
+the packets this ACK delivered above the after-ACK value. Packets "newly lost" (the 5/4 phase
+ends on a loss) are the retransmissions the transport made since the previous sample: it
+retransmits every packet it deems lost.
+
+Loss (§4.2.3.4). Loss is not BBR's congestion signal, so the Reno machinery is switched off: the
+transport's SACK-based recovery (RFC 6675) repairs losses, `ssthresh()` leaves ssthresh as it is
+and entering fast recovery does not change the window: BBR's model sets it on every sample, and
+the pacing rate spaces the repairs; leaving recovery restores at least the window saved on entry
+(BBRRestoreCwnd), which the next sample bounds by the target again. (The packet conservation
+during the first round of recovery that the draft gives as one way to do this is not
+implemented.) After a retransmission timeout the window is one
+packet (the transport's go-back-N resends from the first unacknowledged packet); the next sample
+raises it to the 4-packet floor and it grows by the packets delivered, up to the target; when the
+timeout episode ends (LOSS -> OPEN) the window is restored to at least the one it had before
+(BBRSaveCwnd / BBRRestoreCwnd).
+"""
+from __future__ import annotations
+
+import math
+from collections import deque
+
+from flows.congestion import LOSS, OPEN, CongestionControl
+
+STARTUP = "startup"
+DRAIN = "drain"
+PROBE_BW = "probe_bw"
+PROBE_RTT = "probe_rtt"
+
+GAIN_CYCLE = (1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)   # §4.3.4.1 pacing_gain_cycle
+MIN_PIPE_CWND = 4.0          # §4.2.3.3 BBRMinPipeCwnd, packets
+QUANTA_PKTS = 3.0            # §4.2.3.2: 3 send quanta of one packet (§4.2.2)
+FULL_BW_GROWTH = 1.25        # §4.3.2.2: BtlBw still growing if up by 25 %
+FULL_BW_ROUNDS = 3           # ... else after this many rounds the pipe is full
+NOMINAL_RTT_S = 1e-3         # §4.2.1: RTT for the initial pacing rate when there is no SRTT
+
+
+class Bbr(CongestionControl):
+    """BBR v1: pace at the estimated bottleneck bandwidth, cap inflight at a multiple of the BDP."""
+
+    name = "bbr"
+    recovery = "sack"
+    wants_rate_samples = True
+    PARAMETERS = {"high_gain": 2.885, "cwnd_gain": 2.0, "btlbw_rounds": 10,
+                  "min_rtt_window_s": 10.0, "probe_rtt_duration_s": 0.2}
+    __slots__ = ("high_gain", "probe_bw_cwnd_gain", "btlbw_rounds", "min_rtt_window_s",
+                 "probe_rtt_duration_s",
+                 "state", "pacing_gain", "cwnd_gain", "pacing_rate_pps", "initial_cwnd",
+                 "bw_filter", "min_rtt_s", "rtprop_stamp", "rtt_sample",
+                 "round_count", "round_start", "next_round_delivered",
+                 "filled_pipe", "full_bw", "full_bw_count",
+                 "cycle_index", "cycle_stamp",
+                 "probe_rtt_done_stamp", "probe_rtt_round_done", "prior_cwnd", "retx_seen")
+
+    def __init__(self, flow, params=None):
+        super().__init__(flow, params)
+        p = self.params
+        self.high_gain = float(p["high_gain"])
+        self.probe_bw_cwnd_gain = float(p["cwnd_gain"])
+        self.btlbw_rounds = int(p["btlbw_rounds"])
+        self.min_rtt_window_s = float(p["min_rtt_window_s"])
+        self.probe_rtt_duration_s = float(p["probe_rtt_duration_s"])
+        self.state = STARTUP
+        self.pacing_gain = self.high_gain
+        self.cwnd_gain = self.high_gain
+        self.pacing_rate_pps = 0.0
+        self.initial_cwnd = float(flow.cwnd)
+        self.bw_filter = deque()          # (round, rate), rounds ascending, rates descending
+        self.min_rtt_s = math.inf
+        self.rtprop_stamp = 0.0
+        self.rtt_sample = None            # the valid RTT sample of the ACK being processed
+        self.round_count = 0
+        self.round_start = False
+        self.next_round_delivered = 0
+        self.filled_pipe = False
+        self.full_bw = 0.0
+        self.full_bw_count = 0
+        self.cycle_index = 0
+        self.cycle_stamp = 0.0
+        self.probe_rtt_done_stamp = None
+        self.probe_rtt_round_done = False
+        self.prior_cwnd = 0.0
+        self.retx_seen = 0
+
+    @classmethod
+    def param_problem(cls, name: str, value):
+        problem = super().param_problem(name, value)
+        if problem:
+            return problem
+        if name == "btlbw_rounds" and not isinstance(value, int):
+            return "expected a whole number of round trips >= 1"
+        if name == "high_gain" and value <= 1:
+            return "expected a gain above 1"
+        return None
+
+    # -- the model, exposed for tests --------------------------------------------------------
+    def btl_bw_pps(self) -> float:
+        """BtlBw: the windowed maximum delivery rate, packets per second (0 before any sample)."""
+        return self.bw_filter[0][1] if self.bw_filter else 0.0
+
+    def bdp_pkts(self) -> float | None:
+        """BtlBw x RTprop in packets, or None while RTprop is unknown."""
+        if self.min_rtt_s == math.inf:
+            return None
+        return self.btl_bw_pps() * self.min_rtt_s
+
+    def inflight_pkts(self, gain: float) -> float:
+        """§4.2.3.2 BBRInflight(gain): gain x BDP + quanta (InitialCwnd without RTprop)."""
+        if self.min_rtt_s == math.inf:
+            return self.initial_cwnd
+        return gain * self.btl_bw_pps() * self.min_rtt_s + QUANTA_PKTS
+
+    def target_cwnd(self) -> float:
+        """§4.2.3.2 BBR.target_cwnd."""
+        return self.inflight_pkts(self.cwnd_gain)
+
+    # -- hooks -------------------------------------------------------------------------------
+    def init(self) -> None:
+        """§4.3.1 BBRInit."""
+        flow = self.flow
+        now = flow.sim.now
+        self.initial_cwnd = float(flow.cwnd)
+        self.bw_filter.clear()
+        srtt = flow.srtt
+        self.min_rtt_s = srtt if srtt else math.inf
+        self.rtprop_stamp = now
+        self.probe_rtt_done_stamp = None
+        self.probe_rtt_round_done = False
+        self.prior_cwnd = 0.0
+        self.round_count = 0
+        self.round_start = False
+        self.next_round_delivered = 0
+        self.filled_pipe = False
+        self.full_bw = 0.0
+        self.full_bw_count = 0
+        self.retx_seen = flow.retransmissions
+        self._enter_startup()
+        # §4.2.1 BBRInitPacingRate
+        self.pacing_rate_pps = self.pacing_gain * self.initial_cwnd / (srtt or NOMINAL_RTT_S)
+        flow.pacing_rate_bps = self.pacing_rate_pps * flow.packet_bytes * 8.0
+
+    def ssthresh(self) -> float:
+        return self.flow.ssthresh            # loss does not set BBR's window
+
+    def on_ack(self, acked_pkts: float) -> None:
+        pass                                 # the window changes on rate samples only
+
+    def on_dupack(self) -> None:
+        pass
+
+    def on_rtt(self, rtt_s: float) -> None:
+        self.rtt_sample = rtt_s              # Karn-valid; used by the rate sample of this ACK
+
+    def on_state(self, old: str, new: str) -> None:
+        """§4.2.3.4: remember the window on entering loss recovery, one packet after a timeout,
+        and at least the remembered window again when recovery ends."""
+        flow = self.flow
+        if new == OPEN:
+            flow.cwnd = max(flow.cwnd, self.prior_cwnd)       # BBRRestoreCwnd
+            if self.state == PROBE_RTT:
+                flow.cwnd = min(flow.cwnd, MIN_PIPE_CWND)
+            return
+        if old == OPEN:
+            self.prior_cwnd = self._save_cwnd(in_recovery=False)
+        elif old != new:
+            self.prior_cwnd = self._save_cwnd(in_recovery=True)
+        if new == LOSS:
+            flow.cwnd = 1.0
+
+    def on_rate_sample(self, rs) -> None:
+        # The draft's BBRUpdateModelAndState and BBRUpdateControlParameters, in its order, with
+        # the hot path inlined: this runs on every ACK. `inflight` (flow.pipe()) is only asked
+        # for by the steps that need it.
+        flow = self.flow
+        now = flow.sim.now
+        retx = flow.retransmissions
+        lost = retx - self.retx_seen
+        self.retx_seen = retx
+        rtt = self.rtt_sample
+        self.rtt_sample = None
+        inflight = None
+        # §4.1.1.3 BBRUpdateRound
+        round_start = rs.prior_delivered >= self.next_round_delivered
+        if round_start:
+            self.next_round_delivered = rs.delivered
+            self.round_count += 1
+        self.round_start = round_start
+        # §4.1.1.5 BBRUpdateBtlBw: windowed max over btlbw_rounds rounds (a monotonic deque:
+        # rounds ascending, rates descending, so the front is the maximum; exact)
+        rate = rs.delivery_rate_pps
+        window = self.bw_filter
+        bw = window[0][1] if window else 0.0
+        if rate >= bw:                               # app-limited or not (§4.1.1.4)
+            window.clear()
+            window.append((self.round_count, rate))
+            bw = rate
+        elif not rs.is_app_limited:
+            while window[-1][1] <= rate:
+                window.pop()
+            window.append((self.round_count, rate))
+            oldest = self.round_count - self.btlbw_rounds
+            while window[0][0] <= oldest:
+                window.popleft()
+            bw = window[0][1]
+        state = self.state
+        if state == PROBE_BW:
+            # §4.3.4.3 BBRCheckCyclePhase / BBRIsNextCyclePhase
+            gain = self.pacing_gain
+            if now - self.cycle_stamp > self.min_rtt_s:          # is_full_length
+                if gain == 1.0:
+                    advance = True
+                elif gain > 1.0:
+                    advance = lost > 0
+                    if not advance:
+                        inflight = flow.pipe()
+                        advance = inflight >= self.inflight_pkts(gain)
+                else:
+                    advance = True
+            elif gain < 1.0:
+                inflight = flow.pipe()
+                advance = inflight <= self.inflight_pkts(1.0)
+            else:
+                advance = False
+            if advance:
+                self._advance_cycle_phase(now)
+        elif not self.filled_pipe:
+            # §4.3.2.2 BBRCheckFullPipe (in Drain and ProbeBW the pipe is full already)
+            if round_start and not rs.is_app_limited:
+                if bw >= self.full_bw * FULL_BW_GROWTH:
+                    self.full_bw = bw
+                    self.full_bw_count = 0
+                else:
+                    self.full_bw_count += 1
+                    if self.full_bw_count >= FULL_BW_ROUNDS:
+                        self.filled_pipe = True
+            # §4.3.3 BBRCheckDrain, first half
+            if state == STARTUP and self.filled_pipe:
+                self._enter_drain()
+        # §4.3.3 BBRCheckDrain, second half
+        if self.state == DRAIN:
+            if inflight is None:
+                inflight = flow.pipe()
+            if inflight <= self.inflight_pkts(1.0):
+                self._enter_probe_bw(now)
+        # §4.1.2.3 BBRUpdateRTprop
+        expired = now > self.rtprop_stamp + self.min_rtt_window_s
+        if rtt is not None and (rtt <= self.min_rtt_s or expired):
+            self.min_rtt_s = rtt
+            self.rtprop_stamp = now
+        # §4.3.5 BBRCheckProbeRTT
+        if expired and self.state != PROBE_RTT:
+            self.prior_cwnd = self._save_cwnd(in_recovery=flow.state != OPEN)
+            self._enter_probe_rtt()
+        if self.state == PROBE_RTT:
+            if inflight is None:
+                inflight = flow.pipe()
+            self._handle_probe_rtt(now, rs, inflight)
+        # §4.2.1 BBRSetPacingRate
+        rate = self.pacing_gain * bw
+        if rate != self.pacing_rate_pps and (self.filled_pipe or rate > self.pacing_rate_pps):
+            self.pacing_rate_pps = rate
+            flow.pacing_rate_bps = rate * flow.packet_bytes * 8.0
+        # §4.2.3.6 BBRSetCwnd (without the optional recovery modulation, see the docstring)
+        min_rtt = self.min_rtt_s
+        if min_rtt == math.inf:
+            target = self.initial_cwnd                       # §4.2.3.2: no RTT sample yet
+        else:
+            target = self.cwnd_gain * bw * min_rtt + QUANTA_PKTS
+        cwnd = flow.cwnd
+        if self.filled_pipe:
+            cwnd += rs.newly_delivered
+            if cwnd > target:
+                cwnd = target
+        elif cwnd < target or rs.delivered < self.initial_cwnd:
+            cwnd += rs.newly_delivered
+        if cwnd < MIN_PIPE_CWND:                             # §4.2.3.3
+            cwnd = MIN_PIPE_CWND
+        if self.state == PROBE_RTT and cwnd > MIN_PIPE_CWND:  # §4.2.3.5
+            cwnd = MIN_PIPE_CWND
+        flow.cwnd = cwnd
+
+    def _save_cwnd(self, in_recovery: bool) -> float:
+        """§4.2.3.4 BBRSaveCwnd: the last window unmodulated by loss recovery or ProbeRTT."""
+        cwnd = self.flow.cwnd
+        if not in_recovery and self.state != PROBE_RTT:
+            return cwnd
+        return max(self.prior_cwnd, cwnd)
+
+    # -- states ------------------------------------------------------------------------------
+    def _enter_startup(self) -> None:
+        self.state = STARTUP                          # §4.3.2.1 BBREnterStartup
+        self.pacing_gain = self.high_gain
+        self.cwnd_gain = self.high_gain
+
+    def _enter_drain(self) -> None:
+        self.state = DRAIN                            # §4.3.3 BBREnterDrain
+        self.pacing_gain = 1.0 / self.high_gain
+        self.cwnd_gain = self.high_gain
+
+    def _enter_probe_bw(self, now: float) -> None:
+        self.state = PROBE_BW                         # §4.3.4.3 BBREnterProbeBW
+        self.pacing_gain = 1.0
+        self.cwnd_gain = self.probe_bw_cwnd_gain
+        n = len(GAIN_CYCLE)
+        # §4.3.4.2: start anywhere but the 3/4 phase (index 1)
+        self.cycle_index = n - 1 - self.flow.sim.rng.randrange(n - 1)
+        self._advance_cycle_phase(now)
+
+    def _advance_cycle_phase(self, now: float) -> None:
+        self.cycle_stamp = now                        # §4.3.4.3 BBRAdvanceCyclePhase
+        self.cycle_index = (self.cycle_index + 1) % len(GAIN_CYCLE)
+        self.pacing_gain = GAIN_CYCLE[self.cycle_index]
+
+    def _enter_probe_rtt(self) -> None:
+        self.state = PROBE_RTT                        # §4.3.5 BBREnterProbeRTT
+        self.pacing_gain = 1.0
+        self.cwnd_gain = 1.0
+        self.probe_rtt_done_stamp = None
+
+    def _handle_probe_rtt(self, now: float, rs, inflight: float) -> None:
+        flow = self.flow                              # §4.3.5 BBRHandleProbeRTT
+        flow.app_limited_until = (rs.delivered + inflight) or 1    # ignore its low rates
+        if self.probe_rtt_done_stamp is None and inflight <= MIN_PIPE_CWND:
+            self.probe_rtt_done_stamp = now + self.probe_rtt_duration_s
+            self.probe_rtt_round_done = False
+            self.next_round_delivered = rs.delivered
+        elif self.probe_rtt_done_stamp is not None:
+            if self.round_start:
+                self.probe_rtt_round_done = True
+            if self.probe_rtt_round_done and now > self.probe_rtt_done_stamp:
+                self.rtprop_stamp = now
+                flow.cwnd = max(flow.cwnd, self.prior_cwnd)          # BBRRestoreCwnd
+                if self.filled_pipe:                  # BBRExitProbeRTT
+                    self._enter_probe_bw(now)
+                else:
+                    self._enter_startup()
