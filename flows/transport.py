@@ -24,9 +24,10 @@ Loss recovery after a fast retransmit comes in three modes; the algorithm picks 
   retransmissions in flight) and, while pipe < cwnd, retransmits the lowest lost hole not yet
   retransmitted, else sends new data. Every hole is repaired within about one round trip.
 
-Pacing: when the algorithm sets `pacing_rate_bps`, packets leave no faster than that rate (each
-one waits until the previous one's size at that rate has elapsed); a timer wakes the sender when
-the next packet may go. Without it the window is sent as fast as the link takes it.
+Pacing: when the algorithm sets `pacing_rate_bps`, packets leave at that average rate, in quanta
+of max(2 packets, 1 ms at the pacing rate) as Linux sizes its pacing bursts; a scheduled wake-up
+resumes sending when the next quantum may go. Without pacing the window is sent as fast as the
+link takes it.
 
 Delivery-rate samples (for algorithms that set `wants_rate_samples`, e.g. BBR), after Cheng et
 al., "Delivery Rate Estimation" (IETF draft): each transmission records how many packets had been
@@ -53,10 +54,14 @@ from simulator.engine import Timer
 RTO_ALPHA = 1.0 / 8.0   # RFC 6298 (2.3)
 RTO_BETA = 1.0 / 4.0
 RTO_K = 4.0
+PACING_QUANTUM_S = 0.001   # pacing releases max(2 packets, this much at the pacing rate) at once
 
 
 class RateSample:
-    """One delivery-rate sample, handed to `CongestionControl.on_rate_sample`."""
+    """One delivery-rate sample, handed to `CongestionControl.on_rate_sample`.
+
+    A flow reuses one object for all its samples (like Linux's on-stack ``rate_sample``): read
+    it during the call, copy what must be kept."""
 
     __slots__ = ("delivery_rate_pps", "delivered", "prior_delivered", "interval_s", "rtt_s",
                  "is_app_limited", "newly_delivered")
@@ -86,9 +91,9 @@ class Flow:
         "cwnd", "ssthresh", "state", "snd_una", "snd_nxt", "high_seq", "recover", "dupacks",
         "sacked", "sack_top", "retx_out", "retx_next", "recovery_mode", "partial_acks",
         "srtt", "rttvar", "rto", "timer", "tick_interval_s",
-        "pacing_rate_bps", "next_send_s", "pacing_timer",
+        "pacing_rate_bps", "next_send_s", "pacing_at", "pacing_budget",
         "rate_samples", "delivered", "delivered_time_s", "first_sent_s", "app_limited_until",
-        "tx_records",
+        "tx_records", "sample",
         "started", "finish_s", "on_finish",
         # receiver
         "rcv_nxt", "out_of_order", "delivered_bytes", "in_order",
@@ -133,12 +138,14 @@ class Flow:
         self.partial_acks = 0      # NewReno: partial ACKs in the current recovery
         self.pacing_rate_bps = None   # set by the algorithm to pace; None: no pacing
         self.next_send_s = 0.0
-        self.pacing_timer = Timer(sim, self._send_window)
+        self.pacing_at = None         # time of the pending pacing wake-up, if any
+        self.pacing_budget = 0        # packets the current pacing quantum may still send
         self.delivered = 0            # packets delivered (cumulatively or selectively ACKed)
         self.delivered_time_s = 0.0
         self.first_sent_s = 0.0
         self.app_limited_until = 0    # samples of packets below this delivered count: app-limited
         self.tx_records = {}          # seq -> (delivered, delivered_time, first_sent, sent, app)
+        self.sample = RateSample(0.0, 0, 0, 0.0, 0.0, False, 0)
         self.srtt = None
         self.rttvar = None
         self.rto = transport.initial_rto_s
@@ -197,6 +204,9 @@ class Flow:
 
     def _send_window(self) -> None:
         """Send new or go-back-N packets while the window allows."""
+        if self.pacing_rate_bps and self.pacing_budget <= 0 and self.sim.now < self.next_send_s:
+            self._wake_for_pacing()
+            return
         if self.state == RECOVERY and self.recovery_mode == "sack":
             self._send_sack_recovery()
             return
@@ -225,27 +235,29 @@ class Flow:
             self.retransmissions += 1
         if not self.timer.active:
             self.timer.start(self.rto)
-        if self.rate_samples:
-            self._record_transmission(seq, now)
+        if self.rate_samples:                         # delivery-rate bookkeeping, inlined
+            records = self.tx_records
+            if not records and self.snd_nxt <= self.snd_una + 1:
+                self.first_sent_s = self.delivered_time_s = now    # nothing in flight: restart
+            delivered = self.delivered
+            if self.snd_nxt >= self.n_packets:
+                self.app_limited_until = delivered + (self.snd_nxt - self.snd_una) or 1
+            records[seq] = (delivered, self.delivered_time_s, self.first_sent_s, now,
+                            delivered < self.app_limited_until)
         self.src.send(packet)
-
-    def _record_transmission(self, seq: int, now: float) -> None:
-        if self.snd_nxt <= self.snd_una + 1 and not self.tx_records:
-            self.first_sent_s = self.delivered_time_s = now    # nothing in flight: restart
-        if self.snd_nxt >= self.n_packets:
-            self.app_limited_until = self.delivered + (self.snd_nxt - self.snd_una) or 1
-        self.tx_records[seq] = (self.delivered, self.delivered_time_s, self.first_sent_s, now,
-                                self.delivered < self.app_limited_until)
 
     def _rate_sample(self, newly: list) -> None:
         """Delivery-rate sample from the packets `newly` delivered by one ACK."""
         now = self.sim.now
         records = self.tx_records
-        latest = None
-        for seq in newly:
-            record = records.pop(seq, None)
-            if record is not None and (latest is None or record[3] > latest[3]):
-                latest = record
+        if len(newly) == 1:
+            latest = records.pop(newly[0], None)
+        else:
+            latest = None
+            for seq in newly:
+                record = records.pop(seq, None)
+                if record is not None and (latest is None or record[3] > latest[3]):
+                    latest = record
         self.delivered += len(newly)
         if latest is None:
             return
@@ -255,10 +267,15 @@ class Flow:
         interval = max(sent - first_sent, now - prior_time)
         if interval <= 0.0:
             return
-        rtt = now - sent
-        self.cc.on_rate_sample(RateSample((self.delivered - prior_delivered) / interval,
-                                          self.delivered, prior_delivered, interval, rtt,
-                                          app_limited, len(newly)))
+        rs = self.sample
+        rs.delivery_rate_pps = (self.delivered - prior_delivered) / interval
+        rs.delivered = self.delivered
+        rs.prior_delivered = prior_delivered
+        rs.interval_s = interval
+        rs.rtt_s = now - sent
+        rs.is_app_limited = app_limited
+        rs.newly_delivered = len(newly)
+        self.cc.on_rate_sample(rs)
 
     def _on_ack(self, ack: Packet) -> None:
         if self.finish_s is not None:
@@ -268,15 +285,20 @@ class Flow:
         cum = ack.ack_seq
         snd_una = self.snd_una
         sack = ack.sack_seq
-        newly = None
         if self.rate_samples:
-            newly = [seq for seq in range(snd_una, cum) if seq not in self.sacked]
-        if sack >= cum and sack >= snd_una and sack not in self.sacked:
-            self._record_sack(sack)
-            if newly is not None:
+            if cum == snd_una + 1 and sack == snd_una:    # the common case: one packet in order
+                newly = [snd_una]
+            elif cum > snd_una:
+                newly = [seq for seq in range(snd_una, cum) if seq not in self.sacked]
+            else:
+                newly = []
+            if sack >= cum and sack >= snd_una and sack not in self.sacked:
+                self._record_sack(sack)
                 newly.append(sack)
-        if newly:
-            self._rate_sample(newly)
+            if newly:
+                self._rate_sample(newly)
+        elif sack >= cum and sack >= snd_una and sack not in self.sacked:
+            self._record_sack(sack)
         if cum > snd_una:
             self._on_new_ack(cum)
         elif cum == snd_una and self.snd_nxt > snd_una:
@@ -395,14 +417,35 @@ class Flow:
         return seq if seq < limit else None
 
     def _pace(self, seq: int) -> bool:
-        """Whether packet `seq` may leave now under pacing; if not, wake up when it may."""
+        """Whether packet `seq` may leave now under pacing; if not, wake up when it may.
+
+        Packets leave in quanta of max(2 packets, 1 ms at the pacing rate), as Linux sizes its
+        pacing bursts; each packet pushes the next quantum's start back by its size at the
+        pacing rate, so the average rate is the pacing rate."""
         now = self.sim.now
-        if now < self.next_send_s:
-            if not self.pacing_timer.active or self.pacing_timer.deadline > self.next_send_s:
-                self.pacing_timer.start(self.next_send_s - now)
-            return False
-        self.next_send_s = now + self.packet_size(seq) * 8.0 / self.pacing_rate_bps
+        rate = self.pacing_rate_bps
+        if self.pacing_budget <= 0:
+            if now < self.next_send_s:
+                self._wake_for_pacing()
+                return False
+            self.pacing_budget = max(2, int(rate * PACING_QUANTUM_S / (8.0 * self.packet_bytes)))
+        self.pacing_budget -= 1
+        start = self.next_send_s if self.next_send_s > now else now
+        self.next_send_s = start + self.packet_size(seq) * 8.0 / rate
         return True
+
+    def _wake_for_pacing(self) -> None:
+        at = self.next_send_s
+        if self.pacing_at is None or self.pacing_at > at:
+            self.pacing_at = at
+            self.sim.schedule_at(at, self._pacing_wakeup, at)
+
+    def _pacing_wakeup(self, at: float) -> None:
+        if at != self.pacing_at:
+            return                                    # superseded by an earlier wake-up
+        self.pacing_at = None
+        if self.finish_s is None:
+            self._send_window()
 
     def _send_sack_recovery(self) -> None:
         while self.cwnd - self.pipe() >= 1.0:
@@ -442,7 +485,6 @@ class Flow:
     def _finish(self) -> None:
         self.finish_s = self.sim.now
         self.timer.cancel()
-        self.pacing_timer.cancel()
         if self.on_finish is not None:
             self.on_finish(self)
 

@@ -5,6 +5,7 @@ import pytest
 
 from components.packet import DATA
 from flows.congestion import CongestionControl
+from flows.transport import RateSample
 from test_transport import RATE_BPS, make_flow
 
 
@@ -24,7 +25,9 @@ class Paced(CongestionControl):
         self.flow.pacing_rate_bps = 2e6
 
     def on_rate_sample(self, rs):
-        self.samples.append(rs)
+        copy = RateSample(rs.delivery_rate_pps, rs.delivered, rs.prior_delivered, rs.interval_s,
+                          rs.rtt_s, rs.is_app_limited, rs.newly_delivered)
+        self.samples.append(copy)
 
 
 class Unpaced(Paced):
@@ -47,10 +50,24 @@ def send_times(algorithm, packets=200):
     return times, flow
 
 
-def test_pacing_spaces_packets_at_the_pacing_rate():
+def test_pacing_releases_two_packet_quanta_at_the_pacing_rate():
+    # at 2 Mb/s, 1 ms is a quarter packet: quanta of 2 packets, one quantum every 8 ms
     times, flow = send_times(Paced)
-    gaps = [b - a for a, b in zip(times, times[1:])]
-    assert all(gap == pytest.approx(1000 * 8 / 2e6) for gap in gaps)   # 4 ms per 1000-byte packet
+    assert times[:6] == pytest.approx([0.0, 0.0, 0.008, 0.008, 0.016, 0.016])
+    quanta = times[::2]
+    gaps = [b - a for a, b in zip(quanta, quanta[1:])]
+    assert all(gap == pytest.approx(2 * 1000 * 8 / 2e6) for gap in gaps)
+    assert (len(times) - 1) * 1000 * 8 / (times[-1] - times[0]) == pytest.approx(2e6, rel=0.02)
+
+
+def test_fast_pacing_uses_one_millisecond_quanta():
+    class Fast(Paced):
+        def init(self):
+            self.flow.cwnd = 100.0
+            self.flow.pacing_rate_bps = 80e6        # 10 packets per ms (faster than the link)
+    sim, h1, h2, flow = make_flow(packets=100, algorithm=Fast)
+    sim.run(until=0.0)
+    assert flow.snd_nxt == 10                     # one 1 ms quantum leaves at once
 
 
 def test_without_pacing_the_window_leaves_at_once():
@@ -63,8 +80,11 @@ def test_delivery_rate_samples_measure_the_bottleneck():
     _, flow = send_times(Unpaced, packets=2000)
     rates = [rs.delivery_rate_pps for rs in flow.cc.samples[500:1500]]
     assert sum(rates) / len(rates) == pytest.approx(RATE_BPS / 8 / 1000, rel=0.02)
-    paced = send_times(Paced, packets=1000)[1].cc.samples[200:800]
-    assert sum(rs.delivery_rate_pps for rs in paced) / len(paced) == pytest.approx(250, rel=0.02)
+    # paced at 2 Mb/s in 2-packet quanta: samples never exceed the pacing rate and their
+    # maximum (what BBR's filter keeps) equals it; the first packet of a quantum reads lower
+    paced = [rs.delivery_rate_pps for rs in send_times(Paced, packets=1000)[1].cc.samples[200:800]]
+    assert max(paced) == pytest.approx(250, rel=0.01)
+    assert min(paced) > 0.7 * 250
 
 
 def test_rate_samples_count_deliveries_and_mark_the_last_window_app_limited():
