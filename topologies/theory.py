@@ -116,6 +116,19 @@ def _path(net, src, dst):
     return hops
 
 
+def _path_rtt_s(data_path, ack_path, sizes) -> float:
+    """Propagation and transmission time of one data packet and its ACK along the paths."""
+    rtt = sum(d.link.delay_s + sizes.data_bytes * 8.0 / d.link.rate_bps for d in data_path)
+    return rtt + sum(d.link.delay_s + sizes.ack_bytes * 8.0 / d.link.rate_bps for d in ack_path)
+
+
+def base_rtts_s(net) -> dict:
+    """Flow id -> round trip without queueing, along the network's current routes."""
+    sizes = net.spec.packet_sizes
+    return {fid: _path_rtt_s(_path(net, f.src, f.dst), _path(net, f.dst, f.src), sizes)
+            for fid, f in net.flows.items()}
+
+
 def build_model(spec: TopologySpec) -> Model:
     """Resources, flow models and A/M matrices of `spec`'s delay-based flows."""
     others = [f"{f.id} ({f.algorithm})" for f in spec.flows if f.algorithm not in DELAY_BASED]
@@ -147,8 +160,7 @@ def build_model(spec: TopologySpec) -> Model:
             A[index[d], i] += sizes.ack_bytes
             M[index[d], i] += 1
             rank[index[d]] = min(rank[index[d]], len(data_path) + hop)
-        base = sum(d.link.delay_s + sizes.data_bytes * 8.0 / d.link.rate_bps for d in data_path)
-        base += sum(d.link.delay_s + sizes.ack_bytes * 8.0 / d.link.rate_bps for d in ack_path)
+        base = _path_rtt_s(data_path, ack_path, sizes)
         alpha = float(fs.params["alpha"])
         beta = float(fs.params.get("beta", alpha))
         flows.append(FlowModel(fs.id, fs.algorithm, alpha, beta, float(sizes.data_bytes),
