@@ -280,6 +280,7 @@ class Flow:
     def _on_ack(self, ack: Packet) -> None:
         if self.finish_s is not None:
             return
+        self.last_progress_s = self.sim.now
         if not ack.retx:                              # Karn's rule
             self._sample_rtt(self.sim.now - ack.sent_s)
         cum = ack.ack_seq
@@ -377,8 +378,8 @@ class Flow:
         if self.finish_s is not None or self.snd_una >= self.high_seq:
             return
         self.timeouts += 1
-        if self.state != LOSS:                        # one reaction per loss episode
-            self.ssthresh = self.cc.ssthresh()
+        if self.state == OPEN:                        # one reaction per loss episode: a timeout
+            self.ssthresh = self.cc.ssthresh()        # in recovery or loss keeps ssthresh
         self.recover = self.high_seq
         self.rto = min(self.rto * 2.0, self.transport.max_rto_s)   # RFC 6298 (5.5)
         self.snd_nxt = self.snd_una
@@ -490,6 +491,7 @@ class Flow:
 
     # -- receiver --------------------------------------------------------------------------
     def _on_data(self, packet: Packet) -> None:
+        self.last_progress_s = self.sim.now           # something of the flow got through
         seq = packet.seq
         rcv_nxt = self.rcv_nxt
         if seq == rcv_nxt:

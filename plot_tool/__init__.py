@@ -15,8 +15,13 @@ packages, so it can be used on results copied to another machine.
     # -> [links.png, flows.png, hosts.png] + [routing.png] when dynamic routing changed a route
     rs.predictions, rs.check      # predictions.csv (Table) and check.json (dict), or None
     make_figures(rs, "figs", predictions=False)       # without the dashed analytic predictions
+
+    from plot_tool import make_sweep_figures       # figures of a parameter sweep (docs/sweeps.md)
+    make_sweep_figures("results/sweeps/goodput_vs_loss")
 """
 from plot_tool.figures import make_figures
 from plot_tool.results import ResultSet, Table, read_results, select
+from plot_tool.sweep_figures import aggregate, make_sweep_figures
 
-__all__ = ["ResultSet", "Table", "make_figures", "read_results", "select"]
+__all__ = ["ResultSet", "Table", "aggregate", "make_figures", "make_sweep_figures", "read_results",
+           "select"]

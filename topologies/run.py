@@ -1,8 +1,8 @@
 """Running a network: termination, the stall guard, statistics, and the results of a run.
 
 A run ends when every finite flow has completed, when `duration_s` is reached, or when the stall
-guard finds that no unfinished flow has had a packet acknowledged for `stall_timeout_s` of
-simulated time (it then reports which flows stalled and why). Statistics are sampled every
+guard finds that no packet of any unfinished flow (data at the receiver, or ACK at the sender) has
+arrived for `stall_timeout_s` of simulated time (it then reports which flows stalled and why). Statistics are sampled every
 `interval_s` into long-format tables; see docs/outputs.md for what each column means.
 """
 from __future__ import annotations
@@ -24,7 +24,9 @@ log = logging.getLogger(__name__)
 
 VERSION = "0.1.0"
 DEFAULT_INTERVAL_S = 0.1
-STALL_TIMEOUT_S = 120.0      # twice the RFC 6298 maximum RTO: a backed-off flow is not a stall
+STALL_TIMEOUT_S = 1800.0     # thirty times the RFC 6298 maximum RTO: a flow retransmitting into
+                             # 50 % loss gets thirty attempts (odds of all failing ~1e-9) before it
+                             # counts as stalled; waiting costs only timer events
 STALL_CHECK_S = 1.0
 
 LINK_COLUMNS = ("rate_bps", "buffer_bytes", "buffer_pkts", "backlog_bytes", "drops",
@@ -162,7 +164,8 @@ class Run:
     def _why_stalled(self, f) -> str:
         no_route = sum(r.no_route_drops for r in self.network.routers.values())
         total = "unbounded" if f.data_bytes is None else str(f.n_packets)
-        reason = (f"{f.id} made no progress since t={f.last_progress_s:.3f} s: packet {f.snd_una} "
+        reason = (f"{f.id} made no progress since t={f.last_progress_s:.3f} s (no packet of it "
+                  f"arrived at either end): packet {f.snd_una} "
                   f"of {total} unacknowledged after {f.timeouts} timeouts (RTO {f.rto:.3g} s, "
                   f"state {f.state})")
         if no_route:

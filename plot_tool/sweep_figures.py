@@ -1,0 +1,618 @@
+"""Figures of a parameter sweep: one PNG per plot spec of ``sweep.json``, drawn from
+``results.csv`` (formats: docs/sweeps.md).
+
+A sweep directory holds ``sweep.json`` (the validated sweep description, with its ``"plots"``) and
+``results.csv`` (one row per run: ``run_id``, ``point``, ``seed``, one column per swept parameter
+named by its dotted path, one column per metric, ``wall_time_s``, ``status``, ``error``).
+
+    from plot_tool.sweep_figures import make_sweep_figures, aggregate
+    make_sweep_figures("sweeps/loss")        # -> [Path("sweeps/loss/goodput.png"), ...]
+
+For each plot the runs with status "ok" are grouped by (``lines`` value, ``x`` value); each group
+becomes one marker at the mean over its seeds, with an error bar (sample standard deviation, or a
+Student-t 95 % confidence interval of the mean, or none). Runs with status "error" are left out
+and counted in a footnote. Theory overlays (``"theory"``) are drawn dashed: the Mathis et al.
+(1997) Reno response function, the CUBIC average window of RFC 9438 Section 5 (with its
+Reno-friendly floor), a capacity line, or a per-run predicted value taken from another column.
+
+Like plot_tool.figures, this module reads files only (it imports nothing from the simulator
+packages), draws with the object-oriented matplotlib API on an Agg canvas, and imports pyplot
+only when ``show=True``.
+"""
+from __future__ import annotations
+
+import csv
+import difflib
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+SWEEP_FILE = "sweep.json"
+RESULTS_FILE = "results.csv"
+SUMMARY_FILE = "summary.json"
+
+ERROR_BARS = ("std", "ci95", "none")
+THEORY_MODELS = ("mathis", "cubic", "capacity", "column")
+
+DPI = 110
+FIGSIZE_IN = (8.0, 5.0)
+THEORY_POINTS = 200             # points of a Mathis / CUBIC curve
+FOOTNOTE_HEIGHT = 0.05          # fraction of the figure kept free at the bottom for the footnote
+
+# Axis units from the last part of a dotted path (the first matching suffix wins). Rates and sizes
+# are in the topology's units; "binary" is appended to them when the units are binary.
+UNIT_SUFFIXES = (("_mbps", "Mbps"), ("_kb", "KB"), ("_mb", "MB"), ("_ms", "ms"), ("_s", "s"),
+                 ("_pkts", "packets"), ("_bytes", "bytes"), ("_pct", "%"))
+_TOPOLOGY_UNITS = ("Mbps", "KB", "MB")
+
+# Student-t 0.975 quantiles (two-sided 95 %) for 1..30 degrees of freedom; beyond 30 the
+# Cornish-Fisher expansion in `t_quantile_975` is used (error below 3e-8 there).
+_T975 = (12.706204736, 4.302652730, 3.182446305, 2.776445105, 2.570581836, 2.446911851,
+         2.364624252, 2.306004135, 2.262157163, 2.228138852, 2.200985160, 2.178812830,
+         2.160368656, 2.144786688, 2.131449546, 2.119905299, 2.109815578, 2.100922040,
+         2.093024054, 2.085963447, 2.079613845, 2.073873068, 2.068657610, 2.063898562,
+         2.059538553, 2.055529439, 2.051830516, 2.048407142, 2.045229642, 2.042272456)
+_Z975 = 1.959963984540054       # standard normal 0.975 quantile
+
+
+# ---------------------------------------------------------------------------------------------
+# Theory: response functions
+
+
+def mathis_goodput_mbps(p: Any, mss_bytes: float, rtt_s: float,
+                        bits_per_mbit: float = 1e6) -> Any:
+    """Reno goodput predicted by Mathis, Semke, Mahdavi and Ott (1997), in Mbps.
+
+    rate = (MSS / RTT) * C / sqrt(p) with C = sqrt(3/2) (periodic losses, an ACK per packet):
+    the sawtooth between W/2 and W packets loses one packet per 3W^2/8 sent, so its average
+    window is sqrt(3 / (2 p)) packets. `p` is the loss probability (a fraction; a scalar or an
+    array), `mss_bytes` the data bytes per packet, `rtt_s` the round-trip time in seconds;
+    bits/s are divided by `bits_per_mbit` (1e6 for SI units, 2^20 for binary). p <= 0 gives NaN.
+    """
+    window = reno_average_window(p)
+    return _as_output(window * mss_bytes * 8.0 / rtt_s / bits_per_mbit, p)
+
+
+def reno_average_window(p: Any) -> Any:
+    """Average window of Reno, AIMD(1, 0.5), under periodic loss: sqrt(3 / (2 p)) packets."""
+    return _as_output(aimd_average_window(p, 1.0, 0.5), p)
+
+
+def aimd_average_window(p: Any, alpha: float, beta: float) -> Any:
+    """Average window, in packets, of AIMD(alpha, beta) under periodic loss of probability p
+    (RFC 9438 Section 4.3, after Floyd, Handley and Padhye 2000):
+    sqrt(alpha (1 + beta) / (2 (1 - beta) p)). NaN where p <= 0."""
+    prob = _loss_probability(p)
+    return _as_output(np.sqrt(alpha * (1.0 + beta) / (2.0 * (1.0 - beta) * prob)), p)
+
+
+def cubic_average_window(p: Any, rtt_s: float, C: float = 0.4, beta: float = 0.7) -> Any:
+    """Average window of CUBIC's cubic function, in packets (RFC 9438 Section 5, Figure 6):
+    (C (3 + beta) / (4 (1 - beta)))^(1/4) * RTT^(3/4) / p^(3/4), RTT in seconds, for the
+    deterministic loss model (one loss every 1/p packets). NaN where p <= 0."""
+    prob = _loss_probability(p)
+    factor = (C * (3.0 + beta) / (4.0 * (1.0 - beta))) ** 0.25
+    return _as_output(factor * rtt_s ** 0.75 / prob ** 0.75, p)
+
+
+def cubic_reno_friendly_window(p: Any, beta: float = 0.7) -> Any:
+    """Average window of CUBIC's Reno-friendly estimate W_est, in packets: AIMD(alpha_cubic,
+    beta) with alpha_cubic = 3 (1 - beta) / (1 + beta) (RFC 9438 Section 4.3), which the RFC
+    chose so that it equals Reno's sqrt(3 / (2 p))."""
+    alpha_cubic = 3.0 * (1.0 - beta) / (1.0 + beta)
+    return _as_output(aimd_average_window(p, alpha_cubic, beta), p)
+
+
+def cubic_goodput_mbps(p: Any, mss_bytes: float, rtt_s: float, C: float = 0.4,
+                       beta: float = 0.7, bits_per_mbit: float = 1e6) -> Any:
+    """CUBIC goodput predicted by RFC 9438 Section 5.1, in Mbps.
+
+    The average window is the larger of the cubic function's average (`cubic_average_window`) and
+    the Reno-friendly region's (`cubic_reno_friendly_window`): CUBIC uses whichever of W_cubic and
+    W_est is larger (Section 4.2), and the RFC's Tables 1 and 2 are computed that way. The rate is
+    that window of `mss_bytes` packets per `rtt_s`, divided by `bits_per_mbit`. NaN where p <= 0.
+    """
+    window = np.maximum(np.asarray(cubic_average_window(p, rtt_s, C, beta), dtype=float),
+                        np.asarray(cubic_reno_friendly_window(p, beta), dtype=float))
+    return _as_output(window * mss_bytes * 8.0 / rtt_s / bits_per_mbit, p)
+
+
+def _loss_probability(p: Any) -> np.ndarray:
+    prob = np.asarray(p, dtype=float)
+    return np.where(prob > 0, prob, np.nan)
+
+
+def _as_output(value: Any, like: Any) -> Any:
+    """A float when `like` is a scalar, else an array."""
+    if np.ndim(like) == 0:
+        return float(np.asarray(value, dtype=float))
+    return np.asarray(value, dtype=float)
+
+
+# ---------------------------------------------------------------------------------------------
+# Aggregation
+
+
+def t_quantile_975(df: int) -> float:
+    """The 0.975 quantile of Student's t distribution with `df` >= 1 degrees of freedom, the
+    factor of a two-sided 95 % confidence interval: a table up to 30, then the Cornish-Fisher
+    expansion around the normal quantile."""
+    if df < 1:
+        raise ValueError(f"degrees of freedom must be >= 1, got {df}")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z, v = _Z975, float(df)
+    return (z + (z ** 3 + z) / (4 * v)
+            + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * v ** 2)
+            + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * v ** 3)
+            + (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z)
+            / (92160 * v ** 4))
+
+
+@dataclass
+class SweepSeries:
+    """One line of a sweep figure: the runs sharing one ``lines`` value, averaged per x value.
+
+    ``x`` is sorted (floats) when every x value is a number, else the x values (strings) in order
+    of first appearance in results.csv. ``lower`` and ``upper`` are the lengths of the error bar
+    below and above ``mean`` (0 for ``error_bars="none"`` and for a point with a single run);
+    ``n`` the number of runs averaged at each x.
+    """
+
+    line: Any                     # the lines value (a float or a string), None without lines
+    x: np.ndarray
+    mean: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    n: np.ndarray
+
+    @property
+    def label(self) -> str:
+        return _format_value(self.line)
+
+
+def aggregate(rows: Iterable[Mapping[str, Any]], x: str, y: str, lines: Optional[str] = None,
+              error_bars: str = "std") -> list[SweepSeries]:
+    """Group `rows` (results.csv rows as dicts; values strings or numbers) with status "ok" by
+    (`lines` value, `x` value) and average column `y` over each group.
+
+    Error bars: "std" the sample standard deviation (n - 1 in the denominator); "ci95" the
+    half-width of the Student-t 95 % confidence interval of the mean, t(0.975, n - 1) s / sqrt(n);
+    "none" zero. A group of one run has a zero error bar. Rows with another status, and rows whose
+    `y` is empty or NaN, are left out. Lines are ordered by value when every value is a number,
+    else in order of first appearance. Raises ValueError for an unknown `error_bars` or a
+    non-numeric `y` value or a column the rows lack.
+    """
+    return _aggregate(list(rows), x, y, lines, error_bars)[0]
+
+
+def _aggregate(rows: list[Mapping[str, Any]], x: str, y: str, lines: Optional[str],
+               error_bars: str) -> tuple[list[SweepSeries], int]:
+    """`aggregate`, and how many "ok" rows were left out for lack of a `y` value."""
+    if error_bars not in ERROR_BARS:
+        raise ValueError(f"error_bars: expected one of {', '.join(ERROR_BARS)}, got {error_bars!r}")
+    ok = [row for row in rows if _is_ok(row)]
+    for column in (x, y) + ((lines,) if lines is not None else ()):
+        if ok and column not in ok[0]:
+            raise ValueError(_missing_column(column, list(ok[0])))
+    triples: list[tuple[Any, Any, float]] = []
+    missing = 0
+    for row in ok:
+        value = _number(row[y], column=y, row=row)
+        if value is None:
+            missing += 1
+            continue
+        triples.append((_value(row[lines]) if lines is not None else None, _value(row[x]), value))
+    line_values = ([None] * len(triples) if lines is None
+                   else _normalized([t[0] for t in triples]))
+    x_values = _normalized([t[1] for t in triples])
+    groups: dict[Any, dict[Any, list[float]]] = {}
+    for lv, xv, (_, _, value) in zip(line_values, x_values, triples):
+        groups.setdefault(lv, {}).setdefault(xv, []).append(value)
+    x_order = _ordered(x_values)
+    numeric_x = all(isinstance(v, float) for v in x_order)
+    series: list[SweepSeries] = []
+    for lv in _ordered(line_values):
+        by_x = groups[lv]
+        xs = [v for v in x_order if v in by_x]
+        stats = [_statistics(by_x[v], error_bars) for v in xs]
+        err = np.array([s[1] for s in stats], dtype=float)
+        series.append(SweepSeries(
+            line=lv,
+            x=np.array(xs, dtype=float if numeric_x else str),
+            mean=np.array([s[0] for s in stats], dtype=float),
+            lower=err, upper=err.copy(),
+            n=np.array([len(by_x[v]) for v in xs], dtype=int)))
+    return series, missing
+
+
+def _statistics(values: Sequence[float], error_bars: str) -> tuple[float, float]:
+    """(mean, error bar half-length) of one group."""
+    data = np.asarray(values, dtype=float)
+    n = len(data)
+    mean = float(np.mean(data))
+    if error_bars == "none" or n < 2:
+        return mean, 0.0
+    std = float(np.std(data, ddof=1))
+    if error_bars == "std":
+        return mean, std
+    return mean, t_quantile_975(n - 1) * std / math.sqrt(n)
+
+
+def _normalized(values: list[Any]) -> list[Any]:
+    """Values of one column: floats when every one is a number, else all as text (so that a
+    column mixing numbers, text and empty cells groups consistently)."""
+    if all(isinstance(v, float) for v in values):
+        return list(values)
+    return [_format_value(v) for v in values]
+
+
+def _ordered(values: list[Any]) -> list[Any]:
+    """Distinct values: sorted when all are numbers, else in order of first appearance."""
+    distinct = list(dict.fromkeys(values))
+    if all(isinstance(v, float) for v in distinct):
+        return sorted(distinct)
+    return distinct
+
+
+def _value(cell: Any) -> Any:
+    """A parameter cell: a float when it reads as a number, else its text (None when empty)."""
+    if cell is None:
+        return None
+    if isinstance(cell, bool):
+        return str(cell)
+    if isinstance(cell, (int, float, np.integer, np.floating)):
+        return float(cell)
+    text = str(cell).strip()
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _number(cell: Any, *, column: str, row: Mapping[str, Any]) -> Optional[float]:
+    """A metric cell as a float; None when empty or NaN. ValueError when not a number."""
+    value = _value(cell)
+    if value is None:
+        return None
+    if not isinstance(value, float):
+        raise ValueError(f"{RESULTS_FILE}: run {row.get('run_id', '?')}: column {column!r}: "
+                         f"expected a number, got {value!r}")
+    return None if math.isnan(value) else value
+
+
+def _is_ok(row: Mapping[str, Any]) -> bool:
+    return str(row.get("status", "ok")).strip() == "ok"
+
+
+def _format_value(value: Any) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _missing_column(column: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(column, list(known), n=1, cutoff=0.5)
+    hint = f' (did you mean "{close[0]}"?)' if close else ""
+    return f'{RESULTS_FILE} has no column "{column}"{hint}; columns: {", ".join(known)}'
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a sweep directory
+
+
+def read_sweep(sweep_dir: PathLike) -> tuple[dict, list[dict[str, str]]]:
+    """(``sweep.json`` as a dict, ``results.csv`` rows as dicts of strings) of a sweep directory.
+    FileNotFoundError naming the missing file; ValueError for malformed content."""
+    directory = Path(sweep_dir)
+    sweep_path, results_path = directory / SWEEP_FILE, directory / RESULTS_FILE
+    for path in (sweep_path, results_path):
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such file (not a sweep directory?)")
+    try:
+        sweep = json.loads(sweep_path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{sweep_path}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    if not isinstance(sweep, dict):
+        raise ValueError(f"{sweep_path}: expected a JSON object at the top level")
+    with open(results_path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return sweep, rows
+
+
+def sweep_units(sweep_dir: PathLike, sweep: Optional[dict] = None) -> dict:
+    """The units of a sweep's metrics (``{"system", "bits_per_mbit", ...}`` as in summary.json).
+
+    From the first ``summary.json`` found (the sweep directory, then one or two levels below it),
+    else from the ``units`` field of the topology file ``sweep.json`` names, else {} (unknown).
+    """
+    directory = Path(sweep_dir)
+    candidates = [directory / SUMMARY_FILE]
+    candidates += sorted(directory.glob(f"*/{SUMMARY_FILE}"))
+    candidates += sorted(directory.glob(f"*/*/{SUMMARY_FILE}"))
+    for path in candidates:
+        try:
+            units = json.loads(path.read_text()).get("units")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(units, dict) and units:
+            return dict(units)
+    topology = (sweep or {}).get("topology")
+    if isinstance(topology, str):
+        for path in (Path(topology), directory / topology):
+            try:
+                system = json.loads(path.read_text()).get("units", "si")
+            except (OSError, ValueError, AttributeError):
+                continue
+            if system == "binary":
+                return {"system": "binary", "bits_per_mbit": 1048576, "bytes_per_kb": 1024,
+                        "bytes_per_mb": 1048576}
+            return {"system": "si", "bits_per_mbit": 1000000, "bytes_per_kb": 1000,
+                    "bytes_per_mb": 1000000}
+    return {}
+
+
+def axis_label(path: str, units: Optional[Mapping[str, Any]] = None) -> str:
+    """``path (unit)``, the unit from the path's suffix (UNIT_SUFFIXES: _mbps -> Mbps, _ms -> ms,
+    _kb -> KB, _s -> s, ...), looked up in the last dotted part, else the one before (so
+    ``check.2.L1.backlog_kb.predicted`` is in KB). "binary" is added to rates and sizes when the
+    units are binary. A path without a known suffix is returned as is."""
+    parts = path.split(".")
+    for part in reversed(parts[-2:]):
+        for suffix, unit in UNIT_SUFFIXES:
+            if part.endswith(suffix):
+                if unit in _TOPOLOGY_UNITS and (units or {}).get("system") == "binary":
+                    unit += ", binary"
+                return f"{path} ({unit})"
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Drawing
+
+
+def make_sweep_figures(sweep_dir: PathLike, *, show: bool = False) -> list[Path]:
+    """Write one PNG per plot spec of ``sweep_dir/sweep.json`` into `sweep_dir`, from
+    ``results.csv``; return their paths in the order of the specs.
+
+    A plot spec: ``file``, ``x`` (a parameter path), ``y`` (a metric path), and optionally
+    ``lines`` (a parameter path: one line per value), ``logx``, ``logy``, ``title`` (default
+    "<y> vs <x>"), ``error_bars`` ("std" default, "ci95", "none") and ``theory`` (see
+    `draw_sweep_plot`). With `show`, the figures are also shown with pyplot after saving.
+    """
+    directory = Path(sweep_dir)
+    sweep, rows = read_sweep(directory)
+    plots = sweep.get("plots") or []
+    if not isinstance(plots, list):
+        raise ValueError(f"{directory / SWEEP_FILE}: field \"plots\": expected a list")
+    units = sweep_units(directory, sweep)
+    written: list[Path] = []
+    for plot in plots:
+        fig = Figure(figsize=FIGSIZE_IN, layout="constrained")
+        FigureCanvasAgg(fig)
+        draw_sweep_plot(fig, plot, rows, units=units)
+        path = directory / str(plot["file"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=DPI)
+        written.append(path)
+    if show and plots:
+        import matplotlib.pyplot as plt  # only here: pyplot may need a display
+
+        for plot in plots:
+            draw_sweep_plot(plt.figure(figsize=FIGSIZE_IN, layout="constrained"), plot, rows,
+                            units=units)
+        plt.show()
+    return written
+
+
+def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], *,
+                    units: Optional[Mapping[str, Any]] = None) -> Any:
+    """Draw one plot spec into `fig` from results.csv `rows`; return the axes.
+
+    Lines: one per ``lines`` value, markers at the means, error bars as `aggregate` computes them.
+    ``theory`` overlays, dashed:
+
+    * ``{"model": "mathis", "mss_bytes", "rtt_ms", "units_bits_per_mbit"}``: black,
+      `mathis_goodput_mbps` over the x range (x is the loss probability p, a fraction);
+    * ``{"model": "cubic", "mss_bytes", "rtt_ms", "C", "beta", "units_bits_per_mbit"}``: black,
+      `cubic_goodput_mbps` likewise;
+    * ``{"model": "capacity", "mbps"}``: a black horizontal line;
+    * ``{"model": "column", "y": <metric path>}``: the mean of that column per x, per line, in the
+      line's colour.
+
+    ``units_bits_per_mbit`` defaults to the sweep's units (`units`), else 1e6. Runs whose status
+    is not "ok" are left out and counted in a footnote, as are "ok" runs without a ``y`` value.
+    """
+    x, y = str(plot["x"]), str(plot["y"])
+    lines = plot.get("lines")
+    error_bars = plot.get("error_bars") or "std"
+    theory = plot.get("theory")
+    logx, logy = bool(plot.get("logx")), bool(plot.get("logy"))
+    ax = fig.add_subplot()
+
+    ok = [row for row in rows if _is_ok(row)]
+    failed = len(rows) - len(ok)
+    series, missing = _aggregate(ok, x, y, lines, error_bars)
+    categories = _categories(series)
+    colors = _colors(len(series))
+    handles: list[Any] = []
+    for s, color in zip(series, colors):
+        xs = _positions(s.x, categories)
+        lower = np.minimum(s.lower, s.mean * (1 - 1e-9)) if logy else s.lower
+        yerr = None if error_bars == "none" else [lower, s.upper]
+        handles.append(ax.errorbar(xs, s.mean, yerr=yerr, color=color, marker="o",
+                                   markersize=4.5, linewidth=1.4, capsize=3,
+                                   label=s.label if lines is not None else y))
+    extra: list[Any] = []
+    if theory:
+        extra = _draw_theory(ax, theory, series, categories, colors, ok, x, lines, units,
+                             logx=logx)
+    if not series:
+        ax.text(0.5, 0.5, "no successful run with a value", transform=ax.transAxes,
+                ha="center", va="center", color="dimgray")
+
+    if categories is not None:
+        ax.set_xticks(range(len(categories)), categories)
+        ax.set_xlim(-0.5, len(categories) - 0.5)
+    elif logx:
+        ax.set_xscale("log")
+        _plain_log_labels(ax.xaxis, minor_labels=False)
+    if logy:
+        ax.set_yscale("log")
+        _plain_log_labels(ax.yaxis)
+    xlabel = axis_label(x, units)
+    if theory and theory.get("model") in ("mathis", "cubic"):
+        xlabel += ": loss probability p"
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(axis_label(y, units))
+    ax.set_title(plot.get("title") or f"{y} vs {x}")
+    ax.grid(True, which="major", alpha=0.3)
+    if logx or logy:
+        ax.grid(True, which="minor", alpha=0.1)
+
+    handles += extra
+    if handles and (lines is not None or extra):
+        fig.legend(handles, [h.get_label() for h in handles], loc="outside right upper",
+                   fontsize="small", title=lines, title_fontsize="small", frameon=False)
+
+    note = _footnote(failed, len(rows), missing, y, error_bars)
+    if note:
+        fig.get_layout_engine().set(rect=(0, FOOTNOTE_HEIGHT, 1, 1 - FOOTNOTE_HEIGHT))
+        fig.text(0.01, 0.012, note, ha="left", va="bottom", fontsize="small", color="dimgray")
+    return ax
+
+
+def _plain_log_labels(axis: Any, minor_labels: bool = True) -> None:
+    """Label a log axis with plain numbers (0.001, 6) rather than powers of ten; intermediate
+    ticks are labelled when the axis spans few decades (vertical axes only: on a horizontal axis
+    their labels run into each other)."""
+    from matplotlib.ticker import LogFormatter, NullFormatter
+
+    axis.set_major_formatter(LogFormatter())
+    axis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5))
+                             if minor_labels else NullFormatter())
+
+
+def _footnote(failed: int, total: int, missing: int, y: str, error_bars: str) -> str:
+    parts = []
+    if failed:
+        parts.append(f"{failed} run{'s' if failed != 1 else ''} failed (of {total}), left out")
+    if missing:
+        parts.append(f"{missing} run{'s' if missing != 1 else ''} without {y}, left out")
+    if parts:
+        parts.append({"std": "error bars: ±1 standard deviation",
+                      "ci95": "error bars: 95 % confidence interval of the mean",
+                      "none": "no error bars"}[error_bars])
+    return "; ".join(parts)
+
+
+def _draw_theory(ax: Any, theory: Mapping[str, Any], series: Sequence[SweepSeries],
+                 categories: Optional[list[str]], colors: Sequence[str],
+                 ok_rows: Sequence[Mapping[str, Any]], x: str, lines: Optional[str],
+                 units: Optional[Mapping[str, Any]], *, logx: bool) -> list[Any]:
+    """Draw a theory overlay; return its legend handles."""
+    model = theory.get("model")
+    if model not in THEORY_MODELS:
+        raise ValueError(f"theory: model must be one of {', '.join(THEORY_MODELS)}, "
+                         f"got {model!r}")
+    if model == "capacity":
+        mbps = float(theory["mbps"])
+        binary = " (binary)" if (units or {}).get("system") == "binary" else ""
+        return [ax.axhline(mbps, color="black", linestyle="--", linewidth=1.2,
+                           label=f"capacity {mbps:g} Mbps{binary}")]
+    if model == "column":
+        column = str(theory["y"])
+        predicted, _ = _aggregate(list(ok_rows), x, column, lines, "none")
+        color_of = {_key(s.line): c for s, c in zip(series, colors)}
+        for s in predicted:
+            keep = np.ones(len(s.x), dtype=bool)
+            if categories is not None:
+                keep = np.array([str(v) in categories for v in s.x], dtype=bool)
+            ax.plot(_positions(s.x[keep], categories), s.mean[keep],
+                    color=color_of.get(_key(s.line), "black"), linestyle="--", linewidth=1.2,
+                    label="_nolegend_")
+        if not predicted:
+            return []
+        return [Line2D([], [], color="dimgray", linestyle="--", linewidth=1.2,
+                       label=f"predicted: {column}")]
+    # mathis / cubic: a curve of the loss probability x
+    if categories is not None:
+        raise ValueError(f'theory "{model}": the x parameter {x!r} must be numeric '
+                         f"(the loss probability p)")
+    xs = np.concatenate([s.x for s in series]) if series else np.zeros(0)
+    xs = xs[np.isfinite(xs) & (xs > 0)]
+    if not len(xs):
+        return []
+    lo, hi = float(xs.min()), float(xs.max())
+    if logx:
+        p = np.geomspace(lo, hi, THEORY_POINTS)
+    else:
+        p = np.linspace(lo, hi, THEORY_POINTS)
+    rtt_s = float(theory["rtt_ms"]) / 1e3
+    mss = float(theory["mss_bytes"])
+    bits = float(theory.get("units_bits_per_mbit")
+                 or (units or {}).get("bits_per_mbit") or 1e6)
+    if model == "mathis":
+        values = mathis_goodput_mbps(p, mss, rtt_s, bits)
+        label = f"Mathis et al. (MSS {mss:g} B, RTT {rtt_s * 1e3:g} ms)"
+    else:
+        C = float(theory.get("C", 0.4))
+        beta = float(theory.get("beta", 0.7))
+        values = cubic_goodput_mbps(p, mss, rtt_s, C, beta, bits)
+        label = f"CUBIC, RFC 9438 (C {C:g}, β {beta:g}, RTT {rtt_s * 1e3:g} ms)"
+    return ax.plot(p, values, color="black", linestyle="--", linewidth=1.2,
+                   marker="x" if lo == hi else None, label=label)
+
+
+def _key(value: Any) -> str:
+    return _format_value(value)
+
+
+def _categories(series: Sequence[SweepSeries]) -> Optional[list[str]]:
+    """The x categories (in order) when x is not numeric, else None."""
+    if not series or all(s.x.dtype.kind == "f" for s in series):
+        return None
+    return list(dict.fromkeys(str(v) for s in series for v in s.x))
+
+
+def _positions(x: np.ndarray, categories: Optional[list[str]]) -> np.ndarray:
+    if categories is None:
+        return np.asarray(x, dtype=float)
+    index = {c: i for i, c in enumerate(categories)}
+    return np.array([index[str(v)] for v in x], dtype=float)
+
+
+def _colors(count: int) -> list[str]:
+    """tab10 up to 10 lines, else tab20 (dark shades first), as plot_tool.figures does."""
+    from matplotlib import colormaps
+
+    if count <= 10:
+        palette = list(colormaps["tab10"].colors)
+    else:
+        tab20 = list(colormaps["tab20"].colors)
+        palette = tab20[0::2] + tab20[1::2]
+    out = []
+    for i in range(count):
+        r, g, b = palette[i % len(palette)][:3]
+        out.append(f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}")
+    return out
+
+
+__all__ = ["SweepSeries", "aggregate", "aimd_average_window", "axis_label", "cubic_average_window",
+           "cubic_goodput_mbps", "cubic_reno_friendly_window", "draw_sweep_plot",
+           "make_sweep_figures", "mathis_goodput_mbps", "read_sweep", "reno_average_window",
+           "sweep_units", "t_quantile_975"]

@@ -1,0 +1,418 @@
+"""Tests of plot_tool.sweep_figures on a synthetic sweep directory (sweep.json + results.csv in the
+format of docs/sweeps.md), with hand-computed expectations."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from plot_tool.sweep_figures import (aggregate, aimd_average_window, axis_label,
+                                     cubic_average_window, cubic_goodput_mbps,
+                                     cubic_reno_friendly_window, draw_sweep_plot,
+                                     make_sweep_figures, mathis_goodput_mbps, read_sweep,
+                                     reno_average_window, sweep_units, t_quantile_975)
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+LOSS = "links.L1.loss_rate"
+ALGO = "flows.*.algorithm"
+GOODPUT = "flows.F1.goodput_mbps"
+PREDICTED = "check.0.L1.backlog_kb.predicted"
+COLUMNS = ["run_id", "point", "seed", LOSS, ALGO, GOODPUT, "mean_queue_delay_ms", PREDICTED,
+           "wall_time_s", "status", "error"]
+
+# (loss, algorithm) -> goodputs of seeds 1, 2, 3. Written to results.csv in a scrambled order.
+GOODPUTS = {
+    (0.001, "reno"): [5.0, 6.0, 7.0],
+    (0.01, "reno"): [1.0, 2.0, 4.0],
+    (0.001, "cubic"): [8.0, 8.0, 8.0],
+    (0.01, "cubic"): [3.0, 5.0, 7.0],
+}
+PREDICTIONS = {0.001: 10.0, 0.01: 20.0}     # check column: same per loss for every run
+
+
+def _rows() -> list[dict]:
+    rows = []
+    point = 0
+    for (loss, algo), values in GOODPUTS.items():
+        for seed, value in enumerate(values, 1):
+            rows.append({"run_id": f"p{point:04d}-s{seed}", "point": point, "seed": seed,
+                         LOSS: loss, ALGO: algo, GOODPUT: value,
+                         "mean_queue_delay_ms": 12.5 + seed, PREDICTED: PREDICTIONS[loss],
+                         "wall_time_s": 0.5, "status": "ok", "error": ""})
+        point += 1
+    # two failed runs: metrics empty; one at a point that also has successful runs
+    for seed in (4, 5):
+        rows.append({"run_id": f"p0001-s{seed}", "point": 1, "seed": seed, LOSS: 0.01,
+                     ALGO: "reno", GOODPUT: "", "mean_queue_delay_ms": "", PREDICTED: "",
+                     "wall_time_s": 0.1, "status": "error",
+                     "error": "ValueError: synthetic failure"})
+    order = [3, 0, 13, 7, 1, 10, 4, 12, 2, 9, 5, 11, 6, 8]
+    return [rows[i] for i in order]
+
+
+PLOTS = [
+    {"file": "goodput.png", "x": LOSS, "y": GOODPUT, "lines": ALGO, "logx": True, "logy": True,
+     "title": None, "error_bars": "std",
+     "theory": {"model": "mathis", "mss_bytes": 1000, "rtt_ms": 100,
+                "units_bits_per_mbit": 1e6}},
+    {"file": "goodput_cubic.png", "x": LOSS, "y": GOODPUT, "lines": None, "logx": True,
+     "logy": False, "title": "CUBIC vs theory", "error_bars": "ci95",
+     "theory": {"model": "cubic", "mss_bytes": 1000, "rtt_ms": 100, "C": 0.4, "beta": 0.7,
+                "units_bits_per_mbit": 1e6}},
+    {"file": "capacity.png", "x": LOSS, "y": GOODPUT, "lines": ALGO, "logx": False,
+     "logy": False, "title": None, "error_bars": "none",
+     "theory": {"model": "capacity", "mbps": 10}},
+    {"file": "sub/backlog.png", "x": LOSS, "y": GOODPUT, "lines": ALGO, "logx": False,
+     "logy": False, "title": None, "error_bars": "std",
+     "theory": {"model": "column", "y": PREDICTED}},
+    {"file": "by_algorithm.png", "x": ALGO, "y": "mean_queue_delay_ms", "lines": None,
+     "logx": False, "logy": False, "title": None, "error_bars": "std", "theory": None},
+]
+
+
+def _write_sweep(directory: Path, rows: list[dict], plots: list[dict]) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    sweep = {"name": "synthetic", "topology": "topologies/lossy_link.json",
+             "parameters": {LOSS: [0.001, 0.01], ALGO: ["reno", "cubic"]}, "seeds": 3,
+             "metrics": [GOODPUT, "mean_queue_delay_ms", PREDICTED], "plots": plots}
+    (directory / "sweep.json").write_text(json.dumps(sweep, indent=2))
+    with open(directory / "results.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    return directory
+
+
+@pytest.fixture
+def sweep_dir(tmp_path: Path) -> Path:
+    return _write_sweep(tmp_path / "sweep", _rows(), PLOTS)
+
+
+@pytest.fixture
+def csv_rows(sweep_dir: Path) -> list[dict]:
+    return read_sweep(sweep_dir)[1]
+
+
+def _draw(plot: dict, rows: list[dict], units: dict | None = None):
+    fig = Figure(figsize=(8, 5), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = draw_sweep_plot(fig, plot, rows, units=units)
+    fig.canvas.draw()
+    return fig, ax
+
+
+# --- aggregation ---------------------------------------------------------------------------------
+
+
+def test_aggregate_means_and_std_by_hand(csv_rows: list[dict]) -> None:
+    series = aggregate(csv_rows, LOSS, GOODPUT, ALGO, "std")
+    assert [s.line for s in series] == ["reno", "cubic"]   # first appearance, not alphabetical
+    reno, cubic = series
+    np.testing.assert_array_equal(reno.x, [0.001, 0.01])       # sorted although rows are not
+    np.testing.assert_allclose(reno.mean, [6.0, 7.0 / 3.0], rtol=1e-15)
+    # seeds 5, 6, 7: deviations -1, 0, 1 -> s^2 = 2/2 = 1; seeds 1, 2, 4: mean 7/3, deviations
+    # -4/3, -1/3, 5/3 -> squares 42/9, s^2 = 21/9 = 7/3
+    np.testing.assert_allclose(reno.lower, [1.0, math.sqrt(7.0 / 3.0)], rtol=1e-14)
+    np.testing.assert_allclose(reno.upper, reno.lower, rtol=0)
+    np.testing.assert_array_equal(reno.n, [3, 3])              # the failed runs are not counted
+    np.testing.assert_allclose(cubic.mean, [8.0, 5.0], rtol=1e-15)
+    np.testing.assert_allclose(cubic.lower, [0.0, 2.0], atol=1e-15)   # 3, 5, 7: s = 2
+
+
+def test_aggregate_ci95_by_hand(csv_rows: list[dict]) -> None:
+    reno = aggregate(csv_rows, LOSS, GOODPUT, ALGO, "ci95")[0]
+    t2 = 4.302652730                       # Student t, 0.975 quantile, 2 degrees of freedom
+    np.testing.assert_allclose(reno.lower, [t2 * 1.0 / math.sqrt(3),
+                                            t2 * math.sqrt(7.0 / 3.0) / math.sqrt(3)],
+                               rtol=1e-9)
+    none = aggregate(csv_rows, LOSS, GOODPUT, ALGO, "none")[0]
+    np.testing.assert_array_equal(none.lower, [0.0, 0.0])
+    np.testing.assert_array_equal(none.upper, [0.0, 0.0])
+
+
+def test_aggregate_without_lines_pools_everything(csv_rows: list[dict]) -> None:
+    (pooled,) = aggregate(csv_rows, LOSS, GOODPUT, None)
+    assert pooled.line is None
+    np.testing.assert_allclose(pooled.mean, [(18 + 24) / 6, (7 + 15) / 6], rtol=1e-15)
+    np.testing.assert_array_equal(pooled.n, [6, 6])
+    expected = np.std([5, 6, 7, 8, 8, 8], ddof=1)
+    assert pooled.lower[0] == pytest.approx(expected, rel=1e-14)
+
+
+def test_aggregate_single_run_has_no_error_bar() -> None:
+    rows = [{"x": "1", "y": "2.5", "status": "ok"}, {"x": "2", "y": "3.5", "status": "ok"}]
+    (s,) = aggregate(rows, "x", "y", None, "ci95")
+    np.testing.assert_array_equal(s.mean, [2.5, 3.5])
+    np.testing.assert_array_equal(s.lower, [0.0, 0.0])
+    np.testing.assert_array_equal(s.n, [1, 1])
+
+
+def test_aggregate_ignores_error_rows_and_empty_values() -> None:
+    rows = [{"x": "1", "y": "2", "status": "ok"},
+            {"x": "1", "y": "4", "status": "ok"},
+            {"x": "1", "y": "", "status": "error"},
+            {"x": "1", "y": "1000", "status": "error"},   # a value on a failed row: still ignored
+            {"x": "1", "y": "", "status": "ok"},          # ok, without a value: left out
+            {"x": "1", "y": "nan", "status": "ok"}]
+    (s,) = aggregate(rows, "x", "y")
+    np.testing.assert_array_equal(s.mean, [3.0])
+    np.testing.assert_array_equal(s.n, [2])
+
+
+def test_aggregate_numeric_lines_sorted_and_numbers_accepted() -> None:
+    rows = [{"x": 2, "y": 1.0, "b": 64, "status": "ok"},
+            {"x": 1, "y": 2.0, "b": 16, "status": "ok"},
+            {"x": 1, "y": 3.0, "b": 64.0, "status": "ok"}]
+    series = aggregate(rows, "x", "y", "b")
+    assert [s.line for s in series] == [16.0, 64.0]
+    assert [s.label for s in series] == ["16", "64"]
+    np.testing.assert_array_equal(series[1].x, [1.0, 2.0])
+    np.testing.assert_array_equal(series[1].mean, [3.0, 1.0])
+
+
+def test_aggregate_string_x_keeps_first_appearance(csv_rows: list[dict]) -> None:
+    (s,) = aggregate(csv_rows, ALGO, "mean_queue_delay_ms", None, "std")
+    assert s.x.tolist() == ["reno", "cubic"]   # the first data row is a reno run: not alphabetical
+    np.testing.assert_allclose(s.mean, [14.5, 14.5])  # 12.5 + seed, seeds 1..3 twice
+    np.testing.assert_array_equal(s.n, [6, 6])
+
+
+def test_aggregate_errors(csv_rows: list[dict]) -> None:
+    with pytest.raises(ValueError, match="error_bars"):
+        aggregate(csv_rows, LOSS, GOODPUT, ALGO, "sem")
+    with pytest.raises(ValueError, match=r'no column "flows.F1.goodput_mbp".*did you mean '
+                                         r'"flows.F1.goodput_mbps"'):
+        aggregate(csv_rows, LOSS, "flows.F1.goodput_mbp")
+    with pytest.raises(ValueError, match="run r1.*expected a number"):
+        aggregate([{"run_id": "r1", "x": "1", "y": "fast", "status": "ok"}], "x", "y")
+
+
+def test_t_quantile_matches_tables() -> None:
+    # two-sided 95 % values of the usual printed tables (3 decimals)
+    for df, value in [(1, 12.706), (2, 4.303), (3, 3.182), (5, 2.571), (10, 2.228),
+                      (20, 2.086), (30, 2.042), (40, 2.021), (60, 2.000), (120, 1.980)]:
+        assert t_quantile_975(df) == pytest.approx(value, abs=5e-4), df
+    assert t_quantile_975(10 ** 6) == pytest.approx(1.959964, abs=1e-5)
+    values = [t_quantile_975(df) for df in range(1, 200)]
+    assert all(a > b for a, b in zip(values, values[1:]))       # decreasing, smooth at 30/31
+    with pytest.raises(ValueError):
+        t_quantile_975(0)
+
+
+# --- theory curves -------------------------------------------------------------------------------
+
+
+def test_mathis_by_hand() -> None:
+    # MSS 1000 B, RTT 0.1 s, p = 0.01: (8000 bit / 0.1 s) * sqrt(3/2) / 0.1 = 80000 * sqrt(150)
+    expected_bps = 80000.0 * math.sqrt(150.0)
+    assert mathis_goodput_mbps(0.01, 1000, 0.1, 1e6) == pytest.approx(expected_bps / 1e6,
+                                                                      rel=1e-14)
+    assert mathis_goodput_mbps(0.01, 1000, 0.1, 2 ** 20) == pytest.approx(expected_bps / 2 ** 20,
+                                                                          rel=1e-14)
+    assert isinstance(mathis_goodput_mbps(0.01, 1000, 0.1), float)
+    p = np.array([0.0001, 0.01, 0.0])
+    values = mathis_goodput_mbps(p, 1024, 0.04, 1e6)
+    rate = 1024 * 8 / 0.04 * math.sqrt(1.5)
+    np.testing.assert_allclose(values[:2], [rate / 0.01 / 1e6, rate / 0.1 / 1e6], rtol=1e-14)
+    assert math.isnan(values[2])                      # p = 0: no finite prediction
+    assert reno_average_window(0.01) == pytest.approx(math.sqrt(150.0), rel=1e-14)
+
+
+def test_cubic_by_hand() -> None:
+    C, beta, rtt, mss = 0.4, 0.7, 0.1, 1000
+    # cubic region: p = 1e-4 -> ((0.4 * 3.7) / (4 * 0.3))^(1/4) * 0.1^(3/4) / 1e-4^(3/4)
+    factor = (1.48 / 1.2) ** 0.25
+    window = factor * 0.1 ** 0.75 / 1e-4 ** 0.75
+    assert window == pytest.approx(187.4, abs=0.05)                     # RFC 9438 Table 1
+    assert cubic_average_window(1e-4, rtt, C, beta) == pytest.approx(window, rel=1e-14)
+    assert window > math.sqrt(1.5e4)                                    # above Reno's 122.5
+    assert cubic_goodput_mbps(1e-4, mss, rtt, C, beta, 1e6) == pytest.approx(
+        window * mss * 8 / rtt / 1e6, rel=1e-14)
+    # Reno-friendly region: p = 0.01 -> cubic window 5.93 < sqrt(3 / (2 * 0.01)) = 12.25
+    assert cubic_average_window(0.01, rtt, C, beta) == pytest.approx(
+        factor * 0.1 ** 0.75 / 0.01 ** 0.75, rel=1e-14)
+    assert cubic_average_window(0.01, rtt, C, beta) < 6.0
+    alpha = 3 * (1 - beta) / (1 + beta)
+    assert cubic_reno_friendly_window(0.01, beta) == pytest.approx(
+        math.sqrt(alpha * (1 + beta) / (2 * (1 - beta) * 0.01)), rel=1e-14)
+    assert cubic_reno_friendly_window(0.01, beta) == pytest.approx(math.sqrt(150.0), rel=1e-14)
+    assert cubic_goodput_mbps(0.01, mss, rtt, C, beta, 1e6) == pytest.approx(
+        80000.0 * math.sqrt(150.0) / 1e6, rel=1e-14)                    # = Mathis there
+    assert aimd_average_window(0.01, 1.0, 0.5) == pytest.approx(math.sqrt(150.0), rel=1e-14)
+
+
+@pytest.mark.parametrize("rtt, table", [
+    # RFC 9438 Section 5.1, CUBIC (C = 0.4) column where the cubic window dominates
+    (0.1, {1e-4: 187, 1e-5: 1054, 1e-6: 5926, 1e-7: 33325, 1e-8: 187400}),
+    (0.01, {1e-7: 5926, 1e-8: 33325}),
+])
+def test_cubic_matches_rfc_tables(rtt: float, table: dict) -> None:
+    for p, window in table.items():
+        rate = cubic_goodput_mbps(p, 1500, rtt, 0.4, 0.7, 1e6)
+        assert rate * 1e6 * rtt / (1500 * 8) == pytest.approx(window, rel=3e-3), p
+
+
+# --- figures -------------------------------------------------------------------------------------
+
+
+def test_make_sweep_figures_writes_pngs(sweep_dir: Path) -> None:
+    paths = make_sweep_figures(sweep_dir)
+    assert paths == [sweep_dir / p["file"] for p in PLOTS]
+    for path in paths:
+        data = path.read_bytes()
+        assert data[:8] == PNG_SIGNATURE, path
+        assert len(data) > 5000, path
+
+
+def test_make_sweep_figures_without_plots(tmp_path: Path) -> None:
+    directory = _write_sweep(tmp_path / "empty", _rows(), [])
+    assert make_sweep_figures(directory) == []
+
+
+def test_missing_files(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="sweep.json"):
+        make_sweep_figures(tmp_path)
+
+
+def test_lines_markers_errorbars_and_footnote(csv_rows: list[dict]) -> None:
+    fig, ax = _draw(PLOTS[0], csv_rows)
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert ax.get_title() == f"{GOODPUT} vs {LOSS}"
+    assert ax.get_xlabel() == f"{LOSS}: loss probability p"
+    assert ax.get_ylabel() == f"{GOODPUT} (Mbps)"
+    (legend,) = fig.legends
+    assert legend.get_title().get_text() == ALGO
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels[:2] == ["reno", "cubic"]
+    assert labels[2].startswith("Mathis")
+    data_lines = [l for l in ax.lines if l.get_marker() == "o"]
+    assert len(data_lines) == 2
+    np.testing.assert_allclose(data_lines[0].get_ydata(), [6.0, 7.0 / 3.0])
+    assert data_lines[0].get_color() != data_lines[1].get_color()
+    footnotes = [t.get_text() for t in fig.texts]
+    assert any("2 runs failed (of 14)" in t for t in footnotes)
+    assert any("standard deviation" in t for t in footnotes)
+
+
+def test_single_failure_footnote(tmp_path: Path) -> None:
+    rows = [r for r in _rows() if r["run_id"] != "p0001-s5"]
+    fig, _ = _draw(PLOTS[2], [{k: str(v) for k, v in r.items()} for r in rows])
+    assert any("1 run failed (of 13)" in t.get_text() for t in fig.texts)
+
+
+def test_no_footnote_without_failures(csv_rows: list[dict]) -> None:
+    ok_rows = [r for r in csv_rows if r["status"] == "ok"]
+    fig, _ = _draw(PLOTS[0], ok_rows)
+    assert not fig.texts
+
+
+def test_mathis_overlay_values(csv_rows: list[dict]) -> None:
+    _, ax = _draw(PLOTS[0], csv_rows)
+    (curve,) = [l for l in ax.lines if l.get_linestyle() == "--"]
+    assert curve.get_color() == "black"
+    p = curve.get_xdata()
+    assert p[0] == pytest.approx(0.001) and p[-1] == pytest.approx(0.01)
+    assert np.all(np.diff(np.log(p)) == pytest.approx(np.log(10) / (len(p) - 1)))  # geometric
+    np.testing.assert_allclose(curve.get_ydata(),
+                               8000 / 0.1 * math.sqrt(1.5) / np.sqrt(p) / 1e6, rtol=1e-12)
+
+
+def test_cubic_overlay_and_ci95(csv_rows: list[dict]) -> None:
+    fig, ax = _draw(PLOTS[1], csv_rows)
+    assert ax.get_title() == "CUBIC vs theory"
+    (curve,) = [l for l in ax.lines if l.get_linestyle() == "--"]
+    p = curve.get_xdata()
+    np.testing.assert_allclose(curve.get_ydata(),
+                               cubic_goodput_mbps(p, 1000, 0.1, 0.4, 0.7, 1e6), rtol=1e-14)
+    assert any("95 % confidence" in t.get_text() for t in fig.texts)
+
+
+def test_capacity_overlay(csv_rows: list[dict]) -> None:
+    fig, ax = _draw(PLOTS[2], csv_rows)
+    (line,) = [l for l in ax.lines if l.get_linestyle() == "--"]
+    np.testing.assert_array_equal(line.get_ydata(), [10, 10])
+    assert line.get_color() == "black"
+    assert "capacity 10 Mbps" in [t.get_text() for t in fig.legends[0].get_texts()]
+    assert ax.get_xscale() == "linear"
+
+
+def test_column_overlay_in_line_colours(csv_rows: list[dict]) -> None:
+    fig, ax = _draw(PLOTS[3], csv_rows)
+    solid = [l for l in ax.lines if l.get_marker() == "o"]
+    dashed = [l for l in ax.lines if l.get_linestyle() == "--"]
+    assert len(solid) == len(dashed) == 2
+    for data, predicted in zip(solid, dashed):
+        assert predicted.get_color() == data.get_color()
+        np.testing.assert_array_equal(predicted.get_xdata(), [0.001, 0.01])
+        np.testing.assert_array_equal(predicted.get_ydata(), [10.0, 20.0])
+    assert f"predicted: {PREDICTED}" in [t.get_text() for t in fig.legends[0].get_texts()]
+
+
+def test_categorical_x(csv_rows: list[dict]) -> None:
+    fig, ax = _draw(PLOTS[4], csv_rows)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["reno", "cubic"]
+    assert ax.get_ylabel() == "mean_queue_delay_ms (ms)"
+    assert not fig.legends                              # one line, no theory: no legend
+    bad = dict(PLOTS[4], theory={"model": "mathis", "mss_bytes": 1000, "rtt_ms": 100,
+                                 "units_bits_per_mbit": 1e6})
+    with pytest.raises(ValueError, match="numeric"):
+        _draw(bad, csv_rows)
+
+
+def test_all_runs_failed_still_draws(tmp_path: Path) -> None:
+    rows = [r for r in _rows() if r["status"] == "error"]
+    directory = _write_sweep(tmp_path / "failed", rows, PLOTS[:1])
+    (path,) = make_sweep_figures(directory)
+    assert path.read_bytes()[:8] == PNG_SIGNATURE
+
+
+def test_axis_labels_and_units(tmp_path: Path) -> None:
+    binary = {"system": "binary", "bits_per_mbit": 1048576}
+    assert axis_label("flows.F1.goodput_mbps") == "flows.F1.goodput_mbps (Mbps)"
+    assert axis_label("total_goodput_mbps", binary) == "total_goodput_mbps (Mbps, binary)"
+    assert axis_label("mean_queue_delay_ms", binary) == "mean_queue_delay_ms (ms)"
+    assert axis_label(PREDICTED) == f"{PREDICTED} (KB)"
+    assert axis_label("links.L1.directions.R1->R2.avg_buffer_kb", binary).endswith(
+        "(KB, binary)")
+    assert axis_label("flows.F1.finish_s") == "flows.F1.finish_s (s)"
+    assert axis_label(LOSS) == LOSS
+    assert axis_label("jain_index") == "jain_index"
+    # units: a summary.json in the sweep directory (or below), else the topology's "units"
+    directory = _write_sweep(tmp_path / "units", _rows(), PLOTS)
+    sweep = json.loads((directory / "sweep.json").read_text())
+    assert sweep_units(directory, {"topology": str(tmp_path / "none.json")}) == {}
+    topology = tmp_path / "binary.json"
+    topology.write_text(json.dumps({"units": "binary"}))
+    assert sweep_units(directory, {"topology": str(topology)})["bits_per_mbit"] == 1048576
+    (directory / "runs" / "p0000-s1").mkdir(parents=True)
+    (directory / "runs" / "p0000-s1" / "summary.json").write_text(
+        json.dumps({"units": {"system": "si", "bits_per_mbit": 1000000}}))
+    assert sweep_units(directory, sweep)["system"] == "si"
+
+
+def test_binary_units_default_for_theory(csv_rows: list[dict]) -> None:
+    theory = {"model": "mathis", "mss_bytes": 1000, "rtt_ms": 100}   # no units_bits_per_mbit
+    plot = dict(PLOTS[0], theory=theory)
+    _, ax = _draw(plot, csv_rows, units={"system": "binary", "bits_per_mbit": 2 ** 20})
+    (curve,) = [l for l in ax.lines if l.get_linestyle() == "--"]
+    np.testing.assert_allclose(curve.get_ydata()[0],
+                               mathis_goodput_mbps(0.001, 1000, 0.1, 2 ** 20), rtol=1e-14)
+    assert ax.get_ylabel() == f"{GOODPUT} (Mbps, binary)"
+
+
+def test_sweep_figures_import_no_simulator_package() -> None:
+    code = ("import sys, plot_tool.sweep_figures; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "{'simulator', 'components', 'flows', 'routing', 'topologies'}))")
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
