@@ -500,8 +500,13 @@ def _plain_log_labels(axis: Any, minor_labels: bool = True) -> None:
     """Label a log axis with plain numbers (0.001, 6) rather than powers of ten; intermediate
     ticks are labelled when the axis spans few decades (vertical axes only: on a horizontal axis
     their labels run into each other)."""
-    from matplotlib.ticker import LogFormatter, NullFormatter
+    from matplotlib.ticker import LogFormatter, LogLocator, NullFormatter
 
+    if not minor_labels:                      # label 1, 2 and 5 of each decade instead
+        axis.set_major_locator(LogLocator(base=10.0, subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(LogFormatter(labelOnlyBase=False))
+        axis.set_minor_formatter(NullFormatter())
+        return
     axis.set_major_formatter(LogFormatter())
     axis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5))
                              if minor_labels else NullFormatter())
