@@ -128,23 +128,30 @@ class Bbr(CongestionControl):
         self.pacing_gain = self.high_gain
         self.cwnd_gain = self.high_gain
         self.pacing_rate_pps = 0.0
-        self.initial_cwnd = float(flow.cwnd)
         self.bw_filter = deque()          # (round, rate), rounds ascending, rates descending
-        self.min_rtt_s = math.inf
-        self.rtprop_stamp = 0.0
         self.rtt_sample = None            # the valid RTT sample of the ACK being processed
+        self.cycle_index = 0
+        self.cycle_stamp = 0.0
+        self._reset_model(0.0)
+
+    def _reset_model(self, now: float) -> None:
+        """The path model and round counters at their starting values (§4.3.1 BBRInit)."""
+        flow = self.flow
+        self.initial_cwnd = float(flow.cwnd)
+        self.bw_filter.clear()
+        srtt = flow.srtt
+        self.min_rtt_s = srtt if srtt else math.inf
+        self.rtprop_stamp = now
+        self.probe_rtt_done_stamp = None
+        self.probe_rtt_round_done = False
+        self.prior_cwnd = 0.0
         self.round_count = 0
         self.round_start = False
         self.next_round_delivered = 0
         self.filled_pipe = False
         self.full_bw = 0.0
         self.full_bw_count = 0
-        self.cycle_index = 0
-        self.cycle_stamp = 0.0
-        self.probe_rtt_done_stamp = None
-        self.probe_rtt_round_done = False
-        self.prior_cwnd = 0.0
-        self.retx_seen = 0
+        self.retx_seen = flow.retransmissions
 
     @classmethod
     def param_problem(cls, name: str, value):
@@ -182,22 +189,8 @@ class Bbr(CongestionControl):
     def init(self) -> None:
         """§4.3.1 BBRInit."""
         flow = self.flow
-        now = flow.sim.now
-        self.initial_cwnd = float(flow.cwnd)
-        self.bw_filter.clear()
         srtt = flow.srtt
-        self.min_rtt_s = srtt if srtt else math.inf
-        self.rtprop_stamp = now
-        self.probe_rtt_done_stamp = None
-        self.probe_rtt_round_done = False
-        self.prior_cwnd = 0.0
-        self.round_count = 0
-        self.round_start = False
-        self.next_round_delivered = 0
-        self.filled_pipe = False
-        self.full_bw = 0.0
-        self.full_bw_count = 0
-        self.retx_seen = flow.retransmissions
+        self._reset_model(flow.sim.now)
         self._enter_startup()
         # §4.2.1 BBRInitPacingRate
         self.pacing_rate_pps = self.pacing_gain * self.initial_cwnd / (srtt or NOMINAL_RTT_S)
