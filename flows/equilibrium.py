@@ -31,11 +31,13 @@ least once (``M[:, i] != 0``) and load some resource it queues at (``A[r, i] M[r
 some ``r``); otherwise its rate is unbounded and :func:`solve_equilibrium` raises ``ValueError``.
 
 When ``A[r, i] = kappa_i M[r, i]`` for all ``r`` (every link half duplex, for instance) the NCP is the
-KKT system of weighted proportional fairness, ``max sum_i alpha_i log x_i`` subject to
-``A x <= c``, whose dual ``D(p) = sum_r c_r p_r - sum_i kappa_i alpha_i log(q_i - e_i)`` is a convex
-potential; the rates are then unique. In general (full-duplex links, where ``A`` weighs the data
-and the ACK directions differently) the map ``p -> c - load(p)`` has the Jacobian
-``A diag(x_i^2 / alpha_i) M^T >= 0``, which need not be symmetric; the solver treats the general NCP.
+KKT system of ``max sum_i kappa_i (alpha_i log x_i + e_i x_i)`` subject to ``A x <= c`` (weighted
+proportional fairness when ``e = 0``), whose dual ``D(p) = sum_r c_r p_r - sum_i kappa_i alpha_i
+log(q_i - e_i)`` is a convex potential; the rates are then unique. The same holds, after scaling
+row ``r`` by ``1 / a_r``, when ``A[r, i] = a_r kappa_i M[r, i]``. In general (full-duplex links,
+where ``A`` weighs the data and the ACK directions differently) the map ``p -> c - load(p)`` has the
+Jacobian ``-A diag(x_i^2 / alpha_i) M^T``, which need not be symmetric nor P0; the solver treats
+the general NCP (whose solutions need not be unique: it returns one).
 
 Degeneracy and the rank rule
 ----------------------------
@@ -43,39 +45,52 @@ The rates may be unique while the prices are not: a flow alone across three equa
 has the rate ``c`` and the queueing delay ``alpha / c``, but any split of that delay among the three
 links solves the NCP. Physically the queue builds at the *first* saturated resource along the path
 (downstream resources receive traffic already paced at their rate). The caller gives every
-resource an integer ``rank`` (e.g. the smallest hop index of ``r`` along the data paths crossing it,
-0 = first hop), and among tied solutions the price goes to the lower ranks; resources of equal
-rank are ordered by their index (the lower index first). Precisely, with ``pos_r`` the position of
-``r`` in the order (rank, index), the solution returned is the limit, as ``delta -> 0+``, of the
-solution of the NCP with the capacities ``c_r (1 + delta w_r)``, ``w_r = pos_r + 0.5 frac(pos_r g)``
-(``g`` the golden ratio; the fractional offsets keep accidental sums of weights from tying again).
-In the proportionally fair case this is the tied solution minimising ``sum_r c_r w_r p_r``.
+resource a ``rank`` (e.g. the smallest hop index of ``r`` along the data paths crossing it,
+0 = first hop); resources of equal rank are ordered by index. With ``pos_r`` the position of ``r``
+in the order (rank, index), the rule is: among the solutions with the same queueing delays ``q``
+(hence the same rates and loads), the prices are the *lexicographically smallest read from the
+highest position down*: first the price of the last resource is made as small as possible, then
+that of the one before, and so on. For three equal links in tandem this puts the whole delay on
+rank 0; if the first link is faster, on the second. The set of such solutions is the polytope
+``{p >= 0 : M^T p = q, p_r = 0 unless load_r = c_r}``, and the rule picks one of its vertices.
 
 Method
 ------
-1. *Perturbed solve.* The NCP with capacities ``c_r (1 + delta w_r)`` (``delta`` about 1e-7, spread so
-   that the largest perturbation is at most 1e-5) is written with the Fischer-Burmeister function
+1. *Newton.* The NCP is written with the Fischer-Burmeister function
    ``phi(a, b) = a + b - sqrt(a^2 + b^2)`` (zero iff ``a, b >= 0`` and ``a b = 0``) on the scaled pair
-   ``a_r = p_r / T_r`` (``T_r`` a delay scale of ``r``: ``sum_i A[r, i] alpha_i / c_r`` plus the largest
-   ``e_i`` on ``r``) and ``b_r = 1 - load_r / c_r``, and solved by a semismooth Newton method with an
-   Armijo line search on ``0.5 ||Phi||^2``; the step also backtracks to stay where every
-   ``q_i > e_i`` (the merit grows without bound at that boundary). When the Newton direction is not
-   a good descent direction, a Levenberg-Marquardt step is taken instead. The start ``p = T`` (scaled
-   up if needed) is strictly inside the domain.
-2. *Active set.* ``S = {r : a_r > b_r}`` (price larger than slack in the scaled units).
-3. *Polish.* The unperturbed square system ``load_r(p) = c_r`` for ``r`` in ``S``, ``p_r = 0``
-   elsewhere, is solved by Newton's method (backtracking on the residual and on the domain) from
-   the perturbed solution, to rounding level.
-4. *Verify.* ``p_S > 0``, ``load <= c (1 + eps_v)``, ``|load_r / c_r - 1| <= eps_v`` on ``S``, ``x > 0``
-   (``eps_v = max(tol, 16 u n)``, ``u`` the unit roundoff, ``n`` the most flows on one resource). If
-   verification fails (the perturbation moved a nearly binding resource across, or a tie was not
-   separated), the active set is repaired one resource at a time -- a resource with a nonpositive
+   ``a_r = u_r = p_r / T_r`` (``T_r`` a delay scale of ``r``: ``sum_i A[r, i] alpha_i / c_r`` plus the
+   largest ``e_i`` on ``r``) and ``b_r = s_r = 1 - load_r / c_r``, together with the rate equations
+   ``x_i (q_i - e_i) / alpha_i - 1 = 0`` in the unknowns ``(x, u)`` (the bilinear form behaves far
+   better under Newton's method than ``x = alpha / (q - e)``). A semismooth Newton method with an
+   Armijo line search on ``0.5 ||residual||^2`` solves it, with steps kept inside ``x > 0``,
+   ``q > e`` (fraction to the boundary) and a Levenberg-Marquardt step when the Newton direction is
+   not a good descent direction. The start is ``p = T`` (scaled up until every ``q_i >= 2 e_i``).
+2. *Barrier path following* if step 1 stalls (the Fischer-Burmeister merit has spurious minima
+   when the Jacobian ``A diag(x^2/alpha) M^T`` is not a P0 matrix, and converges slowly on badly
+   scaled instances): damped Newton on ``s_r(u) = mu / u_r`` with ``mu`` decreased from 1 towards
+   0 by factors 10 to 100 once the iterate is centred (``|u_r s_r - mu| <= mu / 2``), inside
+   ``u > 0, q > e``. When ``A[r, i] = a_r kappa_i M[r, i]`` (detected) the line search is on the
+   convex potential ``sum_r b_r u_r - sum_i kappa_i alpha_i log(q_i - e_i) - mu sum_r b_r log u_r``
+   (``b_r = T_r c_r / a_r``), which makes it globally convergent; otherwise on the residual.
+   If that fails too, step 1 is retried from up to 39 seeded random starts ``T * lognormal``.
+3. *Active set, rank rule.* ``B`` = the saturated resources (``u_r > s_r`` or ``s_r <= 1e-9``). If the
+   columns of ``M_B^T`` are independent the price split is unique: ``S = {r in B : u_r > s_r}``.
+   Otherwise the lexicographic rule is applied exactly by a small dense simplex (two phases,
+   Bland's rule): minimise ``p`` of the highest position over ``{p_B >= 0 : M_B^T p_B = q}``, fix
+   the variables with positive reduced costs at zero, minimise the next one, ...; ``S`` = the
+   support of the resulting vertex.
+4. *Polish.* The square system ``load_r(p) = c_r`` for ``r`` in ``S``, ``p_r = 0`` elsewhere, is
+   solved by Newton's method (backtracking on the residual and the domain) to rounding level.
+5. *Verify.* ``p_S > 0``, ``x > 0``, ``load <= c (1 + eps_v)`` and ``|load_r / c_r - 1| <= eps_v`` on
+   ``S``, with ``eps_v = max(tol, 16 u n, 16 u max_i q_i / (q_i - e_i))`` (``u`` the unit roundoff,
+   ``n`` the most flows on one resource; the last term is the precision ``q - e`` can have). On
+   failure the active set is repaired one resource at a time -- a resource with a nonpositive
    price leaves, else the most overloaded resource joins, a singular system drops its highest
-   ranked member -- and steps 3-4 repeat; as a last resort the unperturbed NCP is solved by
-   step 1 and polished. If nothing verifies, :class:`EquilibriumError` is raised.
+   positioned member -- and steps 4-5 repeat. If nothing verifies, :class:`EquilibriumError`.
 
-Resources no flow loads (``A[r, :] == 0``) carry no traffic and get ``p_r = 0`` directly.
-The result is deterministic: the same input gives bit-identical output.
+Resources no flow loads (``A[r, :] == 0``) carry no traffic and get ``p_r = 0`` directly. The result
+is deterministic: the same input gives bit-identical output. Iterations are counted over all
+Newton steps of all stages (``max_iter`` bounds each run of steps 1 and 2).
 """
 from __future__ import annotations
 
@@ -90,8 +105,9 @@ __all__ = ["Equilibrium", "EquilibriumError", "solve_equilibrium"]
 _EPS = np.finfo(float).eps
 _FB_TOL = 1e-13          # Fischer-Burmeister target (scaled units)
 _FB_ACCEPT = 1e-9        # a start whose residual stays above this is abandoned
-_STALL_WINDOW = 12       # iterations without halving the residual = stalled
+_STALL_WINDOW = 25       # iterations without a 10% smaller residual = stalled
 _STARTS = 40             # starting points tried before giving up
+_MU_END = 1e-24          # the barrier path following stops here at the latest (scaled)
 _BINDING = 1e-9          # relative slack below which a resource counts as binding
 _POLISH_MAX_ITER = 60
 
@@ -313,49 +329,54 @@ class _Problem:
             spread = 0.5 + 1.5 * (k % 3) / 2.0
             yield self.into_domain(self.T * np.exp(rng.normal(0.0, spread, self.R)))
 
-    # -- stage 1: semismooth Newton on the Fischer-Burmeister system -------------------------
+    # -- step 1: semismooth Newton on the Fischer-Burmeister system --------------------------
     def fb_solve(self, p0: np.ndarray):
-        """Returns (p, u, s, residual) at the best point reached from p0."""
-        T, c = self.T, self.c
+        """Semismooth Newton in (x, u) from p0; returns (p, u, s, residual), s and the
+        residual evaluated with the rates x(p) of the final prices."""
+        T, c, A, M, alpha, e = self.T, self.c, self.A, self.M, self.alpha, self.e
+        F, R = self.F, self.R
+        MT = M.T * T[None, :]                                     # q = MT @ u
 
-        def evaluate(u):
-            x = self.rates(u * T)
-            if x is None:
-                return None
-            s = 1.0 - (self.A @ x) / c
+        def evaluate(x, u):
+            g = MT @ u - e
+            G = x * g / alpha - 1.0
+            s = 1.0 - (A @ x) / c
             phi = _fb(u, s)
-            psi = 0.5 * float(phi @ phi)
-            if not math.isfinite(psi):
-                return None
-            return x, s, phi, psi
+            z = np.concatenate([G, phi])
+            psi = 0.5 * float(z @ z)
+            return (g, s, z, psi) if math.isfinite(psi) else None
 
         u = p0 / T
-        state = evaluate(u)
-        if state is None:
+        x = alpha / (MT @ u - e)
+        state = evaluate(x, u)
+        if state is None or not np.all(state[0] > 0):
             raise EquilibriumError("internal: a starting point is outside the domain q > e")
         one_minus = 1.0 - 1.0 / math.sqrt(2.0)
+        H = np.zeros((F + R, F + R))
         history = []
         for _ in range(self.max_iter):
-            x, s, phi, psi = state
-            res = float(np.max(np.abs(phi)))
+            g, s, z, psi = state
+            res = float(np.max(np.abs(z)))
             if res <= _FB_TOL:
                 break
             history.append(res)
-            if len(history) > _STALL_WINDOW and res > 0.5 * history[-_STALL_WINDOW - 1]:
+            if len(history) > _STALL_WINDOW and res > 0.9 * history[-_STALL_WINDOW - 1]:
                 break                                             # stalled (a non-solution minimum)
             self.iterations += 1
-            Js = self.dload(x) * (T[None, :] / c[:, None])        # d s / d u
             r = np.hypot(u, s)
             small = r < 1e-300
             rr = np.where(small, 1.0, r)
             da = np.where(small, one_minus, 1.0 - u / rr)
             db = np.where(small, one_minus, 1.0 - s / rr)
-            H = db[:, None] * Js
-            H[np.diag_indices_from(H)] += da
-            grad = H.T @ phi
+            # rows: G (F), Phi (R); columns: x (F), u (R)
+            H[:F, :F] = np.diag(g / alpha)
+            H[:F, F:] = (x / alpha)[:, None] * MT
+            H[F:, :F] = -(db / c)[:, None] * A
+            H[F:, F:] = np.diag(da)
+            grad = H.T @ z
             d = None
             try:
-                d = np.linalg.solve(H, -phi)
+                d = np.linalg.solve(H, -z)
                 slope = float(grad @ d)
                 if not (np.all(np.isfinite(d)) and slope <= -1e-10 * float(d @ d) ** 1.05):
                     d = None
@@ -363,24 +384,142 @@ class _Problem:
                 d = None
             if d is None:                                         # Levenberg-Marquardt step
                 mu = max(math.sqrt(2.0 * psi), 1e-12)
-                d = np.linalg.solve(H.T @ H + mu * np.eye(self.R), -grad)
+                d = np.linalg.solve(H.T @ H + mu * np.eye(F + R), -grad)
                 slope = float(grad @ d)
+            dx, du = d[:F], d[F:]
+            dg = MT @ du
+            # stay inside x > 0, q > e (fraction to the boundary)
             t = 1.0
+            for v, dv in ((x, dx), (g, dg)):
+                neg = dv < 0
+                if neg.any():
+                    t = min(t, 0.995 * float(np.min(-v[neg] / dv[neg])))
             new = None
             while t > 1e-14:
-                cand = evaluate(u + t * d)
+                cand = evaluate(x + t * dx, u + t * du)
                 if cand is not None and cand[3] <= psi + 1e-4 * t * slope:
                     new = cand
                     break
                 t *= 0.5
             if new is None:
                 break                                             # no descent (rounding level)
-            u = u + t * d
+            x, u = x + t * dx, u + t * du
             state = new
-        x, s, phi, psi = state
-        return u * T, u, s, float(np.max(np.abs(phi)))
+        p = u * T
+        xp = self.rates(p)
+        if xp is None:
+            return p, u, state[1], math.inf
+        s = 1.0 - (A @ xp) / c
+        return p, u, s, float(np.max(np.abs(_fb(u, s))))
 
-    # -- stage 2: the support, by the rank rule ------------------------------------------------
+    # -- step 2: barrier path following -----------------------------------------------------
+    def potential_weights(self):
+        """(b, w) if A[r,i] = a_r kappa_i M[r,i] (then the NCP is the gradient system of a convex
+        potential), else None. b_r = T_r c_r / a_r, w_i = kappa_i alpha_i."""
+        A, M = self.A, self.M
+        if np.any((A > 0) != (M > 0)):
+            return None
+        W = np.where(M > 0, A / np.where(M > 0, M, 1.0), 0.0)
+        a = np.full(self.R, np.nan)
+        kappa = np.full(self.F, np.nan)
+        for root in range(self.F):                    # each connected component of the support
+            if not math.isnan(kappa[root]):
+                continue
+            kappa[root] = 1.0
+            todo = [("f", root)]
+            while todo:
+                kind, k = todo.pop()
+                if kind == "f":
+                    for r in np.flatnonzero(M[:, k] > 0):
+                        val = W[r, k] / kappa[k]
+                        if math.isnan(a[r]):
+                            a[r] = val
+                            todo.append(("r", r))
+                        elif abs(a[r] - val) > 1e-12 * a[r]:
+                            return None
+                else:
+                    for i in np.flatnonzero(M[k] > 0):
+                        val = W[k, i] / a[k]
+                        if math.isnan(kappa[i]):
+                            kappa[i] = val
+                            todo.append(("f", i))
+                        elif abs(kappa[i] - val) > 1e-12 * kappa[i]:
+                            return None
+        return self.T * self.c / a, kappa * self.alpha
+
+    def barrier_solve(self, p0: np.ndarray):
+        """Path following on the barrier equations  sigma_r(u) = mu / u_r,  mu -> 0  (u = p / T,
+        sigma = 1 - load / c), by damped Newton steps kept inside u > 0, q > e. With a potential
+        the line search is on  Phi_mu = sum b u - sum w log(q - e) - mu sum b log u  (convex:
+        globally convergent), otherwise on the residual norm. Returns (p, u, s, residual)."""
+        T, c, A, alpha, e = self.T, self.c, self.A, self.alpha, self.e
+        MT = self.M.T * T[None, :]
+        Ac = A / c[:, None]
+        pot = self.potential_weights()
+        u = p0 / T
+        g = MT @ u - e
+        mu = 1.0
+        steps_at_mu = 0
+
+        def merit(u, g, F):
+            if pot is None:
+                return float(F @ F)
+            b, w = pot
+            return float(b @ u - w @ np.log(g) - mu * (b @ np.log(u)))
+
+        for _ in range(self.max_iter):
+            x = alpha / g
+            sig = 1.0 - Ac @ x
+            F = sig - mu / u
+            if float(np.max(np.abs(_fb(u, sig)))) <= _FB_TOL or steps_at_mu > 40:
+                break                                             # done, or stuck
+            if float(np.max(np.abs(u * F))) <= 0.5 * mu:          # centred enough
+                if mu == _MU_END:
+                    break
+                mu = max(mu * (0.01 if steps_at_mu <= 1 else 0.1), _MU_END)
+                steps_at_mu = 0
+                continue
+            self.iterations += 1
+            steps_at_mu += 1
+            J = (Ac * (x / g)) @ MT
+            J[np.diag_indices_from(J)] += mu / (u * u)
+            try:
+                du = np.linalg.solve(J, -F)
+            except np.linalg.LinAlgError:
+                break
+            if not np.all(np.isfinite(du)):
+                break
+            dg = MT @ du
+            t = 1.0
+            for v, dv in ((u, du), (g, dg)):
+                neg = dv < 0
+                if neg.any():
+                    t = min(t, 0.99 * float(np.min(-v[neg] / dv[neg])))
+            m0 = merit(u, g, F)
+            slope = float((pot[0] * F) @ du) if pot is not None else -2.0 * float(F @ F)
+            # a potential change below its rounding error is judged by the residual instead
+            flat = pot is not None and -slope <= 1e-11 * (1.0 + abs(m0))
+            norm = float(F @ F)
+            while t > 1e-14:
+                un, gn = u + t * du, g + t * dg
+                Fn = 1.0 - Ac @ (alpha / gn) - mu / un
+                if flat:
+                    if float(Fn @ Fn) <= (1.0 - 1e-4 * t) * norm:
+                        break
+                elif merit(un, gn, Fn) <= m0 + 1e-4 * t * slope:
+                    break
+                t *= 0.5
+            else:
+                break
+            u, g = un, gn
+        p = u * T
+        xp = self.rates(p)
+        if xp is None:
+            return p, u, np.zeros(self.R), math.inf
+        s = 1.0 - (A @ xp) / c
+        return p, u, s, float(np.max(np.abs(_fb(u, s))))
+
+    # -- step 3: the support, by the rank rule -------------------------------------------------
     def support(self, p: np.ndarray, u: np.ndarray, s: np.ndarray):
         """Active set S and a start for the polish, the price moved to low ranks among ties."""
         binding = (u > s) | (s <= _BINDING)
@@ -404,7 +543,7 @@ class _Problem:
         S[B] = v > 1e-9 * float(np.max(v))
         return S, start
 
-    # -- stage 3: Newton on load_S(p) = c_S ---------------------------------------------------
+    # -- step 4: Newton on load_S(p) = c_S ----------------------------------------------------
     def polish(self, S: np.ndarray, p_start: np.ndarray):
         """Returns (p, x) or a failure string: 'domain' or 'singular'."""
         c, T = self.c, self.T
@@ -456,7 +595,7 @@ class _Problem:
             err = float(np.max(np.abs(G)))
         return p, x
 
-    # -- stage 4: verification, and repair of the active set -----------------------------------
+    # -- step 5: verification, and repair of the active set ------------------------------------
     def check(self, S: np.ndarray, p: np.ndarray, x: np.ndarray):
         """(nonpositive prices in S, overloaded resources outside S, relative load - 1, ok)."""
         rel = (self.A @ x) / self.c - 1.0
@@ -506,11 +645,19 @@ class _Problem:
             p_start = p
         return None
 
+    def attempts(self):
+        """Newton from the first start, then path following, then Newton from the others."""
+        for k, p0 in enumerate(self.starts()):
+            yield self.fb_solve(p0)
+            if k == 0:
+                yield self.barrier_solve(p0)
+
     def solve(self):
         best = math.inf
-        for p0 in self.starts():
-            p, u, s, res = self.fb_solve(p0)
+        for p, u, s, res in self.attempts():
             best = min(best, res)
+            if not math.isfinite(res):
+                continue
             q = self.M.T @ p
             cancel = float(np.max(q / (q - self.e)))                # digits lost in q - e
             if res > max(_FB_ACCEPT, 1e4 * _EPS * cancel):

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flows.equilibrium import Equilibrium, solve_equilibrium
+from flows.equilibrium import Equilibrium, EquilibriumError, solve_equilibrium
 
 DATA, ACK = 1024.0, 64.0
 
@@ -39,15 +39,50 @@ def assert_equilibrium(eq: Equilibrium, c, A, M, alpha, e=None, rtol=1e-12):
     np.testing.assert_allclose(eq.backlog_packets, p * (M @ x), rtol=1e-14)
 
 
+def fd_newton(resid, v, iters=100):
+    """Damped Newton with a central-difference Jacobian on resid(v) = 0 (resid returns None
+    outside its domain). The root, or None."""
+    r = resid(v)
+    for _ in range(iters):
+        if r is None:
+            return None
+        if np.max(np.abs(r)) < 1e-13:
+            return v
+        J = np.empty((len(v), len(v)))
+        for j in range(len(v)):
+            h = 1e-7 * max(abs(v[j]), 1e-3)
+            step = np.zeros(len(v))
+            step[j] = h
+            rp, rm = resid(v + step), resid(v - step)
+            if rp is None or rm is None:
+                return None
+            J[:, j] = (rp - rm) / (2 * h)
+        d = np.linalg.lstsq(J, -r, rcond=None)[0]
+        t = 1.0
+        while True:
+            rn = resid(v + t * d)
+            if rn is not None and np.linalg.norm(rn) < np.linalg.norm(r):
+                break
+            t /= 2
+            if t < 1e-10:
+                return v if np.max(np.abs(r)) < 1e-11 else None
+        v, r = v + t * d, rn
+    return v if np.max(np.abs(r)) < 1e-11 else None
+
+
 def brute_force(c, A, M, alpha, e=None):
-    """Every equilibrium rate vector found by enumerating active sets S and solving
-    load_S(p_S) = c_S by damped Newton with a finite-difference Jacobian (independent of the
-    module's method). Returns a list of (rates, prices)."""
+    """Every equilibrium found by enumerating the active sets S and solving load_S(p_S) = c_S
+    from a few starts with fd_newton (independent of the module's method): (rates, prices)."""
     c, A, M, alpha = (np.asarray(v, dtype=float) for v in (c, A, M, alpha))
     R, F = A.shape
     e = np.zeros(F) if e is None else np.asarray(e, dtype=float)
     scale = (A @ alpha) / c + e.max()
     found = []
+
+    def prices(S, v):
+        p = np.zeros(R)
+        p[S] = scale[S] * v
+        return p
 
     def rates(p):
         g = M.T @ p - e
@@ -55,48 +90,15 @@ def brute_force(c, A, M, alpha, e=None):
 
     for k in range(1, R + 1):
         for S in map(list, itertools.combinations(range(R), k)):
+            def resid(v, S=S):
+                x = rates(prices(S, v))
+                return None if x is None else (A[S] @ x) / c[S] - 1.0
+
             for start in (1.0, 0.3, 3.0):
-                v = np.full(k, start)                          # p_S = scale_S * v
-
-                def resid(v):
-                    p = np.zeros(R)
-                    p[S] = scale[S] * v
-                    x = rates(p)
-                    return None if x is None else (A[S] @ x) / c[S] - 1.0
-
-                r = resid(v)
-                if r is None:
+                v = fd_newton(resid, np.full(k, start))
+                if v is None or np.any(v <= 0):
                     continue
-                for _ in range(100):
-                    if np.max(np.abs(r)) < 1e-13:
-                        break
-                    J = np.empty((k, k))
-                    for j in range(k):
-                        h = 1e-7 * max(abs(v[j]), 1e-3)
-                        vp, vm = v.copy(), v.copy()
-                        vp[j] += h
-                        vm[j] -= h
-                        rp, rm = resid(vp), resid(vm)
-                        if rp is None or rm is None:
-                            break
-                        J[:, j] = (rp - rm) / (2 * h)
-                    else:
-                        d = np.linalg.lstsq(J, -r, rcond=None)[0]
-                        t = 1.0
-                        while t > 1e-10:
-                            rn = resid(v + t * d)
-                            if rn is not None and np.linalg.norm(rn) < np.linalg.norm(r):
-                                break
-                            t /= 2
-                        else:
-                            break
-                        v, r = v + t * d, rn
-                        continue
-                    break
-                if np.max(np.abs(r)) > 1e-11 or np.any(v <= 0):
-                    continue
-                p = np.zeros(R)
-                p[S] = scale[S] * v
+                p = prices(S, v)
                 x = rates(p)
                 if np.all(A @ x <= c * (1 + 1e-10)):
                     found.append((x, p))
@@ -408,6 +410,36 @@ def test_random_instances_match_brute_force():
         e = np.where(rng.random(F) < 0.3, rng.uniform(0, 0.3, F), 0.0)
         eq = solve_equilibrium(c, M, M, alpha, joined_delay=e)
         assert_matches_brute_force(eq, c, M, M, alpha, e, unique=True)
+
+
+HARD = {
+    # packet sizes 1 and 1088 mixed on one resource, late joiners close to the final delay: the
+    # Fischer-Burmeister Newton stalls from the first start; the barrier path following solves them
+    "mixed sizes, late joiner": (
+        [3.0, 2.0],
+        [[1, 1, 1, 1, 1088, 1, 0], [0, 0, 0, 0, 1088, 0, 1]],
+        [1, 1, 1, 1, 1, 1, 1], [0, 0, 0, 0, 0, 182.16666667, 0], 1),
+    "half duplex, several late joiners": (
+        [498.3147, 380.811, 86.6475, 611.4675],
+        [[1088, 1, 0, 1088], [1088, 0, 1, 0], [0, 0, 1, 1088], [1088, 1, 1, 0]],
+        [36.2215, 1.0, 25.6101, 2.0], [0.0, 10.5412, 6.9008, 3.1443], 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HARD))
+def test_hard_instances(name):
+    c, A, alpha, e, visits = HARD[name]
+    A = np.array(A, dtype=float)
+    M = visits * (A > 0)
+    eq = solve_equilibrium(c, A, M, alpha, joined_delay=e)
+    assert_equilibrium(eq, c, A, M, alpha, e, rtol=1e-11)
+    assert_matches_brute_force(eq, c, A, M, alpha, e)
+
+
+def test_failure_is_reported():
+    c, A = parking_lot(100.0, 300.0)
+    with pytest.raises(EquilibriumError, match="no equilibrium found"):
+        solve_equilibrium(c, A, A, [1.0, 1.0, 1.0], max_iter=1)
 
 
 # ---------------------------------------------------------------------------------------------
