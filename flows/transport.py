@@ -246,21 +246,27 @@ class Flow:
                             delivered < self.app_limited_until)
         self.src.send(packet)
 
+    def _rate_sample_one(self, seq: int) -> None:
+        """`_rate_sample` for the common ACK that delivers exactly packet `seq`."""
+        latest = self.tx_records.pop(seq, None)
+        self.delivered += 1
+        if latest is not None:
+            self._emit_rate_sample(latest, 1)
+
     def _rate_sample(self, newly: list) -> None:
         """Delivery-rate sample from the packets `newly` delivered by one ACK."""
-        now = self.sim.now
         records = self.tx_records
-        if len(newly) == 1:
-            latest = records.pop(newly[0], None)
-        else:
-            latest = None
-            for seq in newly:
-                record = records.pop(seq, None)
-                if record is not None and (latest is None or record[3] > latest[3]):
-                    latest = record
+        latest = None
+        for seq in newly:
+            record = records.pop(seq, None)
+            if record is not None and (latest is None or record[3] > latest[3]):
+                latest = record
         self.delivered += len(newly)
-        if latest is None:
-            return
+        if latest is not None:
+            self._emit_rate_sample(latest, len(newly))
+
+    def _emit_rate_sample(self, latest: tuple, newly_delivered: int) -> None:
+        now = self.sim.now
         prior_delivered, prior_time, first_sent, sent, app_limited = latest
         self.first_sent_s = sent
         self.delivered_time_s = now
@@ -274,7 +280,7 @@ class Flow:
         rs.interval_s = interval
         rs.rtt_s = now - sent
         rs.is_app_limited = app_limited
-        rs.newly_delivered = len(newly)
+        rs.newly_delivered = newly_delivered
         self.cc.on_rate_sample(rs)
 
     def _on_ack(self, ack: Packet) -> None:
@@ -288,16 +294,18 @@ class Flow:
         sack = ack.sack_seq
         if self.rate_samples:
             if cum == snd_una + 1 and sack == snd_una:    # the common case: one packet in order
-                newly = [snd_una]
+                self._rate_sample_one(snd_una)
+                newly = None
             elif cum > snd_una:
                 newly = [seq for seq in range(snd_una, cum) if seq not in self.sacked]
             else:
                 newly = []
-            if sack >= cum and sack >= snd_una and sack not in self.sacked:
-                self._record_sack(sack)
-                newly.append(sack)
-            if newly:
-                self._rate_sample(newly)
+            if newly is not None:
+                if sack >= cum and sack >= snd_una and sack not in self.sacked:
+                    self._record_sack(sack)
+                    newly.append(sack)
+                if newly:
+                    self._rate_sample(newly)
         elif sack >= cum and sack >= snd_una and sack not in self.sacked:
             self._record_sack(sack)
         if cum > snd_una:
