@@ -305,7 +305,7 @@ def test_pacing_rate_and_window_formulas():
 
 def test_startup_window_and_pacing_only_grow():
     d = Driver(cwnd=10.0)
-    cc, flow = d.cc, d.flow
+    flow = d.flow
     initial_rate = flow.pacing_rate_bps
     d.ack(0.1, 100, rtt=0.1, n=1, new_round=True, inflight=10)
     # BtlBw 100 pkt/s: 2.885 x 100 pkt/s is below the initial rate, which stays

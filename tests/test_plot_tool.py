@@ -573,7 +573,7 @@ def test_show_includes_routing_figure(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_plot_tool_imports_no_simulator_package() -> None:
-    code = ("import sys, plot_tool, plot_tool.figures, plot_tool.results; "
+    code = ("import sys, plot_tool, plot_tool.figures, plot_tool.results, plot_tool.sweep_figures; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "{'simulator', 'components', 'flows', 'routing', 'topologies'}))")
     root = Path(__file__).resolve().parents[1]

@@ -102,7 +102,7 @@ def test_jsonpickle_tags_are_rejected(tmp_path):
 def test_parallel_sweep_gives_the_rows_of_runs_done_one_by_one(tmp_path):
     sweep = load_sweep(write(tmp_path, SMALL))
     parallel = run_sweep(sweep, tmp_path / "par", jobs=2)
-    sequential = run_sweep(sweep, tmp_path / "seq", jobs=1)
+    run_sweep(sweep, tmp_path / "seq", jobs=1)
     assert len(parallel) == 6 and all(row["status"] == "ok" for row in parallel)
     assert comparable(rows_of(tmp_path / "par" / "results.csv")) == \
         comparable(rows_of(tmp_path / "seq" / "results.csv"))

@@ -5,8 +5,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -406,13 +404,3 @@ def test_binary_units_default_for_theory(csv_rows: list[dict]) -> None:
     np.testing.assert_allclose(curve.get_ydata()[0],
                                mathis_goodput_mbps(0.001, 1000, 0.1, 2 ** 20), rtol=1e-14)
     assert ax.get_ylabel() == f"{GOODPUT} (Mbps, binary)"
-
-
-def test_sweep_figures_import_no_simulator_package() -> None:
-    code = ("import sys, plot_tool.sweep_figures; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "{'simulator', 'components', 'flows', 'routing', 'topologies'}))")
-    root = Path(__file__).resolve().parents[1]
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "[]"

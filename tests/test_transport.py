@@ -6,7 +6,6 @@ import pytest
 from components.link import Link
 from components.node import Host
 from components.packet import ACK, DATA, Packet
-from flows.congestion import LOSS, OPEN
 from flows.reno import Reno
 from flows.tahoe import Tahoe
 from flows.transport import Flow
