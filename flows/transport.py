@@ -292,22 +292,18 @@ class Flow:
         cum = ack.ack_seq
         snd_una = self.snd_una
         sack = ack.sack_seq
+        new_sack = sack >= cum and sack >= snd_una and sack not in self.sacked
+        if new_sack:
+            self._record_sack(sack)
         if self.rate_samples:
             if cum == snd_una + 1 and sack == snd_una:    # the common case: one packet in order
                 self._rate_sample_one(snd_una)
-                newly = None
-            elif cum > snd_una:
+            else:                                     # cumulatively ACKed (not sacked before)
                 newly = [seq for seq in range(snd_una, cum) if seq not in self.sacked]
-            else:
-                newly = []
-            if newly is not None:
-                if sack >= cum and sack >= snd_una and sack not in self.sacked:
-                    self._record_sack(sack)
+                if new_sack:                          # ... and the one this ACK reports
                     newly.append(sack)
                 if newly:
                     self._rate_sample(newly)
-        elif sack >= cum and sack >= snd_una and sack not in self.sacked:
-            self._record_sack(sack)
         if cum > snd_una:
             self._on_new_ack(cum)
         elif cum == snd_una and self.snd_nxt > snd_una:

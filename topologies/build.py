@@ -26,9 +26,6 @@ class Network:
         self.agents = []
         self.route_log = []     # (time_s, router, destination, next hop, link, cost_s)
 
-    def node(self, node_id: str):
-        return self.hosts.get(node_id) or self.routers[node_id]
-
     def log_routes(self, time_s: float, router, changes: dict) -> None:
         """Record forwarding-table changes: {destination: (cost_s, direction or None)}."""
         for dest, (cost_s, d) in changes.items():

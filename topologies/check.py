@@ -81,6 +81,7 @@ def compare(results, model: Model, *, links=None, settle_s: float = DEFAULT_SETT
     resources = {r.id: r for r in model.resources}
     wanted = set(links) if links else bottleneck_links(model)
     packet_kb = model.flows[0].data_bytes / kb if model.flows else 1.0
+    rate_floor = RATE_FLOOR_FRACTION * max(r.capacity_Bps for r in model.resources) * mbps
     by_active = {tuple(iv.flows): iv for iv in model.timeline}
     report = {"settle_s": settle_s, "tolerance_pct": tolerance_pct, "intervals": [],
               "completion": [], "unmatched": []}
@@ -99,11 +100,10 @@ def compare(results, model: Model, *, links=None, settle_s: float = DEFAULT_SETT
             fm = flow_models[fid]
             t, rate = results.trace("flows", fid, "recv_rate_mbps")
             _, rtt = results.trace("flows", fid, "rtt_ms")
-            capacity = max(r.capacity_Bps for r in model.resources) * mbps
             lo, hi = sorted((predicted.rates_pps[fid] * fm.data_bytes * mbps,
                              predicted.rates_pps_high[fid] * fm.data_bytes * mbps))
             rows.append(_row("flow", fid, "rate_mbps", _window_mean(t, rate, start + skip, until, step),
-                             lo, hi, RATE_FLOOR_FRACTION * capacity))
+                             lo, hi, rate_floor))
             lo, hi = sorted((predicted.queue_delay_s[fid] * 1e3, predicted.queue_delay_s_high[fid] * 1e3))
             mean_rtt = _window_mean(t, rtt, start + skip, until, step)
             rows.append(_row("flow", fid, "queue_delay_ms",
