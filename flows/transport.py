@@ -96,7 +96,7 @@ class Flow:
         "tx_records", "sample",
         "started", "finish_s", "on_finish",
         # receiver
-        "rcv_nxt", "out_of_order", "delivered_bytes", "in_order",
+        "rcv_nxt", "out_of_order", "delivered_bytes", "arrived_bytes", "in_order",
         # statistics
         "packets_sent", "bytes_sent", "retransmissions", "timeouts", "rtt_sum", "rtt_count",
         "last_progress_s",
@@ -156,6 +156,7 @@ class Flow:
         self.rcv_nxt = 0
         self.out_of_order = set()
         self.delivered_bytes = 0
+        self.arrived_bytes = 0      # data bytes that reached the receiver, in order or not
         self.in_order = True
         self.packets_sent = 0
         self.bytes_sent = 0
@@ -496,6 +497,7 @@ class Flow:
     # -- receiver --------------------------------------------------------------------------
     def _on_data(self, packet: Packet) -> None:
         self.last_progress_s = self.sim.now           # something of the flow got through
+        self.arrived_bytes += packet.size_bytes
         seq = packet.seq
         rcv_nxt = self.rcv_nxt
         if seq == rcv_nxt:

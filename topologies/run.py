@@ -31,7 +31,7 @@ STALL_CHECK_S = 1.0
 
 LINK_COLUMNS = ("rate_bps", "buffer_bytes", "buffer_pkts", "backlog_bytes", "drops",
                 "failure_drops", "impairment_drops", "routing_rate_bps")
-FLOW_COLUMNS = ("send_rate_bps", "recv_rate_bps", "window_pkts", "rtt_s")
+FLOW_COLUMNS = ("send_rate_bps", "recv_rate_bps", "arrival_rate_bps", "window_pkts", "rtt_s")
 HOST_COLUMNS = ("send_rate_bps", "recv_rate_bps")
 
 
@@ -67,11 +67,11 @@ class _DirectionProbe:
 
 
 class _FlowProbe:
-    __slots__ = ("f", "bytes_sent", "delivered", "rtt_sum", "rtt_count")
+    __slots__ = ("f", "bytes_sent", "delivered", "arrived", "rtt_sum", "rtt_count")
 
     def __init__(self, f):
         self.f = f
-        self.bytes_sent = self.delivered = self.rtt_count = 0
+        self.bytes_sent = self.delivered = self.arrived = self.rtt_count = 0
         self.rtt_sum = 0.0
 
     def __call__(self, now: float, span: float):
@@ -81,8 +81,9 @@ class _FlowProbe:
         count = f.rtt_count - self.rtt_count
         rtt = (f.rtt_sum - self.rtt_sum) / count if count else math.nan
         row = ((f.bytes_sent - self.bytes_sent) * 8.0 / span,
-               (f.delivered_bytes - self.delivered) * 8.0 / span, f.cwnd, rtt)
-        self.bytes_sent, self.delivered = f.bytes_sent, f.delivered_bytes
+               (f.delivered_bytes - self.delivered) * 8.0 / span,
+               (f.arrived_bytes - self.arrived) * 8.0 / span, f.cwnd, rtt)
+        self.bytes_sent, self.delivered, self.arrived = f.bytes_sent, f.delivered_bytes, f.arrived_bytes
         self.rtt_sum, self.rtt_count = f.rtt_sum, f.rtt_count
         return row
 
@@ -246,6 +247,7 @@ class Results:
                                                      "routing_rate_bps": ("routing_rate_mbps", mbit)})
         self.flows = self._columns(tables["flows"], {"send_rate_bps": ("send_rate_mbps", mbit),
                                                      "recv_rate_bps": ("recv_rate_mbps", mbit),
+                                                     "arrival_rate_bps": ("arrival_rate_mbps", mbit),
                                                      "window_pkts": ("window_pkts", 1.0),
                                                      "rtt_s": ("rtt_ms", 1e-3)})
         self.hosts = self._columns(tables["hosts"], {"send_rate_bps": ("send_rate_mbps", mbit),

@@ -1,0 +1,76 @@
+"""The `sweep` subcommand: ``python initializer.py sweep SWEEP.json [--jobs N] ...``.
+
+Exit status: 0 when every run succeeded, 1 when runs failed (they are recorded with their
+error), 2 for bad input (sweep file, option values, unwritable output directory).
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_RUNS_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+class UsageError(Exception):
+    """A command-line value that cannot be used."""
+
+
+def build_sweep_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="initializer.py sweep",
+        description="Run a parameter sweep: every point x seed of a sweep file is a simulation.")
+    parser.add_argument("sweep", help="sweep file (JSON), e.g. experiments/goodput_vs_loss.json")
+    parser.add_argument("--jobs", type=int, metavar="N",
+                        help="worker processes (default: the number of cores)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run on a Dask distributed cluster (e.g. tcp://host:8786) instead")
+    parser.add_argument("--out", metavar="DIR", help="results directory (default results/sweeps/<name>/)")
+    parser.add_argument("--no-plots", action="store_true", help="do not draw the sweep's figures")
+    parser.add_argument("--show", action="store_true", help="open the figures interactively")
+    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    return parser
+
+
+def sweep_main(argv) -> int:
+    from topologies.sweep import SweepError, load_sweep, run_sweep
+    args = build_sweep_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, force=True,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        if args.jobs is not None and args.jobs < 1:
+            raise UsageError(f"--jobs: expected a number of processes >= 1, got {args.jobs}")
+        sweep = load_sweep(args.sweep)
+    except (SweepError, UsageError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    out = Path(args.out) if args.out else Path("results") / "sweeps" / sweep.name
+    total = len(sweep.runs())
+    bar = None
+    if not args.quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+        bar = tqdm(total=total, unit="run", file=sys.stderr, desc=sweep.name)
+    started = time.perf_counter()
+    try:
+        rows = run_sweep(sweep, out, jobs=args.jobs, scheduler=args.scheduler,
+                         progress=(lambda row: bar.update(1)) if bar is not None else None)
+    except OSError as exc:
+        print(f"error: cannot write results to {out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    finally:
+        if bar is not None:
+            bar.close()
+    failed = [row for row in rows if row["status"] != "ok"]
+    if sweep.plots and (not args.no_plots or args.show):
+        from plot_tool.sweep_figures import make_sweep_figures
+        make_sweep_figures(out, show=args.show)
+    if not args.quiet:
+        print(f"{sweep.name}: {len(rows)} runs of {total} in {out}/results.csv "
+              f"({time.perf_counter() - started:.1f} s wall, {len(failed)} failed)")
+    for row in failed:
+        print(f"warning: run {row['run_id']} failed: {row['error']}", file=sys.stderr)
+    return EXIT_RUNS_FAILED if failed else EXIT_OK

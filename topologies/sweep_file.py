@@ -1,0 +1,316 @@
+"""Sweep files: reading and validating the JSON that describes a parameter sweep (docs/sweeps.md).
+
+A sweep file names a base topology, the parameters to vary as dotted paths into the topology
+(``links.L1.loss_rate``, ``links.*.delay_ms``, ``flows.*.algorithm``, ``flows.F1.params.alpha``),
+how to combine their values (``cross`` or ``zip``), how many seeds per point, the metrics to
+collect and the plots to draw. `load_sweep` validates all of it before anything runs and returns
+a `Sweep`; `topologies.sweep` runs it.
+"""
+from __future__ import annotations
+
+import copy
+import difflib
+import hashlib
+import itertools
+import json
+import math
+from pathlib import Path
+
+SWEEP_FIELDS = ("name", "description", "topology", "parameters", "combine", "seeds", "metrics",
+                "plots", "duration_s", "interval_s")
+PLOT_FIELDS = ("file", "x", "y", "lines", "logx", "logy", "title", "error_bars", "theory")
+THEORY_MODELS = ("mathis", "cubic", "capacity", "column")
+DERIVED_METRICS = ("jain_index", "total_goodput_mbps", "mean_queue_delay_ms", "mean_rtt_ms",
+                   "power")
+LISTED = ("links", "flows")
+SETTABLE_TOP = ("duration_s", "seed", "units", "duplex", "packet_bytes", "routing", "transport",
+                "algorithms")
+SUMMARY_TOP = ("end_time_s", "events", "packet_hops", "stop_reason")
+FLOW_METRICS = ("finish_s", "goodput_mbps", "avg_rtt_ms", "avg_window_pkts", "packets_sent",
+                "retransmissions", "timeouts", "delivered_bytes")
+DIRECTION_METRICS = ("avg_buffer_kb", "avg_buffer_pkts", "avg_backlog_kb", "drops",
+                     "failure_drops", "impairment_drops", "packets_transmitted", "avg_rate_mbps",
+                     "utilization")
+
+
+class SweepError(ValueError):
+    """A sweep file is unreadable or invalid; one line naming the file, the entry and the field."""
+
+
+# -- loading and validation --------------------------------------------------------------------
+def _closest(name, known) -> str:
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.5)
+    return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+def _reject_tags(where: str, data) -> None:
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(key, str) and key.startswith("py/"):
+                raise SweepError(f'{where}: jsonpickle tag "{key}" is not allowed; sweep files are '
+                                 f"plain JSON data")
+            _reject_tags(where, value)
+    elif isinstance(data, list):
+        for value in data:
+            _reject_tags(where, value)
+
+
+def _values(where: str, spec) -> list:
+    """A parameter's values: a list, or {"from", "to", "num", "scale"}."""
+    if isinstance(spec, list):
+        if not spec:
+            raise SweepError(f"{where}: expected at least one value")
+        for value in spec:
+            if not isinstance(value, (int, float, str, bool)) and value is not None:
+                raise SweepError(f"{where}: expected numbers, strings, booleans or null, got {value!r}")
+        return list(spec)
+    if isinstance(spec, dict):
+        unknown = set(spec) - {"from", "to", "num", "scale"}
+        if unknown:
+            name = sorted(unknown)[0]
+            raise SweepError(f'{where}: unknown field "{name}"{_closest(name, ("from", "to", "num", "scale"))}')
+        try:
+            start, stop, num = float(spec["from"]), float(spec["to"]), spec["num"]
+        except (KeyError, TypeError, ValueError):
+            raise SweepError(f'{where}: a range needs numbers "from" and "to" and a count "num"') from None
+        scale = spec.get("scale", "linear")
+        if not isinstance(num, int) or isinstance(num, bool) or num < 1:
+            raise SweepError(f'{where}: field "num": expected a whole number >= 1, got {num!r}')
+        if scale not in ("linear", "log"):
+            raise SweepError(f'{where}: field "scale": expected "linear" or "log", got {scale!r}')
+        if scale == "log" and (start <= 0 or stop <= 0):
+            raise SweepError(f'{where}: a log range needs positive "from" and "to"')
+        if num == 1:
+            return [start]
+        if scale == "linear":
+            return [start + (stop - start) * k / (num - 1) for k in range(num)]
+        ratio = math.log(stop / start)
+        return [start * math.exp(ratio * k / (num - 1)) for k in range(num)]
+    raise SweepError(f"{where}: expected a list of values or a range object, got {spec!r}")
+
+
+def set_path(data: dict, path: str, value) -> None:
+    """Set `value` at dotted `path` in a topology dict (lists of links/flows are addressed by id,
+    `*` for all of them). Raises KeyError with a message when the path does not fit."""
+    parts = path.split(".")
+    head = parts[0]
+    if head in LISTED:
+        if len(parts) < 3:
+            raise KeyError(f'"{path}": expected {head}.<id or *>.<field>')
+        entries = data.get(head, [])
+        ids = [entry.get("id") for entry in entries]
+        if parts[1] == "*":
+            targets = entries
+        elif parts[1] in ids:
+            targets = [entries[ids.index(parts[1])]]
+        else:
+            raise KeyError(f'"{path}": no {head[:-1]} "{parts[1]}"{_closest(parts[1], ids)}')
+        for entry in targets:
+            _set_nested(entry, parts[2:], value)
+        return
+    if head not in SETTABLE_TOP:
+        raise KeyError(f'"{path}": cannot vary "{head}"{_closest(head, LISTED + SETTABLE_TOP)}; '
+                       f"vary links.<id>..., flows.<id>... or one of {', '.join(SETTABLE_TOP)}")
+    _set_nested(data, parts, value)
+
+
+def _set_nested(obj: dict, keys: list, value) -> None:
+    for key in keys[:-1]:
+        if not isinstance(obj.get(key), dict):
+            obj[key] = {}
+        obj = obj[key]
+    obj[keys[-1]] = value
+
+
+def _resolve_topology(where: str, name, base_dir: Path) -> Path:
+    if not isinstance(name, str) or not name:
+        raise SweepError(f'{where}: field "topology": expected a topology file or preset name')
+    shipped = Path(__file__).resolve().parent
+    candidates = [base_dir / name, Path(name), shipped / name, shipped / f"{name}.json"]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    presets = sorted(p.stem for p in shipped.glob("*.json"))
+    raise SweepError(f'{where}: field "topology": no file or preset "{name}"{_closest(name, presets)}'
+                     f"; presets: {', '.join(presets)}")
+
+
+class Sweep:
+    """A validated sweep: base topology, runs to do, metrics and plots."""
+
+    def __init__(self, source: str, raw: dict, base: dict, topology_path: Path):
+        self.source = source
+        self.raw = raw
+        self.name = raw.get("name") or Path(source).stem
+        self.base = base
+        self.topology_path = topology_path
+        self.parameters = list(raw["parameters"].items())
+        self.values = {}
+        self.combine = raw.get("combine", "cross")
+        seeds = raw.get("seeds", 1)
+        self.seeds = list(range(1, seeds + 1)) if isinstance(seeds, int) else list(seeds)
+        self.metrics = list(raw.get("metrics", ["total_goodput_mbps"]))
+        self.plots = list(raw.get("plots", []))
+        self.duration_s = raw.get("duration_s")
+        self.interval_s = raw.get("interval_s", 0.1)
+
+    def points(self) -> list:
+        """Every parameter combination, as a list of (path, value) pairs."""
+        paths = [path for path, _ in self.parameters]
+        columns = [self.values[path] for path in paths]
+        combos = zip(*columns) if self.combine == "zip" else itertools.product(*columns)
+        return [list(zip(paths, combo)) for combo in combos]
+
+    def runs(self) -> list:
+        """(run_id, point index, seed, parameters) of every run, in order."""
+        out = []
+        for index, point in enumerate(self.points()):
+            digest = hashlib.sha1(json.dumps(point).encode()).hexdigest()[:8]
+            for seed in self.seeds:
+                out.append((f"p{index:04d}-s{seed}-{digest}", index, seed, point))
+        return out
+
+
+def load_sweep(path) -> Sweep:
+    """Read and validate a sweep file; raises SweepError."""
+    from topologies.loader import TopologyError, load_topology
+    path = Path(path)
+    label = str(path)
+    try:
+        raw = json.loads(path.read_text())
+    except OSError as exc:
+        raise SweepError(f"{label}: cannot read file: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise SweepError(f"{label}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    if not isinstance(raw, dict):
+        raise SweepError(f"{label}: expected a JSON object at the top level")
+    _reject_tags(label, raw)
+    for key in raw:
+        if key not in SWEEP_FIELDS:
+            raise SweepError(f'{label}: unknown field "{key}"{_closest(key, SWEEP_FIELDS)}; '
+                             f"known: {', '.join(SWEEP_FIELDS)}")
+    for key in ("topology", "parameters"):
+        if key not in raw:
+            raise SweepError(f'{label}: missing field "{key}"')
+    topology_path = _resolve_topology(label, raw["topology"], path.parent)
+    base = json.loads(topology_path.read_text())
+    try:
+        load_topology(copy.deepcopy(base))
+    except TopologyError as exc:
+        raise SweepError(f"{label}: base topology {topology_path}: {exc}") from None
+    if not isinstance(raw["parameters"], dict) or not raw["parameters"]:
+        raise SweepError(f'{label}: field "parameters": expected an object of path: values')
+    sweep = Sweep(label, raw, base, topology_path)
+    _check_settings(label, raw)
+    for param, spec in sweep.parameters:
+        sweep.values[param] = _values(f'{label}: parameters: "{param}"', spec)
+    if sweep.combine not in ("cross", "zip"):
+        raise SweepError(f'{label}: field "combine": expected "cross" or "zip", got {sweep.combine!r}')
+    if sweep.combine == "zip" and len({len(v) for v in sweep.values.values()}) > 1:
+        sizes = ", ".join(f"{p}: {len(v)}" for p, v in sweep.values.items())
+        raise SweepError(f'{label}: field "combine": "zip" needs equally many values ({sizes})')
+    for point in sweep.points():
+        data = copy.deepcopy(base)
+        for param, value in point:
+            try:
+                set_path(data, param, value)
+            except KeyError as exc:
+                raise SweepError(f"{label}: parameters: {exc.args[0]}") from None
+        if sweep.duration_s is not None:
+            data["duration_s"] = sweep.duration_s
+        try:
+            load_topology(data)
+        except TopologyError as exc:
+            shown = ", ".join(f"{p} = {v!r}" for p, v in point)
+            message = str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc)
+            raise SweepError(f"{label}: parameters ({shown}): {message}") from None
+    _check_metrics(label, sweep)
+    _check_plots(label, sweep)
+    return sweep
+
+
+def _check_settings(label: str, raw: dict) -> None:
+    seeds = raw.get("seeds", 1)
+    if isinstance(seeds, bool) or not (isinstance(seeds, int) and seeds >= 1 or isinstance(seeds, list)
+                                       and seeds and all(isinstance(s, int) and not isinstance(s, bool)
+                                                         and s >= 0 for s in seeds)):
+        raise SweepError(f'{label}: field "seeds": expected a count >= 1 or a list of seeds >= 0, '
+                         f"got {seeds!r}")
+    for key in ("duration_s", "interval_s"):
+        value = raw.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not value > 0):
+            raise SweepError(f'{label}: field "{key}": expected a positive number, got {value!r}')
+
+
+def _check_metrics(label: str, sweep: Sweep) -> None:
+    base = sweep.base
+    flows = [f.get("id") for f in base.get("flows", [])]
+    links = {l.get("id"): l for l in base.get("links", [])}
+    if not isinstance(sweep.raw.get("metrics", []), list) or not sweep.metrics:
+        raise SweepError(f'{label}: field "metrics": expected a list of metric names')
+    for metric in sweep.metrics:
+        if not isinstance(metric, str):
+            raise SweepError(f'{label}: field "metrics": expected metric names, got {metric!r}')
+        problem = _metric_problem(metric, flows, links)
+        if problem:
+            raise SweepError(f'{label}: field "metrics": {problem}')
+
+
+def _metric_problem(metric: str, flows: list, links: dict):
+    parts = metric.split(".")
+    if metric in DERIVED_METRICS or metric in SUMMARY_TOP:
+        return None
+    if parts[0] == "check":
+        return None if len(parts) in (2, 5) else (
+            f'"{metric}": expected check.max_error_pct or check.<interval>.<id>.<quantity>.'
+            f"<predicted|simulated|error_pct>")
+    if parts[0] == "flows" and len(parts) == 3:
+        if parts[1] not in flows:
+            return f'"{metric}": no flow "{parts[1]}"{_closest(parts[1], flows)}'
+        if parts[2] not in FLOW_METRICS:
+            return f'"{metric}": unknown flow metric "{parts[2]}"{_closest(parts[2], FLOW_METRICS)}'
+        return None
+    if parts[0] == "links" and len(parts) == 5 and parts[2] == "directions":
+        if parts[1] not in links:
+            return f'"{metric}": no link "{parts[1]}"{_closest(parts[1], list(links))}'
+        ends = links[parts[1]].get("ends", ["?", "?"])
+        labels = [f"{ends[0]}->{ends[1]}", f"{ends[1]}->{ends[0]}"]
+        if parts[3] not in labels:
+            return f'"{metric}": link {parts[1]} has no direction "{parts[3]}"; known: {", ".join(labels)}'
+        if parts[4] not in DIRECTION_METRICS:
+            return f'"{metric}": unknown link metric "{parts[4]}"{_closest(parts[4], DIRECTION_METRICS)}'
+        return None
+    known = DERIVED_METRICS + SUMMARY_TOP
+    return (f'unknown metric "{metric}"{_closest(metric, known)}; metrics are {", ".join(known)}, '
+            f"flows.<id>.<field>, links.<id>.directions.<A->B>.<field> or check.<...>")
+
+
+def _check_plots(label: str, sweep: Sweep) -> None:
+    params = [p for p, _ in sweep.parameters]
+    for i, plot in enumerate(sweep.plots):
+        where = f"{label}: plots[{i}]"
+        if not isinstance(plot, dict):
+            raise SweepError(f"{where}: expected an object")
+        for key in plot:
+            if key not in PLOT_FIELDS:
+                raise SweepError(f'{where}: unknown field "{key}"{_closest(key, PLOT_FIELDS)}')
+        for key in ("file", "x", "y"):
+            if key not in plot:
+                raise SweepError(f'{where}: missing field "{key}"')
+        for key in ("x", "lines"):
+            if plot.get(key) is not None and plot[key] not in params:
+                raise SweepError(f'{where}: field "{key}": "{plot[key]}" is not a swept parameter'
+                                 f"{_closest(plot[key], params)}; parameters: {', '.join(params)}")
+        if plot["y"] not in sweep.metrics:
+            raise SweepError(f'{where}: field "y": "{plot["y"]}" is not a collected metric'
+                             f"{_closest(plot['y'], sweep.metrics)}")
+        if plot.get("error_bars", "std") not in ("std", "ci95", "none"):
+            raise SweepError(f'{where}: field "error_bars": expected "std", "ci95" or "none"')
+        theory = plot.get("theory")
+        if theory is not None:
+            if not isinstance(theory, dict) or theory.get("model") not in THEORY_MODELS:
+                raise SweepError(f'{where}: field "theory": expected an object with "model" one of '
+                                 f"{', '.join(THEORY_MODELS)}")
+            if theory["model"] == "column" and theory.get("y") not in sweep.metrics:
+                raise SweepError(f'{where}: field "theory.y": expected a collected metric')
