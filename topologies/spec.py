@@ -166,3 +166,28 @@ class TopologySpec:
             if flow.id == flow_id:
                 return flow
         raise KeyError(flow_id)
+
+
+def resolved_config(spec: TopologySpec, *, duration_s: Optional[float], seed: int,
+                    interval_s: float) -> dict:
+    """Everything that determines a run's results, as plain JSON data: the validated topology
+    (base units, defaults filled in, `--algorithm` applied) and the run settings. The file's path
+    (`source`) is left out: the same network read from another place is the same run."""
+    from dataclasses import asdict
+    topology = asdict(spec)
+    topology.pop("source", None)
+    return {"topology": topology, "duration_s": duration_s, "seed": seed, "interval_s": interval_s}
+
+
+def config_digest(spec: TopologySpec, *, duration_s: Optional[float], seed: int,
+                  interval_s: float) -> str:
+    """SHA-256 (hex) of `resolved_config`, serialized canonically (sorted keys, no spaces).
+
+    Two runs with the same digest simulate the same thing and give identical results; recorded in
+    summary.json as ``config_digest`` and used by sweeps to key resumed rows."""
+    import hashlib
+    import json
+    config = resolved_config(spec, duration_s=duration_s, seed=seed, interval_s=interval_s)
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=repr,
+                      allow_nan=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
