@@ -15,12 +15,14 @@ import argparse
 import difflib
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130     # 128 + SIGINT, as shells report it (SIGTERM: 143)
 
 
 class UsageError(Exception):
@@ -31,8 +33,15 @@ def build_parser() -> argparse.ArgumentParser:
     from flows import ALGORITHMS
     parser = argparse.ArgumentParser(
         prog="initializer.py",
-        description="Packet-level simulation of a network described by a JSON topology file.")
-    parser.add_argument("topology", help="topology file (JSON), e.g. topologies/test_case_2.json")
+        usage="%(prog)s TOPOLOGY [options]\n       %(prog)s sweep SWEEP [options]  "
+              "(parameter sweeps: %(prog)s sweep --help)",
+        description="Packet-level simulation of a network described by a JSON topology file. "
+                    "Results go to results/<name>/ (or --out), replaced as a whole when the run "
+                    "ends; Ctrl-C stops the run and keeps what it simulated so far.",
+        epilog="Parameter sweeps over many runs: python initializer.py sweep SWEEP.json "
+               "[--jobs N] (see python initializer.py sweep --help and docs/sweeps.md).")
+    parser.add_argument("topology", nargs="?",
+                        help="topology file (JSON), e.g. topologies/test_case_2.json")
     parser.add_argument("-l", "--links", nargs="+", metavar="LINK", default=[],
                         help="links of interest: plotted and shown in the summary (default: all)")
     parser.add_argument("-F", "--flows", nargs="+", metavar="FLOW", default=[],
@@ -65,7 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
 def configure_logging(level: str, logfile: str | None) -> None:
     handlers = [logging.StreamHandler(sys.stderr)]
     if logfile:
-        handlers.append(logging.FileHandler(logfile, mode="w"))
+        try:
+            handlers.append(logging.FileHandler(logfile, mode="w", encoding="utf-8"))
+        except OSError as exc:
+            raise UsageError(f"-f {logfile}: cannot write the log file: {exc.strerror or exc}") from None
     logging.basicConfig(level=getattr(logging, level), handlers=handlers, force=True,
                         format="%(levelname)s %(name)s: %(message)s")
 
@@ -120,16 +132,18 @@ def format_summary(summary: dict, links: list) -> str:
                      f"{f['retransmissions']:>7}{f['timeouts']:>6}  {'yes' if f['in_order'] else 'NO'}")
     lines.append("")
     lines.append(f"{'link':<8}{'direction':<14}{'rate Mbps':>10}{'util':>7}{'buffer KB':>11}"
-                 f"{'buf pkts':>10}{'drops':>7}")
+                 f"{'buf pkts':>10}   {'lost: overflow':>14}{'random':>8}{'failure':>9}")
     for lid in links:
         for label, d in summary["links"][lid]["directions"].items():
             lines.append(f"{lid:<8}{label:<14}{d['avg_rate_mbps']:>10.3f}{d['utilization']:>7.2f}"
-                         f"{d['avg_buffer_kb']:>11.2f}{d['avg_buffer_pkts']:>10.2f}{d['drops']:>7}")
+                         f"{d['avg_buffer_kb']:>11.2f}{d['avg_buffer_pkts']:>10.2f}   "
+                         f"{d['drops']:>14}{d['impairment_drops']:>8}{d['failure_drops']:>9}")
     return "\n".join(lines)
 
 
 def run(args) -> int:
     from topologies.loader import TopologyError, load_topology
+    from topologies.results_dir import ResultsDirError, StagedDirectory
     from topologies.run import Run, RunError
     from topologies.theory import TheoryError, predict
 
@@ -154,34 +168,45 @@ def run(args) -> int:
                 model = predict(spec, duration_s=args.duration)
             except TheoryError as exc:
                 raise UsageError(f"--check: {exc}") from None
-        show_progress = not args.quiet and sys.stderr.isatty()
-        bar = ProgressBar() if show_progress else None
-        simulation = Run(spec, duration_s=args.duration, seed=args.seed, interval_s=args.interval,
-                         progress=bar)
+        out = Path(args.out) if args.out else Path("results") / spec.name
+        staged = StagedDirectory(out)
     except (TopologyError, RunError, UsageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    try:
-        results = simulation.execute()
-    finally:
-        if bar is not None:
-            bar.close()
-    out = Path(args.out) if args.out else Path("results") / spec.name
-    report = None
-    try:
-        results.write(out)
-        if model is not None:
-            from topologies.check import compare, write_check
-            report = compare(results, model, links=args.links or None, settle_s=args.check_settle,
-                             tolerance_pct=args.check_tolerance)
-            write_check(out, report, model, results.units)
-        if not args.no_plots or args.show:
-            from plot_tool import make_figures
-            make_figures(out, out, links=args.links or None, flows=args.flows or None,
-                         show=args.show)
-    except OSError as exc:
-        print(f"error: cannot write results to {out}: {exc.strerror or exc}", file=sys.stderr)
+    except ResultsDirError as exc:
+        print(f"error: --out: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except OSError as exc:
+        print(f"error: cannot write results to {args.out or 'results/'}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    with staged:                      # an exception (Ctrl-C while drawing...) discards the staging
+        try:
+            simulation = Run(spec, duration_s=args.duration, seed=args.seed,
+                             interval_s=args.interval, trace_dir=staged.path,
+                             progress=ProgressBar() if not args.quiet and sys.stderr.isatty() else None)
+        except RunError as exc:
+            staged.discard()
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        results, signum = execute_interruptibly(simulation)
+        report = None
+        try:
+            results.write_summary()
+            if model is not None:
+                from topologies.check import compare, write_check
+                report = compare(results, model, links=args.links or None, settle_s=args.check_settle,
+                                 tolerance_pct=args.check_tolerance)
+                write_check(staged.path, report, model, results.units)
+            if not args.no_plots or args.show:
+                from plot_tool import make_figures
+                make_figures(staged.path, staged.path, links=args.links or None,
+                             flows=args.flows or None, show=args.show)
+            staged.commit()
+        except OSError as exc:
+            staged.discard()
+            print(f"error: cannot write results to {out}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     if not args.quiet:
         print(format_summary(results.summary, args.links or link_ids))
         if report is not None:
@@ -190,9 +215,36 @@ def run(args) -> int:
         print(f"\nresults written to {out}/")
     if results.summary["stop_reason"] == "stalled":
         print(f"warning: {results.summary['stop_detail']}", file=sys.stderr)
+    if signum is not None:
+        print(f"interrupted at t={results.summary['end_time_s']:.3f} s: partial results written "
+              f"to {out}/", file=sys.stderr)
+        return 128 + signum
     if report is not None and report["passed"] is False:
         return EXIT_CHECK_FAILED
     return EXIT_OK
+
+
+def execute_interruptibly(simulation):
+    """Run `simulation`; the first SIGINT or SIGTERM stops it at the current event (its results
+    are then kept, stop reason "interrupted"), a second one acts as usual. Returns the results
+    and the number of the signal that stopped the run (None if none did)."""
+    previous = {}
+    received = []
+
+    def stop(signum, frame):
+        received.append(signum)
+        simulation.interrupt()
+        for sig, handler in previous.items():     # a second signal acts at once
+            signal.signal(sig, handler)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous[sig] = signal.signal(sig, stop)
+    try:
+        results = simulation.execute()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return results, (received[0] if received else None)
 
 
 def main(argv=None) -> int:
@@ -200,9 +252,26 @@ def main(argv=None) -> int:
     if argv and argv[0] == "sweep":
         from topologies.sweep_cli import sweep_main
         return sweep_main(argv[1:])
-    args = build_parser().parse_args(argv)
-    configure_logging(args.verbosity, args.logfile)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.topology is None:
+        take_topology_from_lists(args, parser)
+    try:
+        configure_logging(args.verbosity, args.logfile)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     return run(args)
+
+
+def take_topology_from_lists(args, parser) -> None:
+    """`-l L1 L3 file.json`: the option's list swallowed the topology; give it back."""
+    for option in ("links", "flows"):
+        values = getattr(args, option)
+        if values and (values[-1].endswith(".json") or Path(values[-1]).is_file()):
+            args.topology = values.pop()
+            return
+    parser.error("the following arguments are required: topology")
 
 
 def entry() -> None:
@@ -213,6 +282,9 @@ def entry() -> None:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = EXIT_OK
+    except KeyboardInterrupt:         # outside the simulation (loading, drawing): nothing written
+        print("interrupted: no results written", file=sys.stderr)
+        code = EXIT_INTERRUPTED
     sys.exit(code)
 
 

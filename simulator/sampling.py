@@ -2,16 +2,30 @@
 
 Entities keep cheap running counters (O(1) per event); a `Sampler` wakes up every `interval_s`
 of simulated time, asks each registered probe for the values of the interval that just ended, and
-appends one row per entity. Memory grows with the number of samples, never with the number of
-packets. The sampler knows nothing of what it samples.
+hands one row per entity to a table. A table is anything with ``prepare(key)`` and
+``append(time_s, handle, values)``: the in-memory `Table` below, or a sink that streams rows to a
+file, so that the memory of a run does not grow with the number of samples. The sampler knows
+nothing of what it samples.
+
+Idle entities cost almost nothing. A probe registered with a `wake` function may return None to
+say "my entity was idle in this interval, and stays idle until ``wake()`` returns something else":
+the sampler then stops calling it (the probe is *asleep*) and only compares ``wake()`` with the
+value it had, once per tick. With an `idle_row`, the sampler writes that row where the entity
+goes to sleep, at the end of the last idle interval before it wakes up again, and at the end of
+the run, so that a reader can tell an idle gap (bounded by idle rows) from missing data. When every
+probe is asleep, the sampler skips the ticks before the next scheduled event: nothing can change
+before it, so a network that waits for a far-future flow costs no sampling work.
 """
 from __future__ import annotations
 
 from array import array
 
 
+SKIP = ()       # a probe's answer for "no row this time" that does not put it to sleep
+
+
 class Table:
-    """Rows of (time, entity key columns..., value columns...), stored column by column."""
+    """Rows of (time, entity key columns..., value columns...), kept in memory column by column."""
 
     __slots__ = ("key_columns", "value_columns", "time_s", "keys", "values")
 
@@ -21,6 +35,10 @@ class Table:
         self.time_s = array("d")
         self.keys = [[] for _ in self.key_columns]
         self.values = [array("d") for _ in self.value_columns]
+
+    def prepare(self, key: tuple) -> tuple:
+        """The handle `append` takes for the entity `key` (here the key itself)."""
+        return tuple(key)
 
     def append(self, time_s: float, key: tuple, values: tuple) -> None:
         self.time_s.append(time_s)
@@ -40,15 +58,33 @@ class Table:
         return out
 
 
+class _Entry:
+    """One registered probe and its sampling state."""
+
+    __slots__ = ("table", "handle", "probe", "wake", "idle_row", "token", "last_row_s")
+
+    def __init__(self, table, handle, probe, wake, idle_row):
+        self.table = table
+        self.handle = handle
+        self.probe = probe
+        self.wake = wake
+        self.idle_row = idle_row
+        self.token = None
+        self.last_row_s = None    # time of the last row written for this entity
+
+
 class Sampler:
     """Calls probes every `interval_s` and records what they return.
 
-    A probe is ``probe(now_s, interval_s) -> tuple of floats, or None to skip this row``; it is
-    expected to reset its own per-interval counters when called.
+    A probe is ``probe(now_s, interval_s) -> tuple of floats, or SKIP, or None``; it is expected
+    to reset its own per-interval counters when called. SKIP (an empty tuple) skips the row of this
+    interval only; so does None without `wake`. With `wake` (see the module docstring), None puts
+    the probe to sleep until ``wake()`` changes; such a probe must return None only when every
+    later interval would give `idle_row` (or no row) as long as ``wake()`` keeps its value.
     """
 
-    __slots__ = ("sim", "interval_s", "tables", "_probes", "_last_s", "_running", "_origin_s", "_ticks",
-                 "_generation")
+    __slots__ = ("sim", "interval_s", "tables", "_awake", "_asleep", "_last_s", "_idle_until",
+                 "_running", "_origin_s", "_ticks", "_generation")
 
     def __init__(self, sim, interval_s: float):
         if not interval_s > 0:
@@ -56,20 +92,35 @@ class Sampler:
         self.sim = sim
         self.interval_s = interval_s
         self.tables = {}
-        self._probes = []        # (table, key, probe)
+        self._awake = []          # entries called every tick, in registration order
+        self._asleep = []         # entries waiting for their wake() value to change
         self._last_s = 0.0
+        self._idle_until = None   # end of the ticks skipped while every probe slept
         self._running = False
         self._origin_s = 0.0
         self._ticks = 0
         self._generation = 0
 
     def table(self, name: str, key_columns: tuple, value_columns: tuple) -> Table:
+        """The in-memory table `name` (created on first use)."""
         if name not in self.tables:
             self.tables[name] = Table(key_columns, value_columns)
         return self.tables[name]
 
-    def register(self, table: Table, key: tuple, probe) -> None:
-        self._probes.append((table, tuple(key), probe))
+    def add_table(self, name: str, table) -> None:
+        """Use `table` (any object with ``prepare`` and ``append``) as table `name`."""
+        self.tables[name] = table
+
+    def register(self, table, key: tuple, probe, *, wake=None, idle_row: tuple | None = None) -> None:
+        """Sample `probe` into `table` under `key`; see the class docstring for `wake`/`idle_row`."""
+        if idle_row is not None and wake is None:
+            raise ValueError("idle_row needs a wake function")
+        self._awake.append(_Entry(table, table.prepare(tuple(key)), probe, wake, idle_row))
+
+    @property
+    def asleep(self) -> int:
+        """Number of probes asleep now."""
+        return len(self._asleep)
 
     def start(self) -> None:
         """Begin sampling from the current simulated time."""
@@ -79,31 +130,95 @@ class Sampler:
         self._generation += 1     # a tick chain of an earlier start() stops at its next tick
         self._schedule_next()
 
-    def _schedule_next(self) -> None:
+    def _grid(self, tick: int) -> float:
         # k * interval from the origin, not repeated addition: sample times do not drift.
+        return self._origin_s + tick * self.interval_s
+
+    def _schedule_next(self) -> None:
         self._ticks += 1
-        self.sim.schedule_at(self._origin_s + self._ticks * self.interval_s, self._tick,
-                             self._generation)
+        self.sim.schedule_at(self._grid(self._ticks), self._tick, self._generation)
 
     def _tick(self, generation: int) -> None:
         if not self._running or generation != self._generation:
             return
         self.sample()
+        if self._awake:
+            self._schedule_next()
+            return
+        # Everything sleeps: nothing changes before the next event, so skip the ticks before it.
+        upcoming = self.sim.peek()
+        if upcoming is None:
+            return                # nothing will ever happen again; finish() closes the tables
+        ticks = int((upcoming - self._origin_s) / self.interval_s)
+        while self._grid(ticks) < upcoming:
+            ticks += 1
+        if ticks > self._ticks + 1:
+            self._ticks = ticks - 1
+            self._idle_until = self._grid(ticks - 1)   # the skipped intervals were idle
         self._schedule_next()
 
     def sample(self) -> None:
-        """Record one row per probe for the interval (last sample, now]."""
+        """Record one row per awake probe for the interval (last sample, now]; wake up the
+        sleeping probes whose entity changed."""
         now = self.sim.now
-        span = now - self._last_s
+        last = self._last_s
+        if self._idle_until is not None:
+            if now > self._idle_until:
+                last = self._idle_until     # the skipped intervals were idle: no row, no span
+            self._idle_until = None
+        span = now - last
         if span <= 0:
             return
-        for table, key, probe in self._probes:
-            values = probe(now, span)
-            if values is not None:
-                table.append(now, key, values)
+        if self._asleep:
+            self._wake_changed(last)
+        awake = self._awake
+        sleepers = None
+        for entry in awake:
+            values = entry.probe(now, span)
+            if values:
+                entry.table.append(now, entry.handle, values)
+                entry.last_row_s = now
+            elif values is None and entry.wake is not None:
+                if sleepers is None:
+                    sleepers = set()
+                sleepers.add(entry)
+                entry.token = entry.wake()
+                if entry.idle_row is not None and entry.last_row_s != now:
+                    entry.table.append(now, entry.handle, entry.idle_row)
+                    entry.last_row_s = now
+        if sleepers is not None:
+            self._awake = [entry for entry in awake if entry not in sleepers]
+            self._asleep.extend(entry for entry in awake if entry in sleepers)
         self._last_s = now
 
+    def _wake_changed(self, previous_s: float) -> None:
+        """Move to the awake list every sleeping probe whose wake() value changed; `previous_s`
+        ends the last interval in which they were idle."""
+        still = []
+        woken = []
+        for entry in self._asleep:
+            if entry.wake() == entry.token:
+                still.append(entry)
+            else:
+                woken.append(entry)
+        if not woken:
+            return
+        self._asleep = still
+        for entry in woken:
+            if entry.idle_row is not None and entry.last_row_s is not None \
+                    and entry.last_row_s < previous_s:
+                entry.table.append(previous_s, entry.handle, entry.idle_row)
+                entry.last_row_s = previous_s
+        self._awake.extend(woken)
+
     def finish(self) -> None:
-        """Record the last, possibly shorter, interval and stop."""
+        """Record the last, possibly shorter, interval, close every idle gap with an idle row at
+        the end, and stop."""
         self.sample()
+        now = self._last_s
+        for entry in self._asleep:
+            if entry.idle_row is not None and entry.last_row_s is not None \
+                    and entry.last_row_s < now:
+                entry.table.append(now, entry.handle, entry.idle_row)
+                entry.last_row_s = now
         self._running = False

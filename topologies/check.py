@@ -227,8 +227,8 @@ def write_check(out_dir, report: dict, model: Model, units) -> None:
     kb = float(units.bytes_per_kb)
     flows = {f.id: f for f in model.flows}
     resources = {r.id: r for r in model.resources}
-    with open(out / "predictions.csv", "w", newline="") as fh:
-        writer = csv.writer(fh)
+    with open(out / "predictions.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(["start_s", "end_s", "kind", "id", "direction", "quantity", "low", "high"])
         for iv in model.timeline:
             for fid in iv.flows:

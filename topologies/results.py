@@ -1,0 +1,194 @@
+"""The results of a run: the summary, the trace files, and writing them as a results directory.
+
+`Results.summary` is built from cumulative counters at the end of the run (O(entities), whatever
+the run's length). The traces were streamed to files while the run went (`topologies.traces`); the
+tables `links`, `flows`, `hosts` and `routes` are read back from them only when asked for.
+`write` produces a complete results directory atomically (`topologies.results_dir`).
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from topologies.results_dir import StagedDirectory
+from topologies.spec import config_digest
+from topologies.traces import read_trace
+
+VERSION = "0.1.0"
+TRACE_FILES = ("links", "flows", "hosts", "routes")
+_ENTITY_KEY = {"links": "link", "flows": "flow", "hosts": "host"}
+
+
+def _round(value, digits: int = 9):
+    return None if value is None else float(f"{value:.{digits}g}")
+
+
+class Results:
+    """What a run produced: `summary` (dict), and the `links`, `flows`, `hosts`, `routes` tables.
+
+    Tables map column names to numpy arrays, in the topology's units, exactly as written to the
+    CSV files (docs/outputs.md): links and hosts have no rows for the intervals in which they were
+    idle (`trace` fills those in). `directory` holds the trace files; `network` is the simulated
+    network, for inspection.
+    """
+
+    def __init__(self, run, stop_reason: str, stop_detail: str, wall_s: float):
+        self.network = run.network
+        self.units = run.spec.units
+        self.interval_s = run.interval_s
+        self.directory = run.trace_dir
+        self._tempdir = run._tempdir          # keeps a temporary trace directory alive
+        self._tables = {}
+        self.summary = self._summarize(run, stop_reason, stop_detail, wall_s)
+
+    # -- tables, read back on demand -------------------------------------------------------
+    def table(self, name: str) -> dict:
+        """The trace `name` ("links", "flows", "hosts" or "routes") as column -> numpy array."""
+        if name not in self._tables:
+            self._tables[name] = read_trace(self.directory / f"{name}.csv", name)
+        return self._tables[name]
+
+    links = property(lambda self: self.table("links"))
+    flows = property(lambda self: self.table("flows"))
+    hosts = property(lambda self: self.table("hosts"))
+    routes = property(lambda self: self.table("routes"))
+
+    def trace(self, table: str, entity: str, column: str, direction: str | None = None):
+        """(time_s, values) numpy arrays of one column for one link, flow or host.
+
+        `table` is "links", "flows" or "hosts"; for links, `direction` ("A->B") selects one
+        direction, else the two directions are summed (rates, occupancy, drops all add up).
+        Links and hosts get a value at every sampling instant: intervals in which they were idle
+        (no rows in the file) are filled in with zeros.
+        """
+        import numpy as np
+        data = self.table(table)
+        key = _ENTITY_KEY[table]
+        if column not in data or column in ("time_s", key, "direction"):
+            raise KeyError(f"{table} has no value column {column!r}")
+        rows = data[key] == entity
+        if not rows.any():
+            raise KeyError(f"no {key} {entity!r} in the results")
+        if table == "links" and direction is not None:
+            rows &= data["direction"] == direction
+            if not rows.any():
+                raise KeyError(f"link {entity!r} has no direction {direction!r}")
+        times, values = data["time_s"][rows], data[column][rows]
+        if table == "flows":
+            order = np.argsort(times, kind="stable")
+            return times[order], values[order]
+        grid = self._grid(np)
+        if table == "links" and direction is None:
+            unique, index = np.unique(times, return_inverse=True)
+            times, values = unique, np.bincount(index, weights=values, minlength=len(unique))
+        else:
+            order = np.argsort(times, kind="stable")
+            times, values = times[order], values[order]
+        # idle intervals: zero at every sampling instant between the entity's first and last row
+        inside = grid[(grid >= times[0]) & (grid <= times[-1])]
+        filled = np.union1d(times, inside)
+        out = np.zeros(len(filled))
+        out[np.searchsorted(filled, times)] = values
+        return filled, out
+
+    def _grid(self, np):
+        """Every sampling instant of the run: k * interval_s, and the end time."""
+        end_s = self.summary["end_time_s"]
+        ticks = int(end_s / self.interval_s) + 1
+        grid = np.arange(1, ticks + 1, dtype=float) * self.interval_s
+        grid = np.append(grid[grid < end_s], end_s)
+        return np.char.mod("%.9g", grid).astype(float)    # as the trace files write times
+
+    # -- the summary ------------------------------------------------------------------------
+    def _summarize(self, run, stop_reason: str, stop_detail: str, wall_s: float) -> dict:
+        spec, net, units = run.spec, self.network, self.units
+        end_s = run.sim.now
+        mbit, kb, mb = units.bits_per_mbit, units.bytes_per_kb, units.bytes_per_mb
+        flows = {}
+        for flow in net.flows.values():
+            done = flow.finish_s is not None
+            elapsed = (flow.finish_s if done else end_s) - flow.start_s
+            flows[flow.id] = {
+                "algorithm": flow.algorithm, "src": flow.src.id, "dst": flow.dst.id,
+                "data_mb": None if flow.data_bytes is None else _round(flow.data_bytes / mb),
+                "data_bytes": flow.data_bytes, "start_s": flow.start_s,
+                "finish_s": _round(flow.finish_s), "completed": done,
+                "goodput_mbps": _round(flow.delivered_bytes * 8.0 / elapsed / mbit) if elapsed > 0 else 0.0,
+                "avg_rtt_ms": _round(flow.rtt_sum / flow.rtt_count * 1e3) if flow.rtt_count else None,
+                "avg_window_pkts": _round(run.flow_probes[flow.id].mean_window_pkts()),
+                "packets_sent": flow.packets_sent, "retransmissions": flow.retransmissions,
+                "timeouts": flow.timeouts, "delivered_bytes": flow.delivered_bytes,
+                "in_order": flow.in_order and (not done or flow.delivered_all()),
+            }
+        links = {}
+        for link in net.links.values():
+            directions = {}
+            for d in link.directions:
+                d.settle(end_s)
+                rate_bps = d.tx_bytes * 8.0 / end_s if end_s > 0 else 0.0
+                failures = d.failed + d.lost_in_flight
+                directions[d.label] = {
+                    "avg_buffer_kb": _round(d.area_bytes / end_s / kb) if end_s > 0 else 0.0,
+                    "avg_buffer_pkts": _round(d.area_pkts / end_s) if end_s > 0 else 0.0,
+                    "avg_backlog_kb": _round((d.area_bytes + d.area_work) / end_s / kb) if end_s > 0 else 0.0,
+                    "drops": d.dropped, "impairment_drops": d.impaired_drops,
+                    "failure_drops": failures, "lost": d.dropped + d.impaired_drops + failures,
+                    "duplicated": d.duplicated, "reordered": d.delayed,
+                    "routing_packets": d.routing_pkts, "routing_drops": d.routing_dropped,
+                    "packets_transmitted": d.tx_pkts,
+                    "avg_rate_mbps": _round(rate_bps / mbit),
+                    "utilization": _round(rate_bps / link.rate_bps),
+                }
+            links[link.id] = {"ends": [n.id for n in link.ends], "rate_mbps": _round(link.rate_bps / mbit),
+                              "delay_ms": _round(link.delay_s * 1e3), "buffer_kb": _round(link.buffer_bytes / kb),
+                              "duplex": link.duplex, "directions": directions}
+        hosts = {}
+        for host in net.hosts.values():
+            scale = 8.0 / end_s / mbit if end_s > 0 else 0.0
+            hosts[host.id] = {"avg_send_rate_mbps": _round(host.sent_bytes * scale),
+                              "avg_recv_rate_mbps": _round(host.received_bytes * scale)}
+        return {
+            "netsim_version": VERSION, "topology": spec.name, "source": spec.source,
+            "description": spec.description, "seed": run.seed, "units": units.to_dict(),
+            "config_digest": config_digest(spec, duration_s=run.duration_s, seed=run.seed,
+                                           interval_s=run.interval_s),
+            "interval_s": run.interval_s, "end_time_s": _round(end_s),
+            "stop_reason": stop_reason, "stop_detail": stop_detail,
+            "wall_time_s": round(wall_s, 4), "events": run.sim.events,
+            "packet_hops": sum(d.tx_pkts for link in net.links.values() for d in link.directions),
+            "trace_rows": {name: len(trace) for name, trace in run.traces.items()},
+            "routing": {"protocol": spec.routing.protocol,
+                        "update_interval_s": spec.routing.update_interval_s,
+                        "settle_s": spec.routing.settle_s,
+                        "rounds": max((a.rounds for a in net.agents), default=0),
+                        "routing_packets": sum(a.packets_sent for a in net.agents),
+                        "route_changes": len(net.route_log)},
+            "flows": flows, "links": links, "hosts": hosts,
+            "routers": {r.id: {"no_route_drops": r.no_route_drops} for r in net.routers.values()},
+        }
+
+    # -- output files ---------------------------------------------------------------------
+    def write_summary(self, out_dir=None) -> Path:
+        """Write summary.json into `out_dir` (default: the trace directory)."""
+        out = Path(out_dir) if out_dir is not None else self.directory
+        text = json.dumps(self.summary, indent=2) + "\n"
+        with open(out / "summary.json", "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        return out / "summary.json"
+
+    def write(self, out_dir) -> Path:
+        """Write a complete results directory at `out_dir`: summary.json and the four CSV files,
+        replacing (atomically) whatever run was there before."""
+        out = Path(out_dir)
+        if out.exists() and out.resolve() == Path(self.directory).resolve():
+            self.write_summary(out)
+            return out
+        staged = StagedDirectory(out)
+        with staged:
+            for name in TRACE_FILES:
+                shutil.copyfile(self.directory / f"{name}.csv", staged.path / f"{name}.csv")
+            self.write_summary(staged.path)
+            staged.commit()
+        return out
+

@@ -1,0 +1,143 @@
+"""Results directories that always hold exactly one complete run.
+
+A run writes into a hidden staging directory beside its destination
+(``.<name>.partial-<pid>-<random>``); `StagedDirectory.commit` then puts it in place of the
+destination in one step (Linux ``renameat2(RENAME_EXCHANGE)``; elsewhere two renames a moment
+apart) and removes what was there before. So a run that is killed leaves the previous results
+untouched, and no file of an earlier run (``check.json``, ``predictions.csv``, ``routing.png``, ...)
+survives a later one. Staging directories left behind by killed runs are removed by the next run
+into the same place once their process is gone.
+
+An existing destination is replaced only when it is empty or is itself a results directory (it
+holds a ``summary.json`` written by netsim): a results directory is never allowed to swallow a
+directory of something else.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+SUMMARY_FILE = "summary.json"
+_STAGING = re.compile(r"^\.(?P<name>.+)\.(?:partial|old)-(?P<pid>\d+)-[^/]+$")
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+class ResultsDirError(OSError):
+    """The destination cannot hold results (exists and is something else)."""
+
+
+def is_results_dir(path: Path) -> bool:
+    """True when `path` is a directory holding a netsim summary.json."""
+    summary = path / SUMMARY_FILE
+    try:
+        with open(summary, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and "netsim_version" in data
+
+
+def check_destination(path: Path, what: str = "results") -> None:
+    """Raise ResultsDirError unless `path` may receive (or be replaced by) a results directory."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise ResultsDirError(f"{path} exists and is not a directory")
+    if path.is_dir() and any(path.iterdir()) and not is_results_dir(path):
+        raise ResultsDirError(f"{path} exists and is not a netsim {what} directory (no netsim "
+                              f"{SUMMARY_FILE}); choose another directory or remove it")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_stale(parent: Path, name: str) -> None:
+    """Remove staging directories of `name` whose process no longer runs."""
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        match = _STAGING.match(entry.name)
+        if match and match["name"] == name and not _pid_alive(int(match["pid"])):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (Linux renameat2); False where that is not available."""
+    libc_name = ctypes.util.find_library("c")
+    if not libc_name:
+        return False
+    try:
+        libc = ctypes.CDLL(libc_name, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                          ctypes.c_uint]
+    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    return result == 0
+
+
+class StagedDirectory:
+    """A hidden sibling of `final` to write a run into; `commit` swaps it into place, `discard`
+    removes it."""
+
+    def __init__(self, final, what: str = "results"):
+        self.final = Path(final)
+        check_destination(self.final, what)
+        parent = self.final.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale(parent, self.final.name)
+        self.path = Path(tempfile.mkdtemp(prefix=f".{self.final.name}.partial-{os.getpid()}-",
+                                          dir=parent))
+        self.done = False
+
+    def commit(self) -> Path:
+        """Put the staging directory in place of `final` and remove the previous contents."""
+        final = self.final
+        check_destination(final)
+        os.chmod(self.path, 0o777 & ~_umask())
+        if final.exists():
+            if _exchange(self.path, final):
+                shutil.rmtree(self.path, ignore_errors=True)    # now the previous results
+            else:
+                old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{os.getpid()}-",
+                                            dir=final.parent))
+                os.rename(final, old / "previous")
+                os.rename(self.path, final)
+                shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(self.path, final)
+        self.done = True
+        return final
+
+    def discard(self) -> None:
+        if not self.done:
+            shutil.rmtree(self.path, ignore_errors=True)
+            self.done = True
+
+    def __enter__(self) -> "StagedDirectory":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            self.discard()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,105 @@
+"""Trace files written while a run goes: links.csv, flows.csv, hosts.csv and routes.csv.
+
+A `TraceFile` is a sampler table (`simulator.sampling`) that formats each row at once and hands it
+to a buffered file, so that the memory of a run does not depend on how many rows it writes. Rows
+are comma-separated with LF line endings, floats with nine significant digits, NaN as an empty
+field; identifiers are quoted as the csv module would quote them. `read_trace` loads a file back
+into columns of numpy arrays (only when someone asks for the data).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+
+# Identifier columns of each trace file (every other column is numeric).
+STRING_COLUMNS = {"links": ("link", "direction"), "flows": ("flow",), "hosts": ("host",),
+                  "routes": ("router", "destination", "next_hop", "link")}
+BUFFER_BYTES = 1 << 16
+
+
+def _quoted(text: str) -> str:
+    """`text` as one CSV field (quoted only when it needs to be)."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="").writerow([text])
+    return out.getvalue()
+
+
+def format_float(value: float) -> str:
+    return "" if value != value else f"{value:.9g}"
+
+
+class TraceFile:
+    """A long-format CSV file written row by row: time_s, key columns, value columns."""
+
+    __slots__ = ("path", "key_columns", "value_columns", "rows", "_fh", "_template")
+
+    def __init__(self, path, key_columns: tuple, value_columns: tuple):
+        self.path = path
+        self.key_columns = tuple(key_columns)
+        self.value_columns = tuple(value_columns)
+        self.rows = 0
+        self._fh = open(path, "w", encoding="utf-8", newline="\n", buffering=BUFFER_BYTES)
+        self._fh.write(",".join(("time_s",) + self.key_columns + self.value_columns) + "\n")
+        self._template = "%.9g,%s" + ",%.9g" * len(self.value_columns) + "\n"
+
+    def prepare(self, key: tuple) -> str:
+        """The CSV text of an entity's key columns, computed once."""
+        return ",".join(_quoted(str(part)) for part in key)
+
+    def append(self, time_s: float, key_text: str, values: tuple) -> None:
+        line = self._template % ((time_s, key_text) + values)
+        if "nan" in line:                 # an empty field for "no value" (e.g. no RTT sample)
+            line = ",".join([format_float(time_s), key_text]
+                            + [format_float(v) for v in values]) + "\n"
+        self._fh.write(line)
+        self.rows += 1
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+
+    def __len__(self) -> int:
+        return self.rows
+
+
+class RouteLog:
+    """routes.csv, written as forwarding tables change: a list-like sink for `Network.route_log`
+    (``append((time_s, router, destination, next_hop, link, cost_s))`` and ``len``)."""
+
+    __slots__ = ("file",)
+
+    def __init__(self, path):
+        self.file = TraceFile(path, ("router", "destination", "next_hop", "link"), ("cost_ms",))
+
+    def append(self, row: tuple) -> None:
+        time_s, router, destination, next_hop, link, cost_s = row
+        key = self.file.prepare((router, destination, next_hop, link))
+        self.file.append(time_s, key, (cost_s * 1e3,))
+
+    def close(self) -> None:
+        self.file.close()
+
+    def __len__(self) -> int:
+        return len(self.file)
+
+
+def read_trace(path, name: str) -> dict:
+    """A trace file as a dict column name -> numpy array (strings for identifiers, float64
+    otherwise, NaN for empty fields, inf for "inf")."""
+    import numpy as np
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh)
+        header = next(reader)
+        columns = [[] for _ in header]
+        for row in reader:
+            for column, value in zip(columns, row):
+                column.append(value)
+    strings = STRING_COLUMNS.get(name, ())
+    out = {}
+    for column_name, values in zip(header, columns):
+        if column_name in strings:
+            out[column_name] = np.array(values, dtype=str)
+        else:
+            out[column_name] = np.array([float(v) if v else math.nan for v in values], dtype=float)
+    return out
