@@ -145,7 +145,6 @@ def run(args) -> int:
     from topologies.loader import TopologyError, load_topology
     from topologies.results_dir import ResultsDirError, StagedDirectory
     from topologies.run import Run, RunError
-    from topologies.theory import TheoryError, predict
 
     try:
         spec = load_topology(args.topology, algorithm=args.algorithm)
@@ -164,6 +163,7 @@ def run(args) -> int:
             raise UsageError(f"--check-settle: expected a number of seconds >= 0, got {args.check_settle}")
         model = None
         if args.check:
+            from topologies.theory import TheoryError, predict
             try:
                 model = predict(spec, duration_s=args.duration)
             except TheoryError as exc:

@@ -96,13 +96,18 @@ def worker_sim(path: str, routing: str, repeat: int) -> dict:
     """Load once, simulate `repeat` times; wall time of every simulate() call."""
     from topologies import simulate
     spec = load(path, routing)
-    walls, loops, figures = [], [], set()
+    walls, cpus, loops, bare_cpus, figures = [], [], [], [], set()
     summary = None
+    deltas = _loop_deltas()
     for _ in range(repeat):
         gc.collect()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         results = simulate(spec)
         walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - start_cpu)
+        # the bare loop right after, in the same process: both see the same machine state
+        bare_events, bare_cpu = bare_loop_once(BARE_LOOP_EVENTS, deltas)
+        bare_cpus.append(bare_cpu)
         summary = results.summary
         loops.append(summary["wall_time_s"])
         figures.add((summary["events"], summary["packet_hops"], summary["end_time_s"]))
@@ -110,7 +115,8 @@ def worker_sim(path: str, routing: str, repeat: int) -> dict:
     routing_info = summary.get("routing") or {}
     return {"name": summary["topology"], "routing": routing_info.get("protocol", "static"),
             "routing_packets": routing_info.get("routing_packets", 0),
-            "walls_s": walls, "loops_s": loops,
+            "walls_s": walls, "cpus_s": cpus, "loops_s": loops,
+            "bare_cpus_s": bare_cpus, "bare_events": bare_events,
             "end_time_s": summary["end_time_s"], "events": summary["events"],
             "packet_hops": summary["packet_hops"], "stop_reason": summary["stop_reason"],
             "deterministic": len(figures) == 1}
@@ -138,39 +144,46 @@ def worker_tracemalloc(path: str, routing: str) -> dict:
     return {"tracemalloc_peak_mb": peak / 2 ** 20}
 
 
-def worker_loop(events: int, repeat: int) -> dict:
-    """A bare heapq event loop: pop a (time, seq, fn, arg) tuple, call a no-op, push one more.
+def _loop_deltas() -> list:
+    """Deterministic, irregular delays in (0, 1): a cheap LCG, computed outside the timed loop."""
+    x, deltas = 12345, []
+    for _ in range(1024):
+        x = (1103515245 * x + 12345) % 2 ** 31
+        deltas.append((x + 1) / 2 ** 31)
+    return deltas
 
-    The heap holds BARE_LOOP_HELD entries throughout, like a simulator whose every event
-    schedules one follow-up. Delays come from a precomputed table (no RNG cost in the loop)."""
+
+def bare_loop_once(events: int, deltas: list) -> tuple:
+    """One pass of a bare heapq event loop: pop a (time, seq, fn, arg) tuple, call a no-op, push
+    one more. The heap holds BARE_LOOP_HELD entries throughout, like a simulator whose every event
+    schedules one follow-up. Returns (events processed, CPU seconds)."""
     from heapq import heappop, heappush
 
     def noop(arg):
         return None
 
-    mask = 1023
-    # deterministic, irregular delays in (0, 1): a cheap LCG, computed outside the timed loop
-    x, deltas = 12345, []
-    for _ in range(mask + 1):
-        x = (1103515245 * x + 12345) % 2 ** 31
-        deltas.append((x + 1) / 2 ** 31)
+    mask = len(deltas) - 1
+    queue = [(deltas[i], i, noop, None) for i in range(BARE_LOOP_HELD)]
+    queue.sort()
+    seq = BARE_LOOP_HELD
+    processed = 0
+    start = time.process_time()
+    while queue:
+        t, _, fn, arg = heappop(queue)
+        processed += 1
+        fn(arg)
+        if seq < events:
+            seq += 1
+            heappush(queue, (t + deltas[seq & mask], seq, fn, arg))
+    return processed, time.process_time() - start
 
-    best = None
+
+def worker_loop(events: int, repeat: int) -> dict:
+    """The bare loop alone, best CPU time of `repeat` passes."""
+    deltas = _loop_deltas()
+    best, processed = None, 0
     for _ in range(repeat):
-        queue = [(deltas[i], i, noop, None) for i in range(BARE_LOOP_HELD)]
-        queue.sort()
-        seq = BARE_LOOP_HELD
-        limit = events
-        processed = 0
-        start = time.perf_counter()
-        while queue:
-            t, _, fn, arg = heappop(queue)
-            processed += 1
-            fn(arg)
-            if seq < limit:
-                seq += 1
-                heappush(queue, (t + deltas[seq & mask], seq, fn, arg))
-        elapsed = time.perf_counter() - start
+        processed, elapsed = bare_loop_once(events, deltas)
         if best is None or elapsed < best:
             best = elapsed
     return {"events": processed, "best_s": best, "events_per_s": processed / best}
@@ -267,7 +280,10 @@ def measure(python: str, topologies, repeat: int, with_tracemalloc: bool) -> dic
             "wall_s": wall, "first_wall_s": sim["walls_s"][0], "loop_s": min(sim["loops_s"]),
             "events_per_s": sim["events"] / wall, "packet_hops_per_s": sim["packet_hops"] / wall,
             "peak_rss_mb": peak_mb, "import_rss_mb": base_mb,
-            "ratio_to_bare_loop": (sim["events"] / wall) / loop["events_per_s"],
+            "cpu_s": min(sim["cpus_s"]),
+            # CPU time of the run vs CPU time of the bare loop measured between its repetitions
+            "ratio_to_bare_loop": (sim["events"] / min(sim["cpus_s"]))
+                                  / (sim["bare_events"] / min(sim["bare_cpus_s"])),
         })
         if with_tracemalloc:
             tm, _ = child(python, "tracemalloc", path, routing)

@@ -172,3 +172,55 @@ def test_unwritable_output_directory_exits_2(tmp_path, capsys):
     blocker.write_text("not a directory")
     assert main([str(TC0_PATH), "--no-plots", "--quiet", "--out", str(blocker / "sub")]) == 2
     assert "cannot write results" in capsys.readouterr().err
+
+
+# -- small things users tripped over ---------------------------------------------------------
+def test_link_list_before_the_topology_does_not_swallow_it(tmp_path):
+    done = cli("-l", "L1", TC0_PATH, "--no-plots", "--out", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    assert "L1 " in done.stdout
+
+
+def test_log_file_in_a_missing_directory_is_one_line(tmp_path):
+    done = cli(TC0_PATH, "-f", tmp_path / "missing" / "log.txt", "--out", tmp_path / "r")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: -f ")
+    assert "cannot write the log file" in lines[0]
+
+
+def test_help_mentions_sweeps():
+    done = cli("--help")
+    assert done.returncode == 0
+    assert "sweep" in done.stdout and "initializer.py sweep --help" in done.stdout
+
+
+def test_stall_warning_is_printed_once(tmp_path):
+    data = copy.deepcopy(TC0)
+    data["events"] = [{"at_s": 2.0, "link": "L1", "action": "down"}]
+    for quiet in ((), ("--quiet",)):
+        done = cli(write(tmp_path, "down.json", data), "--no-plots", "--out", tmp_path / "r", *quiet)
+        assert done.returncode == 0, done.stderr
+        stall_lines = [line for line in done.stderr.splitlines() if "made no progress" in line]
+        assert len(stall_lines) == 1, done.stderr
+
+
+def test_table_shows_every_loss_by_cause(tmp_path):
+    done = cli(ROOT / "topologies" / "lossy_link.json", "--no-plots", "--out", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    direction = summary["links"]["L1"]["directions"]["H1->H2"]
+    random_losses = direction["impairment_drops"]
+    assert random_losses > 0 and direction["drops"] == 0
+    assert direction["lost"] == random_losses
+    header = next(line for line in done.stdout.splitlines() if line.startswith("link "))
+    assert "lost: overflow" in header and header.split()[-2:] == ["random", "failure"]
+    row = next(line for line in done.stdout.splitlines() if line.startswith("L1      H1->H2"))
+    assert row.split()[-3:] == ["0", str(random_losses), "0"]
+
+
+def test_csv_files_use_lf_line_endings(tmp_path):
+    done = cli(TC0_PATH, "--no-plots", "--check", "--out", tmp_path / "r")
+    assert done.returncode in (0, 1), done.stderr
+    for path in (tmp_path / "r").glob("*.csv"):
+        assert b"\r" not in path.read_bytes(), path.name

@@ -192,3 +192,123 @@ def test_restarting_after_finish_samples_on_the_new_grid_only():
     sampler.start()
     sim.run(until=1.5)
     assert list(table.time_s) == [0.25, 0.375, 0.625, 0.875, 1.125, 1.375]
+
+
+# -- sleeping probes: idle entities cost nothing, idle gaps are bounded by idle rows -------------
+class Counter:
+    """An entity whose probe reports the increase of `value` per interval and sleeps while it
+    does not change."""
+
+    def __init__(self):
+        self.value = 0
+        self.seen = 0
+        self.calls = 0
+
+    def probe(self, now, span):
+        self.calls += 1
+        if self.value == self.seen:
+            return None
+        row = (float(self.value - self.seen),)
+        self.seen = self.value
+        return row
+
+    def wake(self):
+        return self.value
+
+
+def sleepy(interval=0.1):
+    sim = Simulator()
+    sampler = Sampler(sim, interval)
+    table = sampler.table("t", ("entity",), ("delta",))
+    entity = Counter()
+    sampler.register(table, ("e",), entity.probe, wake=entity.wake, idle_row=(0.0,))
+    return sim, sampler, table, entity
+
+
+def bump(entity, amount=1):
+    def event(_):
+        entity.value += amount
+    return event
+
+
+def test_a_sleeping_probe_is_not_called_and_gaps_are_bounded_by_idle_rows():
+    sim, sampler, table, entity = sleepy()
+    sim.schedule_at(0.05, bump(entity))
+    sim.schedule_at(1.05, bump(entity, 3))
+    sampler.start()
+    sim.run(until=1.5)
+    sampler.finish()
+    rows = list(zip(table.time_s, table.values[0]))
+    # 0.1: the bump; 0.2: first idle interval (idle row); nothing until the idle row that ends
+    # the last idle interval (1.0) before the next bump (1.1); 1.2 idle; the end (1.5) closes it
+    assert [(round(t, 9), v) for t, v in rows] == [(0.1, 1.0), (0.2, 0.0), (1.0, 0.0), (1.1, 3.0),
+                                                   (1.2, 0.0), (1.5, 0.0)]
+    assert entity.calls == 4                 # 0.1, 0.2, then 1.1, 1.2: not the idle ticks
+
+
+def test_an_entity_idle_from_the_start_gets_a_first_and_a_last_row():
+    sim, sampler, table, entity = sleepy()
+    sim.schedule_at(0.75, lambda _: None)   # something else keeps the run going
+    sampler.start()
+    sim.run(until=1.0)
+    sampler.finish()
+    assert [round(t, 9) for t in table.time_s] == [0.1, 1.0]
+    assert list(table.values[0]) == [0.0, 0.0]
+
+
+def test_ticks_are_skipped_while_everything_sleeps():
+    sim, sampler, table, entity = sleepy(interval=0.1)
+    sim.schedule_at(0.05, bump(entity))
+    sim.schedule_at(10_000.05, bump(entity, 2))
+    sampler.start()
+    sim.run()
+    sampler.finish()
+    assert sim.events < 20                   # not 100 000 ticks
+    times = [round(t, 6) for t in table.time_s]
+    values = list(table.values[0])
+    assert times[:2] == [0.1, 0.2] and values[:2] == [1.0, 0.0]
+    assert (10000.0, 0.0) in zip(times, values)          # idle row before the wake-up ...
+    assert (10000.1, 2.0) in zip(times, values)          # ... and the change, over one interval
+    assert sampler.asleep == 1
+
+
+def test_skipped_ticks_do_not_stretch_the_span_of_the_next_interval():
+    spans = []
+    sim = Simulator()
+    sampler = Sampler(sim, 0.5)
+    table = sampler.table("t", ("k",), ("span",))
+    state = {"value": 0, "seen": 0}
+
+    def probe(now, span):
+        if state["value"] == state["seen"]:
+            return None
+        state["seen"] = state["value"]
+        spans.append(span)
+        return (span,)
+
+    sampler.register(table, ("k",), probe, wake=lambda: state["value"], idle_row=(0.0,))
+    sim.schedule_at(100.2, lambda _: state.update(value=1))
+    sampler.start()
+    sim.run()
+    sampler.finish()
+    assert spans == [0.5]
+
+
+def test_skip_keeps_a_probe_awake_without_a_row():
+    from simulator.sampling import SKIP
+    sim = Simulator()
+    sampler = Sampler(sim, 0.1)
+    table = sampler.table("t", ("k",), ("v",))
+    answers = iter([SKIP, SKIP, (1.0,), None])
+    sampler.register(table, ("k",), lambda now, span: next(answers), wake=lambda: 0)
+    sampler.start()
+    sim.run(until=0.45)
+    assert [round(t, 9) for t in table.time_s] == [0.3]
+    assert sampler.asleep == 1
+
+
+def test_idle_row_needs_a_wake_function():
+    sampler = Sampler(Simulator(), 0.1)
+    with pytest.raises(ValueError, match="idle_row needs a wake function"):
+        sampler.register(sampler.table("t", ("k",), ("v",)), ("k",), lambda n, s: None,
+                         idle_row=(0.0,))

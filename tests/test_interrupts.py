@@ -1,0 +1,70 @@
+"""Ctrl-C (SIGINT) or SIGTERM stops a run at the current event, writes its results with stop
+reason "interrupted", prints one line and exits 128 + the signal number."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+from topologies import load_topology
+from topologies.run import Run
+
+ENDLESS = {"name": "endless", "duration_s": 1e6, "hosts": ["H1", "H2"],
+           "links": [{"id": "L1", "ends": ["H1", "H2"], "rate_mbps": 10, "delay_ms": 10,
+                      "buffer_kb": 64}],
+           "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": None, "start_s": 0}]}
+
+
+def start_endless(tmp_path, *extra):
+    topology = tmp_path / "endless.json"
+    topology.write_text(json.dumps(ENDLESS))
+    out = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, str(ROOT / "initializer.py"), str(topology),
+                             "--out", str(out), *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while not [p for p in tmp_path.iterdir() if ".partial-" in p.name]:
+        assert time.time() < deadline, "the run never started"
+        time.sleep(0.05)
+    time.sleep(1.0)                      # well into the simulation
+    return proc, out
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_the_run_and_keeps_its_results(tmp_path, sig):
+    proc, out = start_endless(tmp_path, "--no-plots")
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig
+    assert "Traceback" not in stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interrupted at t=")
+    assert lines[0].endswith(f"partial results written to {out}/")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["stop_reason"] == "interrupted"
+    assert 0 < summary["end_time_s"] < 1e6
+    assert summary["flows"]["F1"]["delivered_bytes"] > 0
+    assert "interrupted" in stdout             # the summary table still says how it ended
+    rows = (out / "links.csv").read_text().splitlines()
+    assert len(rows) - 1 == summary["trace_rows"]["links"]
+
+
+def test_interrupted_run_draws_its_figures_too(tmp_path):
+    proc, out = start_endless(tmp_path)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    assert (out / "links.png").exists() and (out / "flows.png").exists()
+
+
+def test_interrupt_from_the_api_stops_at_the_current_event():
+    run = Run(load_topology(ENDLESS))
+    run.sim.schedule_at(3.0, lambda _: run.interrupt())
+    results = run.execute()
+    assert results.summary["stop_reason"] == "interrupted"
+    assert results.summary["end_time_s"] == 3.0

@@ -1,0 +1,112 @@
+"""A results directory always holds exactly one complete run: staged, swapped into place whole,
+never mixed with an earlier run, never written over a directory that is not a results directory."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+from topologies import load_topology, simulate
+from topologies.results_dir import ResultsDirError, StagedDirectory
+
+TC0 = ROOT / "topologies" / "test_case_0.json"
+TC2 = ROOT / "topologies" / "test_case_2.json"
+ENDLESS = {"name": "endless", "duration_s": 1e6, "hosts": ["H1", "H2"],
+           "links": [{"id": "L1", "ends": ["H1", "H2"], "rate_mbps": 10, "delay_ms": 10,
+                      "buffer_kb": 64}],
+           "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": None, "start_s": 0}]}
+
+
+def test_a_later_run_leaves_no_file_of_an_earlier_one(run_cli, tmp_path):
+    out = tmp_path / "r"
+    first = run_cli(TC2, "--check", "--no-plots", "--duration", "25", "--out", out)
+    assert first.returncode == 0, first.stderr
+    assert (out / "check.json").exists() and (out / "predictions.csv").exists()
+    second = run_cli(TC2, "--algorithm", "reno", "--no-plots", "--duration", "25", "--out", out)
+    assert second.returncode == 0, second.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["flows.csv", "hosts.csv", "links.csv",
+                                                     "routes.csv", "summary.json"]
+    assert {f["algorithm"] for f in json.loads((out / "summary.json").read_text())["flows"].values()} == {"reno"}
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]   # no staging left
+
+
+def test_a_killed_run_leaves_the_previous_results_untouched(run_cli, tmp_path):
+    out = tmp_path / "r"
+    done = run_cli(TC0, "--no-plots", "--out", out)
+    assert done.returncode == 0, done.stderr
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    topology = tmp_path / "endless.json"
+    topology.write_text(json.dumps(ENDLESS))
+    proc = subprocess.Popen([sys.executable, str(ROOT / "initializer.py"), str(topology),
+                             "--no-plots", "--quiet", "--out", str(out)])
+    deadline = time.time() + 30
+    while not [p for p in tmp_path.iterdir() if ".partial-" in p.name]:
+        assert time.time() < deadline, "the run never started writing"
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.kill()
+    proc.wait()
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    # the next run into the same place removes the dead run's staging directory
+    again = run_cli(TC0, "--no-plots", "--out", out)
+    assert again.returncode == 0, again.stderr
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_results_never_replace_a_directory_of_something_else(run_cli, tmp_path):
+    precious = tmp_path / "thesis"
+    precious.mkdir()
+    (precious / "chapter1.tex").write_text("do not lose me")
+    done = run_cli(TC0, "--no-plots", "--out", precious)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"error: --out: {precious} exists and is not a netsim results directory (no netsim "
+        f"summary.json); choose another directory or remove it"]
+    assert (precious / "chapter1.tex").read_text() == "do not lose me"
+    with pytest.raises(ResultsDirError):
+        simulate(load_topology(TC0)).write(precious)
+
+
+def test_write_from_the_api_is_complete_and_atomic(tmp_path):
+    results = simulate(load_topology(TC0))
+    out = tmp_path / "api"
+    results.write(out)
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["flows.csv", "hosts.csv", "links.csv", "routes.csv", "summary.json"]
+    (out / "stale.png").write_text("from an earlier run")
+    results.write(out)
+    assert "stale.png" not in {p.name for p in out.iterdir()}
+
+
+def test_summary_records_the_digest_of_the_resolved_configuration():
+    spec = load_topology(TC0)
+    a = simulate(spec, duration_s=5).summary["config_digest"]
+    assert a == simulate(spec, duration_s=5).summary["config_digest"]
+    assert len(a) == 64 and int(a, 16) >= 0
+    assert simulate(spec, duration_s=5, seed=2).summary["config_digest"] != a
+    assert simulate(spec, duration_s=6).summary["config_digest"] != a
+    assert simulate(spec, duration_s=5, interval_s=0.2).summary["config_digest"] != a
+    reno = load_topology(TC0, algorithm="reno")
+    assert simulate(reno, duration_s=5).summary["config_digest"] != a
+
+
+def test_staged_directory_discards_on_error(tmp_path):
+    with pytest.raises(RuntimeError):
+        with StagedDirectory(tmp_path / "x") as staged:
+            (staged.path / "half.csv").write_text("a,b\n")
+            raise RuntimeError("killed while writing")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
+def test_stale_staging_of_a_live_process_is_left_alone(tmp_path):
+    live = tmp_path / f".r.partial-{os.getpid()}-abc"
+    live.mkdir()
+    StagedDirectory(tmp_path / "r").discard()
+    assert live.exists()
