@@ -109,8 +109,9 @@ def test_parallel_sweep_gives_the_rows_of_runs_done_one_by_one(tmp_path):
     header = list(rows_of(tmp_path / "par" / "results.csv")[0])
     assert header == ["run_id", "point", "seed", "links.L1.impairments.H1->H2.loss_rate",
                       "flows.F1.data_mb", "flows.F1.goodput_mbps", "flows.F1.retransmissions",
-                      "jain_index", "mean_queue_delay_ms", "power", "wall_time_s", "status",
-                      "error"]
+                      "jain_index", "mean_queue_delay_ms", "power", "config_digest",
+                      "wall_time_s", "status", "error"]
+    assert b"\r" not in (tmp_path / "par" / "results.csv").read_bytes()     # LF line endings
     by_loss = {}
     for row in parallel:
         by_loss.setdefault(row["links.L1.impairments.H1->H2.loss_rate"], []).append(
@@ -122,34 +123,17 @@ def test_parallel_sweep_gives_the_rows_of_runs_done_one_by_one(tmp_path):
 
 def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
     sweep = load_sweep(write(tmp_path, SMALL))
-    real = sweep_module.collect_metrics
+    real = sweep_module.compute_metrics
 
-    def flaky(spec, results, metrics):
-        if results.summary["seed"] == 2:
+    def flaky(record, metrics):
+        if record["seed"] == 2:
             raise RuntimeError("boom")
-        return real(spec, results, metrics)
-    monkeypatch.setattr(sweep_module, "collect_metrics", flaky)
+        return real(record, metrics)
+    monkeypatch.setattr(sweep_module, "compute_metrics", flaky)
     rows = run_sweep(sweep, tmp_path / "out", jobs=1)
     failed = [row for row in rows if row["status"] == "error"]
     assert len(rows) == 6 and len(failed) == 3
     assert all(row["error"] == "RuntimeError: boom" for row in failed)
-
-
-def test_resume_skips_completed_runs(tmp_path, monkeypatch):
-    sweep = load_sweep(write(tmp_path, SMALL))
-    out = tmp_path / "out"
-    first = run_sweep(sweep, out, jobs=1)
-    # simulate an interruption: keep the first four runs only
-    lines = (out / "results.csv").read_text().splitlines()
-    (out / "results.csv").write_text("\n".join(lines[:5]) + "\n")
-    ran = []
-    real = sweep_module.run_one
-    monkeypatch.setattr(sweep_module, "run_one", lambda task: ran.append(task[1]) or real(task))
-    resumed = run_sweep(sweep, out, jobs=1)
-    assert ran == [row["run_id"] for row in first[4:]]
-    assert comparable(rows_of(out / "results.csv")) == comparable(
-        [{k: str(v) for k, v in row.items()} for row in _as_csv(first)])
-    assert len(resumed) == 6
 
 
 def _as_csv(rows):

@@ -1,12 +1,15 @@
 """The `sweep` subcommand: ``python initializer.py sweep SWEEP.json [--jobs N] ...``.
 
 Exit status: 0 when every run succeeded, 1 when runs failed (they are recorded with their
-error), 2 for bad input (sweep file, option values, unwritable output directory).
+error), 2 for bad input (sweep file, option values, unwritable output directory, a directory
+holding another sweep without --force), 130 when SIGINT (Ctrl-C) or SIGTERM stopped the sweep
+(the finished runs are kept: run the same command again to resume).
 """
 from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 import time
 from pathlib import Path
@@ -14,6 +17,7 @@ from pathlib import Path
 EXIT_OK = 0
 EXIT_RUNS_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
 
 
 class UsageError(Exception):
@@ -23,13 +27,39 @@ class UsageError(Exception):
 def build_sweep_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="initializer.py sweep",
-        description="Run a parameter sweep: every point x seed of a sweep file is a simulation.")
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run a parameter sweep: every point x seed of a sweep file is an independent "
+                    "simulation,\nrun in parallel; results.csv, one record per run and the "
+                    "figures go to the results directory.",
+        epilog="""resume:
+  Running the same sweep into the same directory again runs only what is missing: each run is
+  keyed by the SHA-256 of its resolved configuration (topology with the point's parameters,
+  duration, interval, seed), so an edited setting re-runs just the points it changes, and a
+  metric added to the file is computed from the stored run records without re-running.
+  A directory holds one sweep: another sweep (name, topology or swept parameters differ) is
+  refused unless --force.
+
+interrupts:
+  Ctrl-C (SIGINT) or SIGTERM stops the workers, keeps every finished run and exits 130;
+  the same command resumes. Workers never outlive this process, even after kill -9.
+
+exit status: 0 all runs ok, 1 some runs failed (recorded with their error), 2 bad input,
+  130 interrupted.
+
+Single runs: python initializer.py --help.  Sweep files, resume and figures: docs/sweeps.md.
+examples:
+  python initializer.py sweep experiments/goodput_vs_loss.json --jobs 2
+  python initializer.py sweep SWEEP.json --scheduler tcp://scheduler:8786""")
     parser.add_argument("sweep", help="sweep file (JSON), e.g. experiments/goodput_vs_loss.json")
     parser.add_argument("--jobs", type=int, metavar="N",
                         help="worker processes (default: the number of cores)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run on a Dask distributed cluster (e.g. tcp://host:8786) instead")
-    parser.add_argument("--out", metavar="DIR", help="results directory (default results/sweeps/<name>/)")
+    parser.add_argument("--out", metavar="DIR",
+                        help="results directory (default results/sweeps/<name>/)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace the results of a different sweep in --out (its sweep.json, "
+                             "results.csv, runs/ and figures are deleted)")
     parser.add_argument("--no-plots", action="store_true", help="do not draw the sweep's figures")
     parser.add_argument("--show", action="store_true", help="open the figures interactively")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
@@ -37,7 +67,7 @@ def build_sweep_parser() -> argparse.ArgumentParser:
 
 
 def sweep_main(argv) -> int:
-    from topologies.sweep import SweepError, load_sweep, run_sweep
+    from topologies.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep
     args = build_sweep_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, force=True,
                         format="%(levelname)s %(name)s: %(message)s")
@@ -56,8 +86,21 @@ def sweep_main(argv) -> int:
         bar = tqdm(total=total, unit="run", file=sys.stderr, desc=sweep.name)
     started = time.perf_counter()
     try:
-        rows = run_sweep(sweep, out, jobs=args.jobs, scheduler=args.scheduler,
+        rows = run_sweep(sweep, out, jobs=args.jobs, scheduler=args.scheduler, force=args.force,
                          progress=(lambda row: bar.update(1)) if bar is not None else None)
+    except SweepInterrupted as stop:
+        if bar is not None:
+            bar.close()
+        print(f"{sweep.name}: interrupted ({signal.Signals(stop.signum).name}); {stop.done} of "
+              f"{stop.total} runs done, kept in {out}/results.csv; run the same command to resume",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:                 # before the runs started: nothing to keep
+        print(f"{sweep.name}: interrupted before any run finished", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except SweepError as exc:                 # another sweep in --out
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except OSError as exc:
         print(f"error: cannot write results to {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

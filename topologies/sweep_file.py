@@ -18,8 +18,17 @@ from pathlib import Path
 
 SWEEP_FIELDS = ("name", "description", "topology", "parameters", "combine", "seeds", "metrics",
                 "plots", "duration_s", "interval_s")
-PLOT_FIELDS = ("file", "x", "y", "lines", "logx", "logy", "title", "error_bars", "theory")
-THEORY_MODELS = ("mathis", "cubic", "capacity", "column")
+PLOT_FIELDS = ("file", "x", "y", "lines", "logx", "logy", "title", "xlabel", "ylabel",
+               "error_bars", "theory")
+# Theory models and their fields (docs/sweeps.md, "Theory curves"). Packet size, RTT, units and
+# rates come from the topology; the optional overrides are checked against it.
+THEORY_MODELS = {
+    "mathis": ("model", "flow", "rtt_ms", "mss_bytes", "units_bits_per_mbit"),
+    "cubic": ("model", "flow", "rtt_ms", "mss_bytes", "units_bits_per_mbit", "C", "beta"),
+    "capacity": ("model", "link", "flow", "mbps", "label"),
+    "fair_share": ("model", "link", "flow", "mbps", "label"),
+    "column": ("model", "y"),
+}
 DERIVED_METRICS = ("jain_index", "total_goodput_mbps", "mean_queue_delay_ms", "mean_rtt_ms",
                    "power")
 LISTED = ("links", "flows")
@@ -287,7 +296,14 @@ def _metric_problem(metric: str, flows: list, links: dict):
 
 
 def _check_plots(label: str, sweep: Sweep) -> None:
+    """Validate the plots and resolve their theory settings from the topology (kept in
+    `sweep.resolved_plots`, which the runner saves in the results' sweep.json)."""
+    from topologies.sweep import resolve_theory
     params = [p for p, _ in sweep.parameters]
+    if not isinstance(sweep.raw.get("plots", []), list):
+        raise SweepError(f'{label}: field "plots": expected a list of plot objects')
+    resolved = []
+    files = {}
     for i, plot in enumerate(sweep.plots):
         where = f"{label}: plots[{i}]"
         if not isinstance(plot, dict):
@@ -298,6 +314,11 @@ def _check_plots(label: str, sweep: Sweep) -> None:
         for key in ("file", "x", "y"):
             if key not in plot:
                 raise SweepError(f'{where}: missing field "{key}"')
+        _check_plot_file(where, plot["file"])
+        if plot["file"] in files:
+            raise SweepError(f'{where}: field "file": "{plot["file"]}" is also the file of '
+                             f"plots[{files[plot['file']]}]")
+        files[plot["file"]] = i
         for key in ("x", "lines"):
             if plot.get(key) is not None and plot[key] not in params:
                 raise SweepError(f'{where}: field "{key}": "{plot[key]}" is not a swept parameter'
@@ -305,12 +326,57 @@ def _check_plots(label: str, sweep: Sweep) -> None:
         if plot["y"] not in sweep.metrics:
             raise SweepError(f'{where}: field "y": "{plot["y"]}" is not a collected metric'
                              f"{_closest(plot['y'], sweep.metrics)}")
+        for key in ("title", "xlabel", "ylabel"):
+            text = plot.get(key)
+            if text is not None and (not isinstance(text, str) or not text.strip()
+                                     or len(text) > 200 or any(ord(c) < 32 for c in text)):
+                raise SweepError(f'{where}: field "{key}": expected a line of text (at most 200 '
+                                 f"characters, no control characters), got {text!r}")
+        for key in ("logx", "logy"):
+            if not isinstance(plot.get(key, False), bool):
+                raise SweepError(f'{where}: field "{key}": expected true or false')
         if plot.get("error_bars", "std") not in ("std", "ci95", "none"):
             raise SweepError(f'{where}: field "error_bars": expected "std", "ci95" or "none"')
         theory = plot.get("theory")
         if theory is not None:
-            if not isinstance(theory, dict) or theory.get("model") not in THEORY_MODELS:
-                raise SweepError(f'{where}: field "theory": expected an object with "model" one of '
-                                 f"{', '.join(THEORY_MODELS)}")
-            if theory["model"] == "column" and theory.get("y") not in sweep.metrics:
-                raise SweepError(f'{where}: field "theory.y": expected a collected metric')
+            _check_theory(where, theory, sweep)
+            plot = dict(plot, theory=resolve_theory(where, plot, sweep))
+        resolved.append(plot)
+    sweep.resolved_plots = resolved
+
+
+def _check_plot_file(where: str, name) -> None:
+    """A plot's file is a plain PNG file name in the sweep directory."""
+    if (not isinstance(name, str) or not name or name in (".", "..") or "/" in name
+            or "\\" in name or any(ord(c) < 32 or ord(c) == 127 for c in name)):
+        raise SweepError(f'{where}: field "file": expected a plain file name (no directories, no '
+                         f"control characters), got {name!r}")
+    if not name.lower().endswith(".png"):
+        raise SweepError(f'{where}: field "file": expected a .png file name, got {name!r}')
+
+
+def _check_theory(where: str, theory, sweep: Sweep) -> None:
+    if not isinstance(theory, dict) or theory.get("model") not in THEORY_MODELS:
+        raise SweepError(f'{where}: field "theory": expected an object with "model" one of '
+                         f"{', '.join(THEORY_MODELS)}")
+    model = theory["model"]
+    for key in theory:
+        if key not in THEORY_MODELS[model]:
+            raise SweepError(f'{where}: field "theory.{key}": not a field of the {model} model'
+                             f"{_closest(key, THEORY_MODELS[model])}; its fields: "
+                             f"{', '.join(THEORY_MODELS[model])}")
+    if model == "column" and theory.get("y") not in sweep.metrics:
+        raise SweepError(f'{where}: field "theory.y": expected a collected metric')
+    for key in ("rtt_ms", "mss_bytes", "units_bits_per_mbit", "C", "beta", "mbps"):
+        value = theory.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value) or value <= 0):
+            raise SweepError(f'{where}: field "theory.{key}": expected a positive number, '
+                             f"got {value!r}")
+    if model == "cubic" and not 0 < theory.get("beta", 0.7) < 1:
+        raise SweepError(f'{where}: field "theory.beta": expected a number between 0 and 1')
+    for key in ("flow", "link", "label"):
+        value = theory.get(key)
+        if value is not None and (not isinstance(value, str) or not value
+                                  or any(ord(c) < 32 for c in value)):
+            raise SweepError(f'{where}: field "theory.{key}": expected a name, got {value!r}')

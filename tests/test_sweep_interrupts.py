@@ -1,0 +1,156 @@
+"""Stopping sweeps: SIGINT/SIGTERM keep every finished run and exit 130; workers never outlive
+their parent, even after kill -9 of the parent."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import psutil
+import pytest
+
+from conftest import ROOT
+from topologies.sweep import RECORDS_DIR, SweepInterrupted, load_sweep, run_sweep
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux signals")
+
+# Runs of about a second each (BBR at 100 Mb/s), more of them than two workers finish quickly.
+SLOW = {
+    "name": "slow", "topology": "lossy_link", "duration_s": 20,
+    "parameters": {"links.L1.impairments.H1->H2.loss_rate": [0.001, 0.002, 0.003, 0.004],
+                   "flows.F1.algorithm": ["bbr"], "flows.F1.data_mb": [None]},
+    "seeds": 2,
+    "metrics": ["flows.F1.goodput_mbps"],
+}
+
+
+def _start(tmp_path):
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps(SLOW))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, str(ROOT / "initializer.py"), "sweep", str(path),
+                             "--jobs", "2", "--out", str(out), "--no-plots"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    return proc, out
+
+
+def _workers(pid: int, count: int = 2, timeout_s: float = 30.0) -> list:
+    """The pool workers of process `pid` (its children but multiprocessing's resource tracker),
+    once `count` of them run."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            children = psutil.Process(pid).children(recursive=True)
+            workers = [c for c in children if "resource_tracker" not in " ".join(c.cmdline())]
+        except psutil.Error:
+            workers = []
+        if len(workers) >= count:
+            return workers
+        time.sleep(0.05)
+    raise AssertionError(f"no {count} workers under {pid} within {timeout_s} s")
+
+
+def _rows(out):
+    path = out / "results.csv"
+    if not path.is_file():
+        return []
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _wait_for_rows(out, count: int, proc, timeout_s: float = 40.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        if len(_rows(out)) >= count:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {count} finished runs within {timeout_s} s")
+
+
+def _gone(process: psutil.Process) -> bool:
+    try:
+        return process.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _wait_gone(processes: list, timeout_s: float) -> list:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        alive = [p for p in processes if not _gone(p)]
+        if not alive:
+            return []
+        time.sleep(0.05)
+    return [p.pid for p in processes if not _gone(p)]
+
+
+def test_sigint_stops_workers_keeps_finished_rows_and_exits_130(tmp_path):
+    proc, out = _start(tmp_path)
+    try:
+        workers = _workers(proc.pid)
+        _wait_for_rows(out, 1, proc)
+        proc.send_signal(signal.SIGINT)
+        started = time.monotonic()
+        _, err = proc.communicate(timeout=10)
+        assert time.monotonic() - started < 5
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "interrupted (SIGINT)" in lines[0] and "resume" in lines[0]
+    assert _wait_gone(workers, 3) == []
+    rows = _rows(out)
+    assert 1 <= len(rows) < 8 and f"{len(rows)} of 8 runs done" in lines[0]
+    assert all(row["status"] == "ok" and float(row["flows.F1.goodput_mbps"]) > 0 for row in rows)
+    # results.csv is in run order and every row has its record: a resume keeps them all
+    order = [r[0] for r in load_sweep(tmp_path / "slow.json").runs()]
+    assert [row["run_id"] for row in rows] == [i for i in order if i in
+                                               {row["run_id"] for row in rows}]
+    records = {p.stem for p in (out / RECORDS_DIR).glob("*.json")}
+    assert {row["config_digest"] for row in rows} <= records
+
+
+def test_kill_9_of_the_parent_takes_the_workers_with_it(tmp_path):
+    proc, out = _start(tmp_path)
+    try:
+        workers = _workers(proc.pid)
+        time.sleep(0.5)                       # the workers are simulating
+        assert all(not _gone(w) for w in workers)
+        proc.kill()                           # SIGKILL: no handler, no cleanup in the parent
+        proc.wait(timeout=5)
+        assert _wait_gone(workers, 3) == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for worker in workers if "workers" in locals() else []:
+            if not _gone(worker):
+                worker.kill()
+
+
+def test_sigterm_in_process_sweep_keeps_finished_rows(tmp_path):
+    """jobs=1 runs in this process: SIGTERM interrupts the current simulation at once."""
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps(dict(SLOW, duration_s=5)))
+    sweep = load_sweep(path)
+    finished = []
+
+    def progress(row):
+        finished.append(row)
+        if len(finished) == 2:               # stop during the third run
+            threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM)).start()
+    previous = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SweepInterrupted) as info:
+        run_sweep(sweep, tmp_path / "out", jobs=1, progress=progress)
+    assert signal.getsignal(signal.SIGTERM) is previous            # handler restored
+    assert info.value.signum == signal.SIGTERM
+    assert (info.value.done, info.value.total) == (2, 8)
+    assert [row["run_id"] for row in _rows(tmp_path / "out")] == \
+        [row["run_id"] for row in finished]
