@@ -29,6 +29,11 @@ class UsageError(Exception):
     """A command-line value that does not fit the topology."""
 
 
+def version() -> str:
+    from topologies.results import VERSION
+    return VERSION
+
+
 def build_parser() -> argparse.ArgumentParser:
     from flows import ALGORITHMS
     parser = argparse.ArgumentParser(
@@ -42,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
                "[--jobs N] (see python initializer.py sweep --help and docs/sweeps.md).")
     parser.add_argument("topology", nargs="?",
                         help="topology file (JSON), e.g. topologies/test_case_2.json")
+    parser.add_argument("--version", action="version", version=f"netsim {version()}")
     parser.add_argument("-l", "--links", nargs="+", metavar="LINK", default=[],
                         help="links of interest: plotted and shown in the summary (default: all)")
     parser.add_argument("-F", "--flows", nargs="+", metavar="FLOW", default=[],

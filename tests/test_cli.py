@@ -224,3 +224,10 @@ def test_csv_files_use_lf_line_endings(tmp_path):
     assert done.returncode in (0, 1), done.stderr
     for path in (tmp_path / "r").glob("*.csv"):
         assert b"\r" not in path.read_bytes(), path.name
+
+
+def test_version():
+    done = cli("--version")
+    assert done.returncode == 0
+    from topologies.results import VERSION
+    assert done.stdout.strip() == f"netsim {VERSION}"
