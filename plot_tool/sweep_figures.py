@@ -26,6 +26,7 @@ import difflib
 import json
 import math
 import os
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
@@ -42,12 +43,14 @@ RESULTS_FILE = "results.csv"
 SUMMARY_FILE = "summary.json"
 
 ERROR_BARS = ("std", "ci95", "none")
-THEORY_MODELS = ("mathis", "cubic", "capacity", "column")
+THEORY_MODELS = ("mathis", "cubic", "capacity", "fair_share", "column")
 
 DPI = 110
 FIGSIZE_IN = (8.0, 5.0)
 THEORY_POINTS = 200             # points of a Mathis / CUBIC curve
 FOOTNOTE_HEIGHT = 0.05          # fraction of the figure kept free at the bottom for the footnote
+SHORT_TITLE = 40                # titles up to this many characters fit above any axes
+LEGEND_WIDTH = 32               # characters per line of a legend entry (longer ones wrap)
 
 # Axis units from the last part of a dotted path (the first matching suffix wins). Rates and sizes
 # are in the topology's units; "binary" is appended to them when the units are binary.
@@ -366,47 +369,121 @@ def sweep_units(sweep_dir: PathLike, sweep: Optional[dict] = None) -> dict:
     return {}
 
 
-def axis_label(path: str, units: Optional[Mapping[str, Any]] = None) -> str:
-    """``path (unit)``, the unit from the path's suffix (UNIT_SUFFIXES: _mbps -> Mbps, _ms -> ms,
-    _kb -> KB, _s -> s, ...), looked up in the last dotted part, else the one before (so
-    ``check.2.L1.backlog_kb.predicted`` is in KB). "binary" is added to rates and sizes when the
-    units are binary. A path without a known suffix is returned as is."""
-    parts = path.split(".")
-    for part in reversed(parts[-2:]):
+# Readable names of the parts of a dotted path (docs/sweeps.md, "Figures").
+_METRIC_NAMES = {"jain_index": "Jain's fairness index", "total_goodput_mbps": "total goodput",
+                 "mean_queue_delay_ms": "mean queueing delay", "mean_rtt_ms": "mean RTT",
+                 "power": "power (total goodput / mean RTT)", "end_time_s": "end time",
+                 "events": "events", "packet_hops": "packet hops",
+                 "check.max_error_pct": "largest error vs the model"}
+_WORDS = {"rtt": "RTT", "rto": "RTO", "avg": "average", "pkts": "packets", "cwnd": "cwnd",
+          "ssthresh": "ssthresh", "mss": "MSS", "finish": "completion time",
+          "data": "data size"}
+_ALGORITHM_NAMES = {"fast": "FAST", "bbr": "BBR", "cubic": "CUBIC", "vegas": "Vegas",
+                    "reno": "Reno", "tahoe": "Tahoe", "newreno": "NewReno"}
+_SUFFIXES = tuple(suffix for suffix, _ in UNIT_SUFFIXES)
+
+
+def _unit(path: str, units: Optional[Mapping[str, Any]]) -> Optional[str]:
+    """The unit of a path's last part (or of the one before it: check.*.backlog_kb.predicted)."""
+    for part in reversed(path.split(".")[-2:]):
         for suffix, unit in UNIT_SUFFIXES:
             if part.endswith(suffix):
                 if unit in _TOPOLOGY_UNITS and (units or {}).get("system") == "binary":
                     unit += ", binary"
-                return f"{path} ({unit})"
-    return path
+                return unit
+    return None
+
+
+def _words(name: str) -> str:
+    """A path part in words, without its unit suffix: avg_rtt_ms -> average RTT."""
+    for suffix in _SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            name = name[:-len(suffix)]
+            break
+    return " ".join(_WORDS.get(word, word) for word in name.split("_") if word)
+
+
+def quantity_name(path: str) -> str:
+    """What a parameter or metric path measures, in words and without unit:
+    ``flows.F1.goodput_mbps`` -> "F1 goodput", ``links.L1.loss_rate`` -> "L1 loss rate",
+    ``links.L1.impairments.H1->H2.loss_rate`` -> "L1 H1->H2 loss rate",
+    ``flows.*.algorithm`` -> "algorithm", ``check.2.L1.backlog_kb.predicted`` -> "L1 backlog,
+    predicted", ``jain_index`` -> "Jain's fairness index". Never the raw dotted path (but for
+    a single word)."""
+    if path in _METRIC_NAMES:
+        return _METRIC_NAMES[path]
+    parts = path.split(".")
+    head = parts[0]
+    if head in ("flows", "links") and len(parts) >= 3:
+        owner = "" if parts[1] == "*" else parts[1]
+        rest = parts[2:]
+        if rest[0] in ("impairments", "directions") and len(rest) >= 3:
+            owner = f"{owner} {rest[1]}"
+            rest = rest[2:]
+        elif rest[0] == "params" and len(rest) >= 2:
+            rest = rest[1:]
+        text = " ".join(_words(part) for part in rest)
+        if parts[1] == "*" and head == "links":
+            text = f"link {text}"
+        return f"{owner} {text}".strip()
+    if head == "check" and len(parts) == 5:
+        return f"{parts[2]} {_words(parts[3])}, {parts[4].replace('_', ' ')}"
+    if head == "algorithms" and len(parts) >= 3:
+        return f"{_ALGORITHM_NAMES.get(parts[1], parts[1])} {' '.join(_words(p) for p in parts[2:])}"
+    if head in ("transport", "packet_bytes", "routing") and len(parts) >= 2:
+        return " ".join(_words(part) for part in parts[1:])
+    return " ".join(_words(part) for part in parts)
+
+
+def axis_label(path: str, units: Optional[Mapping[str, Any]] = None) -> str:
+    """The default axis label of a path: `quantity_name` and the unit of the path's suffix
+    (UNIT_SUFFIXES: _mbps -> Mbps, _ms -> ms, _kb -> KB, _s -> s, ...; "binary" added to rates
+    and sizes when the units are binary): ``flows.F1.goodput_mbps`` -> "F1 goodput (Mbps)"."""
+    unit = _unit(path, units)
+    name = quantity_name(path)
+    return f"{name} ({unit})" if unit else name
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 # ---------------------------------------------------------------------------------------------
 # Drawing
 
 
+def _check_file_name(directory: Path, name: Any) -> Path:
+    """A plot's file: a plain .png name in the sweep directory (nothing that leaves it)."""
+    if (not isinstance(name, str) or not name or name in (".", "..") or "/" in name
+            or "\\" in name or any(ord(c) < 32 or ord(c) == 127 for c in name)
+            or not name.lower().endswith(".png")):
+        raise ValueError(f"{directory / SWEEP_FILE}: plot file {name!r}: expected a plain .png "
+                         f"file name (no directories)")
+    return directory / name
+
+
 def make_sweep_figures(sweep_dir: PathLike, *, show: bool = False) -> list[Path]:
     """Write one PNG per plot spec of ``sweep_dir/sweep.json`` into `sweep_dir`, from
     ``results.csv``; return their paths in the order of the specs.
 
-    A plot spec: ``file``, ``x`` (a parameter path), ``y`` (a metric path), and optionally
-    ``lines`` (a parameter path: one line per value), ``logx``, ``logy``, ``title`` (default
-    "<y> vs <x>"), ``error_bars`` ("std" default, "ci95", "none") and ``theory`` (see
-    `draw_sweep_plot`). With `show`, the figures are also shown with pyplot after saving.
+    A plot spec: ``file`` (a plain .png file name), ``x`` (a parameter path), ``y`` (a metric
+    path), and optionally ``lines`` (a parameter path: one line per value), ``logx``, ``logy``,
+    ``title``, ``xlabel``, ``ylabel`` (defaults from the paths and their units, `axis_label`),
+    ``error_bars`` ("std" default, "ci95", "none") and ``theory`` (see `draw_sweep_plot`). With
+    `show`, the figures are also shown with pyplot after saving.
     """
     directory = Path(sweep_dir)
     sweep, rows = read_sweep(directory)
     plots = sweep.get("plots") or []
     if not isinstance(plots, list):
         raise ValueError(f"{directory / SWEEP_FILE}: field \"plots\": expected a list")
+    paths = [_check_file_name(directory, plot.get("file")) for plot in plots]
     units = sweep_units(directory, sweep)
     written: list[Path] = []
-    for plot in plots:
+    for plot, path in zip(plots, paths):
         fig = Figure(figsize=FIGSIZE_IN, layout="constrained")
         FigureCanvasAgg(fig)
         draw_sweep_plot(fig, plot, rows, units=units)
-        path = directory / str(plot["file"])
-        path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, dpi=DPI)
         written.append(path)
     if show and plots:
@@ -423,16 +500,21 @@ def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping
                     units: Optional[Mapping[str, Any]] = None) -> Any:
     """Draw one plot spec into `fig` from results.csv `rows`; return the axes.
 
-    Lines: one per ``lines`` value, markers at the means, error bars as `aggregate` computes them.
-    ``theory`` overlays, dashed:
+    One series per ``lines`` value: markers at the means, error bars as `aggregate` computes
+    them, joined by lines when x is numeric; when x is text (an algorithm name) each category
+    gets its markers side by side, never joined. The title is the figure's (above the axes and
+    the legend, wrapped), the legend is outside the axes on the right, and every line drawn has
+    its legend entry. ``theory`` overlays, dashed (the runner fills in the settings from the
+    topology, docs/sweeps.md):
 
     * ``{"model": "mathis", "mss_bytes", "rtt_ms", "units_bits_per_mbit"}``: black,
       `mathis_goodput_mbps` over the x range (x is the loss probability p, a fraction);
     * ``{"model": "cubic", "mss_bytes", "rtt_ms", "C", "beta", "units_bits_per_mbit"}``: black,
       `cubic_goodput_mbps` likewise;
-    * ``{"model": "capacity", "mbps"}``: a black horizontal line;
-    * ``{"model": "column", "y": <metric path>}``: the mean of that column per x, per line, in the
-      line's colour.
+    * ``{"model": "capacity" or "fair_share", "mbps", "label"}``: a black horizontal line,
+      labelled with ``label`` (default "capacity <mbps> Mbps");
+    * ``{"model": "column", "y": <metric path>}``: the mean of that column per x, per line, in
+      the line's colour, one legend entry per line.
 
     ``units_bits_per_mbit`` defaults to the sweep's units (`units`), else 1e6. Runs whose status
     is not "ok" are left out and counted in a footnote, as are "ok" runs without a ``y`` value.
@@ -449,18 +531,23 @@ def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping
     series, missing = _aggregate(ok, x, y, lines, error_bars)
     categories = _categories(series)
     colors = _colors(len(series))
+    offsets = _offsets(len(series)) if categories is not None else [0.0] * len(series)
     handles: list[Any] = []
-    for s, color in zip(series, colors):
-        xs = _positions(s.x, categories)
+    for s, color, offset in zip(series, colors, offsets):
+        xs = _positions(s.x, categories) + offset
         lower = np.minimum(s.lower, s.mean * (1 - 1e-9)) if logy else s.lower
         yerr = None if error_bars == "none" else [lower, s.upper]
-        handles.append(ax.errorbar(xs, s.mean, yerr=yerr, color=color, marker="o",
-                                   markersize=4.5, linewidth=1.4, capsize=3,
-                                   label=s.label if lines is not None else y))
+        label = s.label if lines is not None else quantity_name(y)
+        if categories is not None:            # categories: markers only, never joined
+            handles.append(ax.errorbar(xs, s.mean, yerr=yerr, color=color, marker="o",
+                                       markersize=6, linestyle="none", capsize=3, label=label))
+        else:
+            handles.append(ax.errorbar(xs, s.mean, yerr=yerr, color=color, marker="o",
+                                       markersize=4.5, linewidth=1.4, capsize=3, label=label))
     extra: list[Any] = []
     if theory:
-        extra = _draw_theory(ax, theory, series, categories, colors, ok, x, lines, units,
-                             logx=logx)
+        extra = _draw_theory(ax, theory, series, categories, colors, offsets, ok, x, lines,
+                             units, logx=logx)
     if not series:
         ax.text(0.5, 0.5, "no successful run with a value", transform=ax.transAxes,
                 ha="center", va="center", color="dimgray")
@@ -474,37 +561,78 @@ def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping
     if logy:
         ax.set_yscale("log")
         _plain_log_labels(ax.yaxis)
-    xlabel = axis_label(x, units)
-    if theory and theory.get("model") in ("mathis", "cubic"):
-        xlabel += ": loss probability p"
+    xlabel = plot.get("xlabel") or axis_label(x, units)
+    if not plot.get("xlabel") and theory and theory.get("model") in ("mathis", "cubic"):
+        xlabel += " = loss probability p"
+    ylabel = plot.get("ylabel") or axis_label(y, units)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(axis_label(y, units))
-    ax.set_title(plot.get("title") or f"{y} vs {x}")
+    ax.set_ylabel(ylabel)
+    title = plot.get("title") or _capitalized(f"{quantity_name(y)} vs {quantity_name(x)}")
+    ax.set_title(str(title))
     ax.grid(True, which="major", alpha=0.3)
     if logx or logy:
         ax.grid(True, which="minor", alpha=0.1)
 
     handles += extra
     if handles and (lines is not None or extra):
-        fig.legend(handles, [h.get_label() for h in handles], loc="outside right upper",
-                   fontsize="small", title=lines, title_fontsize="small", frameon=False)
+        fig.legend(handles, [_legend_text(h.get_label()) for h in handles],
+                   loc="outside right upper",
+                   fontsize="small", title=quantity_name(lines) if lines is not None else None,
+                   title_fontsize="small", frameon=False)
 
     note = _footnote(failed, len(rows), missing, y, error_bars)
     if note:
         fig.get_layout_engine().set(rect=(0, FOOTNOTE_HEIGHT, 1, 1 - FOOTNOTE_HEIGHT))
         fig.text(0.01, 0.012, note, ha="left", va="bottom", fontsize="small", color="dimgray")
+    _fit_title(fig, ax, str(title))
     return ax
+
+
+def _fit_title(fig: Figure, ax: Any, title: str) -> None:
+    """Wrap the axes title to the width of the axes, so that it never reaches into the legend
+    beside them (a short title fits without measuring)."""
+    if len(title) <= SHORT_TITLE:
+        return
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    room = ax.get_window_extent(renderer).width
+    for _ in range(4):
+        needed = ax.title.get_window_extent(renderer).width
+        if needed <= room:
+            return
+        longest = max(len(line) for line in ax.title.get_text().splitlines())
+        chars = max(10, int(longest * room / needed) - 1)
+        ax.set_title(textwrap.fill(title, chars))
+
+
+def _legend_text(label: str) -> str:
+    """A legend entry, its details in parentheses on lines of their own when it is long."""
+    if len(label) <= LEGEND_WIDTH:
+        return label
+    head, paren, rest = label.partition(" (")
+    if paren:
+        return head + "\n" + textwrap.fill("(" + rest, LEGEND_WIDTH)
+    return textwrap.fill(label, LEGEND_WIDTH)
+
+
+def _offsets(count: int) -> list[float]:
+    """Horizontal offsets of `count` series within one category, so that their markers and
+    error bars stand side by side."""
+    if count <= 1:
+        return [0.0] * count
+    step = min(0.15, 0.6 / (count - 1))
+    return [(i - (count - 1) / 2) * step for i in range(count)]
 
 
 def _plain_log_labels(axis: Any, minor_labels: bool = True) -> None:
     """Label a log axis with plain numbers (0.001, 6) rather than powers of ten; intermediate
     ticks are labelled when the axis spans few decades (vertical axes only: on a horizontal axis
     their labels run into each other)."""
-    from matplotlib.ticker import LogFormatter, LogLocator, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogFormatter, LogLocator, NullFormatter
 
     if not minor_labels:                      # label 1, 2 and 5 of each decade instead
         axis.set_major_locator(LogLocator(base=10.0, subs=(1.0, 2.0, 5.0)))
-        axis.set_major_formatter(LogFormatter(labelOnlyBase=False))
+        axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
         axis.set_minor_formatter(NullFormatter())
         return
     axis.set_major_formatter(LogFormatter())
@@ -517,7 +645,8 @@ def _footnote(failed: int, total: int, missing: int, y: str, error_bars: str) ->
     if failed:
         parts.append(f"{failed} run{'s' if failed != 1 else ''} failed (of {total}), left out")
     if missing:
-        parts.append(f"{missing} run{'s' if missing != 1 else ''} without {y}, left out")
+        parts.append(f"{missing} run{'s' if missing != 1 else ''} without {quantity_name(y)}, "
+                     f"left out")
     if parts:
         parts.append({"std": "error bars: ±1 standard deviation",
                       "ci95": "error bars: 95 % confidence interval of the mean",
@@ -527,33 +656,41 @@ def _footnote(failed: int, total: int, missing: int, y: str, error_bars: str) ->
 
 def _draw_theory(ax: Any, theory: Mapping[str, Any], series: Sequence[SweepSeries],
                  categories: Optional[list[str]], colors: Sequence[str],
-                 ok_rows: Sequence[Mapping[str, Any]], x: str, lines: Optional[str],
-                 units: Optional[Mapping[str, Any]], *, logx: bool) -> list[Any]:
-    """Draw a theory overlay; return its legend handles."""
+                 offsets: Sequence[float], ok_rows: Sequence[Mapping[str, Any]], x: str,
+                 lines: Optional[str], units: Optional[Mapping[str, Any]], *,
+                 logx: bool) -> list[Any]:
+    """Draw a theory overlay; return its legend handles (one per line drawn)."""
     model = theory.get("model")
     if model not in THEORY_MODELS:
         raise ValueError(f"theory: model must be one of {', '.join(THEORY_MODELS)}, "
                          f"got {model!r}")
-    if model == "capacity":
+    if model in ("capacity", "fair_share"):
         mbps = float(theory["mbps"])
         binary = " (binary)" if (units or {}).get("system") == "binary" else ""
+        label = theory.get("label") or (f"capacity {mbps:g} Mbps" if model == "capacity"
+                                        else f"fair share {mbps:g} Mbps")
         return [ax.axhline(mbps, color="black", linestyle="--", linewidth=1.2,
-                           label=f"capacity {mbps:g} Mbps{binary}")]
+                           label=f"{label}{binary}")]
     if model == "column":
         column = str(theory["y"])
         predicted, _ = _aggregate(list(ok_rows), x, column, lines, "none")
-        color_of = {_key(s.line): c for s, c in zip(series, colors)}
+        style = {_key(s.line): (c, o) for s, c, o in zip(series, colors, offsets)}
+        name = quantity_name(column)
+        handles = []
         for s in predicted:
+            color, offset = style.get(_key(s.line), ("black", 0.0))
             keep = np.ones(len(s.x), dtype=bool)
             if categories is not None:
                 keep = np.array([str(v) in categories for v in s.x], dtype=bool)
-            ax.plot(_positions(s.x[keep], categories), s.mean[keep],
-                    color=color_of.get(_key(s.line), "black"), linestyle="--", linewidth=1.2,
-                    label="_nolegend_")
-        if not predicted:
-            return []
-        return [Line2D([], [], color="dimgray", linestyle="--", linewidth=1.2,
-                       label=f"predicted: {column}")]
+            label = f"{s.label}: {name}" if lines is not None else name
+            if categories is not None:        # a dash per category, not a line across them
+                handles += ax.plot(_positions(s.x[keep], categories) + offset, s.mean[keep],
+                                   color=color, linestyle="none", marker="_", markersize=16,
+                                   markeredgewidth=2, label=label)
+            else:
+                handles += ax.plot(_positions(s.x[keep], categories), s.mean[keep],
+                                   color=color, linestyle="--", linewidth=1.2, label=label)
+        return handles
     # mathis / cubic: a curve of the loss probability x
     if categories is not None:
         raise ValueError(f'theory "{model}": the x parameter {x!r} must be numeric '
@@ -571,14 +708,19 @@ def _draw_theory(ax: Any, theory: Mapping[str, Any], series: Sequence[SweepSerie
     mss = float(theory["mss_bytes"])
     bits = float(theory.get("units_bits_per_mbit")
                  or (units or {}).get("bits_per_mbit") or 1e6)
+    rtt = f"RTT {rtt_s * 1e3:.3g} ms"
+    base = theory.get("base_rtt_ms")
+    if base is not None:
+        rtt = (f"base RTT {rtt_s * 1e3:.3g} ms" if math.isclose(float(base), rtt_s * 1e3)
+               else f"RTT {rtt_s * 1e3:.3g} ms (base {float(base):.3g} ms)")
     if model == "mathis":
         values = mathis_goodput_mbps(p, mss, rtt_s, bits)
-        label = f"Mathis et al. (MSS {mss:g} B, RTT {rtt_s * 1e3:g} ms)"
+        label = f"Mathis et al. (MSS {mss:g} B, {rtt})"
     else:
         C = float(theory.get("C", 0.4))
         beta = float(theory.get("beta", 0.7))
         values = cubic_goodput_mbps(p, mss, rtt_s, C, beta, bits)
-        label = f"CUBIC, RFC 9438 (C {C:g}, β {beta:g}, RTT {rtt_s * 1e3:g} ms)"
+        label = f"CUBIC, RFC 9438 (C {C:g}, β {beta:g}, MSS {mss:g} B, {rtt})"
     return ax.plot(p, values, color="black", linestyle="--", linewidth=1.2,
                    marker="x" if lo == hi else None, label=label)
 
@@ -618,6 +760,7 @@ def _colors(count: int) -> list[str]:
 
 
 __all__ = ["SweepSeries", "aggregate", "aimd_average_window", "axis_label", "cubic_average_window",
+           "quantity_name",
            "cubic_goodput_mbps", "cubic_reno_friendly_window", "draw_sweep_plot",
            "make_sweep_figures", "mathis_goodput_mbps", "read_sweep", "reno_average_window",
            "sweep_units", "t_quantile_975"]

@@ -68,7 +68,7 @@ PLOTS = [
     {"file": "capacity.png", "x": LOSS, "y": GOODPUT, "lines": ALGO, "logx": False,
      "logy": False, "title": None, "error_bars": "none",
      "theory": {"model": "capacity", "mbps": 10}},
-    {"file": "sub/backlog.png", "x": LOSS, "y": GOODPUT, "lines": ALGO, "logx": False,
+    {"file": "backlog.png", "x": LOSS, "y": GOODPUT, "lines": ALGO, "logx": False,
      "logy": False, "title": None, "error_bars": "std",
      "theory": {"model": "column", "y": PREDICTED}},
     {"file": "by_algorithm.png", "x": ALGO, "y": "mean_queue_delay_ms", "lines": None,
@@ -283,11 +283,11 @@ def test_missing_files(tmp_path: Path) -> None:
 def test_lines_markers_errorbars_and_footnote(csv_rows: list[dict]) -> None:
     fig, ax = _draw(PLOTS[0], csv_rows)
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
-    assert ax.get_title() == f"{GOODPUT} vs {LOSS}"
-    assert ax.get_xlabel() == f"{LOSS}: loss probability p"
-    assert ax.get_ylabel() == f"{GOODPUT} (Mbps)"
+    assert ax.get_title() == "F1 goodput vs L1 loss rate"
+    assert ax.get_xlabel() == "L1 loss rate = loss probability p"
+    assert ax.get_ylabel() == "F1 goodput (Mbps)"
     (legend,) = fig.legends
-    assert legend.get_title().get_text() == ALGO
+    assert legend.get_title().get_text() == "algorithm"
     labels = [t.get_text() for t in legend.get_texts()]
     assert labels[:2] == ["reno", "cubic"]
     assert labels[2].startswith("Mathis")
@@ -351,13 +351,23 @@ def test_column_overlay_in_line_colours(csv_rows: list[dict]) -> None:
         assert predicted.get_color() == data.get_color()
         np.testing.assert_array_equal(predicted.get_xdata(), [0.001, 0.01])
         np.testing.assert_array_equal(predicted.get_ydata(), [10.0, 20.0])
-    assert f"predicted: {PREDICTED}" in [t.get_text() for t in fig.legends[0].get_texts()]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == ["reno", "cubic", "reno: L1 backlog, predicted",
+                      "cubic: L1 backlog, predicted"]
+    # every line drawn has a legend entry in its colour and style
+    handles = fig.legends[0].legend_handles
+    assert [h.get_color() for h in handles[2:]] == [l.get_color() for l in dashed]
+    assert all(h.get_linestyle() == "--" for h in handles[2:])
 
 
 def test_categorical_x(csv_rows: list[dict]) -> None:
     fig, ax = _draw(PLOTS[4], csv_rows)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["reno", "cubic"]
-    assert ax.get_ylabel() == "mean_queue_delay_ms (ms)"
+    assert ax.get_ylabel() == "mean queueing delay (ms)"
+    assert ax.get_xlabel() == "algorithm"
+    (container,) = ax.containers
+    assert container.lines[0].get_linestyle() == "None"      # categories are never joined
+    np.testing.assert_array_equal(container.lines[0].get_xdata(), [0, 1])
     assert not fig.legends                              # one line, no theory: no legend
     bad = dict(PLOTS[4], theory={"model": "mathis", "mss_bytes": 1000, "rtt_ms": 100,
                                  "units_bits_per_mbit": 1e6})
@@ -374,15 +384,22 @@ def test_all_runs_failed_still_draws(tmp_path: Path) -> None:
 
 def test_axis_labels_and_units(tmp_path: Path) -> None:
     binary = {"system": "binary", "bits_per_mbit": 1048576}
-    assert axis_label("flows.F1.goodput_mbps") == "flows.F1.goodput_mbps (Mbps)"
-    assert axis_label("total_goodput_mbps", binary) == "total_goodput_mbps (Mbps, binary)"
-    assert axis_label("mean_queue_delay_ms", binary) == "mean_queue_delay_ms (ms)"
-    assert axis_label(PREDICTED) == f"{PREDICTED} (KB)"
-    assert axis_label("links.L1.directions.R1->R2.avg_buffer_kb", binary).endswith(
-        "(KB, binary)")
-    assert axis_label("flows.F1.finish_s") == "flows.F1.finish_s (s)"
-    assert axis_label(LOSS) == LOSS
-    assert axis_label("jain_index") == "jain_index"
+    assert axis_label("flows.F1.goodput_mbps") == "F1 goodput (Mbps)"
+    assert axis_label("total_goodput_mbps", binary) == "total goodput (Mbps, binary)"
+    assert axis_label("mean_queue_delay_ms", binary) == "mean queueing delay (ms)"
+    assert axis_label(PREDICTED) == "L1 backlog, predicted (KB)"
+    assert axis_label("links.L1.directions.R1->R2.avg_buffer_kb", binary) == \
+        "L1 R1->R2 average buffer (KB, binary)"
+    assert axis_label("flows.F1.finish_s") == "F1 completion time (s)"
+    assert axis_label(LOSS) == "L1 loss rate"
+    assert axis_label("links.L1.impairments.H1->H2.loss_rate") == "L1 H1->H2 loss rate"
+    assert axis_label("jain_index") == "Jain's fairness index"
+    assert axis_label("flows.*.algorithm") == "algorithm"
+    assert axis_label("flows.F1.avg_rtt_ms") == "F1 average RTT (ms)"
+    assert axis_label("algorithms.fast.alpha") == "FAST alpha"
+    assert axis_label("links.*.delay_ms") == "link delay (ms)"
+    assert axis_label("transport.min_rto_s") == "min RTO (s)"
+    assert axis_label("check.max_error_pct") == "largest error vs the model (%)"
     # units: a summary.json in the sweep directory (or below), else the topology's "units"
     directory = _write_sweep(tmp_path / "units", _rows(), PLOTS)
     sweep = json.loads((directory / "sweep.json").read_text())
@@ -403,4 +420,74 @@ def test_binary_units_default_for_theory(csv_rows: list[dict]) -> None:
     (curve,) = [l for l in ax.lines if l.get_linestyle() == "--"]
     np.testing.assert_allclose(curve.get_ydata()[0],
                                mathis_goodput_mbps(0.001, 1000, 0.1, 2 ** 20), rtol=1e-14)
-    assert ax.get_ylabel() == f"{GOODPUT} (Mbps, binary)"
+    assert ax.get_ylabel() == "F1 goodput (Mbps, binary)"
+
+
+# --- labels, categories, layout ------------------------------------------------------------------
+
+
+def test_axis_labels_from_the_plot_fields(csv_rows: list[dict]) -> None:
+    plot = dict(PLOTS[0], xlabel="random loss p", ylabel="goodput of F1 (Mb/s)",
+                title="My title")
+    _, ax = _draw(plot, csv_rows)
+    assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == \
+        ("random loss p", "goodput of F1 (Mb/s)", "My title")
+
+
+def test_categorical_x_with_lines_draws_side_by_side_points(csv_rows: list[dict]) -> None:
+    plot = {"file": "c.png", "x": ALGO, "y": GOODPUT, "lines": LOSS}
+    fig, ax = _draw(plot, csv_rows)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["reno", "cubic"]
+    assert len(ax.containers) == 2
+    xs = []
+    for container in ax.containers:
+        data = container.lines[0]
+        assert data.get_linestyle() == "None" and data.get_marker() == "o"
+        xs.append(data.get_xdata())
+    # each category holds one marker per line, side by side around the category's position
+    np.testing.assert_allclose(xs[0], [-0.075, 0.925])
+    np.testing.assert_allclose(xs[1], [0.075, 1.075])
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["0.001", "0.01"]
+    assert fig.legends[0].get_title().get_text() == "L1 loss rate"
+
+
+def test_a_long_title_never_overlaps_the_legend(csv_rows: list[dict]) -> None:
+    title = ("FAST on test case 2: L1 backlog (F1+F2+F3 active) vs alpha, with a title long "
+             "enough to run into any legend placed beside the axes")
+    fig, ax = _draw(dict(PLOTS[3], title=title), csv_rows)
+    renderer = fig.canvas.get_renderer()
+    title_box = ax.title.get_window_extent(renderer)
+    legend_box = fig.legends[0].get_window_extent(renderer)
+    assert not title_box.overlaps(legend_box)
+    assert title_box.x1 <= ax.get_window_extent(renderer).x1 + 1
+    assert ax.get_title().replace("\n", " ") == title        # wrapped, not cut
+
+
+def test_reference_lines_carry_their_label(csv_rows: list[dict]) -> None:
+    theory = {"model": "fair_share", "link": "LB", "mbps": 5.0,
+              "label": "fair share 5 Mbps (LB 10 Mbps / 2 flows)"}
+    fig, ax = _draw(dict(PLOTS[2], theory=theory), csv_rows)
+    (line,) = [l for l in ax.lines if l.get_linestyle() == "--"]
+    np.testing.assert_array_equal(line.get_ydata(), [5, 5])
+    texts = [t.get_text().replace("\n", " ") for t in fig.legends[0].get_texts()]
+    assert "fair share 5 Mbps (LB 10 Mbps / 2 flows)" in texts
+    assert not any(t.startswith("capacity") for t in texts)
+
+
+def test_theory_label_names_the_topology_settings(csv_rows: list[dict]) -> None:
+    theory = {"model": "mathis", "flow": "F1", "mss_bytes": 1500, "rtt_ms": 20.1232,
+              "base_rtt_ms": 20.1232, "units_bits_per_mbit": 1e6}
+    fig, ax = _draw(dict(PLOTS[0], theory=theory), csv_rows)
+    texts = [t.get_text().replace("\n", " ") for t in fig.legends[0].get_texts()]
+    assert "Mathis et al. (MSS 1500 B, base RTT 20.1 ms)" in texts
+    (curve,) = [l for l in ax.lines if l.get_linestyle() == "--"]
+    np.testing.assert_allclose(curve.get_ydata(),
+                               mathis_goodput_mbps(curve.get_xdata(), 1500, 0.0201232, 1e6))
+
+
+@pytest.mark.parametrize("name", ["sub/x.png", "../x.png", "/tmp/x.png", "x.svg", ""])
+def test_plot_files_stay_in_the_sweep_directory(tmp_path: Path, name: str) -> None:
+    directory = _write_sweep(tmp_path / "s", _rows(), [dict(PLOTS[0], file=name)])
+    with pytest.raises(ValueError, match="plain .png file name"):
+        make_sweep_figures(directory)
+    assert not list(tmp_path.rglob("x.*"))

@@ -169,8 +169,8 @@ def _same(values: list, what: str, where: str, unit: str):
     """The one value all points share; SweepError when they differ."""
     low, high = min(values), max(values)
     if not math.isclose(low, high, rel_tol=1e-9, abs_tol=1e-12):
-        raise SweepError(f"{where}: {what} differs between the points of this figure ({low:.6g} to "
-                         f"{high:.6g} {unit}); a theory curve needs one value: vary it in another "
+        raise SweepError(f"{where}: {what} differs between the points of the sweep ({low:.4g} to "
+                         f"{high:.4g} {unit}); a theory curve needs one value: vary it in another "
                          f"sweep or draw the points without theory")
     return values[0]
 
