@@ -1,10 +1,11 @@
 """Read, validate and unit-convert a JSON topology file into a `TopologySpec`.
 
-Topology files are untrusted data. They are parsed with the standard `json` module only (never
-`jsonpickle.decode`), checked to be plain JSON data (no jsonpickle ``py/...`` tags, no duplicate
-keys, no NaN/Infinity), and validated completely before anything else sees them: the result is a
-`topologies.spec.TopologySpec` in base units (bit/s, bytes, seconds), and no simulation object is
-created here. The format is documented in docs/topology-format.md.
+Topology files are untrusted data. They are read with `topologies.validation.read_json` (the
+standard `json` module only, never `jsonpickle.decode`; within the input limits of
+docs/topology-format.md), checked to be plain JSON data (no jsonpickle ``py/...`` tags, no
+duplicate keys, no NaN/Infinity), and validated completely before anything else sees them: the
+result is a `topologies.spec.TopologySpec` in base units (bit/s, bytes, seconds), and no
+simulation object is created here. The format is documented in docs/topology-format.md.
 
 Every problem raises `TopologyError` with a one-line message of the shape::
 
@@ -15,11 +16,8 @@ where <entry> locates the object (``top level``, ``transport``, ``links[1] "L2"`
 """
 from __future__ import annotations
 
-import difflib
-import json
 import math
 import os
-import re
 from collections import deque
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -48,11 +46,13 @@ from topologies.spec import (
     TransportSpec,
     UnitSystem,
 )
+from topologies.validation import (InputError, check_plain, file_name_problem, id_problem,
+                                   one_line, quote, read_json, show, suggestion)
 
 __all__ = ["TopologyError", "load_topology"]
 
 DICT_SOURCE = "<dict>"
-SUGGESTION_CUTOFF = 0.5   # difflib similarity; 0.5 lets "T9" suggest "T1"
+PLAIN_DATA_KIND = "topology files"   # in "jsonpickle tag ... is not allowed; <kind> are plain JSON data"
 
 TOP_LEVEL_FIELDS = ("name", "description", "units", "duplex", "packet_bytes", "routing", "transport",
                     "algorithms", "hosts", "routers", "links", "flows", "events", "duration_s", "seed")
@@ -72,67 +72,28 @@ GILBERT_ELLIOTT_FIELDS = ("type", "p_good_to_bad", "p_bad_to_good", "loss_good",
 GILBERT_ELLIOTT_REQUIRED = ("type", "p_good_to_bad", "p_bad_to_good")
 
 
-class TopologyError(ValueError):
-    """A topology file (or dict) is unreadable or invalid.
+class TopologyError(InputError):
+    """A topology file (or dict) is unreadable or invalid (an `InputError`, so a `ValueError`).
 
     The message is one user-facing line naming the file, the entry (``links[1] "L2"``), the field,
     what was expected and what was found, with the closest valid name when a name looks mistyped.
+    Input characters that could break the line are escaped.
     """
 
 
 # -- message helpers -------------------------------------------------------------------------------
 
-def _quote(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _show(value) -> str:
-    """How a found value appears in a message (JSON spelling, short)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return repr(value) if value.bit_length() <= 128 else "a very large integer"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, str):
-        return _quote(value if len(value) <= 40 else value[:37] + "...")
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    return f"a {type(value).__name__}"
-
-
-def _closest(name: str, known) -> str | None:
-    """The most similar name in `known` (ties: the first in `known`'s order), or None."""
-    best, best_ratio = None, SUGGESTION_CUTOFF
-    matcher = difflib.SequenceMatcher(b=name)
-    for candidate in known:
-        matcher.set_seq1(str(candidate))
-        ratio = matcher.ratio()
-        if ratio > best_ratio or (best is None and ratio >= best_ratio):
-            best, best_ratio = str(candidate), ratio
-    return best
-
-
-def _suggestion(name, known) -> str:
-    close = _closest(name, known) if isinstance(name, str) else None
-    return f" (did you mean {_quote(close)}?)" if close else ""
-
-
 def _unknown(kind: str, name, known, *, list_known: bool = True) -> str:
     """'unknown field "x" (did you mean "y"?); known: a, b' (the list only when asked or no match)."""
-    suggestion = _suggestion(name, known)
-    message = f"unknown {kind} {_show(name)}{suggestion}"
-    if known and (list_known or not suggestion):
+    hint = suggestion(name, known)
+    message = f"unknown {kind} {show(name)}{hint}"
+    if known and (list_known or not hint):
         message += "; known: " + ", ".join(sorted(str(k) for k in known))
     return message
 
 
 def _one_of(choices) -> str:
-    quoted = [_quote(c) for c in choices]
+    quoted = [quote(c) for c in choices]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
@@ -159,114 +120,6 @@ class _Where:
 
     def inner(self, name: str) -> _Where:
         return replace(self, block=self.path(name))
-
-
-# -- reading and plain-data check ------------------------------------------------------------------
-
-class _JsonObject(dict):
-    """A parsed JSON object that remembers keys it saw more than once."""
-
-    __slots__ = ("duplicates",)
-
-
-class _BadLiteral(ValueError):
-    pass
-
-
-def _object_pairs(pairs) -> _JsonObject:
-    obj = _JsonObject()
-    duplicates = []
-    for key, value in pairs:
-        if key in obj:
-            duplicates.append(key)
-        obj[key] = value
-    obj.duplicates = tuple(duplicates)
-    return obj
-
-
-def _reject_constant(literal: str):
-    raise _BadLiteral(f"{literal} is not allowed; numbers must be finite")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _BadLiteral(f"number {text} is out of range")
-    return value
-
-
-def _parse(label: str, text: str):
-    try:
-        return json.loads(text, object_pairs_hook=_object_pairs, parse_constant=_reject_constant,
-                          parse_float=_finite_float)
-    except json.JSONDecodeError as exc:
-        raise TopologyError(f"{label}: not valid JSON: {exc.msg} at line {exc.lineno}, "
-                            f"column {exc.colno}") from None
-    except RecursionError:
-        raise TopologyError(f"{label}: not valid JSON: nested too deeply") from None
-    except ValueError as exc:   # _BadLiteral, integer with too many digits
-        raise TopologyError(f"{label}: not valid JSON: {exc}") from None
-
-
-def _read_file(path: Path):
-    label = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise TopologyError(f"{label}: cannot read file: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise TopologyError(f"{label}: not valid UTF-8 text: byte {exc.start}") from None
-    return label, _parse(label, text)
-
-
-def _path_text(path) -> str:
-    """Render a linked path ((parent, key) pairs; None is the document root) as links[0].ends."""
-    parts = []
-    while path is not None:
-        path, key = path
-        parts.append(f"[{key}]" if isinstance(key, int) else key)
-    text = ""
-    for part in reversed(parts):
-        if part.startswith("["):
-            text += part
-        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
-            text += f".{part}" if text else part
-        else:
-            text += f"[{_quote(part)}]"
-    return text or "top level"
-
-
-def _check_plain(label: str, data) -> None:
-    """Reject anything that is not plain JSON data: jsonpickle tags, duplicate keys, other types."""
-    stack = [(data, None)]
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, dict):
-            _check_plain_object(label, value, path)
-            children = [(item, (path, key)) for key, item in value.items()]
-        elif isinstance(value, (list, tuple)):
-            children = [(item, (path, index)) for index, item in enumerate(value)]
-        elif value is None or isinstance(value, (str, int, float)):
-            continue
-        else:
-            raise TopologyError(f"{label}: {_path_text(path)}: expected plain JSON data, "
-                                f"got {_show(value)}")
-        stack.extend(reversed(children))
-
-
-def _check_plain_object(label: str, obj: dict, path) -> None:
-    where = _path_text(path)
-    for key in obj:
-        if not isinstance(key, str):
-            raise TopologyError(f"{label}: {where}: field names must be strings, got {_show(key)}")
-        if key.startswith("py/"):
-            raise TopologyError(f"{label}: {where}: jsonpickle tag {_quote(key)} is not allowed; "
-                                f"topology files are plain JSON data")
-    duplicates = getattr(obj, "duplicates", ())
-    if duplicates:
-        raise TopologyError(f"{label}: {where}: duplicate field {_quote(duplicates[0])}")
 
 
 # -- field checks ----------------------------------------------------------------------------------
@@ -321,55 +174,55 @@ def _number(where: _Where, name: str, value, rule: _Rule, *, nullable: bool = Fa
         return None
     if not _is_number(value):
         kind = "an integer" if rule.integer else "a number"
-        raise where.field_error(name, f"expected {kind}{or_null}, got {_show(value)}")
+        raise where.field_error(name, f"expected {kind}{or_null}, got {show(value)}")
     if not _is_finite(value):
-        raise where.field_error(name, f"expected a finite number{or_null}, got {_show(value)}")
+        raise where.field_error(name, f"expected a finite number{or_null}, got {show(value)}")
     if rule.integer and not isinstance(value, int):
-        raise where.field_error(name, f"expected an integer{or_null}, got {_show(value)}")
+        raise where.field_error(name, f"expected an integer{or_null}, got {show(value)}")
     low_ok = value >= rule.minimum if rule.inclusive else value > rule.minimum
     high_ok = (rule.maximum is None or
                (value <= rule.maximum if rule.max_inclusive else value < rule.maximum))
     if not (low_ok and high_ok):
-        raise where.field_error(name, f"expected {rule.expected}{or_null}, got {_show(value)}")
+        raise where.field_error(name, f"expected {rule.expected}{or_null}, got {show(value)}")
     return int(value) if rule.integer else float(value)
 
 
 def _scaled(where: _Where, name: str, value: float, factor: float) -> float:
     result = value * factor
     if not math.isfinite(result):
-        raise where.field_error(name, f"value {_show(value)} is too large")
+        raise where.field_error(name, f"value {show(value)} is too large")
     return result
 
 
 def _string(where: _Where, name: str, value, *, allow_empty: bool = False) -> str:
     if not isinstance(value, str) or (not value and not allow_empty):
         expected = "a string" if allow_empty else "a non-empty string"
-        raise where.field_error(name, f"expected {expected}, got {_show(value)}")
+        raise where.field_error(name, f"expected {expected}, got {show(value)}")
     return value
 
 
 def _boolean(where: _Where, name: str, value) -> bool:
     if not isinstance(value, bool):
-        raise where.field_error(name, f"expected true or false, got {_show(value)}")
+        raise where.field_error(name, f"expected true or false, got {show(value)}")
     return value
 
 
 def _choice(where: _Where, name: str, value, choices) -> str:
     if not isinstance(value, str) or value not in choices:
-        raise where.field_error(name, f"expected {_one_of(choices)}, got {_show(value)}"
-                                      f"{_suggestion(value, choices)}")
+        raise where.field_error(name, f"expected {_one_of(choices)}, got {show(value)}"
+                                      f"{suggestion(value, choices)}")
     return value
 
 
 def _object(where: _Where, name: str, value, what: str = "an object") -> dict:
     if not isinstance(value, dict):
-        raise where.field_error(name, f"expected {what}, got {_show(value)}")
+        raise where.field_error(name, f"expected {what}, got {show(value)}")
     return value
 
 
 def _list(where: _Where, name: str, value, what: str) -> list:
     if not isinstance(value, (list, tuple)):
-        raise where.field_error(name, f"expected {what}, got {_show(value)}")
+        raise where.field_error(name, f"expected {what}, got {show(value)}")
     return list(value)
 
 
@@ -411,9 +264,9 @@ def _routing(top: _Where, data: dict) -> RoutingSpec:
     if settle >= interval:
         if "settle_s" in block:
             raise where.field_error("settle_s", f"expected a number < update_interval_s "
-                                                f"({interval!r}), got {_show(block['settle_s'])}")
+                                                f"({interval!r}), got {show(block['settle_s'])}")
         raise where.field_error("update_interval_s", f"expected a number > settle_s "
-                                                     f"({settle!r}), got {_show(block['update_interval_s'])}")
+                                                     f"({settle!r}), got {show(block['update_interval_s'])}")
     return RoutingSpec(protocol=protocol, update_interval_s=interval, settle_s=settle)
 
 
@@ -428,9 +281,9 @@ def _transport(where: _Where, block, base: TransportSpec) -> TransportSpec:
     if merged.max_rto_s < merged.min_rto_s:
         if "max_rto_s" in overrides:
             raise where.field_error("max_rto_s", f"expected a number >= min_rto_s "
-                                                 f"({merged.min_rto_s!r}), got {_show(block['max_rto_s'])}")
+                                                 f"({merged.min_rto_s!r}), got {show(block['max_rto_s'])}")
         raise where.field_error("min_rto_s", f"expected a number <= max_rto_s "
-                                             f"({merged.max_rto_s!r}), got {_show(block['min_rto_s'])}")
+                                             f"({merged.max_rto_s!r}), got {show(block['min_rto_s'])}")
     return merged
 
 
@@ -449,13 +302,13 @@ def _params(where: _Where, algorithm: str, block) -> dict:
     for key, value in block.items():
         if key not in cls.PARAMETERS:
             if not known:
-                raise where.error(f"unknown parameter {_show(key)}: algorithm "
-                                  f"{_quote(algorithm)} has no parameters")
-            raise where.error(f"unknown parameter {_show(key)} of algorithm {_quote(algorithm)}"
-                              f"{_suggestion(key, known)}; known: {', '.join(sorted(known))}")
+                raise where.error(f"unknown parameter {show(key)}: algorithm "
+                                  f"{quote(algorithm)} has no parameters")
+            raise where.error(f"unknown parameter {show(key)} of algorithm {quote(algorithm)}"
+                              f"{suggestion(key, known)}; known: {', '.join(sorted(known))}")
         problem = cls.param_problem(key, value)
         if problem:
-            raise where.field_error(key, f"{problem}, got {_show(value)}")
+            raise where.field_error(key, f"{problem}, got {show(value)}")
         checked[key] = value
     return checked
 
@@ -492,9 +345,12 @@ def _nodes(top: _Where, data: dict) -> dict:
         for index, node in enumerate(ids):
             where = _Where(top.source, f"{key}[{index}]")
             if not isinstance(node, str) or not node:
-                raise where.error(f"expected a non-empty string node id, got {_show(node)}")
+                raise where.error(f"expected a non-empty string node id, got {show(node)}")
+            problem = id_problem(node)
+            if problem:
+                raise where.error(problem)
             if node in kinds:
-                raise where.error(f"duplicate node id {_quote(node)} (already a {kinds[node]})")
+                raise where.error(f"duplicate node id {quote(node)} (already a {kinds[node]})")
             kinds[node] = kind
     return kinds
 
@@ -508,20 +364,23 @@ def _entries(top: _Where, data: dict, key: str, kind: str):
     for index, item in enumerate(items):
         where = _Where(top.source, f"{key}[{index}]")
         if not isinstance(item, dict):
-            raise where.error(f"expected a {kind} object, got {_show(item)}")
+            raise where.error(f"expected a {kind} object, got {show(item)}")
         if "id" not in item:
             raise where.error('missing field "id"')
-        item_id = _string(where, "id", item["id"])
+        item_id = item["id"]
+        problem = id_problem(item_id)
+        if problem:
+            raise where.field_error("id", problem)
         if item_id in first_index:
-            raise where.error(f"duplicate {kind} id {_quote(item_id)} "
+            raise where.error(f"duplicate {kind} id {quote(item_id)} "
                               f"(already used by {key}[{first_index[item_id]}])")
         first_index[item_id] = index
-        yield replace(where, entry=f"{where.entry} {_quote(item_id)}"), item
+        yield replace(where, entry=f"{where.entry} {quote(item_id)}"), item
 
 
 def _node_ref(where: _Where, name: str, value, kinds: dict) -> str:
     if not isinstance(value, str):
-        raise where.field_error(name, f"expected a node id, got {_show(value)}")
+        raise where.field_error(name, f"expected a node id, got {show(value)}")
     if value not in kinds:
         raise where.field_error(name, _unknown("node", value, kinds, list_known=False))
     return value
@@ -530,11 +389,11 @@ def _node_ref(where: _Where, name: str, value, kinds: dict) -> str:
 def _ends(where: _Where, value, kinds: dict) -> tuple:
     ends = value if isinstance(value, (list, tuple)) else None
     if ends is None or len(ends) != 2:
-        raise where.field_error("ends", f"expected a list of two node ids, got {_show(value)}")
+        raise where.field_error("ends", f"expected a list of two node ids, got {show(value)}")
     first = _node_ref(where, "ends", ends[0], kinds)
     second = _node_ref(where, "ends", ends[1], kinds)
     if first == second:
-        raise where.field_error("ends", f"expected two different nodes, got {_quote(first)} twice")
+        raise where.field_error("ends", f"expected two different nodes, got {quote(first)} twice")
     return (first, second)
 
 
@@ -586,7 +445,7 @@ def _direction_fields(where: _Where, item: dict, labels: tuple) -> list:
         return [{} for _ in labels]
     block = _object(where, "impairments", item["impairments"], "an object of directions")
     if labels[0] == labels[1] and block:
-        raise where.field_error("impairments", f"both directions are labelled {_quote(labels[0])}; "
+        raise where.field_error("impairments", f"both directions are labelled {quote(labels[0])}; "
                                                f"give the impairments at link level or rename a node")
     for label in block:
         if label not in labels:
@@ -612,10 +471,10 @@ def _check_direction(merged: dict, own: dict) -> None:
         model, rate = merged["loss_model"], merged["loss_rate"]
         model_path, rate_path = model.where.path("loss_model"), rate.where.path("loss_rate")
         if "loss_rate" in own and "loss_model" not in own:   # blame the more specific of the two
-            raise rate.where.field_error("loss_rate", f"expected 0 when {_quote(model_path)} is given "
-                                                      f"(use one loss model), got {_show(rate.value)}")
+            raise rate.where.field_error("loss_rate", f"expected 0 when {quote(model_path)} is given "
+                                                      f"(use one loss model), got {show(rate.value)}")
         raise model.where.field_error("loss_model", f"not allowed together with a non-zero "
-                                                    f"{_quote(rate_path)} ({_show(rate.value)}); "
+                                                    f"{quote(rate_path)} ({show(rate.value)}); "
                                                     f"use one loss model")
     for name, needs in (("reorder_delay_ms", "reorder_rate"), ("jitter_reorder", "jitter_ms")):
         if name in own and not _positive(merged, needs):
@@ -694,9 +553,9 @@ def _check_host_links(top: _Where, kinds: dict, links: list) -> None:
     where = _Where(top.source, "hosts")
     for host, link_ids in attached.items():
         if len(link_ids) == 0:
-            raise where.error(f"host {_quote(host)} has no link; a host has exactly one link")
+            raise where.error(f"host {quote(host)} has no link; a host has exactly one link")
         if len(link_ids) > 1:
-            raise where.error(f"host {_quote(host)} has {len(link_ids)} links ({', '.join(link_ids)}); "
+            raise where.error(f"host {quote(host)} has {len(link_ids)} links ({', '.join(link_ids)}); "
                               f"a host has exactly one link")
 
 
@@ -738,7 +597,7 @@ class _FlowContext:
 def _host_ref(where: _Where, name: str, value, kinds: dict) -> str:
     node = _node_ref(where, name, value, kinds)
     if kinds[node] != "host":
-        raise where.field_error(name, f"{_quote(node)} is a router; flows run between hosts")
+        raise where.field_error(name, f"{quote(node)} is a router; flows run between hosts")
     return node
 
 
@@ -753,7 +612,7 @@ def _flow_algorithm(where: _Where, item: dict, ctx: _FlowContext):
     """(effective algorithm, its merged params), following the --algorithm override rules."""
     algorithm = item.get("algorithm", DEFAULT_ALGORITHM)
     if not isinstance(algorithm, str):
-        raise where.field_error("algorithm", f"expected an algorithm name, got {_show(algorithm)}")
+        raise where.field_error("algorithm", f"expected an algorithm name, got {show(algorithm)}")
     if algorithm not in ALGORITHMS:
         raise where.field_error("algorithm", _unknown("algorithm", algorithm, ALGORITHMS))
     own = {}
@@ -783,13 +642,13 @@ def _flow(where: _Where, item: dict, ctx: _FlowContext) -> FlowSpec:
     src = _host_ref(where, "src", item["src"], ctx.kinds)
     dst = _host_ref(where, "dst", item["dst"], ctx.kinds)
     if src == dst:
-        raise where.field_error("dst", f"expected a host other than src, got {_quote(dst)}")
+        raise where.field_error("dst", f"expected a host other than src, got {quote(dst)}")
     data_bytes = _data_bytes(where, item.get("data_mb"), ctx.units)
     start_s = _number(where, "start_s", item.get("start_s", 0), NON_NEGATIVE)
     algorithm, params = _flow_algorithm(where, item, ctx)
     transport = _flow_transport(where, item, ctx.transport)
     if not _connected(src, dst, ctx.adjacency, ctx.kinds):
-        raise where.error(f"hosts {_quote(src)} and {_quote(dst)} are not connected")
+        raise where.error(f"hosts {quote(src)} and {quote(dst)} are not connected")
     return FlowSpec(id=item["id"], src=src, dst=dst, data_bytes=data_bytes, start_s=start_s,
                     algorithm=algorithm, params=params, transport=transport)
 
@@ -807,12 +666,12 @@ def _seconds(value: float) -> str:
 
 def _event(where: _Where, item, link_ids: dict) -> LinkEventSpec:
     if not isinstance(item, dict):
-        raise where.error(f"expected an event object, got {_show(item)}")
+        raise where.error(f"expected an event object, got {show(item)}")
     _check_fields(where, item, EVENT_FIELDS, EVENT_FIELDS)
     at_s = _number(where, "at_s", item["at_s"], NON_NEGATIVE)
     link = item["link"]
     if not isinstance(link, str):
-        raise where.field_error("link", f"expected a link id, got {_show(link)}")
+        raise where.field_error("link", f"expected a link id, got {show(link)}")
     if link not in link_ids:
         raise where.field_error("link", _unknown("link", link, link_ids, list_known=False))
     action = _choice(where, "action", item["action"], LINK_ACTIONS)
@@ -830,7 +689,7 @@ def _events(top: _Where, data: dict, links: list) -> list:
         previous = first_at.setdefault((event.link, event.at_s), index)
         if previous != index:
             raise _Where(top.source, f"events[{index}]").field_error(
-                "at_s", f"link {_quote(event.link)} already has an event at "
+                "at_s", f"link {quote(event.link)} already has an event at "
                         f"{_seconds(event.at_s)} s (events[{previous}])")
     order = sorted(range(len(events)), key=lambda index: events[index].at_s)   # stable: file order
     state = {link_id: "up" for link_id in link_ids}   # every link starts up
@@ -838,7 +697,7 @@ def _events(top: _Where, data: dict, links: list) -> list:
         event = events[index]
         if event.action == state[event.link]:
             raise _Where(top.source, f"events[{index}]").field_error(
-                "action", f"link {_quote(event.link)} is already {event.action} at "
+                "action", f"link {quote(event.link)} is already {event.action} at "
                           f"{_seconds(event.at_s)} s")
         state[event.link] = event.action
     return [events[index] for index in order]
@@ -850,29 +709,46 @@ def _check_override(algorithm) -> str | None:
     if algorithm is None:
         return None
     if not isinstance(algorithm, str):
-        raise TopologyError(f"--algorithm: expected an algorithm name, got {_show(algorithm)}")
+        raise TopologyError(f"--algorithm: expected an algorithm name, got {show(algorithm)}")
     if algorithm not in ALGORITHMS:
         raise TopologyError(f"--algorithm: {_unknown('algorithm', algorithm, ALGORITHMS)}")
     return algorithm
 
 
-def _open(source):
-    """(label for messages, parsed data, default name)."""
+def _open(source, label: str | None):
+    """(label for messages, parsed and plain-checked data, default name)."""
     if isinstance(source, dict):
-        return DICT_SOURCE, source, "topology"
+        label = DICT_SOURCE if label is None else one_line(str(label))
+        check_plain(label, source, error=TopologyError, kind=PLAIN_DATA_KIND)
+        return label, source, "topology"
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        label, data = _read_file(path)
+        label, data = read_json(path, error=TopologyError, kind=PLAIN_DATA_KIND)
         return label, data, path.stem
     raise TypeError(f"load_topology: expected a file path or a dict, got {type(source).__name__}")
+
+
+def _name(top: _Where, data: dict, default_name: str) -> str:
+    """The topology's name: it names the results directory, so it must be a plain file name."""
+    if "name" in data:
+        name = _string(top, "name", data["name"])
+        problem = file_name_problem(name)
+        if problem:
+            raise top.field_error("name", problem)
+        return name
+    problem = file_name_problem(default_name)
+    if problem:
+        raise top.field_error("name", f"{problem} (the file name without extension; give a "
+                                      f'"name")')
+    return default_name
 
 
 def _build(label: str, data, default_name: str, override: str | None) -> TopologySpec:
     top = _Where(label, "top level")
     if not isinstance(data, dict):
-        raise top.error(f"expected a JSON object, got {_show(data)}")
+        raise top.error(f"expected a JSON object, got {show(data)}")
     _check_fields(top, data, TOP_LEVEL_FIELDS, TOP_LEVEL_REQUIRED)
-    name = _string(top, "name", data.get("name", default_name))
+    name = _name(top, data, default_name)
     description = _string(top, "description", data.get("description", ""), allow_empty=True)
     units = _units(top, data)
     duplex = _choice(top, "duplex", data.get("duplex", DEFAULT_DUPLEX), DUPLEX_MODES)
@@ -899,14 +775,14 @@ def _build(label: str, data, default_name: str, override: str | None) -> Topolog
     )
 
 
-def load_topology(source, *, algorithm: str | None = None) -> TopologySpec:
+def load_topology(source, *, algorithm: str | None = None, label: str | None = None) -> TopologySpec:
     """Load and validate a topology from a JSON file path (str or Path) or an already-parsed dict.
 
     `algorithm` is the CLI's ``--algorithm NAME`` override: every flow runs NAME, with the file's
     ``algorithms[NAME]`` parameters (else NAME's defaults); a flow's own ``params`` are kept only if
-    the flow already used NAME. Raises `TopologyError` (one line) for any problem.
+    the flow already used NAME. `label` names a dict source in messages (default ``<dict>``; a
+    file is named by its path). Raises `TopologyError` (one line) for any problem.
     """
     override = _check_override(algorithm)
-    label, data, default_name = _open(source)
-    _check_plain(label, data)
+    label, data, default_name = _open(source, label)
     return _build(label, data, default_name, override)

@@ -9,12 +9,17 @@ a `Sweep`; `topologies.sweep` runs it.
 from __future__ import annotations
 
 import copy
-import difflib
 import hashlib
 import itertools
 import json
 import math
+import os
+import stat
 from pathlib import Path
+
+from topologies.validation import (MAX_RANGE_NUM, MAX_SEEDS, MAX_SWEEP_RUNS, InputError,
+                                   count_problem, file_name_problem, is_number, quote,
+                                   read_json, show, suggestion)
 
 SWEEP_FIELDS = ("name", "description", "topology", "parameters", "combine", "seeds", "metrics",
                 "plots", "duration_s", "interval_s")
@@ -42,51 +47,49 @@ DIRECTION_METRICS = ("avg_buffer_kb", "avg_buffer_pkts", "avg_backlog_kb", "drop
                      "utilization")
 
 
-class SweepError(ValueError):
-    """A sweep file is unreadable or invalid; one line naming the file, the entry and the field."""
+class SweepError(InputError):
+    """A sweep file is unreadable or invalid; one line naming the file, the entry and the field.
+
+    An `InputError` (so a `ValueError`): input characters that could break the line are escaped.
+    """
+
+
+PLAIN_DATA_KIND = "sweep files"   # in "jsonpickle tag ... is not allowed; <kind> are plain JSON data"
+RANGE_FIELDS = ("from", "to", "num", "scale")
+
+# The "did you mean" suffix (' (did you mean "X"?)' or ''), from the shared toolkit.
+_closest = suggestion
 
 
 # -- loading and validation --------------------------------------------------------------------
-def _closest(name, known) -> str:
-    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.5)
-    return f' (did you mean "{close[0]}"?)' if close else ""
-
-
-def _reject_tags(where: str, data) -> None:
-    if isinstance(data, dict):
-        for key, value in data.items():
-            if isinstance(key, str) and key.startswith("py/"):
-                raise SweepError(f'{where}: jsonpickle tag "{key}" is not allowed; sweep files are '
-                                 f"plain JSON data")
-            _reject_tags(where, value)
-    elif isinstance(data, list):
-        for value in data:
-            _reject_tags(where, value)
-
-
 def _values(where: str, spec) -> list:
-    """A parameter's values: a list, or {"from", "to", "num", "scale"}."""
+    """A parameter's values: a list, or {"from", "to", "num", "scale"} (at most MAX_RANGE_NUM)."""
     if isinstance(spec, list):
         if not spec:
             raise SweepError(f"{where}: expected at least one value")
         for value in spec:
             if not isinstance(value, (int, float, str, bool)) and value is not None:
-                raise SweepError(f"{where}: expected numbers, strings, booleans or null, got {value!r}")
+                raise SweepError(f"{where}: expected numbers, strings, booleans or null, "
+                                 f"got {show(value)}")
         return list(spec)
     if isinstance(spec, dict):
-        unknown = set(spec) - {"from", "to", "num", "scale"}
-        if unknown:
-            name = sorted(unknown)[0]
-            raise SweepError(f'{where}: unknown field "{name}"{_closest(name, ("from", "to", "num", "scale"))}')
-        try:
-            start, stop, num = float(spec["from"]), float(spec["to"]), spec["num"]
-        except (KeyError, TypeError, ValueError):
-            raise SweepError(f'{where}: a range needs numbers "from" and "to" and a count "num"') from None
+        for name in spec:
+            if name not in RANGE_FIELDS:
+                raise SweepError(f"{where}: unknown field {quote(name)}"
+                                 f"{suggestion(name, RANGE_FIELDS)}; known: {', '.join(RANGE_FIELDS)}")
+        if any(key not in spec for key in ("from", "to", "num")):
+            raise SweepError(f'{where}: a range needs numbers "from" and "to" and a count "num"')
+        for key in ("from", "to"):
+            if not is_number(spec[key]):
+                raise SweepError(f'{where}: field "{key}": expected a finite number, '
+                                 f"got {show(spec[key])}")
+        problem = count_problem(spec["num"], 1, MAX_RANGE_NUM, "a whole number")
+        if problem:
+            raise SweepError(f'{where}: field "num": {problem}')
+        start, stop, num = float(spec["from"]), float(spec["to"]), spec["num"]
         scale = spec.get("scale", "linear")
-        if not isinstance(num, int) or isinstance(num, bool) or num < 1:
-            raise SweepError(f'{where}: field "num": expected a whole number >= 1, got {num!r}')
         if scale not in ("linear", "log"):
-            raise SweepError(f'{where}: field "scale": expected "linear" or "log", got {scale!r}')
+            raise SweepError(f'{where}: field "scale": expected "linear" or "log", got {show(scale)}')
         if scale == "log" and (start <= 0 or stop <= 0):
             raise SweepError(f'{where}: a log range needs positive "from" and "to"')
         if num == 1:
@@ -95,7 +98,7 @@ def _values(where: str, spec) -> list:
             return [start + (stop - start) * k / (num - 1) for k in range(num)]
         ratio = math.log(stop / start)
         return [start * math.exp(ratio * k / (num - 1)) for k in range(num)]
-    raise SweepError(f"{where}: expected a list of values or a range object, got {spec!r}")
+    raise SweepError(f"{where}: expected a list of values or a range object, got {show(spec)}")
 
 
 def set_path(data: dict, path: str, value) -> None:
@@ -105,7 +108,7 @@ def set_path(data: dict, path: str, value) -> None:
     head = parts[0]
     if head in LISTED:
         if len(parts) < 3:
-            raise KeyError(f'"{path}": expected {head}.<id or *>.<field>')
+            raise KeyError(f"{quote(path)}: expected {head}.<id or *>.<field>")
         entries = data.get(head, [])
         ids = [entry.get("id") for entry in entries]
         if parts[1] == "*":
@@ -113,12 +116,14 @@ def set_path(data: dict, path: str, value) -> None:
         elif parts[1] in ids:
             targets = [entries[ids.index(parts[1])]]
         else:
-            raise KeyError(f'"{path}": no {head[:-1]} "{parts[1]}"{_closest(parts[1], ids)}')
+            raise KeyError(f"{quote(path)}: no {head[:-1]} {quote(parts[1])}"
+                           f"{suggestion(parts[1], ids)}")
         for entry in targets:
             _set_nested(entry, parts[2:], value)
         return
     if head not in SETTABLE_TOP:
-        raise KeyError(f'"{path}": cannot vary "{head}"{_closest(head, LISTED + SETTABLE_TOP)}; '
+        raise KeyError(f"{quote(path)}: cannot vary {quote(head)}"
+                       f"{suggestion(head, LISTED + SETTABLE_TOP)}; "
                        f"vary links.<id>..., flows.<id>... or one of {', '.join(SETTABLE_TOP)}")
     _set_nested(data, parts, value)
 
@@ -131,17 +136,40 @@ def _set_nested(obj: dict, keys: list, value) -> None:
     obj[keys[-1]] = value
 
 
+def _file_kind(path: Path) -> str | None:
+    """"file", "directory", "other" (a device, a pipe...) or None when nothing is there."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):   # missing, name too long, NUL in the name...
+        return None
+    if stat.S_ISREG(mode):
+        return "file"
+    return "directory" if stat.S_ISDIR(mode) else "other"
+
+
 def _resolve_topology(where: str, name, base_dir: Path) -> Path:
+    """The topology file `name` names: relative to the sweep file, to the working directory, or
+    a shipped preset. Raises SweepError when there is none, or only a directory or device."""
     if not isinstance(name, str) or not name:
-        raise SweepError(f'{where}: field "topology": expected a topology file or preset name')
+        raise SweepError(f'{where}: field "topology": expected a topology file or preset name, '
+                         f"got {show(name)}")
     shipped = Path(__file__).resolve().parent
     candidates = [base_dir / name, Path(name), shipped / name, shipped / f"{name}.json"]
+    not_files = []
     for candidate in candidates:
-        if candidate.is_file():
+        kind = _file_kind(candidate)
+        if kind == "file":
             return candidate
+        if kind is not None:
+            not_files.append((candidate, kind))
+    if not_files:
+        candidate, kind = not_files[0]
+        what = "a directory" if kind == "directory" else "not a regular file"
+        raise SweepError(f'{where}: field "topology": {quote(str(candidate))} is {what}, not a '
+                         f"topology file")
     presets = sorted(p.stem for p in shipped.glob("*.json"))
-    raise SweepError(f'{where}: field "topology": no file or preset "{name}"{_closest(name, presets)}'
-                     f"; presets: {', '.join(presets)}")
+    raise SweepError(f'{where}: field "topology": no file or preset {show(name)}'
+                     f"{suggestion(name, presets)}; presets: {', '.join(presets)}")
 
 
 class Sweep:
@@ -181,43 +209,42 @@ class Sweep:
 
 
 def load_sweep(path) -> Sweep:
-    """Read and validate a sweep file; raises SweepError."""
+    """Read and validate a sweep file; raises SweepError.
+
+    Order: the file (`topologies.validation.read_json`: size, UTF-8, JSON, plain data, limits),
+    the top-level fields, the name, the settings (seeds, durations, combine, metrics' type), the
+    base topology, the parameters and the number of runs (before any point is built), then every
+    point, the metrics and the plots.
+    """
     from topologies.loader import TopologyError, load_topology
     path = Path(path)
-    label = str(path)
-    try:
-        raw = json.loads(path.read_text())
-    except OSError as exc:
-        raise SweepError(f"{label}: cannot read file: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise SweepError(f"{label}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    label, raw = read_json(path, error=SweepError, kind=PLAIN_DATA_KIND)
     if not isinstance(raw, dict):
-        raise SweepError(f"{label}: expected a JSON object at the top level")
-    _reject_tags(label, raw)
+        raise SweepError(f"{label}: expected a JSON object at the top level, got {show(raw)}")
     for key in raw:
         if key not in SWEEP_FIELDS:
-            raise SweepError(f'{label}: unknown field "{key}"{_closest(key, SWEEP_FIELDS)}; '
+            raise SweepError(f"{label}: unknown field {quote(key)}{suggestion(key, SWEEP_FIELDS)}; "
                              f"known: {', '.join(SWEEP_FIELDS)}")
     for key in ("topology", "parameters"):
         if key not in raw:
             raise SweepError(f'{label}: missing field "{key}"')
+    _check_name(label, raw, path)
+    _check_settings(label, raw)
     topology_path = _resolve_topology(label, raw["topology"], path.parent)
-    base = json.loads(topology_path.read_text())
     try:
-        load_topology(copy.deepcopy(base))
+        topology_label, base = read_json(topology_path, error=TopologyError, kind="topology files")
+        load_topology(base, label=topology_label)
     except TopologyError as exc:
-        raise SweepError(f"{label}: base topology {topology_path}: {exc}") from None
+        raise SweepError(f'{label}: field "topology": {exc}') from None
     if not isinstance(raw["parameters"], dict) or not raw["parameters"]:
         raise SweepError(f'{label}: field "parameters": expected an object of path: values')
     sweep = Sweep(label, raw, base, topology_path)
-    _check_settings(label, raw)
     for param, spec in sweep.parameters:
-        sweep.values[param] = _values(f'{label}: parameters: "{param}"', spec)
-    if sweep.combine not in ("cross", "zip"):
-        raise SweepError(f'{label}: field "combine": expected "cross" or "zip", got {sweep.combine!r}')
+        sweep.values[param] = _values(f"{label}: parameters: {quote(param)}", spec)
     if sweep.combine == "zip" and len({len(v) for v in sweep.values.values()}) > 1:
         sizes = ", ".join(f"{p}: {len(v)}" for p, v in sweep.values.items())
         raise SweepError(f'{label}: field "combine": "zip" needs equally many values ({sizes})')
+    _check_run_count(label, sweep)
     for point in sweep.points():
         data = copy.deepcopy(base)
         for param, value in point:
@@ -230,7 +257,7 @@ def load_sweep(path) -> Sweep:
         try:
             load_topology(data)
         except TopologyError as exc:
-            shown = ", ".join(f"{p} = {v!r}" for p, v in point)
+            shown = ", ".join(f"{p} = {show(v)}" for p, v in point)
             message = str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc)
             raise SweepError(f"{label}: parameters ({shown}): {message}") from None
     _check_metrics(label, sweep)
@@ -238,18 +265,75 @@ def load_sweep(path) -> Sweep:
     return sweep
 
 
+def _check_name(label: str, raw: dict, path: Path) -> None:
+    """The sweep's name names its results directory: a plain file name, given or the file's."""
+    if "name" in raw:
+        problem = file_name_problem(raw["name"])
+        if problem:
+            raise SweepError(f'{label}: field "name": {problem}')
+        return
+    problem = file_name_problem(path.stem)
+    if problem:
+        raise SweepError(f'{label}: field "name": {problem} (the file name without extension; '
+                         f'give a "name")')
+
+
 def _check_settings(label: str, raw: dict) -> None:
+    """Seeds (count or list, at most MAX_SEEDS), description, durations, combine, metrics' type:
+    everything checked before anything is allocated from it."""
     seeds = raw.get("seeds", 1)
-    if isinstance(seeds, bool) or not (isinstance(seeds, int) and seeds >= 1 or isinstance(seeds, list)
-                                       and seeds and all(isinstance(s, int) and not isinstance(s, bool)
-                                                         and s >= 0 for s in seeds)):
-        raise SweepError(f'{label}: field "seeds": expected a count >= 1 or a list of seeds >= 0, '
-                         f"got {seeds!r}")
+    if isinstance(seeds, list):
+        if not 1 <= len(seeds) <= MAX_SEEDS:
+            raise SweepError(f'{label}: field "seeds": expected a list of 1 to {MAX_SEEDS} seeds, '
+                             f"got {len(seeds)}")
+        seen = set()
+        for index, seed in enumerate(seeds):
+            if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+                raise SweepError(f'{label}: field "seeds[{index}]": expected an integer >= 0, '
+                                 f"got {show(seed)}")
+            if seed in seen:
+                raise SweepError(f'{label}: field "seeds[{index}]": seed {seed} is already listed')
+            seen.add(seed)
+    else:
+        problem = count_problem(seeds, 1, MAX_SEEDS, "a count of seeds")
+        if problem:
+            raise SweepError(f'{label}: field "seeds": {problem} (or a list of seeds)')
+    if not isinstance(raw.get("description", ""), str):
+        raise SweepError(f'{label}: field "description": expected a string, '
+                         f"got {show(raw['description'])}")
     for key in ("duration_s", "interval_s"):
         value = raw.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not value > 0):
-            raise SweepError(f'{label}: field "{key}": expected a positive number, got {value!r}')
+        if value is not None and not (is_number(value) and value > 0):
+            raise SweepError(f'{label}: field "{key}": expected a positive number, got {show(value)}')
+    combine = raw.get("combine", "cross")
+    if combine not in ("cross", "zip"):
+        raise SweepError(f'{label}: field "combine": expected "cross" or "zip", got {show(combine)}'
+                         f"{suggestion(combine, ('cross', 'zip'))}")
+    if not isinstance(raw.get("metrics", []), list):
+        raise SweepError(f'{label}: field "metrics": expected a list of metric names, '
+                         f"got {show(raw['metrics'])}")
+    if not isinstance(raw.get("plots", []), list):
+        raise SweepError(f'{label}: field "plots": expected a list of plot objects, '
+                         f"got {show(raw['plots'])}")
+
+
+def _check_run_count(label: str, sweep: Sweep) -> None:
+    """Refuse more than MAX_SWEEP_RUNS runs (points x seeds) before any point is built."""
+    lengths = [len(values) for values in sweep.values.values()]
+    if sweep.combine == "zip":
+        points = lengths[0]
+    else:
+        points = 1
+        for length in lengths:
+            points *= length
+            if points > MAX_SWEEP_RUNS:
+                break
+    runs = points * len(sweep.seeds)
+    if runs > MAX_SWEEP_RUNS:
+        counted = (f"{points} points x {len(sweep.seeds)} seeds = {runs} runs"
+                   if points <= MAX_SWEEP_RUNS else f"more than {MAX_SWEEP_RUNS} points")
+        raise SweepError(f'{label}: field "parameters": {counted}; at most {MAX_SWEEP_RUNS} runs '
+                         f"are allowed in one sweep")
 
 
 def _check_metrics(label: str, sweep: Sweep) -> None:
@@ -260,7 +344,7 @@ def _check_metrics(label: str, sweep: Sweep) -> None:
         raise SweepError(f'{label}: field "metrics": expected a list of metric names')
     for metric in sweep.metrics:
         if not isinstance(metric, str):
-            raise SweepError(f'{label}: field "metrics": expected metric names, got {metric!r}')
+            raise SweepError(f'{label}: field "metrics": expected metric names, got {show(metric)}')
         problem = _metric_problem(metric, flows, links)
         if problem:
             raise SweepError(f'{label}: field "metrics": {problem}')
@@ -268,30 +352,34 @@ def _check_metrics(label: str, sweep: Sweep) -> None:
 
 def _metric_problem(metric: str, flows: list, links: dict):
     parts = metric.split(".")
+    shown = quote(metric)
     if metric in DERIVED_METRICS or metric in SUMMARY_TOP:
         return None
     if parts[0] == "check":
         return None if len(parts) in (2, 5) else (
-            f'"{metric}": expected check.max_error_pct or check.<interval>.<id>.<quantity>.'
+            f"{shown}: expected check.max_error_pct or check.<interval>.<id>.<quantity>."
             f"<predicted|simulated|error_pct>")
     if parts[0] == "flows" and len(parts) == 3:
         if parts[1] not in flows:
-            return f'"{metric}": no flow "{parts[1]}"{_closest(parts[1], flows)}'
+            return f"{shown}: no flow {quote(parts[1])}{suggestion(parts[1], flows)}"
         if parts[2] not in FLOW_METRICS:
-            return f'"{metric}": unknown flow metric "{parts[2]}"{_closest(parts[2], FLOW_METRICS)}'
+            return (f"{shown}: unknown flow metric {quote(parts[2])}"
+                    f"{suggestion(parts[2], FLOW_METRICS)}")
         return None
     if parts[0] == "links" and len(parts) == 5 and parts[2] == "directions":
         if parts[1] not in links:
-            return f'"{metric}": no link "{parts[1]}"{_closest(parts[1], list(links))}'
+            return f"{shown}: no link {quote(parts[1])}{suggestion(parts[1], list(links))}"
         ends = links[parts[1]].get("ends", ["?", "?"])
         labels = [f"{ends[0]}->{ends[1]}", f"{ends[1]}->{ends[0]}"]
         if parts[3] not in labels:
-            return f'"{metric}": link {parts[1]} has no direction "{parts[3]}"; known: {", ".join(labels)}'
+            return (f"{shown}: link {parts[1]} has no direction {quote(parts[3])}; "
+                    f"known: {', '.join(labels)}")
         if parts[4] not in DIRECTION_METRICS:
-            return f'"{metric}": unknown link metric "{parts[4]}"{_closest(parts[4], DIRECTION_METRICS)}'
+            return (f"{shown}: unknown link metric {quote(parts[4])}"
+                    f"{suggestion(parts[4], DIRECTION_METRICS)}")
         return None
     known = DERIVED_METRICS + SUMMARY_TOP
-    return (f'unknown metric "{metric}"{_closest(metric, known)}; metrics are {", ".join(known)}, '
+    return (f"unknown metric {shown}{suggestion(metric, known)}; metrics are {', '.join(known)}, "
             f"flows.<id>.<field>, links.<id>.directions.<A->B>.<field> or check.<...>")
 
 

@@ -1,0 +1,455 @@
+"""Validation toolkit shared by every JSON input (topology files, sweep files, ...).
+
+Inputs are untrusted data. This module reads them safely and gives every problem as one line:
+
+* `read_json(path, error=..., kind=...)` reads a JSON file within the `Input limits` below and
+  checks it is plain JSON data (`check_plain`): no jsonpickle ``py/...`` tags, no duplicate keys,
+  no NaN/Infinity, nothing nested, long or large beyond the limits. `parse_json` does the same for
+  text already in memory.
+* `closest` / `suggestion`: the one "did you mean" helper (``(did you mean "X"?)``).
+* `quote`, `show`, `one_line`: how input values appear in messages, escaped so that no newline or
+  control character of the input ever reaches a message.
+* `file_name_problem`, `id_problem`, `count_problem`, `is_number`: checks of single values that
+  return None when the value is fine, else the text "expected ..., got ..." for the caller's own
+  message (the caller knows the file, the entry and the field).
+
+Errors are raised as `InputError` or as the subclass the caller passes as ``error`` (the
+topology loader's `TopologyError`, the sweep loader's `SweepError`). Every limit is one named
+constant here, documented in docs/topology-format.md and docs/sweeps.md ("Input limits").
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import os
+import re
+import stat
+import unicodedata
+from pathlib import Path
+
+__all__ = [
+    "InputError", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_ID_CHARS", "MAX_INT_DIGITS", "MAX_ITEMS",
+    "MAX_NAME_BYTES", "MAX_RANGE_NUM", "MAX_SEEDS", "MAX_STRING_CHARS", "MAX_SWEEP_RUNS",
+    "SUGGESTION_CUTOFF", "check_plain", "closest", "count_problem", "file_name_problem",
+    "id_problem", "is_number", "one_line", "parse_json", "path_text", "quote", "read_json", "show",
+    "suggestion",
+]
+
+# -- input limits (docs/topology-format.md and docs/sweeps.md, "Input limits") ------------------
+
+MAX_FILE_BYTES = 32 * 2**20   # size of a JSON file, checked before it is read
+MAX_DEPTH = 64                # nested lists/objects; the document itself is level 1
+MAX_INT_DIGITS = 20           # digits of a JSON integer (a 64-bit value has at most 20)
+MAX_ITEMS = 1_000_000         # entries of one list, fields of one object
+MAX_STRING_CHARS = 100_000    # characters of one string (keys included)
+MAX_NAME_BYTES = 128          # UTF-8 bytes of a name that becomes a file or directory name
+MAX_ID_CHARS = 255            # characters of a node, link or flow id
+MAX_SEEDS = 10_000            # sweep "seeds": the count, or the length of the list
+MAX_RANGE_NUM = 100_000       # sweep range "num"
+MAX_SWEEP_RUNS = 100_000      # points x seeds of one sweep
+
+SUGGESTION_CUTOFF = 0.5       # difflib similarity; 0.5 lets "T9" suggest "T1"
+
+# Characters never allowed in ids and names: control (Cc), format (Cf, e.g. a right-to-left
+# override), surrogates (Cs: cannot be written as UTF-8) and line/paragraph separators (Zl, Zp).
+_FORBIDDEN_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+
+
+class InputError(ValueError):
+    """An input is unreadable or invalid: one line, whatever the input holds.
+
+    The message is made single-line on construction: any newline, control or other non-printable
+    character is written as an escape (``\\n``, ``\\x1b``, ``\\u2028``).
+    """
+
+    def __init__(self, message: str = "", *args):
+        super().__init__(one_line(str(message)), *args)
+
+
+# -- messages ------------------------------------------------------------------------------------
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(char: str) -> str:
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def one_line(text: str) -> str:
+    """`text` with every non-printable character (newlines, controls, separators, surrogates)
+    escaped, so that it prints as exactly one line."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else _escape(char) for char in text)
+
+
+def quote(text: str) -> str:
+    """`text` in double quotes, JSON-escaped, safe to print on one line."""
+    return one_line(json.dumps(text, ensure_ascii=False))
+
+
+def show(value) -> str:
+    """How a found value appears in a message (JSON spelling, short, one line)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return repr(value) if value.bit_length() <= 128 else "a very large integer"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return quote(value if len(value) <= 40 else value[:37] + "...")
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+def closest(name, known) -> str | None:
+    """The name in `known` most similar to `name` (difflib ratio >= SUGGESTION_CUTOFF; ties: the
+    first in `known`'s order), or None. Non-string names have no suggestion."""
+    if not isinstance(name, str):
+        return None
+    best, best_ratio = None, SUGGESTION_CUTOFF
+    matcher = difflib.SequenceMatcher(b=name)
+    for candidate in known:
+        matcher.set_seq1(str(candidate))
+        ratio = matcher.ratio()
+        if ratio > best_ratio or (best is None and ratio >= best_ratio):
+            best, best_ratio = str(candidate), ratio
+    return best
+
+
+def suggestion(name, known) -> str:
+    """' (did you mean "X"?)' for the closest name in `known`, or ''."""
+    close = closest(name, known)
+    return f" (did you mean {quote(close)}?)" if close is not None else ""
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MAX_PATH_SHOWN = 160
+
+
+def path_text(path) -> str:
+    """A linked JSON path ((parent, key) pairs; None is the document) as ``links[0].ends``."""
+    parts = []
+    while path is not None:
+        path, key = path
+        parts.append(key)
+    text = ""
+    for part in reversed(parts):
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif _IDENTIFIER.fullmatch(part):
+            text += f".{part}" if text else part
+        else:
+            text += f"[{quote(part)}]"
+    if len(text) > _MAX_PATH_SHOWN:
+        text = text[:_MAX_PATH_SHOWN - 3] + "..."
+    return text or "top level"
+
+
+# -- checks of single values ---------------------------------------------------------------------
+
+def _forbidden_char(text: str) -> str | None:
+    """The first character of `text` that no id or name may hold, or None."""
+    if text.isprintable():   # fast path: printable text holds none of them
+        return None
+    for char in text:
+        if unicodedata.category(char) in _FORBIDDEN_CATEGORIES:
+            return char
+    return None
+
+
+def _char_name(char: str) -> str:
+    return f"U+{ord(char):04X}"
+
+
+def file_name_problem(value) -> str | None:
+    """None if `value` is a plain file name, safe to join to a directory; else what is wrong, as
+    'expected a plain file name ..., got ...'.
+
+    A plain file name is a string of 1 to MAX_NAME_BYTES bytes in UTF-8, without path separators
+    ("/" or "\\"), without ":" (a drive on Windows), not "." or "..", and without control, format,
+    surrogate or line-separator characters.
+    """
+    expected = "expected a plain file name"
+    if not isinstance(value, str):
+        return f"{expected} (a string), got {show(value)}"
+    if not value:
+        return f'{expected}, got ""'
+    bad = _forbidden_char(value)
+    if bad is not None:
+        return f"{expected} (no control characters), got {show(value)} ({_char_name(bad)})"
+    for separator in ("/", "\\", ":"):
+        if separator in value:
+            return f"{expected} (no {quote(separator)}), got {show(value)}"
+    if value in (".", ".."):
+        return f'{expected} (not "." or ".."), got {show(value)}'
+    size = len(value.encode("utf-8"))
+    if size > MAX_NAME_BYTES:
+        return f"{expected} of at most {MAX_NAME_BYTES} bytes, got {show(value)} ({size} bytes)"
+    return None
+
+
+def id_problem(value) -> str | None:
+    """None if `value` is a valid id: a non-empty string of at most MAX_ID_CHARS characters, none
+    of them a control, format, surrogate or line-separator character; else what is wrong."""
+    if not isinstance(value, str) or not value:
+        return f"expected a non-empty string, got {show(value)}"
+    bad = _forbidden_char(value)
+    if bad is not None:
+        return f"expected an id without control characters, got {show(value)} ({_char_name(bad)})"
+    if len(value) > MAX_ID_CHARS:
+        return f"expected an id of at most {MAX_ID_CHARS} characters, got {len(value)} characters"
+    return None
+
+
+def is_number(value) -> bool:
+    """A finite JSON number (int or float, not a boolean)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:   # an int too large for a float
+        return False
+
+
+def count_problem(value, minimum: int, maximum: int, what: str = "an integer") -> str | None:
+    """None if `value` is an integer (not a boolean, not a float) in [minimum, maximum]; else
+    'expected <what> from <minimum> to <maximum>, got <value>'."""
+    if isinstance(value, int) and not isinstance(value, bool) and minimum <= value <= maximum:
+        return None
+    return f"expected {what} from {minimum} to {maximum}, got {show(value)}"
+
+
+# -- parsing -------------------------------------------------------------------------------------
+
+class _JsonObject(dict):
+    """A parsed JSON object that remembers keys it saw more than once."""
+
+    __slots__ = ("duplicates",)
+
+
+class _Rejected(ValueError):
+    """A literal refused while parsing; `token` helps locate it."""
+
+    def __init__(self, message: str, token: str | None = None):
+        super().__init__(message)
+        self.token = token
+
+
+def _object_pairs(pairs) -> _JsonObject:
+    obj = _JsonObject(pairs)
+    if len(obj) != len(pairs):
+        seen = set()
+        obj.duplicates = tuple(key for key, _ in pairs if key in seen or seen.add(key))
+    return obj
+
+
+def _reject_constant(literal: str):
+    raise _Rejected(f"{literal} is not allowed; numbers must be finite")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Rejected(f"number {text if len(text) <= 40 else text[:37] + '...'} is out of range")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) - text.startswith("-") > MAX_INT_DIGITS:
+        raise _Rejected("integer too long", token=text)
+    return int(text)
+
+
+def _line_column(text, offset: int) -> str:
+    """'line L, column C' of `offset` in `text` (str or bytes)."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    line = text.count(newline, 0, offset) + 1
+    column = offset - (text.rfind(newline, 0, offset) + 1) + 1
+    return f"line {line}, column {column}"
+
+
+_NUMBER_BEFORE = frozenset("[,:")
+
+
+def _token_position(text: str, token: str) -> str:
+    """' at line L, column C' of the number `token` in `text`, or '' if it cannot be found."""
+    start = text.find(token)
+    while start >= 0:
+        end = start + len(token)
+        before = text[:start].rstrip()[-1:]
+        after = text[end:end + 1]
+        if (not before or before in _NUMBER_BEFORE) and not (after.isdigit() or after in ".eE"):
+            return " at " + _line_column(text, start)
+        start = text.find(token, start + 1)
+    return ""
+
+
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*+"|[\[{]|[\]}]', re.DOTALL)
+
+
+def _too_deep_position(text: str) -> str:
+    """' at line L, column C' of the bracket opening level MAX_DEPTH + 1, or ''."""
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return " at " + _line_column(text, match.start())
+        elif token in "]}":
+            depth -= 1
+    return ""
+
+
+def parse_json(label: str, text: str, *, error: type[InputError] = InputError):
+    """Parse JSON `text` (the content of `label`): duplicate keys recorded for `check_plain`,
+    NaN/Infinity, out-of-range numbers, integers over MAX_INT_DIGITS digits and nesting the
+    parser cannot follow rejected with one line. Call `check_plain` on the result."""
+    try:
+        return json.loads(text, object_pairs_hook=_object_pairs, parse_constant=_reject_constant,
+                          parse_float=_finite_float, parse_int=_bounded_int)
+    except json.JSONDecodeError as exc:
+        raise error(f"{label}: not valid JSON: {exc.msg} at line {exc.lineno}, "
+                    f"column {exc.colno}") from None
+    except RecursionError:
+        raise error(f"{label}: nested deeper than {MAX_DEPTH} levels"
+                    f"{_too_deep_position(text)}") from None
+    except _Rejected as exc:
+        if exc.token is None:
+            raise error(f"{label}: not valid JSON: {exc}") from None
+        digits = len(exc.token) - exc.token.startswith("-")
+        raise error(f"{label}: integer with {digits} digits{_token_position(text, exc.token)}; "
+                    f"at most {MAX_INT_DIGITS} digits are allowed") from None
+    except ValueError as exc:   # anything else the parser refuses
+        raise error(f"{label}: not valid JSON: {exc}") from None
+
+
+def _regular_file_size(label: str, path: Path, error) -> int:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError) as exc:   # ValueError: a NUL in the path
+        raise error(f"{label}: cannot read file: {getattr(exc, 'strerror', None) or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise error(f"{label}: cannot read file: it is a directory")
+    if not stat.S_ISREG(info.st_mode):
+        raise error(f"{label}: cannot read file: not a regular file")
+    return info.st_size
+
+
+def _too_large(label: str, size: int) -> str:
+    return (f"{label}: file too large: {size} bytes; at most {MAX_FILE_BYTES} bytes "
+            f"({MAX_FILE_BYTES / 2**20:g} MiB) are read")
+
+
+def read_json(path, *, error: type[InputError] = InputError, kind: str = "JSON files"):
+    """Read and check the JSON file `path`; returns (label, data).
+
+    `label` is the path as given (escaped for messages). Checked in this order, each problem one
+    line raised as `error`: the file is a readable regular file of at most MAX_FILE_BYTES bytes
+    (checked before reading it), UTF-8 text (a BOM is allowed), JSON (`parse_json`), and plain
+    data within the limits (`check_plain`; `kind`, e.g. "topology files", names what must be plain
+    data in the jsonpickle message).
+    """
+    path = Path(path)
+    label = one_line(str(path))
+    size = _regular_file_size(label, path, error)
+    if size > MAX_FILE_BYTES:
+        raise error(_too_large(label, size))
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise error(f"{label}: cannot read file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:   # it grew since stat
+        raise error(_too_large(label, len(raw)))
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise error(f"{label}: not valid UTF-8: byte 0x{raw[exc.start]:02x} at "
+                    f"{_line_column(raw, exc.start)} (byte offset {exc.start})") from None
+    del raw
+    data = parse_json(label, text, error=error)
+    check_plain(label, data, error=error, kind=kind)
+    return label, data
+
+
+# -- plain-data check ----------------------------------------------------------------------------
+
+def _scalar_problem(value) -> str | None:
+    if isinstance(value, str):
+        if len(value) > MAX_STRING_CHARS:
+            return f"string of {len(value)} characters; at most {MAX_STRING_CHARS} are allowed"
+        return None
+    if value is None or isinstance(value, (bool, float)):
+        return None
+    if isinstance(value, int):
+        digits = len(str(abs(value))) if value.bit_length() <= 4 * MAX_INT_DIGITS else None
+        if digits is None or digits > MAX_INT_DIGITS:
+            return f"integer with more than {MAX_INT_DIGITS} digits"
+        return None
+    return f"expected plain JSON data, got {show(value)}"
+
+
+def check_plain(label: str, data, *, error: type[InputError] = InputError,
+                kind: str = "JSON files") -> None:
+    """Reject anything that is not plain JSON data within the limits, one line naming the JSON
+    path: jsonpickle ``py/...`` keys, duplicate keys (as recorded by `parse_json`), non-string
+    keys, values of other types, nesting over MAX_DEPTH, lists or objects over MAX_ITEMS entries,
+    strings over MAX_STRING_CHARS characters, integers over MAX_INT_DIGITS digits.
+
+    Iterative (no recursion), in document order. Works on parsed files and on dicts built in
+    Python (lists, tuples, dicts with string keys, str, int, float, bool, None).
+    """
+    stack = [(data, None, 1)]
+    while stack:
+        value, path, depth = stack.pop()
+        if isinstance(value, dict):
+            _check_object(label, value, path, depth, error, kind)
+            children = [(item, (path, key), depth + 1) for key, item in value.items()
+                        if isinstance(item, (dict, list, tuple)) or _scalar_problem(item)]
+        elif isinstance(value, (list, tuple)):
+            _check_size(label, value, path, depth, error, "list", "entries")
+            children = [(item, (path, index), depth + 1) for index, item in enumerate(value)
+                        if isinstance(item, (dict, list, tuple)) or _scalar_problem(item)]
+        else:
+            problem = _scalar_problem(value)
+            if problem:
+                raise error(f"{label}: {path_text(path)}: {problem}")
+            continue
+        stack.extend(reversed(children))
+
+
+def _check_size(label, value, path, depth, error, what, entries) -> None:
+    if depth > MAX_DEPTH:
+        raise error(f"{label}: {path_text(path)}: nested deeper than {MAX_DEPTH} levels")
+    if len(value) > MAX_ITEMS:
+        raise error(f"{label}: {path_text(path)}: {what} of {len(value)} {entries}; "
+                    f"at most {MAX_ITEMS} are allowed")
+
+
+def _check_object(label: str, obj: dict, path, depth: int, error, kind: str) -> None:
+    _check_size(label, obj, path, depth, error, "object", "fields")
+    for key in obj:
+        if not isinstance(key, str):
+            raise error(f"{label}: {path_text(path)}: field names must be strings, got {show(key)}")
+        if key.startswith("py/"):
+            raise error(f"{label}: {path_text(path)}: jsonpickle tag {quote(key)} is not allowed; "
+                        f"{kind} are plain JSON data")
+        if len(key) > MAX_STRING_CHARS:
+            raise error(f"{label}: {path_text(path)}: field name of {len(key)} characters; at most "
+                        f"{MAX_STRING_CHARS} are allowed")
+    duplicates = getattr(obj, "duplicates", ())
+    if duplicates:
+        raise error(f"{label}: {path_text(path)}: duplicate field {quote(duplicates[0])}")
