@@ -154,3 +154,18 @@ def test_sigterm_in_process_sweep_keeps_finished_rows(tmp_path):
     assert (info.value.done, info.value.total) == (2, 8)
     assert [row["run_id"] for row in _rows(tmp_path / "out")] == \
         [row["run_id"] for row in finished]
+
+
+def test_sigterm_exit_status_is_143_with_one_line(tmp_path, capsys):
+    from initializer import main
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps(dict(SLOW, duration_s=5)))
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGTERM))
+    timer.start()
+    try:
+        code = main(["sweep", str(path), "--jobs", "1", "--out", str(tmp_path / "out")])
+    finally:
+        timer.cancel()
+    assert code == 143
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "slow: interrupted (SIGTERM)" in err[0]

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from topologies.sweep_file import (DERIVED_METRICS, Sweep, SweepError, load_sweep,  # noqa: F401
                                    set_path)
+from topologies.validation import suggestion
 
 SWEEP_FILE = "sweep.json"
 RESULTS_FILE = "results.csv"
@@ -160,8 +161,7 @@ def _theory_flow(where: str, theory: dict, plot: dict, sweep: Sweep) -> str:
             raise SweepError(f'{where}: field "theory.flow": name the flow whose path the model '
                              f"describes (flows: {', '.join(map(str, flows))})")
     if flow not in flows:
-        from topologies.sweep_file import _closest
-        raise SweepError(f'{where}: field "theory.flow": no flow "{flow}"{_closest(flow, flows)}')
+        raise SweepError(f'{where}: field "theory.flow": no flow "{flow}"{suggestion(flow, flows)}')
     return flow
 
 
@@ -223,8 +223,7 @@ def resolve_theory(where: str, plot: dict, sweep: Sweep) -> dict | None:
         flow = _theory_flow(where, theory, plot, sweep)
     links = {l.get("id") for l in sweep.base.get("links", [])}
     if link is not None and link not in links:
-        from topologies.sweep_file import _closest
-        raise SweepError(f'{where}: field "theory.link": no link "{link}"{_closest(link, links)}')
+        raise SweepError(f'{where}: field "theory.link": no link "{link}"{suggestion(link, links)}')
     rates, shares, counts = [], [], []
     for spec in specs:
         if flow is not None:

@@ -2,8 +2,9 @@
 
 Exit status: 0 when every run succeeded, 1 when runs failed (they are recorded with their
 error), 2 for bad input (sweep file, option values, unwritable output directory, a directory
-holding another sweep without --force), 130 when SIGINT (Ctrl-C) or SIGTERM stopped the sweep
-(the finished runs are kept: run the same command again to resume).
+holding another sweep without --force), 128 + the signal number when SIGINT (Ctrl-C: 130) or
+SIGTERM (143) stopped the sweep, as for single runs (the finished runs are kept: run the same
+command again to resume).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pathlib import Path
 EXIT_OK = 0
 EXIT_RUNS_FAILED = 1
 EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130          # Ctrl-C; SIGTERM gives 143 (128 + the signal number)
 
 
 class UsageError(Exception):
@@ -40,11 +41,12 @@ def build_sweep_parser() -> argparse.ArgumentParser:
   refused unless --force.
 
 interrupts:
-  Ctrl-C (SIGINT) or SIGTERM stops the workers, keeps every finished run and exits 130;
-  the same command resumes. Workers never outlive this process, even after kill -9.
+  Ctrl-C (SIGINT) or SIGTERM stops the workers, keeps every finished run and exits 130
+  (143 for SIGTERM); the same command resumes. Workers never outlive this process, even
+  after kill -9.
 
 exit status: 0 all runs ok, 1 some runs failed (recorded with their error), 2 bad input,
-  130 interrupted.
+  130 interrupted by Ctrl-C, 143 by SIGTERM.
 
 Single runs: python initializer.py --help.  Sweep files, resume and figures: docs/sweeps.md.
 examples:
@@ -94,7 +96,7 @@ def sweep_main(argv) -> int:
         print(f"{sweep.name}: interrupted ({signal.Signals(stop.signum).name}); {stop.done} of "
               f"{stop.total} runs done, kept in {out}/results.csv; run the same command to resume",
               file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return 128 + int(stop.signum)
     except KeyboardInterrupt:                 # before the runs started: nothing to keep
         print(f"{sweep.name}: interrupted before any run finished", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -110,7 +112,12 @@ def sweep_main(argv) -> int:
     failed = [row for row in rows if row["status"] != "ok"]
     if sweep.plots and (not args.no_plots or args.show):
         from plot_tool.sweep_figures import make_sweep_figures
-        make_sweep_figures(out, show=args.show)
+        try:
+            make_sweep_figures(out, show=args.show)
+        except KeyboardInterrupt:
+            print(f"{sweep.name}: interrupted while drawing the figures; all {len(rows)} runs "
+                  f"are in {out}/results.csv", file=sys.stderr)
+            return EXIT_INTERRUPTED
     if not args.quiet:
         print(f"{sweep.name}: {len(rows)} runs of {total} in {out}/results.csv "
               f"({time.perf_counter() - started:.1f} s wall, {len(failed)} failed)")

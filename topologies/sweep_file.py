@@ -398,7 +398,7 @@ def _check_plots(label: str, sweep: Sweep) -> None:
             raise SweepError(f"{where}: expected an object")
         for key in plot:
             if key not in PLOT_FIELDS:
-                raise SweepError(f'{where}: unknown field "{key}"{_closest(key, PLOT_FIELDS)}')
+                raise SweepError(f'{where}: unknown field "{key}"{suggestion(key, PLOT_FIELDS)}')
         for key in ("file", "x", "y"):
             if key not in plot:
                 raise SweepError(f'{where}: missing field "{key}"')
@@ -410,10 +410,10 @@ def _check_plots(label: str, sweep: Sweep) -> None:
         for key in ("x", "lines"):
             if plot.get(key) is not None and plot[key] not in params:
                 raise SweepError(f'{where}: field "{key}": "{plot[key]}" is not a swept parameter'
-                                 f"{_closest(plot[key], params)}; parameters: {', '.join(params)}")
+                                 f"{suggestion(plot[key], params)}; parameters: {', '.join(params)}")
         if plot["y"] not in sweep.metrics:
             raise SweepError(f'{where}: field "y": "{plot["y"]}" is not a collected metric'
-                             f"{_closest(plot['y'], sweep.metrics)}")
+                             f"{suggestion(plot['y'], sweep.metrics)}")
         for key in ("title", "xlabel", "ylabel"):
             text = plot.get(key)
             if text is not None and (not isinstance(text, str) or not text.strip()
@@ -435,12 +435,11 @@ def _check_plots(label: str, sweep: Sweep) -> None:
 
 def _check_plot_file(where: str, name) -> None:
     """A plot's file is a plain PNG file name in the sweep directory."""
-    if (not isinstance(name, str) or not name or name in (".", "..") or "/" in name
-            or "\\" in name or any(ord(c) < 32 or ord(c) == 127 for c in name)):
-        raise SweepError(f'{where}: field "file": expected a plain file name (no directories, no '
-                         f"control characters), got {name!r}")
+    problem = file_name_problem(name)
+    if problem:
+        raise SweepError(f'{where}: field "file": {problem}')
     if not name.lower().endswith(".png"):
-        raise SweepError(f'{where}: field "file": expected a .png file name, got {name!r}')
+        raise SweepError(f'{where}: field "file": expected a .png file name, got {show(name)}')
 
 
 def _check_theory(where: str, theory, sweep: Sweep) -> None:
@@ -451,7 +450,7 @@ def _check_theory(where: str, theory, sweep: Sweep) -> None:
     for key in theory:
         if key not in THEORY_MODELS[model]:
             raise SweepError(f'{where}: field "theory.{key}": not a field of the {model} model'
-                             f"{_closest(key, THEORY_MODELS[model])}; its fields: "
+                             f"{suggestion(key, THEORY_MODELS[model])}; its fields: "
                              f"{', '.join(THEORY_MODELS[model])}")
     if model == "column" and theory.get("y") not in sweep.metrics:
         raise SweepError(f'{where}: field "theory.y": expected a collected metric')
