@@ -43,7 +43,7 @@ RESULTS_FILE = "results.csv"
 SUMMARY_FILE = "summary.json"
 
 ERROR_BARS = ("std", "ci95", "none")
-THEORY_MODELS = ("mathis", "cubic", "capacity", "fair_share", "column")
+THEORY_MODELS = ("mathis", "cubic", "capacity", "fair_share", "column", "band")
 
 DPI = 110
 FIGSIZE_IN = (8.0, 5.0)
@@ -514,7 +514,10 @@ def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping
     * ``{"model": "capacity" or "fair_share", "mbps", "label"}``: a black horizontal line,
       labelled with ``label`` (default "capacity <mbps> Mbps");
     * ``{"model": "column", "y": <metric path>}``: the mean of that column per x, per line, in
-      the line's colour, one legend entry per line.
+      the line's colour, one legend entry per line;
+    * ``{"model": "band", "low": <metric path>, "high": <metric path>}``: a predicted range (a
+      Vegas interval) per line, in the line's colour: a light band between dashed edges (a
+      translucent bar per category), one legend entry per line.
 
     ``units_bits_per_mbit`` defaults to the sweep's units (`units`), else 1e6. Runs whose status
     is not "ok" are left out and counted in a footnote, as are "ok" runs without a ``y`` value.
@@ -691,6 +694,8 @@ def _draw_theory(ax: Any, theory: Mapping[str, Any], series: Sequence[SweepSerie
                 handles += ax.plot(_positions(s.x[keep], categories), s.mean[keep],
                                    color=color, linestyle="--", linewidth=1.2, label=label)
         return handles
+    if model == "band":
+        return _draw_band(ax, theory, series, categories, colors, offsets, ok_rows, x, lines)
     # mathis / cubic: a curve of the loss probability x
     if categories is not None:
         raise ValueError(f'theory "{model}": the x parameter {x!r} must be numeric '
@@ -723,6 +728,56 @@ def _draw_theory(ax: Any, theory: Mapping[str, Any], series: Sequence[SweepSerie
         label = f"CUBIC, RFC 9438 (C {C:g}, β {beta:g}, MSS {mss:g} B, {rtt})"
     return ax.plot(p, values, color="black", linestyle="--", linewidth=1.2,
                    marker="x" if lo == hi else None, label=label)
+
+
+def _draw_band(ax: Any, theory: Mapping[str, Any], series: Sequence[SweepSeries],
+               categories: Optional[list[str]], colors: Sequence[str], offsets: Sequence[float],
+               ok_rows: Sequence[Mapping[str, Any]], x: str, lines: Optional[str]) -> list[Any]:
+    """A predicted range per line. Bands of several lines overlap, and translucent fills mixed
+    together make colours that match no legend entry, so each band is a very light fill between
+    edges drawn dashed in its line's colour: where bands overlap, the edges still tell them
+    apart. Each band has its legend entry (fill and edge)."""
+    from matplotlib.colors import to_rgba
+    from matplotlib.patches import Patch
+
+    low_col, high_col = str(theory["low"]), str(theory["high"])
+    lows, _ = _aggregate(list(ok_rows), x, low_col, lines, "none")
+    highs, _ = _aggregate(list(ok_rows), x, high_col, lines, "none")
+    high_of = {_key(s.line): s for s in highs}
+    style = {_key(s.line): (c, o) for s, c, o in zip(series, colors, offsets)}
+    name = quantity_name(low_col).removesuffix(", predicted low").removesuffix(" low")
+    handles = []
+    for low in lows:
+        high = high_of.get(_key(low.line))
+        if high is None:
+            continue
+        color, offset = style.get(_key(low.line), ("black", 0.0))
+        common = [v for v in low.x if v in set(high.x.tolist())]
+        if not common:
+            continue
+        lo = np.array([low.mean[list(low.x).index(v)] for v in common])
+        hi = np.array([high.mean[list(high.x).index(v)] for v in common])
+        xs = _positions(np.array(common, dtype=low.x.dtype), categories)
+        label = f"{low.label}: {name}, predicted range" if lines is not None \
+            else f"{name}, predicted range"
+        if categories is not None:
+            bars = ax.bar(xs + offset, hi - lo, bottom=lo, width=0.1,
+                          color=to_rgba(color, 0.25), edgecolor=color, linestyle="--",
+                          linewidth=1.0, label="_nolegend_")
+            for bar in bars:                  # no axis pinned to a bar's bottom
+                bar.sticky_edges.y[:] = []
+            for edge in (lo, hi):             # an empty range stays visible as a dash
+                ax.plot(xs + offset, edge, color=color, linestyle="none", marker="_",
+                        markersize=10, markeredgewidth=1.5, label="_nolegend_")
+        else:
+            ax.fill_between(xs, lo, hi, color=to_rgba(color, 0.08), linewidth=0,
+                            label="_nolegend_")
+            ax.plot(xs, lo, color=color, linestyle="--", linewidth=1.0, label="_nolegend_")
+            ax.plot(xs, hi, color=color, linestyle="--", linewidth=1.0, label="_nolegend_")
+        fill = to_rgba(color, 0.25 if categories is not None else 0.08)
+        handles.append(Patch(facecolor=fill, edgecolor=color, linestyle="--", linewidth=1.0,
+                             label=label))
+    return handles
 
 
 def _key(value: Any) -> str:

@@ -491,3 +491,30 @@ def test_plot_files_stay_in_the_sweep_directory(tmp_path: Path, name: str) -> No
     with pytest.raises(ValueError, match="plain .png file name"):
         make_sweep_figures(directory)
     assert not list(tmp_path.rglob("x.*"))
+
+
+def test_predicted_bands_each_match_a_legend_entry(csv_rows: list[dict]) -> None:
+    """Vegas predictions are intervals: one band per line, each told apart by dashed edges in its
+    line's colour (overlapping translucent fills would blend into a colour no entry has)."""
+    low, high = "check.0.L1.backlog_kb.predicted_low", "check.0.L1.backlog_kb.predicted_high"
+    rows = [dict(r, **{low: 2.0 + float(r[LOSS]) * 100, high: 4.0 + float(r[LOSS]) * 100})
+            for r in csv_rows]
+    plot = dict(PLOTS[3], theory={"model": "band", "low": low, "high": high})
+    fig, ax = _draw(plot, rows)
+    data = [l for l in ax.lines if l.get_marker() == "o"]
+    edges = [l for l in ax.lines if l.get_linestyle() == "--"]
+    assert len(edges) == 4                                     # low and high edge per line
+    assert [e.get_color() for e in edges] == [data[0].get_color()] * 2 + \
+        [data[1].get_color()] * 2
+    np.testing.assert_allclose(edges[0].get_ydata(), [2.1, 3.0])
+    np.testing.assert_allclose(edges[1].get_ydata(), [4.1, 5.0])
+    from matplotlib.collections import PolyCollection
+    fills = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(fills) == 2 and all(f.get_facecolor()[0][3] < 0.1 for f in fills)
+    legend = fig.legends[0]
+    texts = [t.get_text().replace("\n", " ") for t in legend.get_texts()]
+    assert texts == ["reno", "cubic", "reno: L1 backlog, predicted range",
+                     "cubic: L1 backlog, predicted range"]
+    patches = legend.get_patches()
+    assert [tuple(p.get_edgecolor()[:3]) for p in patches] == \
+        [tuple(int(d.get_color()[i:i + 2], 16) / 255 for i in (1, 3, 5)) for d in data]

@@ -193,3 +193,26 @@ def test_identical_configurations_run_once(tmp_path, counted):
     assert rows[0]["flows.F1.goodput_mbps"] == rows[1]["flows.F1.goodput_mbps"]
     assert [r.run_id for r in plan(load_sweep(write(tmp_path, data)))] == \
         [r["run_id"] for r in rows]
+
+
+def test_check_metrics_of_an_interval_prediction_name_its_ends():
+    """A Vegas prediction is an interval: "predicted" is refused (it used to be the low end,
+    silently); predicted_low and predicted_high give the ends."""
+    from topologies.sweep import compute_metrics
+    report = {"max_error_pct": 3.0, "intervals": [{"rows": [
+        {"id": "L1", "quantity": "backlog_kb", "predicted": [2.5, 4.0], "simulated": 3.0,
+         "error_pct": 0.0},
+        {"id": "F1", "quantity": "rate_mbps", "predicted": 5.0, "simulated": 4.9,
+         "error_pct": 2.0}]}]}
+    record = {"summary": {"flows": {}}, "check": report}
+    got = compute_metrics(record, ["check.0.L1.backlog_kb.predicted_low",
+                                   "check.0.L1.backlog_kb.predicted_high",
+                                   "check.0.F1.rate_mbps.predicted",
+                                   "check.0.F1.rate_mbps.predicted_low", "check.max_error_pct"])
+    assert got == {"check.0.L1.backlog_kb.predicted_low": 2.5,
+                   "check.0.L1.backlog_kb.predicted_high": 4.0,
+                   "check.0.F1.rate_mbps.predicted": 5.0,
+                   "check.0.F1.rate_mbps.predicted_low": 5.0, "check.max_error_pct": 3.0}
+    with pytest.raises(KeyError, match=r"interval \[2.5, 4\] \(Vegas\); collect "
+                                       r"check.0.L1.backlog_kb.predicted_low"):
+        compute_metrics(record, ["check.0.L1.backlog_kb.predicted"])

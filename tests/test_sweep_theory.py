@@ -96,6 +96,8 @@ def test_the_old_goodput_vs_loss_setting_is_refused(tmp_path):
      'field "theory.mbps": 10 disagrees with the topology (L1 capacity 100 Mbps)'),
     ({"model": "capacity", "link": "L2"}, 'field "theory.link": no link "L2" (did you mean "L1"?)'),
     ({"model": "fair", "link": "L1"}, 'field "theory": expected an object with "model" one of'),
+    ({"model": "band", "low": "flows.F1.goodput_mbps", "high": "flows.F1.goodput_mbs"},
+     'field "theory.high": expected a collected metric (did you mean "flows.F1.goodput_mbps"?)'),
 ])
 def test_theory_settings_that_disagree_with_the_topology_are_refused(tmp_path, theory, message):
     with pytest.raises(SweepError) as info:

@@ -180,7 +180,7 @@ def resolve_theory(where: str, plot: dict, sweep: Sweep) -> dict | None:
     curves"): packet size, base RTT, units and link rates at every point of the sweep, which must
     agree; optional overrides are checked against them. Raises SweepError."""
     theory = plot.get("theory")
-    if theory is None or theory.get("model") == "column":
+    if theory is None or theory.get("model") in ("column", "band"):
         return theory
     model = theory["model"]
     specs = [point_spec(sweep, point) for point in sweep.points()]
@@ -358,8 +358,17 @@ def _check_value(report: dict, parts: list):
     index, entity, quantity, field = int(parts[1]), parts[2], parts[3], parts[4]
     for row in report["intervals"][index]["rows"]:
         if row["id"] == entity and row["quantity"] == quantity:
+            if field in ("predicted_low", "predicted_high"):
+                value = row["predicted"]
+                if isinstance(value, list):
+                    return value[0] if field == "predicted_low" else value[-1]
+                return value
             value = row[field]
-            return value[0] if isinstance(value, list) else value
+            if isinstance(value, list):           # Vegas: an interval, not one value
+                raise KeyError(f"{'.'.join(parts)}: the prediction is an interval "
+                               f"[{value[0]:.6g}, {value[-1]:.6g}] (Vegas); collect "
+                               f"{'.'.join(parts[:4])}.predicted_low and .predicted_high")
+            return value
     raise KeyError(f"check interval {index} has no {entity} {quantity}")
 
 

@@ -33,6 +33,7 @@ THEORY_MODELS = {
     "capacity": ("model", "link", "flow", "mbps", "label"),
     "fair_share": ("model", "link", "flow", "mbps", "label"),
     "column": ("model", "y"),
+    "band": ("model", "low", "high"),
 }
 DERIVED_METRICS = ("jain_index", "total_goodput_mbps", "mean_queue_delay_ms", "mean_rtt_ms",
                    "power")
@@ -454,6 +455,10 @@ def _check_theory(where: str, theory, sweep: Sweep) -> None:
                              f"{', '.join(THEORY_MODELS[model])}")
     if model == "column" and theory.get("y") not in sweep.metrics:
         raise SweepError(f'{where}: field "theory.y": expected a collected metric')
+    for key in ("low", "high") if model == "band" else ():
+        if theory.get(key) not in sweep.metrics:
+            raise SweepError(f'{where}: field "theory.{key}": expected a collected metric'
+                             f"{suggestion(theory.get(key), sweep.metrics)}")
     for key in ("rtt_ms", "mss_bytes", "units_bits_per_mbit", "C", "beta", "mbps"):
         value = theory.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
