@@ -1,63 +1,97 @@
 """Figures of a simulation run: ``links.png``, ``flows.png``, ``hosts.png`` and, when dynamic
-routing changed a forwarding table, ``routing.png`` (see docs/outputs.md).
+routing changed a forwarding table, ``routing.png`` (see docs/outputs.md, "Figures").
 
 The work is split into data preparation and drawing:
 
 * ``_link_series`` / ``_flow_series`` / ``_host_series`` turn the result tables into a list of
-  `Series` (one per plotted line: a label, times, and one array per panel column);
+  `Series` (one per plotted line: a label, times, and one array per panel column). Rows are
+  selected by entity and sorted by time (the CSV files are not in time order);
 * ``_prediction_series`` matches the rows of ``predictions.csv`` (written by ``--check``) to those
   series: one `PredictionSeries` per series and predicted quantity (piecewise constant, with a
   [low, high] interval for Vegas). A flow's prediction belongs to the flow's series; a link's to
   the series of the same link whose directions include the prediction's (a half-duplex link: its
   summed line; a full-duplex direction: that direction's line);
-* a `FigureSpec` lists the panels of one figure (`Panel`: column, y label, drawing style);
+* a `FigureSpec` lists the panels of one figure (`Panel`: column, y label, drawing style) and
+  whether a gap in the rows means "idle" (links, hosts) or "no data" (flows);
 * ``_draw_figure`` draws a list of series into a given matplotlib Figure, one ``_plot_panel`` call
-  per panel, and adds the shared legend. A panel may name an ``overlay`` column, drawn dashed in
-  the same colours (``links.png`` uses it for failure drops, only when there are any:
-  ``_links_figure_spec``), and a ``prediction`` quantity: the matching `PredictionSeries` are
-  drawn as dashed steps in the colour of their series, or as a shaded band where low < high
-  (``_plot_predictions``). When link predictions are drawn, the buffer panel of ``links.png``
-  shows the simulated ``backlog_kb`` (the quantity the fluid model predicts) instead of
-  ``buffer_kb``.
+  per panel, adds the shared legend and sets the geometry (`plot_tool.layout`: fixed margins
+  computed from measured text, no layout engine, so each figure is drawn once). Every line goes
+  through ``_line_arrays``, the one place that decides where a line breaks: at NaN values, and
+  where consecutive samples are more than ``GAP_FACTOR`` sampling intervals apart, except, for
+  links and hosts, across a gap bounded by two zero values (an idle entity writes no rows, and
+  the rows around the gap are zero: drawing zero across it is exact).
+* The drops panel of ``links.png`` (``Panel.losses``) draws every cause of loss present in the
+  plotted lines, one line style per cause (`LossCause`: buffer full, random loss from the link's
+  impairments, link down, and any other ``*_drops`` column), and says "no packets lost" when
+  nothing was lost. A panel may also name a ``prediction`` quantity: the matching
+  `PredictionSeries` are drawn as dashed steps in the colour of their series, or as a shaded band
+  where low < high (``_plot_predictions``). When link predictions are drawn, the buffer panel of
+  ``links.png`` shows the simulated ``backlog_kb`` (the quantity the fluid model predicts).
 * ``routing.png`` has its own preparation (``_route_series``: one `RouteSeries` per router and
-  destination, from ``routes.csv``; ``_routes_to_plot`` picks the ones whose next hop changed) and
-  drawing (``_draw_routing_figure``); its top panel reuses the link series.
+  destination, from ``routes.csv``; ``_routes_to_plot`` picks the ones whose next hop changed and
+  draws routes whose lines coincide once, labelled with all of them) and drawing
+  (``_draw_routing_figure``); its top panel reuses the link series.
 
 Saving uses the object-oriented API (`matplotlib.figure.Figure` with an Agg canvas), so nothing
 needs a display; pyplot is imported only when ``show=True``.
 """
 from __future__ import annotations
 
+import dataclasses
+import gc
+import logging
 import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
+import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
+from plot_tool.layout import finish_layout, stacked_axes
 from plot_tool.results import OPTIONAL_COLUMNS, SCHEMAS, Table, read_results
+
+log = logging.getLogger(__name__)
 
 PathLike = Union[str, "os.PathLike[str]"]
 IdSelection = Optional[Union[str, Iterable[str]]]
 
 # Drawing styles of a panel:
-#   "interval": the value covers (time - interval, time]: drawn as steps ending at each sample time;
+#   "interval": the value covers (time - interval, time]: drawn as steps, each value held over its
+#               interval;
 #   "instant":  the value was sampled at that instant: straight segments between samples;
-#   "sparse":   interval values that may be missing (NaN): missing samples are skipped and the
-#               remaining ones joined by straight segments.
+#   "sparse":   interval values that may be missing (NaN): steps that break where a value is
+#               missing, with a dot on a sample that has no neighbour.
 STYLES = ("interval", "instant", "sparse")
 
-DPI = 110
+# A line breaks where consecutive samples are more than this many sampling intervals apart.
+GAP_FACTOR = 1.5
+
+DPI = 100
+PNG_COMPRESS_LEVEL = 3          # zlib level: 6 (the default) makes files 10 % smaller, 40 % slower
 WIDTH_IN = 11.0
 PANEL_HEIGHT_IN = 2.4
+TITLE_HEIGHT_IN = 1.0           # title band and x axis labels, beyond the panels
+LINE_WIDTH = 1.2
 
 ROUTING_FILENAME = "routing.png"
 MAX_ROUTE_LINES = 12          # routing.png: at most this many router -> destination lines
 MAX_LABELS_PER_LINE = 10      # and at most this many next-hop labels per line (markers: all)
 MAX_COST_ONLY_LINES = 6       # lines when no next hop changed (costs only: the widest ranges)
+# Two route lines closer than this fraction of the panel's range (about one pixel), on both axes,
+# at every instant are drawn once, labelled with both routes.
+COINCIDENT_FRACTION = 0.003
+ROUTE_WIDTH = 1.4             # route line width; a line that a later one covers is drawn wider
+ROUTE_HALO = 1.3              # ... by this much per later line covering it (at most 3)
+
+NO_LOSS_TEXT = "no packets lost"
+LOSS_HEADER = "packets lost (drops panel):"
 
 
 @dataclass
@@ -71,6 +105,7 @@ class Series:
     color: Optional[str] = None   # assigned by _assign_colors
     entity: str = ""              # the id predictions.csv uses: link, flow or host id
     directions: tuple[str, ...] = ()  # link directions the line covers (empty: not a link)
+    summed: bool = False          # a half-duplex link: its directions summed
 
 
 @dataclass
@@ -114,14 +149,33 @@ class PredictionSeries:
         return np.array(x), np.array(low), np.array(high), np.array(band, dtype=bool)
 
 
+
+
+@dataclass(frozen=True)
+class LossCause:
+    """One cause of packet loss: a ``links.csv`` column, its legend text and its line style."""
+
+    column: str
+    label: str
+    linestyle: str
+
+
+BUFFER_LOSS = LossCause("drops", "buffer full", "-")
+IMPAIRMENT_LOSS = LossCause("impairment_drops", "random loss (impairment)", ":")
+FAILURE_LOSS = LossCause("failure_drops", "link down", "--")
+LOSS_CAUSES = (BUFFER_LOSS, IMPAIRMENT_LOSS, FAILURE_LOSS)
+OTHER_LOSS_STYLE = "-."       # any other "*_drops" column of links.csv (labelled by its name)
+
+
 @dataclass(frozen=True)
 class Panel:
     column: str                   # key into Series.values
     ylabel: str                   # may contain {Mbps}, {KB} and {interval} placeholders
     style: str = "interval"
-    overlay: Optional[str] = None  # another column, drawn dashed in the same colours
-    labels: tuple[str, str] = ("", "")  # in-panel legend: (solid lines, dashed overlay)
     prediction: Optional[str] = None   # predictions.csv quantity drawn over this panel
+    # A losses panel (drops of links.png) when not None: the causes to draw, one line style each
+    # (empty: nothing was lost, and the panel says so). `column` is then only its name.
+    losses: Optional[tuple[LossCause, ...]] = None
 
 
 @dataclass
@@ -130,7 +184,8 @@ class RouteSeries:
 
     Row i holds the entry installed at ``time[i]`` (row 0: the static table of t=0), in force
     until ``time[i + 1]``. ``cost_ms`` is inf and ``next_hop`` and ``link`` are "" while the
-    destination is unreachable.
+    destination is unreachable. ``also`` lists other (router, destination) pairs whose line
+    coincides with this one (drawn once, labelled with all of them).
     """
 
     router: str
@@ -140,10 +195,16 @@ class RouteSeries:
     next_hop: np.ndarray
     link: np.ndarray
     color: Optional[str] = None
+    also: tuple[tuple[str, str], ...] = ()
 
     @property
     def label(self) -> str:
-        return f"{self.router} \u2192 {self.destination}"
+        """"R1 → T1"; for coincident routes one line per router: "R1 → T1, T3\\nR4 → S2"."""
+        by_router: dict[str, list[str]] = {}
+        for router, destination in ((self.router, self.destination), *self.also):
+            by_router.setdefault(router, []).append(destination)
+        return "\n".join(f"{router} \u2192 {', '.join(dests)}"
+                         for router, dests in by_router.items())
 
     @property
     def changes(self) -> np.ndarray:
@@ -166,31 +227,42 @@ class FigureSpec:
     filename: str
     panels: tuple[Panel, ...]
     legend_title: str
+    # Whether a gap in an entity's rows means it was idle (links and hosts write no rows while
+    # idle, and zero rows around the gap), rather than "no data" (flows).
+    idle_is_zero: bool = True
 
 
+LOSSES_YLABEL = "packets lost per\n{interval} interval"
+BUFFER_PANEL = Panel("buffer_kb", "buffer occupancy ({KB})")
+RATE_PANEL = Panel("rate_mbps", "transmitted rate ({Mbps})")
+
+# links.png as it is when the only losses are buffer overflows; `_links_figure_spec` adapts the
+# drops panel to the causes present, the legend title to the lines, and the buffer panel to
+# predictions.
 LINKS_FIGURE = FigureSpec("links.png", (
-    Panel("buffer_kb", "buffer occupancy ({KB})"),
-    Panel("drops", "drops (packets per\n{interval} interval)"),
-    Panel("rate_mbps", "transmitted rate ({Mbps})"),
+    BUFFER_PANEL,
+    Panel("drops", LOSSES_YLABEL, losses=(BUFFER_LOSS,)),
+    RATE_PANEL,
 ), legend_title="link direction")
-
-# The drops panel of links.png when some link lost packets because it was down.
-FAILURE_DROPS_PANEL = Panel("drops", LINKS_FIGURE.panels[1].ylabel, overlay="failure_drops",
-                            labels=("buffer full", "failure (link down)"))
-
-RATE_PANEL = LINKS_FIGURE.panels[2]
 
 # The buffer panel of links.png when predictions are drawn: the simulated backlog (unfinished work:
 # waiting bytes plus the rest of the packet in transmission), which is what the fluid model
 # predicts, with the predicted backlog over it.
 BACKLOG_PANEL = Panel("backlog_kb", "backlog ({KB})", prediction="backlog_kb")
 
-FLOWS_FIGURE = FigureSpec("flows.png", (
-    Panel("send_rate_mbps", "send rate ({Mbps})"),
-    Panel("recv_rate_mbps", "receive rate, goodput\n({Mbps})", prediction="rate_mbps"),
-    Panel("window_pkts", "window (packets)", style="instant"),
-    Panel("rtt_ms", "RTT (ms)", style="sparse", prediction="rtt_ms"),
-), legend_title="flow")
+# flows.png: the second panel is the data arriving at the receiver, in order or not (bounded by
+# the path's capacity); results written before flows.csv had arrival_rate_mbps get the goodput
+# (in-order delivery, which jumps when a repaired gap releases buffered data) instead.
+ARRIVAL_PANEL = Panel("arrival_rate_mbps", "data arriving at the\nreceiver ({Mbps})",
+                      prediction="rate_mbps")
+GOODPUT_PANEL = Panel("recv_rate_mbps", "receive rate, goodput\n({Mbps})", prediction="rate_mbps")
+_SEND_PANEL = Panel("send_rate_mbps", "send rate ({Mbps})")
+_WINDOW_PANEL = Panel("window_pkts", "window (packets)", style="instant")
+_RTT_PANEL = Panel("rtt_ms", "RTT (ms)", style="sparse", prediction="rtt_ms")
+FLOWS_FIGURE = FigureSpec("flows.png", (_SEND_PANEL, ARRIVAL_PANEL, _WINDOW_PANEL, _RTT_PANEL),
+                          legend_title="flow", idle_is_zero=False)
+FLOWS_FIGURE_GOODPUT = dataclasses.replace(
+    FLOWS_FIGURE, panels=(_SEND_PANEL, GOODPUT_PANEL, _WINDOW_PANEL, _RTT_PANEL))
 
 PREDICTION_LABEL = "analytic prediction (dashed)"
 PREDICTION_BAND_LABEL = "predicted interval (shaded)"
@@ -200,10 +272,19 @@ HOSTS_FIGURE = FigureSpec("hosts.png", (
     Panel("recv_rate_mbps", "receive rate ({Mbps})"),
 ), legend_title="host")
 
+LINK_TITLE = "link direction"
+HALF_DUPLEX_TITLE = "link (half duplex:\nboth directions summed)"
+MIXED_LINK_TITLE = "link direction, or link\n(half duplex: both\ndirections summed)"
+
 _LINK_VALUES = ("rate_mbps", "buffer_kb", "buffer_pkts", "backlog_kb", "drops", "failure_drops",
-                "routing_rate_mbps")
+                "impairment_drops", "routing_rate_mbps")
 _FLOW_VALUES = ("send_rate_mbps", "recv_rate_mbps", "window_pkts", "rtt_ms")
 _HOST_VALUES = ("send_rate_mbps", "recv_rate_mbps")
+# Numeric columns the figures use beyond results.SCHEMAS/OPTIONAL_COLUMNS (newer results have
+# them; older ones get zeros for the link column and the goodput panel for the flow one). Any
+# other numeric links.csv column named "*_drops" is a cause of loss too.
+_FIGURE_COLUMNS = {"links": ("impairment_drops",), "flows": ("arrival_rate_mbps",)}
+_ZEROS_WHEN_ABSENT = {"links": ("impairment_drops",)}
 
 
 def make_figures(results: Any, out_dir: Optional[PathLike] = None, *,
@@ -229,7 +310,7 @@ def make_figures(results: Any, out_dir: Optional[PathLike] = None, *,
             ``--check``) over the simulated lines: None (default) draws them when the results have
             them (`ResultSet.predictions` is not None), False never, True always (ValueError when
             the results have none). They appear as dashed steps in the colour of the line they
-            predict (a shaded band where the prediction is an interval, for Vegas) on the receive
+            predict (a shaded band where the prediction is an interval, for Vegas) on the arrival
             rate and RTT panels of ``flows.png`` and the buffer panel of ``links.png``, which then
             shows the simulated ``backlog_kb`` instead of ``buffer_kb``.
         show: after saving, also show the figures with pyplot (blocks until they are closed).
@@ -258,21 +339,65 @@ def make_figures(results: Any, out_dir: Optional[PathLike] = None, *,
     written: list[Path] = []
     if jobs:
         out_dir.mkdir(parents=True, exist_ok=True)
-    for job in jobs:
-        fig = Figure(figsize=job.figsize, layout="constrained")
-        FigureCanvasAgg(fig)
-        job.draw(fig)
-        path = out_dir / job.filename
-        fig.savefig(path, dpi=DPI)
-        written.append(path)
+    # A figure allocates many small objects, which trigger garbage collections that traverse
+    # every live object (after a run, the simulation's too); the figures free theirs when they
+    # are dropped, so collecting is postponed to the end.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for job in jobs:
+            path = out_dir / job.filename
+            _save_png(_render(job), path)
+            log.debug("wrote %s", path)
+            written.append(path)
+    finally:
+        if collecting:
+            gc.enable()
 
     if show and jobs:
         import matplotlib.pyplot as plt  # only here: pyplot may need a display
 
         for job in jobs:
-            job.draw(plt.figure(figsize=job.figsize, layout="constrained"))
+            job.draw(plt.figure(figsize=job.figsize))
         plt.show()
     return written
+
+
+# Style of every panel, set when the axes are created (cheaper than changing each axes after).
+STYLE = {"axes.grid": True, "grid.alpha": 0.3}
+Y_TICKS = 5         # at most this many intervals between y ticks (matplotlib's default: about 7)
+
+
+def _render(job: "_Job") -> Figure:
+    """`job` drawn into a new Figure on an Agg canvas, at the resolution it is saved with."""
+    fig = Figure(figsize=job.figsize, dpi=DPI)
+    FigureCanvasAgg(fig)
+    job.draw(fig)
+    return fig
+
+
+def _stacked_axes(fig: Figure, n: int, height_ratios: Optional[Sequence[float]] = None
+                  ) -> np.ndarray:
+    """`n` panels stacked in one column of `fig` on one time axis, with the `STYLE`."""
+    axes = stacked_axes(fig, n, height_ratios=height_ratios, style=STYLE)
+    for ax in axes:
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=Y_TICKS, steps=[1, 2, 2.5, 5, 10]))
+    return axes
+
+
+def _save_png(fig: Figure, path: Path) -> None:
+    """Draw `fig` once and write it as an RGB PNG (the figures are opaque: the alpha channel of
+    the canvas is all 255, so dropping it loses nothing and makes encoding faster)."""
+    from PIL import Image, PngImagePlugin
+
+    fig.canvas.draw()
+    rgba = fig.canvas.buffer_rgba()
+    width, height = fig.canvas.get_width_height()
+    image = Image.frombuffer("RGBA", (width, height), rgba, "raw", "RGBA", 0, 1).convert("RGB")
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Software", f"netsim plot_tool (matplotlib {matplotlib.__version__})")
+    image.save(path, format="png", pnginfo=info, compress_level=PNG_COMPRESS_LEVEL,
+               dpi=(fig.dpi, fig.dpi))
 
 
 @dataclass
@@ -319,17 +444,20 @@ def _plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection
         jobs.append(_spec_job(_links_figure_spec(link_series, backlog=bool(link_predictions)),
                               link_series, summary, link_predictions))
     if flow_ids:
-        flow_series = _flow_series(_normalize(results.flows, "flows"), flow_ids)
+        flow_table = _normalize(results.flows, "flows")
+        flow_series = _flow_series(flow_table, flow_ids)
         flow_predictions: list[PredictionSeries] = []
         if prediction_table is not None:
             flow_predictions = _prediction_series(prediction_table, flow_series, "flow",
                                                   ("rate_mbps", "rtt_ms"))
-        jobs.append(_spec_job(FLOWS_FIGURE, flow_series, summary, flow_predictions))
+        spec = FLOWS_FIGURE if "arrival_rate_mbps" in flow_table else FLOWS_FIGURE_GOODPUT
+        jobs.append(_spec_job(spec, flow_series, summary, flow_predictions))
     if host_ids:
         jobs.append(_spec_job(HOSTS_FIGURE, _host_series(_normalize(results.hosts, "hosts"),
                                                          host_ids), summary))
     if router_ids and _routes_changed(routes):
-        chosen, omitted = _routes_to_plot(_route_series(routes, router_ids))
+        chosen, omitted = _routes_to_plot(_route_series(routes, router_ids),
+                                          end_s=_end_time(summary))
         jobs.append(_routing_job(link_series, chosen, omitted, summary))
     return jobs
 
@@ -343,7 +471,7 @@ def _spec_job(spec: FigureSpec, series: list[Series], summary: dict,
 
 def _routing_job(link_series: list[Series], routes: list[RouteSeries], omitted: int,
                  summary: dict) -> _Job:
-    height = 1.0 + (PANEL_HEIGHT_IN if link_series else 0.0) + 1.4 * PANEL_HEIGHT_IN
+    height = TITLE_HEIGHT_IN + (PANEL_HEIGHT_IN if link_series else 0.0) + 1.4 * PANEL_HEIGHT_IN
     return _Job(ROUTING_FILENAME, (WIDTH_IN, height),
                 lambda fig: _draw_routing_figure(fig, link_series, routes, omitted, summary))
 
@@ -356,47 +484,77 @@ def _link_series(summary: dict, table: Table, link_ids: Sequence[str]) -> list[S
     """One series per link direction; one per link (directions summed) for a half-duplex link.
 
     A half-duplex link has one buffer and one transmitter shared by its two directions, so its
-    buffer occupancy, backlog, drops and transmitted rate are the sums over the directions, per
-    sample time. A ``backlog_kb`` column absent from `table` (older results) gives zeros.
+    buffer occupancy, backlog, losses and transmitted rate are the sums over the directions, per
+    sample time (a direction without a row at some time was idle then and adds nothing). Columns
+    absent from `table` (older results: ``backlog_kb``, ``failure_drops``, ``impairment_drops``,
+    ``routing_rate_mbps``) give zeros; any other ``*_drops`` column is kept (a cause of loss).
     """
     out: list[Series] = []
     table = _with_optional_columns(table, "links")
+    columns = _LINK_VALUES + tuple(c for c in _other_loss_columns(table))
     link_column = table["link"]
     for link_id in link_ids:
         info = summary.get("links", {}).get(link_id, {}) or {}
         rows = link_column == link_id
         if info.get("duplex") == "half":
             time, values = _sum_by_time(table["time_s"][rows],
-                                        {c: table[c][rows] for c in _LINK_VALUES})
+                                        {c: table[c][rows] for c in columns})
             out.append(Series(key=link_id, label=link_id, time=time, values=values,
-                              entity=link_id,
+                              entity=link_id, summed=True,
                               directions=tuple(_directions(info, table["direction"][rows]))))
             continue
         for direction in _directions(info, table["direction"][rows]):
             both = rows & (table["direction"] == direction)
-            time, values = _sorted_rows(table, both, _LINK_VALUES)
+            time, values = _sorted_rows(table, both, columns)
             out.append(Series(key=f"{link_id} {direction}", label=f"{link_id} {direction}",
                               time=time, values=values, entity=link_id, directions=(direction,)))
     return out
 
 
+def _other_loss_columns(table: Table) -> list[str]:
+    """Numeric links.csv columns named ``*_drops`` that are not a known `LossCause`."""
+    known = {c.column for c in LOSS_CAUSES}
+    return [c for c in table if c.endswith("_drops") and c not in known
+            and np.asarray(table[c]).dtype.kind == "f"]
+
+
+def _loss_causes(series: Sequence[Series]) -> tuple[LossCause, ...]:
+    """The causes of loss with at least one lost packet in the plotted `series`, in the order of
+    `LOSS_CAUSES`, then any other ``*_drops`` column (labelled by its name)."""
+    known = {c.column for c in LOSS_CAUSES}
+    others = dict.fromkeys(c for s in series for c in s.values
+                           if c.endswith("_drops") and c not in known)
+    causes = list(LOSS_CAUSES) + [LossCause(c, c, OTHER_LOSS_STYLE) for c in others]
+    return tuple(cause for cause in causes
+                 if any(np.nansum(s.values.get(cause.column, np.zeros(0))) > 0 for s in series))
+
+
+def _link_legend_title(series: Sequence[Series]) -> str:
+    """What the lines of a link figure are: link directions, half-duplex links (directions
+    summed), or both."""
+    summed = [s.summed for s in series]
+    if summed and all(summed):
+        return HALF_DUPLEX_TITLE
+    return MIXED_LINK_TITLE if any(summed) else LINK_TITLE
+
+
 def _links_figure_spec(series: Sequence[Series], *, backlog: bool = False) -> FigureSpec:
-    """`LINKS_FIGURE`, with failure drops overlaid (dashed) on the drops panel only when some
-    plotted line has a non-zero failure drop, and with `BACKLOG_PANEL` (simulated backlog, with
-    the predicted one over it) instead of the buffer panel when `backlog` is true."""
-    failures = any(np.nansum(s.values.get("failure_drops", np.zeros(0))) > 0 for s in series)
-    if not failures and not backlog:
-        return LINKS_FIGURE
-    replace = {"drops": FAILURE_DROPS_PANEL if failures else None,
-               "buffer_kb": BACKLOG_PANEL if backlog else None}
-    panels = tuple(replace.get(p.column) or p for p in LINKS_FIGURE.panels)
-    return FigureSpec(LINKS_FIGURE.filename, panels, LINKS_FIGURE.legend_title)
+    """``links.png`` for these lines: the drops panel draws the causes of loss present
+    (`_loss_causes`; none: "no packets lost"), the legend title says what the lines are, and the
+    buffer panel is `BACKLOG_PANEL` (simulated backlog, with the predicted one over it) when
+    `backlog` is true. `LINKS_FIGURE` itself when that is what it shows."""
+    drops = dataclasses.replace(LINKS_FIGURE.panels[1], losses=_loss_causes(series))
+    spec = FigureSpec(LINKS_FIGURE.filename,
+                      (BACKLOG_PANEL if backlog else BUFFER_PANEL, drops, RATE_PANEL),
+                      _link_legend_title(series))
+    return LINKS_FIGURE if spec == LINKS_FIGURE else spec
 
 
 def _flow_series(table: Table, flow_ids: Sequence[str]) -> list[Series]:
+    columns = _FLOW_VALUES + (("arrival_rate_mbps",) if "arrival_rate_mbps" in table else ())
     return [Series(key=f, label=f, time=t, values=v, entity=f)
             for f in flow_ids
-            for t, v in [_sorted_rows(table, table["flow"] == f, _FLOW_VALUES)]]
+            for t, v in [_sorted_rows(table, table["flow"] == f, columns)]]
 
 
 def _host_series(table: Table, host_ids: Sequence[str]) -> list[Series]:
@@ -483,26 +641,133 @@ def _route_series(routes: Table, router_ids: Sequence[str]) -> list[RouteSeries]
     return out
 
 
-def _routes_to_plot(series: Sequence[RouteSeries], limit: int = MAX_ROUTE_LINES
-                    ) -> tuple[list[RouteSeries], int]:
-    """The route lines of routing.png and how many more qualified.
+def _routes_to_plot(series: Sequence[RouteSeries], limit: int = MAX_ROUTE_LINES, *,
+                    end_s: Optional[float] = None) -> tuple[list[RouteSeries], int]:
+    """The route lines of routing.png and how many more routes qualified.
 
-    Those whose next hop changed at least once; beyond `limit`, the ones with the most changes.
-    When no next hop changed at all: those whose cost changed after t = 0; beyond
-    min(`limit`, MAX_COST_ONLY_LINES), the ones whose finite cost varied most. Ties keep the given
-    order, and the lines kept are returned in the given order."""
+    Those whose next hop changed at least once; when no next hop changed at all, those whose
+    cost changed after t = 0 (at most MAX_COST_ONLY_LINES lines). Routes whose lines would be
+    drawn on top of each other (`_merge_coincident`) become one line labelled with all of them.
+    Beyond the limit, the lines with the most next-hop changes (cost only: whose finite cost
+    varied most) are kept. Ties keep the given order, the lines kept are returned in the given
+    order, and the count of the others is in routes (a merged line counts each of its routes).
+    """
     chosen = [s for s in series if len(s.changes)]
-    if chosen:
-        weight = [float(len(s.changes)) for s in chosen]
-    else:
+    cost_only = not chosen
+    if cost_only:
         chosen = [s for s in series if np.any(s.time > 0)]
+        limit = min(limit, MAX_COST_ONLY_LINES)
+    chosen = _merge_coincident(chosen, end_s)
+    if cost_only:
         weight = [float(np.ptp(c)) if len(c := s.cost_ms[np.isfinite(s.cost_ms)]) else 0.0
                   for s in chosen]
-        limit = min(limit, MAX_COST_ONLY_LINES)
+    else:
+        weight = [float(len(s.changes)) for s in chosen]
     if len(chosen) <= limit:
         return list(chosen), 0
     keep = sorted(sorted(range(len(chosen)), key=lambda i: -weight[i])[:limit])
-    return [chosen[i] for i in keep], len(chosen) - limit
+    omitted = sum(1 + len(chosen[i].also) for i in range(len(chosen)) if i not in keep)
+    return [chosen[i] for i in keep], omitted
+
+
+def _route_tolerances(series: Sequence[RouteSeries], end_s: Optional[float]
+                      ) -> tuple[float, float, float]:
+    """(end of the time axis, time tolerance, cost tolerance) for comparing route lines: the
+    `COINCIDENT_FRACTION` of the ranges the panel will show. Without `end_s` the axis is taken
+    to end a twentieth after the last installation (which then still shows)."""
+    times = [float(s.time[-1]) for s in series if len(s.time)]
+    last = max(times or [0.0])
+    end = max(end_s, last) if end_s is not None else last + max(last / 20, 1e-9)
+    costs = np.concatenate([s.cost_ms[np.isfinite(s.cost_ms)] for s in series] or [np.zeros(0)])
+    span = float(np.ptp(costs)) if len(costs) else 0.0
+    return end, COINCIDENT_FRACTION * max(end, 1e-9), COINCIDENT_FRACTION * max(span, 1e-9)
+
+
+def _cost_distance(a: RouteSeries, b: RouteSeries, end: float, time_tol: float) -> float:
+    """Largest difference between the cost lines of `a` and `b` (steps held from each
+    installation until `end`), over the instants where both are defined, leaving out stretches
+    shorter than `time_tol` (invisible at the figure's resolution). inf where one route is
+    unreachable and the other not."""
+    grid = np.union1d(a.time, b.time)
+    grid = grid[grid <= end]
+    if not len(grid):
+        return 0.0
+    lengths = np.diff(np.append(grid, end))
+    ia = np.searchsorted(a.time, grid, side="right") - 1
+    ib = np.searchsorted(b.time, grid, side="right") - 1
+    visible = (lengths >= time_tol) & (ia >= 0) & (ib >= 0)
+    ca, cb = a.cost_ms[ia[visible]], b.cost_ms[ib[visible]]
+    same_inf = np.isinf(ca) & np.isinf(cb)
+    diff = np.where(same_inf, 0.0, np.abs(ca - cb))
+    diff = np.where(np.isnan(diff), math.inf, diff)
+    return float(diff.max()) if len(diff) else 0.0
+
+
+def _same_changes(a: RouteSeries, b: RouteSeries, time_tol: float) -> bool:
+    """Whether `a` and `b` change next hop at the same instants (within `time_tol`) to the same
+    labelled next hops (their markers and labels would coincide too)."""
+    ca, cb = a.changes, b.changes
+    if len(ca) != len(cb):
+        return False
+    if not len(ca):
+        return True
+    return bool(np.all(np.abs(a.time[ca] - b.time[cb]) <= time_tol)) and \
+        [a.change_label(i) for i in ca] == [b.change_label(i) for i in cb]
+
+
+def _merge_coincident(series: Sequence[RouteSeries], end_s: Optional[float]) -> list[RouteSeries]:
+    """`series` with the routes whose lines would coincide drawn once: a route whose cost line is
+    within `COINCIDENT_FRACTION` of the panel's cost range of an earlier route's at every visible
+    instant, with the same next-hop changes, is merged into it (`RouteSeries.also`). Routes that
+    merge with nothing are returned as they are (same objects)."""
+    if len(series) < 2:
+        return list(series)
+    end, time_tol, cost_tol = _route_tolerances(series, end_s)
+    groups: list[list[RouteSeries]] = []
+    for s in series:
+        for group in groups:
+            first = group[0]
+            if _same_changes(first, s, time_tol) and \
+                    _cost_distance(first, s, end, time_tol) <= cost_tol:
+                group.append(s)
+                break
+        else:
+            groups.append([s])
+    return [group[0] if len(group) == 1 else
+            dataclasses.replace(group[0], also=tuple((m.router, m.destination) for m in group[1:]))
+            for group in groups]
+
+
+def _route_linewidths(routes: Sequence[RouteSeries], end_s: Optional[float]) -> list[float]:
+    """Line width of each route line, in drawing order: a line that later lines cover over at
+    least 5 % of the time axis (closer than twice the coincidence tolerance) is drawn wider, by
+    `ROUTE_HALO` per covering line (at most 3), so that it shows as a coloured edge around them."""
+    if len(routes) < 2:
+        return [ROUTE_WIDTH] * len(routes)
+    end, _, cost_tol = _route_tolerances(routes, end_s)
+    widths = []
+    for i, route in enumerate(routes):
+        covering = 0
+        for later in routes[i + 1:]:
+            if _covered_fraction(route, later, end, 2 * cost_tol) >= 0.05:
+                covering += 1
+        widths.append(ROUTE_WIDTH + ROUTE_HALO * min(covering, 3))
+    return widths
+
+
+def _covered_fraction(a: RouteSeries, b: RouteSeries, end: float, cost_tol: float) -> float:
+    """Fraction of [0, end] over which the cost lines of `a` and `b` are within `cost_tol`."""
+    grid = np.union1d(a.time, b.time)
+    grid = grid[grid < end]
+    if not len(grid) or end <= 0:
+        return 0.0
+    lengths = np.diff(np.append(grid, end))
+    ia = np.searchsorted(a.time, grid, side="right") - 1
+    ib = np.searchsorted(b.time, grid, side="right") - 1
+    both = (ia >= 0) & (ib >= 0)
+    ca, cb = a.cost_ms[ia[both]], b.cost_ms[ib[both]]
+    close = np.isfinite(ca) & np.isfinite(cb) & (np.abs(ca - cb) <= cost_tol)
+    return float(lengths[both][close].sum() / end)
 
 
 def _directions(info: dict, present: np.ndarray) -> list[str]:
@@ -522,6 +787,7 @@ def _directions(info: dict, present: np.ndarray) -> list[str]:
 
 def _sorted_rows(table: Table, mask: np.ndarray, columns: Sequence[str]
                  ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The rows of one entity (`mask`), sorted by time: the times and the named columns."""
     time = table["time_s"][mask]
     order = np.argsort(time, kind="stable")
     return time[order], {c: table[c][mask][order] for c in columns}
@@ -549,10 +815,13 @@ def _normalize(table: Any, name: str) -> Table:
 
     Accepts a Table, or anything indexable by column name and iterable over column names (e.g. a
     pandas DataFrame, or lists with None for missing values). Keeps the required and the optional
-    columns of `name` (`SCHEMAS`, `OPTIONAL_COLUMNS`); a missing identifier (None, NaN) becomes "".
+    columns of `name` (`SCHEMAS`, `OPTIONAL_COLUMNS`), and those the figures use when present
+    (`_FIGURE_COLUMNS`; for links also any numeric ``*_drops`` column); a missing identifier
+    (None, NaN) becomes "".
     """
     required, string_columns = SCHEMAS[name]
     optional = OPTIONAL_COLUMNS.get(name, ())
+    wanted = _FIGURE_COLUMNS.get(name, ())
     columns = {str(c): table[c] for c in table}
     missing = [c for c in required if c not in columns]
     if missing:
@@ -567,12 +836,29 @@ def _normalize(table: Any, name: str) -> Table:
             out[column] = array.astype(str)
         elif column in required or column in optional:
             out[column] = np.asarray(values, dtype=np.float64)
+        elif column in wanted or (name == "links" and column.endswith("_drops")):
+            numbers = _floats(values)
+            if numbers is not None:
+                out[column] = numbers
     return out
+
+
+def _floats(values: Any) -> Optional[np.ndarray]:
+    """`values` as float64 (None as NaN), or None when they are not numbers."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        pass
+    try:
+        return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
 
 
 def _with_optional_columns(table: Table, name: str) -> Table:
     """`table` (not copied) plus zeros for the optional columns it lacks (older results)."""
-    absent = [c for c in OPTIONAL_COLUMNS.get(name, ()) if c not in table]
+    absent = [c for c in OPTIONAL_COLUMNS.get(name, ()) + _ZEROS_WHEN_ABSENT.get(name, ())
+              if c not in table]
     if not absent:
         return table
     n = len(table["time_s"])
@@ -594,12 +880,108 @@ def _choose(kind: str, requested: IdSelection, known: dict) -> list[str]:
     return chosen
 
 
+def _end_time(summary: dict) -> Optional[float]:
+    end = summary.get("end_time_s")
+    return float(end) if isinstance(end, (int, float)) and end > 0 else None
+
+
+def _interval_s(summary: dict, series: Sequence[Any] = ()) -> Optional[float]:
+    """The sampling interval: ``summary["interval_s"]``, else the smallest spacing of the samples
+    of the first series with two of them (None when unknown)."""
+    interval = summary.get("interval_s")
+    if isinstance(interval, (int, float)) and interval > 0:
+        return float(interval)
+    for s in series:
+        steps = np.diff(s.time)
+        steps = steps[steps > 0]
+        if len(steps):
+            return float(steps.min())
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Lines: where a line breaks
+
+
+def _run_starts(time: np.ndarray, values: np.ndarray, interval_s: Optional[float],
+                idle_is_zero: bool) -> np.ndarray:
+    """Indices of the samples that begin a run (0 first): a sample more than `GAP_FACTOR`
+    sampling intervals after the previous one, unless `idle_is_zero` and both bound a gap with
+    zero values (an idle entity: zero all along the gap)."""
+    if interval_s is None or len(time) < 2:
+        return np.zeros(1 if len(time) else 0, dtype=np.intp)
+    gap = np.diff(time) > GAP_FACTOR * interval_s
+    if idle_is_zero:
+        gap &= ~((values[:-1] == 0) & (values[1:] == 0))
+    return np.concatenate(([0], np.flatnonzero(gap) + 1))
+
+
+def _interval_start(time: np.ndarray, interval_s: Optional[float]) -> np.ndarray:
+    """Start of the sampling interval that ends at each of `time` (sampling instants are the
+    multiples of `interval_s`, and the end of the run)."""
+    if interval_s is None:
+        return np.asarray(time, dtype=np.float64)
+    return np.maximum(0.0, interval_s * (np.ceil(time / interval_s - 1e-6) - 1))
+
+
+def _line_arrays(time: np.ndarray, values: np.ndarray, *, style: str,
+                 interval_s: Optional[float], idle_is_zero: bool
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The x and y arrays that draw one series in one panel: the one place deciding where lines
+    break.
+
+    A line breaks (a NaN point) between runs of samples (`_run_starts`: a gap of more than
+    `GAP_FACTOR` intervals, except an idle gap bounded by zeros when `idle_is_zero`), and at a NaN
+    value. "interval" and "sparse" values are drawn with ``drawstyle="steps-pre"``: each run
+    starts with a point at the start of its first interval, so that every value is held over its
+    whole interval ``(time - interval, time]``, the first of a run included. "instant" values are
+    joined by straight segments within a run.
+    """
+    time = np.asarray(time, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    if not len(time):
+        return time, values
+    starts = _run_starts(time, values, interval_s, idle_is_zero)
+    if style == "instant":
+        later = starts[1:]
+        if not len(later):
+            return time, values
+        return (np.insert(time, later, (time[later - 1] + time[later]) / 2),
+                np.insert(values, later, np.nan))
+    lead = _interval_start(time[starts], interval_s)
+    x = np.insert(time, starts, lead)
+    y = np.insert(values, starts, values[starts])
+    if len(starts) > 1:
+        # before each later run's lead point: a NaN point at the same x (with steps-pre, a NaN
+        # point elsewhere would draw a horizontal segment from it to the lead point)
+        at = starts[1:] + np.arange(1, len(starts))
+        x = np.insert(x, at, lead[1:])
+        y = np.insert(y, at, np.nan)
+    return x, y
+
+
+def _isolated(time: np.ndarray, values: np.ndarray, interval_s: Optional[float],
+              idle_is_zero: bool) -> np.ndarray:
+    """Mask of the samples with a value whose neighbours in their run are both missing: drawn
+    as a step of one interval only, so they also get a dot."""
+    n = len(time)
+    if not n:
+        return np.zeros(0, dtype=bool)
+    finite = np.isfinite(values)
+    starts = np.zeros(n, dtype=bool)
+    starts[_run_starts(time, values, interval_s, idle_is_zero)] = True
+    ends = np.append(starts[1:], True)
+    left_missing = starts | np.concatenate(([True], ~finite[:-1]))
+    right_missing = ends | np.append(~finite[1:], True)
+    return finite & left_missing & right_missing
+
+
 # ---------------------------------------------------------------------------------------------
 # Drawing
 
 
 def _figsize(spec: FigureSpec) -> tuple[float, float]:
-    return WIDTH_IN, 1.0 + PANEL_HEIGHT_IN * len(spec.panels)
+    return WIDTH_IN, TITLE_HEIGHT_IN + PANEL_HEIGHT_IN * len(spec.panels)
 
 
 def _draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: dict,
@@ -607,55 +989,103 @@ def _draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: d
     """Draw `series` into `fig`: one panel per `spec.panels` entry, shared time axis, one legend.
 
     `predictions` are drawn over the panels whose ``prediction`` is their quantity, in the colour
-    of their series; the legend then has an entry for them."""
+    of their series; the legend then has an entry for them. A losses panel adds an entry per
+    cause drawn."""
     _assign_colors(series)
     colors = {s.key: s.color for s in series}
-    axes = fig.subplots(len(spec.panels), 1, sharex=True, squeeze=False)[:, 0]
+    axes = _stacked_axes(fig, len(spec.panels))
     labels = _unit_labels(summary)
+    interval_s = _interval_s(summary, series)
     drawn = {"line": False, "band": False}
+    extra: list[Any] = []
     for ax, panel in zip(axes, spec.panels):
-        _plot_panel(ax, series, panel)
-        if panel.overlay is not None:
-            _plot_panel(ax, series, Panel(panel.overlay, panel.ylabel, panel.style),
-                        linestyle="--", with_labels=False)
-            _add_style_legend(ax, panel.labels)
+        if panel.losses is not None:
+            extra += _plot_losses(ax, series, panel.losses, interval_s, spec.idle_is_zero)
+        else:
+            _plot_panel(ax, series, panel, interval_s=interval_s, idle_is_zero=spec.idle_is_zero)
         if panel.prediction is not None:
             line, band = _plot_predictions(
                 ax, [p for p in predictions if p.quantity == panel.prediction], colors)
             drawn["line"] |= line
             drawn["band"] |= band
+        if panel.losses is None or panel.losses:
+            _zero_based_ylim(ax)
         ax.set_ylabel(panel.ylabel.format(**labels))
-        ax.grid(True, alpha=0.3)
-        ax.set_ylim(bottom=0)
-    axes[-1].set_xlabel("time (s)")
-    end = summary.get("end_time_s")
-    if isinstance(end, (int, float)) and end > 0:
-        axes[-1].set_xlim(0, end)
+    _finish_time_axis(axes, summary)
     fig.suptitle(str(summary.get("topology", "")) or "netsim results")
-    _add_legend(fig, axes[0], spec, _prediction_handles(drawn["line"], drawn["band"]))
+    legend = _add_legend(fig, axes[0], spec.legend_title,
+                         extra + _prediction_handles(drawn["line"], drawn["band"]))
+    finish_layout(fig, axes, figure_legends=[legend] if legend is not None else [])
 
 
-def _plot_panel(ax: Any, series: Sequence[Series], panel: Panel, *, linestyle: str = "-",
-                with_labels: bool = True) -> None:
-    """Draw one column of every series into `ax` (each series in its own colour).
+def _zero_based_ylim(ax: Any) -> None:
+    """y from 0 to 5 % above the largest value drawn (0 to 1 when nothing positive is)."""
+    top = ax.dataLim.y1 if ax.dataLim.height >= 0 else math.nan
+    ax.set_ylim(0, top * 1.05 if math.isfinite(top) and top > 0 else 1.0)
 
-    `linestyle` and `with_labels` exist for overlays (e.g. predictions drawn dashed, without
-    legend entries of their own).
-    """
+
+def _finish_time_axis(axes: Sequence[Any], summary: dict) -> None:
+    """Label the time axis and make it span the run (0 to ``end_time_s``) in every panel."""
+    axes[-1].set_xlabel("time (s)")
+    end = _end_time(summary)
+    if end is not None:
+        for ax in axes:
+            ax.set_xlim(0, end)
+
+
+def _plot_panel(ax: Any, series: Sequence[Series], panel: Panel, *,
+                interval_s: Optional[float] = None, idle_is_zero: bool = True,
+                linestyle: str = "-", with_labels: bool = True) -> None:
+    """Draw one column of every series into `ax` (each series in its own colour, one Line2D
+    each, broken where `_line_arrays` says)."""
     if panel.style not in STYLES:
         raise ValueError(f"unknown panel style {panel.style!r}")
     for s in series:
-        time, values = s.time, s.values[panel.column]
-        kwargs: dict[str, Any] = dict(color=s.color, linestyle=linestyle, linewidth=1.2,
-                                      label=s.label if with_labels else "_nolegend_")
-        if panel.style == "interval":
-            kwargs["drawstyle"] = "steps-pre"
-        elif panel.style == "sparse":
-            keep = ~np.isnan(values)
-            time, values = time[keep], values[keep]
-            if len(time) == 1:
-                kwargs["marker"] = "."
-        ax.plot(time, values, **kwargs)
+        _plot_values(ax, s, s.values[panel.column], style=panel.style, interval_s=interval_s,
+                     idle_is_zero=idle_is_zero, linestyle=linestyle,
+                     label=s.label if with_labels else "_nolegend_")
+
+
+def _plot_values(ax: Any, s: Series, values: np.ndarray, *, style: str,
+                 interval_s: Optional[float], idle_is_zero: bool, linestyle: str,
+                 label: str) -> None:
+    x, y = _line_arrays(s.time, values, style=style, interval_s=interval_s,
+                        idle_is_zero=idle_is_zero)
+    ax.plot(x, y, color=s.color, linestyle=linestyle, linewidth=LINE_WIDTH, label=label,
+            drawstyle="default" if style == "instant" else "steps-pre")
+    if style == "sparse":
+        alone = _isolated(s.time, values, interval_s, idle_is_zero)
+        if alone.any():
+            t = s.time[alone]
+            ax.plot((_interval_start(t, interval_s) + t) / 2, values[alone], linestyle="none",
+                    marker=".", markersize=5, color=s.color, label="_nolegend_")
+
+
+def _plot_losses(ax: Any, series: Sequence[Series], causes: Sequence[LossCause],
+                 interval_s: Optional[float], idle_is_zero: bool) -> list[Any]:
+    """The drops panel: for each cause with losses, one line per series in its colour and the
+    cause's line style; "no packets lost" in the panel when there are none. Returns the legend
+    entries: a header, then per cause its line style, name and total over the plotted lines."""
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=Y_TICKS, steps=[1, 2, 2.5, 5, 10],
+                                           integer=True))       # counts of packets
+    if not causes:
+        ax.text(0.5, 0.5, NO_LOSS_TEXT, transform=ax.transAxes, ha="center", va="center",
+                color="0.35", fontsize="large")
+        ax.set_ylim(0, 1)
+        ax.set_yticks([0])
+        return []
+    handles: list[Any] = [Line2D([], [], linestyle="none", label=LOSS_HEADER)]
+    for cause in causes:
+        total = 0.0
+        for s in series:
+            values = s.values[cause.column]
+            total += float(np.nansum(values))
+            _plot_values(ax, s, values, style="interval", interval_s=interval_s,
+                         idle_is_zero=idle_is_zero, linestyle=cause.linestyle,
+                         label="_nolegend_")
+        handles.append(Line2D([], [], color="0.3", linestyle=cause.linestyle,
+                              linewidth=LINE_WIDTH, label=f"{cause.label}: {total:.0f}"))
+    return handles
 
 
 def _plot_predictions(ax: Any, predictions: Sequence[PredictionSeries],
@@ -684,9 +1114,6 @@ def _plot_predictions(ax: Any, predictions: Sequence[PredictionSeries],
 
 def _prediction_handles(line: bool, band: bool) -> list[Any]:
     """Legend entries explaining the prediction overlay."""
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
     handles: list[Any] = []
     if line:
         handles.append(Line2D([], [], color="0.35", linestyle=(0, (4, 2.5)), linewidth=1.7,
@@ -697,14 +1124,8 @@ def _prediction_handles(line: bool, band: bool) -> list[Any]:
     return handles
 
 
-def _add_style_legend(ax: Any, labels: tuple[str, str]) -> None:
-    """A small in-panel legend explaining solid versus dashed lines."""
-    from matplotlib.lines import Line2D
-
-    handles = [Line2D([], [], color="0.35", linestyle=style, linewidth=1.2, label=label)
-               for style, label in zip(("-", "--"), labels) if label]
-    if handles:
-        ax.legend(handles=handles, loc="upper right", fontsize="x-small", framealpha=0.8)
+_SIDE_LEGEND = dict(loc="upper left", borderaxespad=0.0, fontsize="small",
+                    title_fontsize="small", frameon=False, alignment="left")
 
 
 def _draw_routing_figure(fig: Figure, link_series: list[Series], routes: list[RouteSeries],
@@ -713,27 +1134,28 @@ def _draw_routing_figure(fig: Figure, link_series: list[Series], routes: list[Ro
     to each destination whose next hop changed, with a marker and the new next hop at each change.
     Dotted vertical lines in every panel mark the times of those changes."""
     n = 2 if link_series else 1
-    axes = fig.subplots(n, 1, sharex=True, squeeze=False,
-                        height_ratios=[1.0, 1.4][-n:])[:, 0]
+    axes = _stacked_axes(fig, n, height_ratios=[1.0, 1.4][-n:])
     labels = _unit_labels(summary)
-    legend_kw = dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
-                     fontsize="small", title_fontsize="small", frameon=False)
+    legends = []
     if link_series:
         _assign_colors(link_series)
         ax = axes[0]
-        _plot_panel(ax, link_series, RATE_PANEL)
+        _plot_panel(ax, link_series, RATE_PANEL, interval_s=_interval_s(summary, link_series),
+                    idle_is_zero=True)
         ax.set_ylabel(RATE_PANEL.ylabel.format(**labels))
-        ax.set_ylim(bottom=0)
-        ax.legend(title="link direction", **legend_kw)
+        _zero_based_ylim(ax)
+        title = _link_legend_title(link_series)
+        legends.append(ax.legend(title=title, ncol=_legend_columns(
+            len(link_series), PANEL_HEIGHT_IN, title), **_SIDE_LEGEND))
 
     ax = axes[-1]
     _assign_colors(routes, start=len(link_series))   # colours not used by the links above
-    end = summary.get("end_time_s")
-    end = float(end) if isinstance(end, (int, float)) else None
+    end = _end_time(summary)
     change_times: list[float] = []
     no_route_labels: set[int] = set()
-    for index, route in enumerate(routes):
-        change_times += _plot_route(ax, route, end, above=index % 2 == 0,
+    widths = _route_linewidths(routes, end)
+    for index, (route, width) in enumerate(zip(routes, widths)):
+        change_times += _plot_route(ax, route, end, above=index % 2 == 0, linewidth=width,
                                     no_route_labels=no_route_labels)
     if not routes:
         ax.text(0.5, 0.5, "no route changed for the selected routers", ha="center",
@@ -742,23 +1164,27 @@ def _draw_routing_figure(fig: Figure, link_series: list[Series], routes: list[Ro
     title = "router \u2192 destination\n\u25cf next hop changed\n(labelled with the new one)"
     if routes and not any(len(r.changes) for r in routes):
         title = "router \u2192 destination\n(cost changes only:\nno next hop changed)"
+    if any(r.also for r in routes):
+        title += "\nseveral routes on one line:\nthe same cost (to 1 pixel)"
+    if any(w > ROUTE_WIDTH for w in widths):
+        title += "\nwider line: partly under\nthe lines listed after it"
     if omitted:
         title += f"\n{omitted} more not shown"
-    handles, _ = ax.get_legend_handles_labels()
+    handles, labels = ax.get_legend_handles_labels()
     if handles:
-        ax.legend(title=title, **legend_kw)
+        rows = sum(label.count("\n") + 1 for label in labels)
+        legends.append(ax.legend(title=title, ncol=_legend_columns(
+            rows, 1.4 * PANEL_HEIGHT_IN, title), **_SIDE_LEGEND))
     for axis in axes:
         for t in sorted(set(change_times)):
             axis.axvline(t, color="0.6", linestyle=":", linewidth=0.8, zorder=0)
-        axis.grid(True, alpha=0.3)
-    axes[-1].set_xlabel("time (s)")
-    if end is not None and end > 0:
-        axes[-1].set_xlim(0, end)
+    _finish_time_axis(axes, summary)
     fig.suptitle((str(summary.get("topology", "")) or "netsim results") + ": dynamic routing")
+    finish_layout(fig, axes, axes_legends=legends)
 
 
 def _plot_route(ax: Any, route: RouteSeries, end: Optional[float], *, above: bool,
-                no_route_labels: set[int]) -> list[float]:
+                no_route_labels: set[int], linewidth: float = ROUTE_WIDTH) -> list[float]:
     """Draw one route's cost as steps held from each installation on; return the change times.
 
     A change to "unreachable" is an x at the top of the panel, labelled "no route" once per
@@ -768,8 +1194,8 @@ def _plot_route(ax: Any, route: RouteSeries, end: Optional[float], *, above: boo
     shown = np.where(np.isfinite(cost), cost, np.nan)       # unreachable: a gap in the line
     if end is not None and len(time) and end > time[-1]:
         time, shown = np.append(time, end), np.append(shown, shown[-1])
-    ax.plot(time, shown, drawstyle="steps-post", color=route.color, linewidth=1.4,
-            label=route.label)
+    ax.plot(time, shown, drawstyle="steps-post", color=route.color, linewidth=linewidth,
+            label=route.label, solid_capstyle="butt")
     changes = route.changes
     top = ax.get_xaxis_transform()           # x in data, y in axes fraction
     reachable = [i for i in changes if np.isfinite(route.cost_ms[i])]
@@ -798,18 +1224,24 @@ def _plot_route(ax: Any, route: RouteSeries, end: Optional[float], *, above: boo
     return [float(route.time[i]) for i in changes]
 
 
-def _add_legend(fig: Figure, ax: Any, spec: FigureSpec, extra: Sequence[Any] = ()) -> None:
-    """The figure's legend, right of the panels: one entry per line of `ax`, then `extra`."""
+def _add_legend(fig: Figure, ax: Any, title: str, extra: Sequence[Any] = ()) -> Optional[Any]:
+    """The figure's legend, right of the panels (placed by `finish_layout`): one entry per line
+    of `ax`, then `extra`. None when `ax` has no labelled line."""
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
-        return
+        return None
     handles = list(handles) + list(extra)
     labels = list(labels) + [h.get_label() for h in extra]
-    height_in = fig.get_size_inches()[1]
-    rows_fit = max(1, int(height_in * 5))          # ~5 small-font entries per inch
-    ncol = math.ceil(len(handles) / rows_fit)
-    fig.legend(handles, labels, loc="outside right upper", ncol=ncol, fontsize="small",
-               title=spec.legend_title, title_fontsize="small", frameon=False)
+    height_in = fig.get_size_inches()[1] - TITLE_HEIGHT_IN
+    return fig.legend(handles, labels, ncol=_legend_columns(len(handles), height_in, title),
+                      title=title, **_SIDE_LEGEND)
+
+
+def _legend_columns(rows: int, height_in: float, title: str = "") -> int:
+    """Columns for a legend of `rows` lines of text under `title` to fit in `height_in` inches
+    (about 5 lines of small text per inch)."""
+    fit = max(1, int(height_in * 5) - (title.count("\n") + 1 if title else 0))
+    return max(1, math.ceil(rows / fit))
 
 
 def _assign_colors(series: Sequence[Any], start: int = 0) -> None:

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from plot_tool import ResultSet, make_figures, read_results, select
-from plot_tool.figures import (BACKLOG_PANEL, LINKS_FIGURE, PREDICTION_BAND_LABEL,
+from plot_tool.figures import (BACKLOG_PANEL, BUFFER_LOSS, BUFFER_PANEL, FAILURE_LOSS,
+                               LINKS_FIGURE, LOSS_HEADER, PREDICTION_BAND_LABEL,
                                PREDICTION_LABEL, _link_series, _links_figure_spec,
                                _plan_figures, _prediction_series, _route_series, _routes_changed,
                                _routes_to_plot)
@@ -146,15 +147,17 @@ def write_results(out_dir: Path, units: str = "si", *, dynamic: bool = False,
     routes = STATIC_ROUTES + (DYNAMIC_ROUTES if dynamic else [])
     (out_dir / "routes.csv").write_text("\n".join(routes) + "\n")
 
-    flows = ["time_s,flow,send_rate_mbps,recv_rate_mbps,window_pkts,rtt_ms",
-             "0.1,F1,2.5,0,2,",            # no RTT sample in the first interval
-             "0.2,F1,3,2.0,3,20.5",
-             "0.3,F1,3,2.5,4,21.5",
-             "0.4,F1,1,2.0,4,",
-             "0.2,F2,1,0.5,1,",
-             "0.3,F2,1,1,1,30",
-             "0.4,F2,1,1,2,31",
-             "0.45,F2,1,1,2,"]
+    # arrival_rate_mbps (data reaching the receiver, in order or not) differs from the goodput
+    # recv_rate_mbps where a gap holds data back (F1 at 0.1 s) and releases it (F1 at 0.4 s)
+    flows = ["time_s,flow,send_rate_mbps,recv_rate_mbps,arrival_rate_mbps,window_pkts,rtt_ms",
+             "0.1,F1,2.5,0,0.5,2,",            # no RTT sample in the first interval
+             "0.2,F1,3,2.0,2.0,3,20.5",
+             "0.3,F1,3,2.5,2.5,4,21.5",
+             "0.4,F1,1,2.0,1.5,4,",
+             "0.2,F2,1,0.5,0.5,1,",
+             "0.3,F2,1,1,1,1,30",
+             "0.4,F2,1,1,1,2,31",
+             "0.45,F2,1,1,1,2,"]
     (out_dir / "flows.csv").write_text("\n".join(flows) + "\n")
 
     hosts = ["time_s,host,send_rate_mbps,recv_rate_mbps"]
@@ -386,11 +389,12 @@ def test_link_series_sums_half_duplex_and_splits_full_duplex(results_dir: Path) 
     np.testing.assert_allclose(half.values["drops"], 1 + i)
 
 
-def test_failure_drops_overlay_only_when_nonzero(tmp_path: Path) -> None:
+def test_failure_drops_drawn_only_when_nonzero(tmp_path: Path) -> None:
     rs = read_results(write_results(tmp_path / "none"))
     series = _link_series(rs.summary, rs.links, ["L1", "L2"])
-    assert _links_figure_spec(series) is LINKS_FIGURE
-    assert all(p.overlay is None for p in LINKS_FIGURE.panels)
+    assert _links_figure_spec(series).panels[1].losses == (BUFFER_LOSS,)
+    assert _links_figure_spec(series[:2]) is LINKS_FIGURE          # full duplex, buffer drops
+    assert LINKS_FIGURE.panels[1].losses == (BUFFER_LOSS,)
 
     rs = read_results(write_results(tmp_path / "fail", failures=True))
     series = _link_series(rs.summary, rs.links, ["L1", "L2"])
@@ -399,11 +403,11 @@ def test_failure_drops_overlay_only_when_nonzero(tmp_path: Path) -> None:
     assert backward.values["failure_drops"].tolist() == [0] * 5
     assert half.values["failure_drops"].tolist() == [0, 0, 9, 0, 0]   # half duplex: 2*3 + 3
     spec = _links_figure_spec(series)
-    drops = [p for p in spec.panels if p.column == "drops"]
-    assert len(drops) == 1 and drops[0].overlay == "failure_drops"
+    drops = [p for p in spec.panels if p.losses is not None]
+    assert len(drops) == 1 and drops[0].losses == (BUFFER_LOSS, FAILURE_LOSS)
     assert [p.column for p in spec.panels] == [p.column for p in LINKS_FIGURE.panels]
-    # only the links that are plotted count
-    assert _links_figure_spec([backward]) is LINKS_FIGURE
+    # only the links that are plotted count: L1 R2->R1 lost nothing
+    assert _links_figure_spec([backward]).panels[1].losses == ()
 
 
 def test_failure_drops_drawn_dashed(tmp_path: Path) -> None:
@@ -419,8 +423,17 @@ def test_failure_drops_drawn_dashed(tmp_path: Path) -> None:
     dashed = [line for line in drops_ax.get_lines() if line.get_linestyle() == "--"]
     assert len(dashed) == len(series)
     assert [line.get_color() for line in dashed] == [s.color for s in series]
-    legend = drops_ax.get_legend()
-    assert [t.get_text() for t in legend.get_texts()] == ["buffer full", "failure (link down)"]
+    # the steps: each value held over its interval (a point at the start of the first one)
+    assert dashed[2].get_drawstyle() == "steps-pre"
+    assert dashed[2].get_ydata().tolist() == [0, 0, 0, 9, 0, 0]
+    assert dashed[2].get_xdata().tolist() == pytest.approx([0.0, *TIMES])
+    solid = [line for line in drops_ax.get_lines() if line.get_linestyle() == "-"]
+    assert len(solid) == len(series)                       # buffer full, for every line
+    # the figure legend names each cause with its total over the plotted lines
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == ["L1 R1->R2", "L1 R2->R1", "L2", LOSS_HEADER, "buffer full: 17",
+                      "link down: 12"]
+    assert drops_ax.get_legend() is None
     # no dashed line anywhere else, and none at all without failure drops
     assert not [ln for ax in (fig.axes[0], fig.axes[2]) for ln in ax.get_lines()
                 if ln.get_linestyle() == "--"]
@@ -695,12 +708,19 @@ def test_flow_predictions_and_vegas_band(checked_dir: Path) -> None:
                                    _rgb(colors["F2"]), atol=1e-6)
     for ax in (send, window):
         assert not [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
-        assert not ax.collections
+        assert not _bands(ax)
     dashed = [ln for ln in recv.get_lines() if ln.get_linestyle() == "--"][0]
     y = dashed.get_ydata()
     assert dashed.get_xdata().tolist() == [0, 0.2, 0.2, 0.35] and y.tolist() == [2, 2, 2.5, 2.5]
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert legend == ["F1", "F2", PREDICTION_LABEL, PREDICTION_BAND_LABEL]
+
+
+def _bands(ax) -> list:
+    """The shaded bands (fill_between) of a panel; its other collections are grid lines."""
+    from matplotlib.collections import PolyCollection
+
+    return [c for c in ax.collections if isinstance(c, PolyCollection)]
 
 
 def _rgb(color: str) -> tuple[float, float, float]:
@@ -727,10 +747,12 @@ def test_links_backlog_panel_with_predictions(checked_dir: Path) -> None:
     assert ax.get_ylabel() == "backlog (KB)"
     solid = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-"]
     half = links_job.series[2]
-    np.testing.assert_allclose(solid[2].get_ydata(), half.values["backlog_kb"])
+    # steps: a first point at the start of the first interval, then one per sample
+    np.testing.assert_allclose(solid[2].get_ydata()[1:], half.values["backlog_kb"])
+    assert solid[2].get_ydata()[0] == half.values["backlog_kb"][0]
     dashed = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
     assert [ln.get_color() for ln in dashed] == [s.color for s in links_job.series]
-    assert len(ax.collections) == 1          # L2's interval from 0.2 s
+    assert len(_bands(ax)) == 1              # L2's interval from 0.2 s
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert legend[-2:] == [PREDICTION_LABEL, PREDICTION_BAND_LABEL]
     assert not [ln for a in fig.axes[1:] for ln in a.get_lines() if ln.get_linestyle() == "--"]
@@ -739,7 +761,7 @@ def test_links_backlog_panel_with_predictions(checked_dir: Path) -> None:
     rs = read_results(write_results(checked_dir.parent / "both", failures=True, check=True))
     spec = _plan_figures(rs, flows=[], hosts=[])[0].spec
     assert [p.column for p in spec.panels] == ["backlog_kb", "drops", "rate_mbps"]
-    assert spec.panels[1].overlay == "failure_drops"
+    assert spec.panels[1].losses == (BUFFER_LOSS, FAILURE_LOSS)
 
 
 def test_predictions_false_suppresses_overlay(checked_dir: Path, tmp_path: Path) -> None:
@@ -750,13 +772,13 @@ def test_predictions_false_suppresses_overlay(checked_dir: Path, tmp_path: Path)
     rs = read_results(checked_dir)
     jobs = _plan_figures(rs, predictions=False)
     assert all(job.predictions == [] for job in jobs)
-    assert jobs[0].spec is LINKS_FIGURE                       # buffer_kb, as without --check
+    assert jobs[0].spec.panels[0] is BUFFER_PANEL             # buffer_kb, as without --check
     for job in jobs:
         fig = Figure()
         _draw_figure(fig, job.spec, job.series, rs.summary, job.predictions)
         assert fig.axes[0].get_ylabel() != "backlog (KB)"
         assert not [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_linestyle() == "--"]
-        assert not [c for ax in fig.axes for c in ax.collections]
+        assert not [c for ax in fig.axes for c in _bands(ax)]
         assert PREDICTION_LABEL not in [t.get_text() for t in fig.legends[0].get_texts()]
     assert [len(job.predictions) for job in _plan_figures(rs, predictions=True)] == [3, 4, 0]
 
@@ -770,7 +792,8 @@ def test_results_without_predictions(results_dir: Path, tmp_path: Path) -> None:
     rs = read_results(results_dir)
     assert rs.predictions is None and rs.check is None
     jobs = _plan_figures(rs)
-    assert all(job.predictions == [] for job in jobs) and jobs[0].spec is LINKS_FIGURE
+    assert all(job.predictions == [] for job in jobs)
+    assert jobs[0].spec.panels[0] is BUFFER_PANEL
     assert [p.name for p in make_figures(results_dir)] == ["links.png", "flows.png", "hosts.png"]
     with pytest.raises(ValueError, match=r"predictions=True.*--check"):
         make_figures(results_dir, tmp_path, predictions=True)
@@ -780,7 +803,7 @@ def test_results_without_predictions(results_dir: Path, tmp_path: Path) -> None:
     checked = write_results(tmp_path / "old_links", check=True)
     _drop_link_columns(checked, "backlog_kb")
     links_job, flows_job, _ = _plan_figures(read_results(checked))
-    assert links_job.spec is LINKS_FIGURE and links_job.predictions == []
+    assert links_job.spec.panels[0] is BUFFER_PANEL and links_job.predictions == []
     assert len(flows_job.predictions) == 4
 
 

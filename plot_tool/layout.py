@@ -1,0 +1,207 @@
+"""Fixed figure geometry for stacked panels, computed once from measured text (no layout engine).
+
+matplotlib's constrained (or tight) layout finds the margins by drawing the figure, measuring
+every artist, and drawing it again to save it: for the per-run figures that doubled the cost of a
+figure. `finish_layout` instead computes the margins directly, from the few texts that decide
+them, measured with the renderer that will draw the figure (so the measurements are cached for
+the drawing):
+
+* top: the figure title (``Figure.suptitle``), in a band of its own above the panels and the
+  legends, so that a title never overlaps a legend;
+* left: the widest y tick label of any panel (from the tick values the axis will draw, at the
+  final panel height) and the tallest y label; every y label is then placed at the same distance
+  from its panel (labels aligned, and matplotlib does not have to measure the tick labels again
+  at each draw);
+* bottom: one line of x tick labels and the x label of the bottom panel;
+* right: the widest legend. A figure legend is anchored by its upper left corner just right of
+  the panels at the height of the top panel; an axes legend (``Axes.legend`` with
+  ``loc="upper left"`` and ``bbox_to_anchor=(1, 1)``) sits right of its own panel.
+
+Only what is measured moves; everything else has fixed sizes in points, so the geometry does not
+depend on the data beyond the tick labels and the legend entries.
+
+`stacked_axes` creates the panels. For a figure that is only saved (an Agg canvas, or none yet)
+the panels do not share their x axis: the upper ones have no x ticks at all (their tick labels
+would be hidden anyway) and get their vertical grid lines, at the bottom panel's tick positions,
+as one LineCollection each from `finish_layout`, which also gives every panel the bottom panel's
+x limits. matplotlib then makes and draws one set of x ticks per figure instead of one per panel.
+A figure on an interactive canvas (``show=True``) keeps shared x axes, so that zooming one panel
+zooms them all.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional, Sequence
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.backend_bases import FigureCanvasBase
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+from matplotlib.legend import Legend
+
+MARGIN_PT = 6.0          # empty border around everything
+TITLE_GAP_PT = 8.0       # between the title band and the top panel
+PANEL_GAP_PT = 10.0      # vertical space between stacked panels (inner x tick labels are hidden)
+LEGEND_GAP_PT = 10.0     # between the panels and a legend on their right
+LABEL_PAD_PT = 4.0       # between tick labels and an axis label
+
+
+def renderer_of(fig: Figure) -> Any:
+    """The renderer that will draw `fig` (an Agg canvas is attached when the figure has none,
+    e.g. a bare ``Figure()``), so that text measured now is cached for the drawing."""
+    if not hasattr(fig.canvas, "get_renderer"):
+        FigureCanvasAgg(fig)
+    return fig.canvas.get_renderer()
+
+
+def is_static(fig: Figure) -> bool:
+    """Whether `fig` is only drawn to be saved (no interactive canvas)."""
+    return type(fig.canvas) in (FigureCanvasBase, FigureCanvasAgg)
+
+
+def stacked_axes(fig: Figure, n: int, *, height_ratios: Optional[Sequence[float]] = None,
+                 style: Optional[Mapping[str, Any]] = None) -> np.ndarray:
+    """`n` panels stacked in one column of `fig` (the first on top), created with the rcParams
+    `style`; see the module docstring for their x axes."""
+    static = is_static(fig)
+    with mpl.rc_context(style or {}):
+        axes = fig.subplots(n, 1, sharex=not static, squeeze=False,
+                            height_ratios=height_ratios)[:, 0]
+    if static:
+        for ax in axes[:-1]:
+            ax.set_xticks([])
+    return axes
+
+
+def finish_layout(fig: Figure, axes: Sequence[Any], *, figure_legends: Sequence[Legend] = (),
+                  axes_legends: Sequence[Legend] = ()) -> None:
+    """Set the margins of `fig` (whose panels `axes` are stacked in one column, the last at the
+    bottom) and place the figure legends; see the module docstring."""
+    renderer = renderer_of(fig)
+    width_px, height_px = fig.bbox.width, fig.bbox.height
+    pt = fig.dpi / 72.0
+
+    # top: the title band
+    top_px = MARGIN_PT * pt
+    title = getattr(fig, "_suptitle", None)
+    if title is not None and title.get_text():
+        title.set_y(1.0 - MARGIN_PT * pt / height_px)
+        title.set_verticalalignment("top")
+        top_px += title.get_window_extent(renderer).height + TITLE_GAP_PT * pt
+    else:
+        top_px += TITLE_GAP_PT * pt
+
+    # bottom: x tick labels (one line) and the x label of the bottom panel
+    bottom_ax = axes[-1]
+    xtick_px = _tick_extent_pt("x") * pt + _line_height_px(renderer, "xtick.labelsize")
+    xlabel_px = 0.0
+    if bottom_ax.get_xlabel():
+        xlabel_px = LABEL_PAD_PT * pt + bottom_ax.xaxis.label.get_window_extent(renderer).height
+    bottom_px = MARGIN_PT * pt + xtick_px + xlabel_px
+
+    # right: the widest legend
+    legend_px = max([leg.get_window_extent(renderer).width for leg in
+                     list(figure_legends) + list(axes_legends)] or [0.0])
+    right_px = MARGIN_PT * pt + (legend_px + LEGEND_GAP_PT * pt if legend_px else 0.0)
+
+    panels_px = height_px - top_px - bottom_px
+    gaps_px = PANEL_GAP_PT * pt * (len(axes) - 1)
+    mean_panel_px = max(1.0, (panels_px - gaps_px) / max(1, len(axes)))
+    top, bottom = 1.0 - top_px / height_px, bottom_px / height_px
+    # the y tick values depend on the panel heights, fixed now: measure them at those heights
+    fig.subplots_adjust(top=top, bottom=bottom, hspace=PANEL_GAP_PT * pt / mean_panel_px,
+                        left=0.1, right=1.0 - right_px / width_px)
+
+    # left: the widest y tick label and the tallest (rotated: widest) y label
+    ytick_px = max(_ytick_labels_width_px(ax, renderer) for ax in axes)
+    ylabel_px = max([ax.yaxis.label.get_window_extent(renderer).width
+                     for ax in axes if ax.get_ylabel()] or [0.0])
+    to_label_px = _tick_extent_pt("y") * pt + ytick_px + LABEL_PAD_PT * pt
+    left_px = MARGIN_PT * pt + ylabel_px + to_label_px
+    left, right = left_px / width_px, 1.0 - right_px / width_px
+    fig.subplots_adjust(left=left, right=right)
+    axes_width_px = (right - left) * width_px
+    for ax in axes:
+        ax.yaxis.set_label_coords(-to_label_px / axes_width_px, 0.5)
+    for ax in axes:      # fixed x label positions too (the upper panels have none to place)
+        axes_height_px = ax.get_position().height * height_px
+        ax.xaxis.set_label_coords(0.5, -(xtick_px + LABEL_PAD_PT * pt) / axes_height_px)
+
+    if is_static(fig) and len(axes) > 1:
+        _copy_time_axis(axes)
+
+    legend_x = right + LEGEND_GAP_PT * pt / width_px
+    for legend in figure_legends:
+        legend.set_bbox_to_anchor((legend_x, top), transform=fig.transFigure)
+    for legend in axes_legends:
+        panel_top = legend.axes.get_position().y1
+        legend.set_bbox_to_anchor((legend_x, panel_top), transform=fig.transFigure)
+
+
+def _copy_time_axis(axes: Sequence[Any]) -> None:
+    """Give the upper panels (made by `stacked_axes` without x ticks) the bottom panel's x limits
+    and, if it has a grid, its vertical grid lines, at its tick positions."""
+    bottom = axes[-1]
+    if bottom.get_autoscalex_on():
+        low = min(ax.dataLim.x0 for ax in axes if np.isfinite(ax.dataLim.x0))
+        high = max(ax.dataLim.x1 for ax in axes if np.isfinite(ax.dataLim.x1))
+        bottom.set_xlim(low, high)
+    low, high = sorted(bottom.get_xlim())
+    locs = [v for v in bottom.xaxis.get_majorticklocs() if low <= v <= high]
+    grid = bottom.xaxis.get_gridlines()
+    shown = bool(len(grid)) and grid[0].get_visible()
+    for ax in axes[:-1]:
+        ax.set_xlim(bottom.get_xlim())
+        if shown and locs:
+            g = grid[0]
+            ax.vlines(locs, 0, 1, transform=ax.get_xaxis_transform(), colors=g.get_color(),
+                      linewidths=g.get_linewidth(), linestyles=g.get_linestyle(),
+                      alpha=g.get_alpha(), zorder=g.get_zorder())
+
+
+def _tick_extent_pt(axis: str) -> float:
+    """Length of a major tick plus the pad between it and its label, in points."""
+    rc = mpl.rcParams
+    return float(rc[f"{axis}tick.major.size"]) + float(rc[f"{axis}tick.major.pad"])
+
+
+def _line_height_px(renderer: Any, size_key: str) -> float:
+    """Height of one line of tick labels as matplotlib lays it out: the ascent of the digits
+    and the descent of the font (measured on "lp", as `matplotlib.text.Text` does)."""
+    prop = FontProperties(size=mpl.rcParams[size_key])
+    _, height, descent = renderer.get_text_width_height_descent("0123456789", prop, ismath=False)
+    _, lp_height, lp_descent = renderer.get_text_width_height_descent("lp", prop, ismath=False)
+    return max(height - descent, lp_height - lp_descent) + max(descent, lp_descent)
+
+
+def _ytick_labels_width_px(ax: Any, renderer: Any) -> float:
+    """Width of the widest y tick label `ax` will draw, at its current size and limits."""
+    low, high = sorted(ax.get_ylim())
+    locs = [v for v in ax.yaxis.get_majorticklocs()
+            if low - 1e-9 * abs(high - low) <= v <= high + 1e-9 * abs(high - low)]
+    if not locs:
+        return 0.0
+    texts = ax.yaxis.get_major_formatter().format_ticks(locs)
+    return max([text_width_px(renderer, t, mpl.rcParams["ytick.labelsize"]) for t in texts if t]
+               or [0.0])
+
+
+_WIDTHS: dict[tuple[str, Any, float, str], float] = {}
+
+
+def text_width_px(renderer: Any, text: str, size: Any) -> float:
+    """Width in pixels of `text` at font `size` with `renderer`, remembered across figures (tick
+    labels repeat: measuring a string costs as much as drawing it)."""
+    key = (text, size, renderer.dpi, str(mpl.rcParams["font.family"]))
+    width = _WIDTHS.get(key)
+    if width is None:
+        prop = FontProperties(size=size)
+        width = renderer.get_text_width_height_descent(text, prop,
+                                                       ismath=text.count("$") >= 2)[0]
+        if len(_WIDTHS) < 10000:
+            _WIDTHS[key] = width
+    return width
+
+
+__all__ = ["finish_layout", "is_static", "renderer_of", "stacked_axes", "text_width_px"]
