@@ -1068,3 +1068,140 @@ def test_random_chains_round_trip_numbers(data):
     flow, raw = spec.flows[0], data["flows"][0]
     assert flow.data_bytes >= 1 and abs(flow.data_bytes - raw["data_mb"] * units.bytes_per_mb) <= 0.5
     assert flow.start_s == raw["start_s"]
+
+
+# -- input limits, confined names, ids (topologies/validation.py) --------------------------------
+
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+from topologies import validation  # noqa: E402
+
+ROOT = TOPOLOGIES.parent
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("../../x", 'expected a plain file name (no "/"), got "../../x"'),
+    ("/abs/x", 'expected a plain file name (no "/"), got "/abs/x"'),
+    ("a/b", 'expected a plain file name (no "/"), got "a/b"'),
+    ("..", 'expected a plain file name (not "." or ".."), got ".."'),
+    ("a\x07b", 'expected a plain file name (no control characters), got "a\\u0007b" (U+0007)'),
+    ("a\nerror: forged line", 'expected a plain file name (no control characters), '
+                              'got "a\\nerror: forged line" (U+000A)'),
+    ("", 'expected a non-empty string, got ""'),
+])
+def test_topology_name_must_be_a_plain_file_name(tmp_path, name, expected):
+    assert error_of(tmp_path, base() | {"name": name}).endswith(f'top level: field "name": {expected}')
+
+
+def test_a_default_name_from_the_file_name_is_checked_too(tmp_path):
+    path = write(tmp_path, base(), name="...json")          # stem ".."
+    with pytest.raises(TopologyError) as info:
+        load_topology(path)
+    assert str(info.value).endswith('top level: field "name": expected a plain file name (not "." or '
+                                    '".."), got ".." (the file name without extension; give a "name")')
+    assert load_topology(write(tmp_path, base() | {"name": "ok"}, name="...json")).name == "ok"
+
+
+def test_name_with_a_path_is_refused_by_the_cli_and_nothing_is_written(tmp_path):
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    data = base() | {"name": "../../x", "duration_s": 0.1}
+    path = write(work, data)
+    done = subprocess.run([sys.executable, str(ROOT / "initializer.py"), str(path), "--no-plots"],
+                          cwd=work, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f'error: {path}: top level: field "name": expected a plain '
+                                        f'file name (no "/"), got "../../x"']
+    assert not (tmp_path / "x").exists() and not (work / "results").exists()
+
+
+@pytest.mark.parametrize("where, change", [
+    ("links[0]", lambda d: d["links"][0].update(id="L1\nerror: forged line")),
+    ("flows[0]", lambda d: d["flows"][0].update(id="F1\nerror: forged line")),
+])
+def test_ids_with_control_characters_are_refused(tmp_path, where, change):
+    data = base()
+    change(data)
+    message = error_of(tmp_path, data)
+    assert message.endswith(f'{where}: field "id": expected an id without control characters, got '
+                            f'"{where[0].upper()}1\\nerror: forged line" (U+000A)')
+
+
+def test_node_ids_with_control_characters_are_refused(tmp_path):
+    data = base()
+    data["hosts"][1] = "H2\u2028"
+    assert error_of(tmp_path, data).endswith('hosts[1]: expected an id without control characters, '
+                                             'got "H2\\u2028" (U+2028)')
+
+
+def test_newline_in_an_id_cannot_forge_a_line_in_the_cli(tmp_path):
+    data = base()
+    data["links"][2]["id"] = "L3\nerror: forged line"
+    path = write(tmp_path, data)
+    done = subprocess.run([sys.executable, str(ROOT / "initializer.py"), str(path), "-l", "L9"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
+    assert "forged line" in done.stderr and "\\n" in done.stderr
+
+
+def test_deep_nesting_and_long_integers_are_one_line(tmp_path):
+    assert f"nested deeper than {validation.MAX_DEPTH} levels at line 1, column" in \
+        error_of(tmp_path, '{"hosts": ' + "[" * 100_000)
+    text = json.dumps(base()).replace('"rate_mbps": 10', '"rate_mbps": ' + "1" * 5001)
+    assert "integer with 5001 digits at line 1, column" in error_of(tmp_path, text)
+
+
+def test_invalid_utf8(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_bytes(b'{"name": "\xc3\x28"}')
+    with pytest.raises(TopologyError, match=r"not valid UTF-8: byte 0xc3 at line 1, column 11 "
+                                            r"\(byte offset 10\)$"):
+        load_topology(path)
+
+
+def test_size_and_list_limits_apply_to_topologies(tmp_path, monkeypatch):
+    path = write(tmp_path, base())
+    monkeypatch.setattr(validation, "MAX_FILE_BYTES", 100)
+    with pytest.raises(TopologyError, match=r"file too large: \d+ bytes; at most 100 bytes are read$"):
+        load_topology(path)
+    monkeypatch.undo()
+    monkeypatch.setattr(validation, "MAX_ITEMS", 5)
+    data = base()
+    data["routers"] += [f"X{i}" for i in range(5)]
+    assert error_of(tmp_path, data).endswith("routers: list of 6 entries; at most 5 are allowed")
+    with pytest.raises(TopologyError, match=r"^<dict>: routers: list of 6 entries"):
+        load_topology(data)
+
+
+def test_a_huge_list_is_refused_by_size_before_parsing(tmp_path):
+    path = tmp_path / "x.json"
+    with open(path, "wb") as handle:                        # 100 MB of "[0,0,0,...": sparse tail
+        handle.write(b'{"hosts": [' + b"0," * 1000)
+        handle.truncate(100_000_000)
+    with pytest.raises(TopologyError, match=r"file too large: 100000000 bytes; at most"):
+        load_topology(path)
+
+
+def _chain(n_links: int) -> dict:
+    routers = [f"R{i}" for i in range(n_links - 1)]
+    nodes = ["H0"] + routers + ["H1"]
+    links = [{"id": f"L{i}", "ends": [a, b], "rate_mbps": 10, "delay_ms": 1, "buffer_kb": 64}
+             for i, (a, b) in enumerate(zip(nodes, nodes[1:]))]
+    return {"hosts": ["H0", "H1"], "routers": routers, "links": links,
+            "flows": [{"id": "F1", "src": "H0", "dst": "H1", "data_mb": 1}]}
+
+
+def test_large_real_topologies_still_load(tmp_path):
+    many_links = write(tmp_path, json.dumps(_chain(10_000), indent=2), name="links.json")
+    data = base()
+    data["flows"] = [{"id": f"F{i}", "src": "H1", "dst": "H2", "data_mb": 1, "start_s": i * 0.001,
+                      "algorithm": "reno"} for i in range(100_000)]
+    many_flows = write(tmp_path, json.dumps(data, indent=2), name="flows.json")
+    assert os.path.getsize(many_flows) < validation.MAX_FILE_BYTES
+    started = time.perf_counter()
+    assert len(load_topology(many_links).links) == 10_000
+    assert len(load_topology(many_flows).flows) == 100_000
+    assert time.perf_counter() - started < 60            # about 2 s on one core

@@ -349,8 +349,8 @@ def _regular_file_size(label: str, path: Path, error) -> int:
 
 
 def _too_large(label: str, size: int) -> str:
-    return (f"{label}: file too large: {size} bytes; at most {MAX_FILE_BYTES} bytes "
-            f"({MAX_FILE_BYTES / 2**20:g} MiB) are read")
+    mib = f" ({MAX_FILE_BYTES // 2**20} MiB)" if MAX_FILE_BYTES % 2**20 == 0 else ""
+    return f"{label}: file too large: {size} bytes; at most {MAX_FILE_BYTES} bytes{mib} are read"
 
 
 def read_json(path, *, error: type[InputError] = InputError, kind: str = "JSON files"):
