@@ -12,7 +12,6 @@ no analytic model).
 from __future__ import annotations
 
 import argparse
-import difflib
 import logging
 import os
 import signal
@@ -89,11 +88,11 @@ def configure_logging(level: str, logfile: str | None) -> None:
 
 
 def check_ids(kind: str, wanted: list, known: list) -> None:
+    from topologies.validation import quote, suggestion
     for item in wanted:
         if item not in known:
-            close = difflib.get_close_matches(item, known, n=1)
-            hint = f' (did you mean "{close[0]}"?)' if close else ""
-            raise UsageError(f'{kind}: unknown id "{item}"{hint}; known: {", ".join(known)}')
+            raise UsageError(f'{kind}: unknown id {quote(item)}{suggestion(item, known)}; '
+                             f'known: {", ".join(known)}')
 
 
 def positive(option: str, value) -> None:
