@@ -7,7 +7,7 @@ them, measured with the renderer that will draw the figure (so the measurements 
 the drawing):
 
 * top: the figure title (``Figure.suptitle``), in a band of its own above the panels and the
-  legends, so that a title never overlaps a legend;
+  legends, so that a title never overlaps a legend (a title wider than the figure is wrapped);
 * left: the widest y tick label of any panel (from the tick values the axis will draw, at the
   final panel height) and the tallest y label; every y label is then placed at the same distance
   from its panel (labels aligned, and matplotlib does not have to measure the tick labels again
@@ -30,6 +30,7 @@ zooms them all.
 """
 from __future__ import annotations
 
+import textwrap
 from typing import Any, Mapping, Optional, Sequence
 
 import matplotlib as mpl
@@ -88,6 +89,7 @@ def finish_layout(fig: Figure, axes: Sequence[Any], *, figure_legends: Sequence[
     if title is not None and title.get_text():
         title.set_y(1.0 - MARGIN_PT * pt / height_px)
         title.set_verticalalignment("top")
+        _fit_width(title, renderer, width_px - 2 * MARGIN_PT * pt)
         top_px += title.get_window_extent(renderer).height + TITLE_GAP_PT * pt
     else:
         top_px += TITLE_GAP_PT * pt
@@ -137,6 +139,18 @@ def finish_layout(fig: Figure, axes: Sequence[Any], *, figure_legends: Sequence[
     for legend in axes_legends:
         panel_top = legend.axes.get_position().y1
         legend.set_bbox_to_anchor((legend_x, panel_top), transform=fig.transFigure)
+
+
+def _fit_width(text: Any, renderer: Any, width_px: float) -> None:
+    """Wrap `text` (a Text artist) onto as many lines as it takes to be at most `width_px` wide
+    (long words, e.g. topology names with underscores, are cut)."""
+    extent = text.get_window_extent(renderer).width
+    if extent <= width_px:
+        return
+    content = text.get_text()
+    chars = max(8, int(len(content) * width_px / extent) - 1)
+    text.set_text("\n".join(textwrap.wrap(content, chars, break_long_words=True,
+                                           break_on_hyphens=False)) or content)
 
 
 def _copy_time_axis(axes: Sequence[Any]) -> None:

@@ -1,0 +1,88 @@
+"""Every route of routing.png is visible (issue 9, part 6).
+
+In test_case_2 several routers see the same queues, so their route costs are equal (or equal to a
+pixel): drawn one over the other, two of the six lines were hidden. Routes whose lines would
+coincide all along are drawn once, labelled with every router and destination they stand for;
+a line that later lines cover for part of the run is drawn wider, so it shows around them.
+"""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from plot_tool.figures import (ROUTE_WIDTH, RouteSeries, _draw_routing_figure,
+                               _routes_to_plot)
+
+END_S = 20.0
+SUMMARY = {"topology": "chain", "end_time_s": END_S, "interval_s": 0.1,
+           "units": {"system": "si", "bits_per_mbit": 1000000, "bytes_per_kb": 1000,
+                     "bytes_per_mb": 1000000}}
+
+
+def route(router: str, destination: str, costs, hops=None, times=(0.0, 5.0, 10.0, 15.0)):
+    n = len(costs)
+    return RouteSeries(router, destination, time=np.array(times[:n], dtype=float),
+                       cost_ms=np.array(costs, dtype=float),
+                       next_hop=np.array(hops or ["X"] * n), link=np.array(["L"] * n))
+
+
+def _chain() -> list[RouteSeries]:
+    """Cost changes only (no next hop changes), as in test_case_2."""
+    return [route("R1", "T1", [40, 55, 90, 110]),
+            route("R1", "T3", [40, 55, 90, 110]),            # the same line as R1 -> T1
+            route("R2", "S2", [20, 34, 70, 65]),
+            route("R4", "S1", [40, 55, 100, 120]),           # R1 -> T1 for half the run
+            route("R4", "S2", [40, 55.05, 90.02, 110])]      # R1 -> T1 to a pixel
+
+
+def _pairs(series) -> set:
+    return {pair for s in series for pair in ((s.router, s.destination), *s.also)}
+
+
+def test_coincident_routes_are_drawn_once_with_every_name() -> None:
+    routes = _chain()
+    chosen, omitted = _routes_to_plot(routes, end_s=END_S)
+    assert omitted == 0
+    assert [s.label for s in chosen] == ["R1 \u2192 T1, T3\nR4 \u2192 S2", "R2 \u2192 S2",
+                                        "R4 \u2192 S1"]
+    assert _pairs(chosen) == _pairs(routes)                   # every route is named
+    assert chosen[1] is routes[2] and chosen[2] is routes[3]  # the others untouched
+
+
+def test_every_route_visible_in_the_figure() -> None:
+    chosen, omitted = _routes_to_plot(_chain(), end_s=END_S)
+    fig = Figure()
+    _draw_routing_figure(fig, [], chosen, omitted, SUMMARY)
+    (ax,) = fig.axes
+    lines = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+    assert [ln.get_label() for ln in lines] == [s.label for s in chosen]
+    legend = ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == [s.label for s in chosen]
+    title = legend.get_title().get_text()
+    assert "several routes on one line" in title and "wider line" in title
+    # no two lines drawn with the same data
+    data = [(tuple(ln.get_xdata()), tuple(ln.get_ydata())) for ln in lines]
+    assert len(set(data)) == len(data)
+    # R1 -> T1 (first) lies under R4 -> S1 for half the run: drawn wider, so its edge shows
+    widths = [ln.get_linewidth() for ln in lines]
+    assert widths[0] > widths[2] == ROUTE_WIDTH and widths[1] == ROUTE_WIDTH
+
+
+def test_same_costs_but_different_next_hops_stay_apart() -> None:
+    a = route("R1", "H2", [30, 30, 31], hops=["R2", "R3", "R2"])
+    b = route("R4", "H1", [30, 30, 31], hops=["R2", "R3", "R3"])
+    chosen, _ = _routes_to_plot([a, b], end_s=END_S)
+    assert chosen == [a, b]
+    fig = Figure()
+    _draw_routing_figure(fig, [], chosen, 0, SUMMARY)
+    widths = [ln.get_linewidth() for ln in fig.axes[0].get_lines()
+              if not ln.get_label().startswith("_")]
+    assert widths[0] > widths[1]                      # a is entirely under b: its edge shows
+
+
+def test_omitted_counts_routes() -> None:
+    routes = [route("R1", f"H{k}", [10, 10 + k]) for k in range(1, 9)]
+    routes.append(route("R2", "H8", [10, 18]))        # the same line as R1 -> H8
+    chosen, omitted = _routes_to_plot(routes, end_s=END_S)
+    assert len(chosen) == 6 and chosen[-1].label == "R1 \u2192 H8\nR2 \u2192 H8"
+    assert omitted == 2                                # R1 -> H1 and R1 -> H2
