@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Li
 
 # Runs of about a second each (BBR at 100 Mb/s), more of them than two workers finish quickly.
 SLOW = {
-    "name": "slow", "topology": "lossy_link", "duration_s": 20,
+    "name": "slow", "topology": "lossy_link", "duration_s": 12,
     "parameters": {"links.L1.impairments.H1->H2.loss_rate": [0.001, 0.002, 0.003, 0.004],
                    "flows.F1.algorithm": ["bbr"], "flows.F1.data_mb": [None]},
     "seeds": 2,

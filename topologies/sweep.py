@@ -380,7 +380,7 @@ def _columns(sweep: Sweep) -> list:
 
 def saved_sweep(sweep: Sweep) -> dict:
     """sweep.json: the sweep as run, its plots with theory settings resolved from the topology."""
-    return dict(sweep.raw, topology=str(sweep.topology_path),
+    return dict(sweep.raw, name=sweep.name, topology=str(sweep.topology_path),
                 plots=getattr(sweep, "resolved_plots", None) or sweep.plots)
 
 
@@ -511,8 +511,10 @@ def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str 
         if record is not None:
             try:
                 compute_metrics(record, sweep.metrics)
-            except (KeyError, IndexError, TypeError, ValueError, _Rerun):
+            except _Rerun:                        # only a new run can give a metric
                 record = None
+            except Exception:                     # a new run would fail the same way: the
+                pass                              # row records the error (_row)
         if record is None:
             todo[run.digest] = (point_data(sweep, run.params), run.digest, run.seed,
                                 sweep.interval_s, want_check)
