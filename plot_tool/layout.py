@@ -171,7 +171,8 @@ def _copy_time_axis(axes: Sequence[Any]) -> None:
             g = grid[0]
             ax.vlines(locs, 0, 1, transform=ax.get_xaxis_transform(), colors=g.get_color(),
                       linewidths=g.get_linewidth(), linestyles=g.get_linestyle(),
-                      alpha=g.get_alpha(), zorder=g.get_zorder())
+                      alpha=g.get_alpha(), zorder=g.get_zorder(),
+                      snap=True)      # on whole pixels, as grid lines are (else fainter)
 
 
 def _tick_extent_pt(axis: str) -> float:
