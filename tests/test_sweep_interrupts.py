@@ -169,3 +169,27 @@ def test_sigterm_exit_status_is_143_with_one_line(tmp_path, capsys):
     assert code == 143
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "slow: interrupted (SIGTERM)" in err[0]
+
+
+def test_ctrl_c_to_the_whole_group_while_workers_start_prints_one_line(tmp_path):
+    """A terminal's Ctrl-C signals every process of the group, workers included, even while
+    they are still importing: they ignore it from their start, the sweep prints one line."""
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps(SLOW))
+    proc = subprocess.Popen([sys.executable, str(ROOT / "initializer.py"), "sweep", str(path),
+                             "--jobs", "2", "--out", str(tmp_path / "out"), "--no-plots"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            start_new_session=True)
+    try:
+        workers = _workers(proc.pid)          # just started: importing the simulator
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130
+    assert err.strip().splitlines() == [
+        f"slow: interrupted (SIGINT); 0 of 8 runs done, kept in {tmp_path / 'out'}/results.csv; "
+        f"run the same command to resume"]
+    assert _wait_gone(workers, 3) == []

@@ -625,10 +625,20 @@ def _execute_pool(tasks: list, jobs: int, stop: _StopSignals):
     import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
     context = multiprocessing.get_context("spawn")     # workers are children of this process
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
-                               initargs=(os.getpid(),))
+    # A Ctrl-C reaches the whole process group. Workers must ignore it from their first
+    # instruction, or one pressed while they import prints their tracebacks: an ignored signal
+    # stays ignored across exec (and Python then installs no handler of its own), so SIGINT is
+    # ignored here while the workers are started, and the stop handler put back at once.
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                                   initializer=_worker_init, initargs=(os.getpid(),))
         pending = {pool.submit(run_one, task): task for task in tasks}
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+    try:
         while pending:
             done, _ = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
             if stop.signum is not None:                # keep what finished meanwhile, then stop
@@ -638,8 +648,9 @@ def _execute_pool(tasks: list, jobs: int, stop: _StopSignals):
                 try:
                     yield future.result()
                 except BrokenProcessPool as exc:      # a worker died (killed, out of memory)
-                    yield {"config_digest": task[1], "status": "error", "record": None,
-                           "wall_time_s": None, "error": f"worker process died: {exc}"}
+                    if stop.signum is None:           # not a casualty of the interrupt
+                        yield {"config_digest": task[1], "status": "error", "record": None,
+                               "wall_time_s": None, "error": f"worker process died: {exc}"}
             stop.check()
     finally:
         _kill_workers(pool)
@@ -683,12 +694,12 @@ def _execute_dask(tasks: list, scheduler: str, stop: _StopSignals):
 # -- workers ------------------------------------------------------------------------------------------
 def _worker_init(parent_pid: int) -> None:
     """Initializer of every pool worker. Ctrl-C reaches the whole process group; the parent
-    decides what happens, so the worker ignores SIGINT. And the worker must not outlive the
+    decides what happens, so the worker ignores SIGINT (from its start: `_execute_pool`). And the worker must not outlive the
     parent, even after kill -9 of the parent: on Linux the kernel kills it when the parent dies
     (prctl PR_SET_PDEATHSIG, SIGKILL); the parent may have died before that call, so the worker
     then checks that its parent is still the process that started it; and, where prctl is not
     available, a watchdog thread checks it every PARENT_CHECK_S seconds."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)      # already ignored since exec: see above
     armed = False
     if sys.platform.startswith("linux"):
         try:
