@@ -31,14 +31,20 @@ def pick_next_hop(candidates):
     return next(c for c in candidates if c[0] <= limit)
 
 
-def distances_to(destination, routers, links, cost=link_cost) -> dict:
-    """Shortest-path cost from every router (and the destination) to `destination`."""
+def distances_to(destination, routers, links, cost=link_cost, is_router=None) -> dict:
+    """Shortest-path cost from every router (and the destination) to `destination`.
+
+    `links` have ``ends`` (two nodes); `is_router(node)` says which nodes forward (default: the
+    `Router` objects), so the same computation serves built networks and plain topology data."""
+    if is_router is None:
+        def is_router(node):
+            return isinstance(node, Router)
     graph = nx.Graph()
     graph.add_node(destination)
     graph.add_nodes_from(routers)
     for link in links:
         a, b = link.ends
-        if (a is destination or isinstance(a, Router)) and (b is destination or isinstance(b, Router)):
+        if (a == destination or is_router(a)) and (b == destination or is_router(b)):
             weight = cost(link)
             if not graph.has_edge(a, b) or graph[a][b]["weight"] > weight:
                 graph.add_edge(a, b, weight=weight)
@@ -75,4 +81,37 @@ def install_static_routes(routers, hosts, links, cost=link_cost) -> dict:
         for router, (total, d) in shortest_routes(host, routers, links, cost).items():
             router.routes[host] = d
             tables[router][host] = (total, d)
+    return tables
+
+
+def plain_next_hops(routers, hosts, links) -> dict:
+    """The static forwarding tables of a topology given as plain data, without building it:
+    `routers` and `hosts` are node ids, `links` are (link id, (end, end), cost_s) in file order.
+    Returns (router id, host id) -> (cost_s, link index, next node id), by the same distances and
+    tie rule as `install_static_routes` (a router's links in file order)."""
+    router_set = set(routers)
+
+    class _Edge:
+        __slots__ = ("ends", "cost_s")
+
+        def __init__(self, ends, cost_s):
+            self.ends, self.cost_s = ends, cost_s
+
+    edges = [_Edge(tuple(ends), cost_s) for _, ends, cost_s in links]
+    attached = {node: [] for node in list(routers) + list(hosts)}
+    for index, (_, (a, b), cost_s) in enumerate(links):
+        attached[a].append((index, b, cost_s))
+        attached[b].append((index, a, cost_s))
+    tables = {}
+    for host in hosts:
+        dist = distances_to(host, routers, edges, cost=lambda edge: edge.cost_s,
+                            is_router=router_set.__contains__)
+        for router in routers:
+            if router not in dist:
+                continue
+            chosen = pick_next_hop((cost_s + dist[far], (index, far))
+                                   for index, far, cost_s in attached[router] if far in dist)
+            if chosen is not None:
+                total, (index, far) = chosen
+                tables[router, host] = (total, index, far)
     return tables

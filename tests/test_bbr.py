@@ -15,7 +15,7 @@ from flows.congestion import LOSS, OPEN, RECOVERY
 from flows.transport import RateSample
 from test_transport import drop_at, make_flow
 from topologies.loader import load_topology
-from topologies.run import simulate
+from netsim.run import simulate
 
 HIGH_GAIN = 2.885
 PACKET_BYTES = 1000

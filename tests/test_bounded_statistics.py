@@ -72,7 +72,7 @@ def test_idle_links_and_hosts_write_no_rows_but_their_traces_are_complete(dumbbe
 def test_sparse_traces_carry_the_same_values_as_dense_ones(dumbbell):
     """Every row written equals what a dense sampler writes; the rows left out are all zero."""
     from simulator.sampling import Sampler
-    from topologies.run import Run
+    from netsim.run import Run
 
     spec = load_topology(dumbbell(3, total_mb=0.3))
     sparse = Run(spec).execute()
@@ -84,7 +84,7 @@ def test_sparse_traces_carry_the_same_values_as_dense_ones(dumbbell):
                 return idle_row if row is None and idle_row is not None else row
             super().register(table, key, dense)
 
-    import topologies.run as run_module
+    import netsim.run as run_module
     original = run_module.Sampler
     run_module.Sampler = Dense
     try:

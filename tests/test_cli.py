@@ -229,5 +229,5 @@ def test_csv_files_use_lf_line_endings(tmp_path):
 def test_version():
     done = cli("--version")
     assert done.returncode == 0
-    from topologies.results import VERSION
+    from netsim.results import VERSION
     assert done.stdout.strip() == f"netsim {VERSION}"

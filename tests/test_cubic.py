@@ -271,7 +271,7 @@ def test_end_to_end_under_random_data_loss():
 def test_registered_by_name_in_a_topology(monkeypatch):
     import flows
     from topologies.loader import load_topology
-    from topologies.run import simulate
+    from netsim.run import simulate
 
     monkeypatch.setitem(flows.ALGORITHMS, "cubic", Cubic)
     spec = load_topology({

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from conftest import ROOT
 from routing.static import next_hops
 from topologies import check_conservation, load_topology, simulate
-from topologies.run import Run
+from netsim.run import Run
 
 
 def random_topology(seed: int, n_routers: int) -> dict:

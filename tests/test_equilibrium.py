@@ -1,4 +1,4 @@
-"""flows.equilibrium: closed forms, the rank rule on tied prices, the general (full-duplex) NCP
+"""theory.equilibrium: closed forms, the rank rule on tied prices, the general (full-duplex) NCP
 against a brute-force enumeration of active sets, random instances, timing and bad input."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flows.equilibrium import Equilibrium, EquilibriumError, solve_equilibrium
+from theory.equilibrium import Equilibrium, EquilibriumError, solve_equilibrium
 
 DATA, ACK = 1024.0, 64.0
 

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ROOT
 from topologies import load_topology
-from topologies.run import Run
+from netsim.run import Run
 
 ENDLESS = {"name": "endless", "duration_s": 1e6, "hosts": ["H1", "H2"],
            "links": [{"id": "L1", "ends": ["H1", "H2"], "rate_mbps": 10, "delay_ms": 10,

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ROOT
 from topologies import load_topology, simulate
-from topologies.results_dir import ResultsDirError, StagedDirectory
+from netsim.results_dir import ResultsDirError, StagedDirectory
 
 TC0 = ROOT / "topologies" / "test_case_0.json"
 TC2 = ROOT / "topologies" / "test_case_2.json"

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT
 from topologies import RunError, load_topology, simulate
-from topologies.run import Run
+from netsim.run import Run
 
 TC0 = json.loads((ROOT / "topologies" / "test_case_0.json").read_text())
 

@@ -10,8 +10,8 @@ import pytest
 
 from conftest import ROOT
 from initializer import main
-from topologies import sweep as sweep_module
-from topologies.sweep import SweepError, load_sweep, run_sweep
+from netsim import sweep as sweep_module
+from netsim.sweep import SweepError, load_sweep, run_sweep
 
 EXPERIMENTS = sorted((ROOT / "experiments").glob("*.json"))
 
@@ -154,7 +154,7 @@ def test_cli_sweep_writes_results_and_figures(tmp_path):
 DASK_SCRIPT = """
 import json, sys
 from dask.distributed import LocalCluster
-from topologies.sweep import load_sweep, run_sweep
+from netsim.sweep import load_sweep, run_sweep
 if __name__ == "__main__":
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from conftest import ROOT
 from initializer import main
 from topologies import validation
-from topologies.sweep_file import SweepError, load_sweep
+from netsim.sweep_file import SweepError, load_sweep
 from topologies.validation import MAX_DEPTH, MAX_RANGE_NUM, MAX_SEEDS, MAX_SWEEP_RUNS
 
 GOOD = {
@@ -150,7 +150,7 @@ def test_total_runs_are_capped_before_the_points_are_built(tmp_path, monkeypatch
     data = dict(GOOD, seeds=100, parameters={
         "links.L1.delay_ms": {"from": 1, "to": 100, "num": 10_000}, "flows.F1.data_mb": [None]})
     built = []
-    monkeypatch.setattr("topologies.sweep_file.Sweep.points", lambda self: built.append(1) or [])
+    monkeypatch.setattr("netsim.sweep_file.Sweep.points", lambda self: built.append(1) or [])
     assert error_of(write(tmp_path, data)).endswith(
         f'field "parameters": 10000 points x 100 seeds = 1000000 runs; at most {MAX_SWEEP_RUNS} '
         f"runs are allowed in one sweep")

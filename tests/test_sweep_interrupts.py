@@ -15,7 +15,7 @@ import psutil
 import pytest
 
 from conftest import ROOT
-from topologies.sweep import RECORDS_DIR, SweepInterrupted, load_sweep, run_sweep
+from netsim.sweep import RECORDS_DIR, SweepInterrupted, load_sweep, run_sweep
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux signals")
 

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from initializer import main
-from topologies import sweep as sweep_module
+from netsim import sweep as sweep_module
 from topologies.spec import config_digest
-from topologies.sweep import (RECORDS_DIR, SweepConflict, load_sweep, plan, point_spec,
+from netsim.sweep import (RECORDS_DIR, SweepConflict, load_sweep, plan, point_spec,
                               run_sweep)
 
 LOSS = "links.L1.impairments.H1->H2.loss_rate"
@@ -198,7 +198,7 @@ def test_identical_configurations_run_once(tmp_path, counted):
 def test_check_metrics_of_an_interval_prediction_name_its_ends():
     """A Vegas prediction is an interval: "predicted" is refused (it used to be the low end,
     silently); predicted_low and predicted_high give the ends."""
-    from topologies.sweep import compute_metrics
+    from netsim.sweep import compute_metrics
     report = {"max_error_pct": 3.0, "intervals": [{"rows": [
         {"id": "L1", "quantity": "backlog_kb", "predicted": [2.5, 4.0], "simulated": 3.0,
          "error_pct": 0.0},

@@ -8,9 +8,8 @@ import json
 import pytest
 
 from conftest import ROOT
-from topologies.build import build_network
-from topologies.sweep import SweepError, load_sweep, point_spec
-from topologies.theory import base_rtts_s
+from netsim.sweep import SweepError, load_sweep, point_spec
+from theory.paths import base_rtts_s
 
 EXPERIMENTS = sorted((ROOT / "experiments").glob("*.json"))
 LOSS = "links.L1.impairments.H1->H2.loss_rate"
@@ -47,7 +46,7 @@ def test_shipped_theory_settings_agree_with_the_topology(path):
             spec = point_spec(sweep, point)
             if theory["model"] in ("mathis", "cubic"):
                 assert theory["mss_bytes"] == spec.packet_sizes.data_bytes
-                base_ms = base_rtts_s(build_network(spec))[theory["flow"]] * 1e3
+                base_ms = base_rtts_s(spec)[theory["flow"]] * 1e3
                 assert theory["rtt_ms"] == pytest.approx(base_ms, rel=1e-9)
                 assert theory["units_bits_per_mbit"] == spec.units.bits_per_mbit
             else:
@@ -142,7 +141,7 @@ def test_plot_fields_are_validated(tmp_path, change, message):
 
 
 def test_saved_sweep_json_holds_the_resolved_theory(tmp_path):
-    from topologies.sweep import run_sweep
+    from netsim.sweep import run_sweep
     data = dict(with_theory({"model": "mathis"}), duration_s=0.5,
                 parameters={LOSS: [0.02], "flows.*.algorithm": ["reno"]})
     run_sweep(load_sweep(write(tmp_path, data)), tmp_path / "out", jobs=1)

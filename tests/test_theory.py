@@ -10,8 +10,8 @@ import pytest
 from conftest import ROOT
 from initializer import main
 from topologies import load_topology, simulate
-from topologies.check import compare
-from topologies.theory import TheoryError, predict
+from theory.check import compare
+from theory.fluid import TheoryError, predict
 
 TOLERANCE_PCT = 5.0
 

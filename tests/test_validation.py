@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from topologies import validation
 from topologies.loader import TopologyError
-from topologies.sweep_file import SweepError
+from netsim.sweep_file import SweepError
 from topologies.validation import (MAX_DEPTH, MAX_FILE_BYTES, MAX_INT_DIGITS, MAX_NAME_BYTES,
                                    InputError, check_plain, closest, count_problem,
                                    file_name_problem, id_problem, one_line, parse_json, quote,

@@ -1,17 +1,24 @@
-"""Topology files and running them: the Python API.
+"""Topologies: the shipped JSON networks, the format (`spec`, `loader`, `validation`) and building
+a network from it (`build`).
 
-    from topologies import load_topology, simulate
-    results = simulate(load_topology("topologies/test_case_0.json"))
-    results.summary["flows"]["F1"]["goodput_mbps"]
-    t, window = results.trace("flows", "F1", "window_pkts")
-    results.write("results/tc0")
+    from topologies import load_topology
+    spec = load_topology("topologies/test_case_0.json")      # a validated TopologySpec
 
-The shipped JSON files live in this folder; `loader` validates them into a `spec.TopologySpec`,
-`build` wires simulation objects, `run` runs them and collects `Results`.
+Running a topology is the application's job (`netsim`): ``from netsim import simulate``. The
+names `simulate`, `Run`, `Results`, `RunError` and `check_conservation` are still importable
+from here, as thin re-exports loaded on first use (so that importing the format never imports
+the application).
 """
 from topologies.loader import TopologyError, load_topology
-from topologies.run import Results, Run, RunError, check_conservation, simulate
 from topologies.spec import TopologySpec
 
-__all__ = ["Results", "Run", "RunError", "TopologyError", "TopologySpec", "check_conservation",
-           "load_topology", "simulate"]
+_APPLICATION = ("Results", "Run", "RunError", "check_conservation", "simulate")
+
+__all__ = ["TopologyError", "TopologySpec", "load_topology", *_APPLICATION]
+
+
+def __getattr__(name: str):
+    if name in _APPLICATION:
+        import netsim.run
+        return getattr(netsim.run, name)
+    raise AttributeError(f"module 'topologies' has no attribute {name!r}")

@@ -69,7 +69,7 @@ examples:
 
 
 def sweep_main(argv) -> int:
-    from topologies.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep
+    from netsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep
     args = build_sweep_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, force=True,
                         format="%(levelname)s %(name)s: %(message)s")

@@ -1,4 +1,4 @@
-"""`--check`: compare a run with the analytic predictions of `topologies.theory`.
+"""`--check`: compare a run with the analytic predictions of `theory.fluid`.
 
 The run is cut into intervals at the **simulated** joins and departures; each interval is paired
 with the predicted equilibrium of the same set of active flows. Within an interval the first
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from topologies.theory import DEFAULT_SETTLE_S, Model
+from theory.fluid import DEFAULT_SETTLE_S, Model
 
 RATE_FLOOR_FRACTION = 0.005
 DELAY_FLOOR_MS = 0.5

@@ -1,9 +1,9 @@
 """The results of a run: the summary, the trace files, and writing them as a results directory.
 
 `Results.summary` is built from cumulative counters at the end of the run (O(entities), whatever
-the run's length). The traces were streamed to files while the run went (`topologies.traces`); the
+the run's length). The traces were streamed to files while the run went (`netsim.traces`); the
 tables `links`, `flows`, `hosts` and `routes` are read back from them only when asked for.
-`write` produces a complete results directory atomically (`topologies.results_dir`).
+`write` produces a complete results directory atomically (`netsim.results_dir`).
 """
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import json
 import shutil
 from pathlib import Path
 
-from topologies.results_dir import StagedDirectory
+from netsim.results_dir import StagedDirectory
 from topologies.spec import config_digest
-from topologies.traces import read_trace
+from netsim.traces import read_trace
 
-VERSION = "0.1.0"
+from netsim import __version__ as VERSION  # noqa: E402
 TRACE_FILES = ("links", "flows", "hosts", "routes")
 _ENTITY_KEY = {"links": "link", "flows": "flow", "hosts": "host"}
 

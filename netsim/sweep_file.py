@@ -4,7 +4,7 @@ A sweep file names a base topology, the parameters to vary as dotted paths into 
 (``links.L1.loss_rate``, ``links.*.delay_ms``, ``flows.*.algorithm``, ``flows.F1.params.alpha``),
 how to combine their values (``cross`` or ``zip``), how many seeds per point, the metrics to
 collect and the plots to draw. `load_sweep` validates all of it before anything runs and returns
-a `Sweep`; `topologies.sweep` runs it.
+a `Sweep`; `netsim.sweep` runs it.
 """
 from __future__ import annotations
 
@@ -154,7 +154,8 @@ def _resolve_topology(where: str, name, base_dir: Path) -> Path:
     if not isinstance(name, str) or not name:
         raise SweepError(f'{where}: field "topology": expected a topology file or preset name, '
                          f"got {show(name)}")
-    shipped = Path(__file__).resolve().parent
+    import topologies
+    shipped = Path(topologies.__file__).resolve().parent      # the shipped topology files
     candidates = [base_dir / name, Path(name), shipped / name, shipped / f"{name}.json"]
     not_files = []
     for candidate in candidates:
@@ -387,7 +388,7 @@ def _metric_problem(metric: str, flows: list, links: dict):
 def _check_plots(label: str, sweep: Sweep) -> None:
     """Validate the plots and resolve their theory settings from the topology (kept in
     `sweep.resolved_plots`, which the runner saves in the results' sweep.json)."""
-    from topologies.sweep import resolve_theory
+    from netsim.sweep import resolve_theory
     params = [p for p, _ in sweep.parameters]
     if not isinstance(sweep.raw.get("plots", []), list):
         raise SweepError(f'{label}: field "plots": expected a list of plot objects')

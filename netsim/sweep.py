@@ -17,7 +17,7 @@ A directory holds one sweep: running a different sweep (another name, topology o
 parameters) into it is refused unless ``force=True``. SIGINT and SIGTERM stop a sweep: its
 workers are killed, every finished run is kept, and `SweepInterrupted` is raised. Workers never
 outlive the process that started them (`_worker_init`). Sweep files are read and validated by
-`topologies.sweep_file`.
+`netsim.sweep_file`.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from topologies.sweep_file import (DERIVED_METRICS, Sweep, SweepError, load_sweep,  # noqa: F401
+from netsim.sweep_file import (DERIVED_METRICS, Sweep, SweepError, load_sweep,  # noqa: F401
                                    set_path)
 from topologies.validation import suggestion
 
@@ -123,29 +123,27 @@ def path_facts(spec, flow_id: str) -> dict:
     base RTT (ms: propagation and transmission of a data packet and its ACK, no queueing, along
     the static routes the run starts with), the bottleneck link (smallest rate on the data path)
     and, per link of the data path, its rate in the topology's Mbps and the flows that cross it."""
-    from topologies.build import build_network
-    from topologies.theory import _path, base_rtts_s
-    net = build_network(spec)
-    flow = net.flows[flow_id]
+    from theory.paths import Paths
+    paths = Paths(spec)
+    flow = spec.flow(flow_id)
     mbit = spec.units.bits_per_mbit
     crossing = {}
-    for fid, other in net.flows.items():
-        for d in _path(net, other.src, other.dst):
-            crossing.setdefault(d.link.id, []).append(fid)
+    for other in spec.flows:
+        for hop in paths.path(other.src, other.dst):
+            crossing.setdefault(hop.link.id, []).append(other.id)
     links = {}
-    for d in _path(net, flow.src, flow.dst):
-        links[d.link.id] = {"mbps": d.link.rate_bps / mbit, "flows": crossing[d.link.id]}
+    for hop in paths.path(flow.src, flow.dst):
+        links[hop.link.id] = {"mbps": hop.link.rate_bps / mbit, "flows": crossing[hop.link.id]}
     bottleneck = min(links, key=lambda lid: links[lid]["mbps"])
     return {"mss_bytes": spec.packet_sizes.data_bytes,
-            "base_rtt_ms": base_rtts_s(net)[flow_id] * 1e3,
+            "base_rtt_ms": paths.base_rtt_s(flow) * 1e3,
             "bits_per_mbit": mbit, "links": links, "bottleneck": bottleneck}
 
 
 def base_rtts_ms(spec) -> dict:
     """Flow id -> base RTT (ms) of `spec`, from the spec alone (no run needed)."""
-    from topologies.build import build_network
-    from topologies.theory import base_rtts_s
-    return {fid: rtt * 1e3 for fid, rtt in base_rtts_s(build_network(spec)).items()}
+    from theory.paths import base_rtts_s
+    return {fid: rtt * 1e3 for fid, rtt in base_rtts_s(spec).items()}
 
 
 def _theory_flow(where: str, theory: dict, plot: dict, sweep: Sweep) -> str:
@@ -255,11 +253,10 @@ def resolve_theory(where: str, plot: dict, sweep: Sweep) -> dict | None:
 
 
 def _link_info(spec, link_id: str) -> dict:
-    from topologies.build import build_network
-    from topologies.theory import _path
-    net = build_network(spec)
-    crossing = [fid for fid, f in net.flows.items()
-                if any(d.link.id == link_id for d in _path(net, f.src, f.dst))]
+    from theory.paths import Paths
+    paths = Paths(spec)
+    crossing = [f.id for f in spec.flows
+                if any(hop.link.id == link_id for hop in paths.path(f.src, f.dst))]
     return {"mbps": spec.link(link_id).rate_bps / spec.units.bits_per_mbit, "flows": crossing}
 
 
@@ -281,8 +278,8 @@ def run_one(task) -> dict:
         record = {"format": RECORD_FORMAT, "config_digest": digest, "seed": seed,
                   "summary": summary, "base_rtt_ms": _safe_base_rtts_ms(spec), "check": None}
         if want_check:
-            from topologies.check import compare
-            from topologies.theory import predict
+            from theory.check import compare
+            from theory.fluid import predict
             record["check"] = compare(results, predict(spec))
         out["record"] = json.loads(json.dumps(record, default=_jsonable))
     except Exception as exc:                      # recorded, the sweep goes on

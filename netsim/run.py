@@ -17,11 +17,11 @@ from pathlib import Path
 
 from simulator.sampling import Sampler
 from topologies.build import Network, build_network
-from topologies.probes import (FLOW_COLUMNS, HOST_COLUMNS, HOST_IDLE_ROW, LINK_COLUMNS,
+from netsim.probes import (FLOW_COLUMNS, HOST_COLUMNS, HOST_IDLE_ROW, LINK_COLUMNS,
                                LINK_IDLE_ROW, DirectionProbe, FlowProbe, HostProbe)
-from topologies.results import Results
+from netsim.results import Results
 from topologies.spec import TopologySpec
-from topologies.traces import RouteLog, TraceFile
+from netsim.traces import RouteLog, TraceFile
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Analytic predictions for delay-based flows, and how far a run is from them.
 
-`flows.equilibrium` solves one equilibrium from matrices; this module builds those matrices from a
+`theory.equilibrium` solves one equilibrium from matrices; this module builds those matrices from a
 topology and chains equilibria over time:
 
 * **Resources** are the transmitters: a full-duplex link has one per direction, a half-duplex link
@@ -35,9 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from components.node import Host
-from flows.equilibrium import solve_equilibrium
-from topologies.build import build_network
+from theory.equilibrium import solve_equilibrium
+from theory.paths import Hop, NoRouteError, Paths, path_rtt_s
 from topologies.spec import TopologySpec
 
 DELAY_BASED = ("fast", "vegas")
@@ -100,58 +99,32 @@ class Model:
     finish_s: dict = field(default_factory=dict)   # flow -> predicted completion time
 
 
-def _path(net, src, dst):
-    """Link directions from host src to host dst along the network's current forwarding tables."""
-    hops, node, seen = [], src, set()
-    while node is not dst:
-        if isinstance(node, Host):
-            d = node.port if node is src else None      # hosts do not forward
-        else:
-            d = node.routes.get(dst)
-        if d is None or d in seen:
-            raise TheoryError(f"no loop-free route from {src.id} to {dst.id}")
-        seen.add(d)
-        hops.append(d)
-        node = d.dst
-    return hops
-
-
-def _path_rtt_s(data_path, ack_path, sizes) -> float:
-    """Propagation and transmission time of one data packet and its ACK along the paths."""
-    rtt = sum(d.link.delay_s + sizes.data_bytes * 8.0 / d.link.rate_bps for d in data_path)
-    return rtt + sum(d.link.delay_s + sizes.ack_bytes * 8.0 / d.link.rate_bps for d in ack_path)
-
-
-def base_rtts_s(net) -> dict:
-    """Flow id -> round trip without queueing, along the network's current routes."""
-    sizes = net.spec.packet_sizes
-    return {fid: _path_rtt_s(_path(net, f.src, f.dst), _path(net, f.dst, f.src), sizes)
-            for fid, f in net.flows.items()}
-
-
 def build_model(spec: TopologySpec) -> Model:
     """Resources, flow models and A/M matrices of `spec`'s delay-based flows."""
     others = [f"{f.id} ({f.algorithm})" for f in spec.flows if f.algorithm not in DELAY_BASED]
     if others:
         raise TheoryError("no analytic equilibrium model for flows " + ", ".join(others)
                           + "; the model covers " + " and ".join(DELAY_BASED))
-    net = build_network(spec)
     resources, index = [], {}
-    for link in net.links.values():
-        groups = [link.directions] if link.duplex == "half" else [(d,) for d in link.directions]
+    for link in spec.links:
+        hops = (Hop(link, 0), Hop(link, 1))
+        groups = [hops] if link.duplex == "half" else [(hop,) for hop in hops]
         for group in groups:
             rid = link.id if link.duplex == "half" else f"{link.id} {group[0].label}"
-            for d in group:
-                index[d] = len(resources)
-            resources.append(Resource(rid, link.id, tuple(d.label for d in group), link.rate_bps / 8.0))
+            for hop in group:
+                index[hop] = len(resources)
+            resources.append(Resource(rid, link.id, tuple(hop.label for hop in group), link.rate_bps / 8.0))
     sizes = spec.packet_sizes
     A = np.zeros((len(resources), len(spec.flows)))
     M = np.zeros_like(A)
     rank = np.full(len(resources), 10**6, dtype=float)
     flows = []
+    paths = Paths(spec)
     for i, fs in enumerate(spec.flows):
-        flow = net.flows[fs.id]
-        data_path, ack_path = _path(net, flow.src, flow.dst), _path(net, flow.dst, flow.src)
+        try:
+            data_path, ack_path = paths.flow_paths(fs)
+        except NoRouteError as exc:
+            raise TheoryError(str(exc)) from None
         for hop, d in enumerate(data_path):
             A[index[d], i] += sizes.data_bytes
             M[index[d], i] += 1
@@ -160,7 +133,7 @@ def build_model(spec: TopologySpec) -> Model:
             A[index[d], i] += sizes.ack_bytes
             M[index[d], i] += 1
             rank[index[d]] = min(rank[index[d]], len(data_path) + hop)
-        base = _path_rtt_s(data_path, ack_path, sizes)
+        base = path_rtt_s(data_path, ack_path, sizes)
         alpha = float(fs.params["alpha"])
         beta = float(fs.params.get("beta", alpha))
         flows.append(FlowModel(fs.id, fs.algorithm, alpha, beta, float(sizes.data_bytes),

@@ -1,0 +1,297 @@
+"""Command-line entry point: run a topology, write its results and figures, print a summary.
+
+    python initializer.py topologies/test_case_2.json -l L1 L3
+    python initializer.py sweep experiments/goodput_vs_loss.json --jobs 2
+
+Exit status: 0 after a run (also one ended by the stall guard, which is reported), 1 when
+`--check-tolerance` is given and the run is further from theory than that, or when runs of a
+sweep failed (they are recorded with their error), 2 for bad input
+(topology file, command-line values, unwritable output directory, `--check` on flows that have
+no analytic model).
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130     # 128 + SIGINT, as shells report it (SIGTERM: 143)
+
+
+class UsageError(Exception):
+    """A command-line value that does not fit the topology."""
+
+
+def version() -> str:
+    from netsim import __version__
+    return __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from flows import ALGORITHMS
+    parser = argparse.ArgumentParser(
+        prog="initializer.py",
+        usage="%(prog)s TOPOLOGY [options]\n       %(prog)s sweep SWEEP [options]  "
+              "(parameter sweeps: %(prog)s sweep --help)",
+        description="Packet-level simulation of a network described by a JSON topology file. "
+                    "Results go to results/<name>/ (or --out), replaced as a whole when the run "
+                    "ends; Ctrl-C stops the run and keeps what it simulated so far.",
+        epilog="Parameter sweeps over many runs: python initializer.py sweep SWEEP.json "
+               "[--jobs N] (see python initializer.py sweep --help and docs/sweeps.md).")
+    parser.add_argument("topology", nargs="?",
+                        help="topology file (JSON), e.g. topologies/test_case_2.json")
+    parser.add_argument("--version", action="version", version=f"netsim {version()}")
+    parser.add_argument("-l", "--links", nargs="+", metavar="LINK", default=[],
+                        help="links of interest: plotted and shown in the summary (default: all)")
+    parser.add_argument("-F", "--flows", nargs="+", metavar="FLOW", default=[],
+                        help="flows to plot (default: all)")
+    parser.add_argument("-v", "--verbosity", choices=["DEBUG", "INFO", "WARNING"], default="WARNING",
+                        help="logging level (default WARNING)")
+    parser.add_argument("-f", "--logfile", metavar="LOGFILE", help="write the log to this file")
+    parser.add_argument("--duration", type=float, metavar="S",
+                        help="stop after S seconds of simulated time (overrides duration_s)")
+    parser.add_argument("--seed", type=int, metavar="N", help="random seed (overrides seed)")
+    parser.add_argument("--algorithm", metavar="NAME",
+                        help="run every flow with this algorithm: " + ", ".join(sorted(ALGORITHMS)))
+    parser.add_argument("--interval", type=float, default=0.1, metavar="S",
+                        help="statistics sampling interval in seconds (default 0.1)")
+    parser.add_argument("--out", metavar="DIR", help="results directory (default results/<name>/)")
+    parser.add_argument("--no-plots", action="store_true", help="do not draw figures")
+    parser.add_argument("--show", action="store_true", help="open the figures interactively")
+    parser.add_argument("--check", action="store_true",
+                        help="compare the run with the analytic equilibrium of its FAST/Vegas flows")
+    parser.add_argument("--check-tolerance", type=float, metavar="PCT",
+                        help="with --check: exit with status 1 if any compared quantity is off by "
+                             "more than PCT percent")
+    parser.add_argument("--check-settle", type=float, metavar="S", default=2.0,
+                        help="with --check: seconds skipped after each join or departure (default 2)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print nothing but errors (no progress bar, no summary table)")
+    return parser
+
+
+def configure_logging(level: str, logfile: str | None) -> None:
+    handlers = [logging.StreamHandler(sys.stderr)]
+    if logfile:
+        try:
+            handlers.append(logging.FileHandler(logfile, mode="w", encoding="utf-8"))
+        except OSError as exc:
+            raise UsageError(f"-f {logfile}: cannot write the log file: {exc.strerror or exc}") from None
+    logging.basicConfig(level=getattr(logging, level), handlers=handlers, force=True,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+def check_ids(kind: str, wanted: list, known: list) -> None:
+    from topologies.validation import quote, suggestion
+    for item in wanted:
+        if item not in known:
+            raise UsageError(f'{kind}: unknown id {quote(item)}{suggestion(item, known)}; '
+                             f'known: {", ".join(known)}')
+
+
+def positive(option: str, value) -> None:
+    if value is not None and not value > 0:
+        raise UsageError(f"{option}: expected a positive number, got {value}")
+
+
+class ProgressBar:
+    """tqdm progress bar on stderr, in percent of the run; shown after half a second."""
+
+    def __init__(self):
+        from tqdm import tqdm
+        self.bar = tqdm(total=100, unit="%", file=sys.stderr, delay=0.5, leave=False,
+                        bar_format="{l_bar}{bar}| {n:.0f}% [{elapsed}<{remaining}]")
+        self.done = 0.0
+
+    def __call__(self, now_s: float, fraction) -> None:
+        if fraction is None:
+            return
+        target = 100.0 * fraction
+        if target > self.done:
+            self.bar.update(target - self.done)
+            self.done = target
+        self.bar.set_description(f"t={now_s:.1f} s", refresh=False)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def format_summary(summary: dict, links: list) -> str:
+    """The console table: flows, then links of interest."""
+    units = summary["units"]["system"]
+    suffix = " (binary units)" if units == "binary" else ""
+    lines = [f"{summary['topology']}: {summary['stop_detail']} at t={summary['end_time_s']:.3f} s "
+             f"({summary['events']} events, {summary['wall_time_s']:.2f} s wall){suffix}", ""]
+    lines.append(f"{'flow':<8}{'algorithm':<10}{'finish s':>10}{'goodput Mbps':>14}{'RTT ms':>9}"
+                 f"{'retx':>7}{'RTOs':>6}  in order")
+    for fid, f in summary["flows"].items():
+        finish = f"{f['finish_s']:.3f}" if f["finish_s"] is not None else "-"
+        rtt = f"{f['avg_rtt_ms']:.1f}" if f["avg_rtt_ms"] is not None else "-"
+        lines.append(f"{fid:<8}{f['algorithm']:<10}{finish:>10}{f['goodput_mbps']:>14.3f}{rtt:>9}"
+                     f"{f['retransmissions']:>7}{f['timeouts']:>6}  {'yes' if f['in_order'] else 'NO'}")
+    lines.append("")
+    lines.append(f"{'link':<8}{'direction':<14}{'rate Mbps':>10}{'util':>7}{'buffer KB':>11}"
+                 f"{'buf pkts':>10}   {'lost: overflow':>14}{'random':>8}{'failure':>9}")
+    for lid in links:
+        for label, d in summary["links"][lid]["directions"].items():
+            lines.append(f"{lid:<8}{label:<14}{d['avg_rate_mbps']:>10.3f}{d['utilization']:>7.2f}"
+                         f"{d['avg_buffer_kb']:>11.2f}{d['avg_buffer_pkts']:>10.2f}   "
+                         f"{d['drops']:>14}{d['impairment_drops']:>8}{d['failure_drops']:>9}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from topologies.loader import TopologyError, load_topology
+    from netsim.results_dir import ResultsDirError, StagedDirectory
+    from netsim.run import Run, RunError
+
+    try:
+        spec = load_topology(args.topology, algorithm=args.algorithm)
+        link_ids = [link.id for link in spec.links]
+        check_ids("-l", args.links, link_ids)
+        check_ids("-F", args.flows, [flow.id for flow in spec.flows])
+        positive("--duration", args.duration)
+        positive("--interval", args.interval)
+        if args.seed is not None and args.seed < 0:
+            raise UsageError(f"--seed: expected a non-negative integer, got {args.seed}")
+        if args.check_tolerance is not None and not args.check:
+            raise UsageError("--check-tolerance: only meaningful with --check")
+        if args.check_tolerance is not None and not args.check_tolerance >= 0:
+            raise UsageError(f"--check-tolerance: expected a percentage >= 0, got {args.check_tolerance}")
+        if not args.check_settle >= 0:
+            raise UsageError(f"--check-settle: expected a number of seconds >= 0, got {args.check_settle}")
+        model = None
+        if args.check:
+            from theory.fluid import TheoryError, predict
+            try:
+                model = predict(spec, duration_s=args.duration)
+            except TheoryError as exc:
+                raise UsageError(f"--check: {exc}") from None
+        out = Path(args.out) if args.out else Path("results") / spec.name
+        staged = StagedDirectory(out)
+    except (TopologyError, RunError, UsageError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ResultsDirError as exc:
+        print(f"error: --out: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        print(f"error: cannot write results to {args.out or 'results/'}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    with staged:                      # an exception (Ctrl-C while drawing...) discards the staging
+        try:
+            simulation = Run(spec, duration_s=args.duration, seed=args.seed,
+                             interval_s=args.interval, trace_dir=staged.path,
+                             progress=ProgressBar() if not args.quiet and sys.stderr.isatty() else None)
+        except RunError as exc:
+            staged.discard()
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        results, signum = execute_interruptibly(simulation)
+        report = None
+        try:
+            results.write_summary()
+            if model is not None:
+                from theory.check import compare, write_check
+                report = compare(results, model, links=args.links or None, settle_s=args.check_settle,
+                                 tolerance_pct=args.check_tolerance)
+                write_check(staged.path, report, model, results.units)
+            if not args.no_plots or args.show:
+                from plot_tool import make_figures
+                make_figures(staged.path, staged.path, links=args.links or None,
+                             flows=args.flows or None, show=args.show)
+            staged.commit()
+        except OSError as exc:
+            staged.discard()
+            print(f"error: cannot write results to {out}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    if not args.quiet:
+        print(format_summary(results.summary, args.links or link_ids))
+        if report is not None:
+            from theory.check import format_report
+            print("\n" + format_report(report))
+        print(f"\nresults written to {out}/")
+    if results.summary["stop_reason"] == "stalled":
+        print(f"warning: {results.summary['stop_detail']}", file=sys.stderr)
+    if signum is not None:
+        print(f"interrupted at t={results.summary['end_time_s']:.3f} s: partial results written "
+              f"to {out}/", file=sys.stderr)
+        return 128 + signum
+    if report is not None and report["passed"] is False:
+        return EXIT_CHECK_FAILED
+    return EXIT_OK
+
+
+def execute_interruptibly(simulation):
+    """Run `simulation`; the first SIGINT or SIGTERM stops it at the current event (its results
+    are then kept, stop reason "interrupted"), a second one acts as usual. Returns the results
+    and the number of the signal that stopped the run (None if none did)."""
+    previous = {}
+    received = []
+
+    def stop(signum, frame):
+        received.append(signum)
+        simulation.interrupt()
+        for sig, handler in previous.items():     # a second signal acts at once
+            signal.signal(sig, handler)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous[sig] = signal.signal(sig, stop)
+    try:
+        results = simulation.execute()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return results, (received[0] if received else None)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "sweep":
+        from netsim.sweep_cli import sweep_main
+        return sweep_main(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.topology is None:
+        take_topology_from_lists(args, parser)
+    try:
+        configure_logging(args.verbosity, args.logfile)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return run(args)
+
+
+def take_topology_from_lists(args, parser) -> None:
+    """`-l L1 L3 file.json`: the option's list swallowed the topology; give it back."""
+    for option in ("links", "flows"):
+        values = getattr(args, option)
+        if values and (values[-1].endswith(".json") or Path(values[-1]).is_file()):
+            args.topology = values.pop()
+            return
+    parser.error("the following arguments are required: topology")
+
+
+def entry() -> None:
+    """Console entry point: `main`, quiet when the reader of stdout goes away (e.g. `| head`)."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_OK
+    except KeyboardInterrupt:         # outside the simulation (loading, drawing): nothing written
+        print("interrupted: no results written", file=sys.stderr)
+        code = EXIT_INTERRUPTED
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,50 @@
+"""Dependencies point one way: simulator <- components <- flows, routing <- topologies <- theory,
+netsim (the application); plot_tool reads results and uses only the response functions of
+theory. Each package is imported alone in a fresh interpreter and its imports are listed."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+OURS = ("simulator", "components", "flows", "routing", "topologies", "theory", "netsim",
+        "plot_tool")
+ALLOWED = {
+    "simulator": {"simulator"},
+    "components": {"simulator", "components"},
+    "flows": {"simulator", "components", "flows"},
+    "routing": {"simulator", "components", "routing"},
+    "topologies": {"simulator", "components", "flows", "routing", "topologies"},
+    "theory": {"simulator", "components", "flows", "routing", "topologies", "theory"},
+    "plot_tool": {"plot_tool", "theory"},
+}
+
+
+def imported_by(package: str) -> dict:
+    code = ("import importlib, json, sys; importlib.import_module(sys.argv[1]); "
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in sys.argv[2:])))")
+    done = subprocess.run([sys.executable, "-c", code, package, *OURS], cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_a_package_imports_only_what_is_below_it(package):
+    modules = imported_by(package)
+    tops = {m.split(".")[0] for m in modules}
+    assert tops <= ALLOWED[package], sorted(tops - ALLOWED[package])
+
+
+def test_plot_tool_uses_only_the_response_functions_of_theory():
+    import_all = "plot_tool.sweep_figures"
+    theory = [m for m in imported_by(import_all) if m.split(".")[0] == "theory"]
+    assert set(theory) <= {"theory", "theory.response"}
+
+
+def test_the_topology_format_does_not_import_the_application():
+    modules = imported_by("topologies")
+    assert not [m for m in modules if m.split(".")[0] in ("netsim", "theory", "plot_tool")]

@@ -1,0 +1,94 @@
+"""The routes of a topology's flows and their base round trips, from the spec alone.
+
+Paths follow the static shortest-path tables every run starts with, computed by the routing code
+itself (`routing.static.plain_next_hops`, the same distances and tie rule that fill the routers'
+tables) on the topology's plain data: no network is built. A hop is a `Hop`: one direction of a
+link. Hosts do not forward, so a path leaves its source host on the host's one link and then
+follows the routers' tables.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from routing.static import plain_next_hops
+
+
+class NoRouteError(ValueError):
+    """A flow's source cannot reach its destination (or the tables loop)."""
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One link direction of a path."""
+
+    link: object             # the LinkSpec
+    index: int               # 0: ends[0] -> ends[1]; 1: back
+
+    @property
+    def label(self) -> str:
+        ends = self.link.ends
+        return f"{ends[self.index]}->{ends[1 - self.index]}"
+
+    @property
+    def dst(self) -> str:
+        return self.link.ends[1 - self.index]
+
+
+def _cost_s(link) -> float:
+    return link.delay_s if link.cost_s is None else link.cost_s
+
+
+class Paths:
+    """Static routes of a topology spec: `path(src, dst)` as a list of `Hop`s."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.links = list(spec.links)
+        self.tables = plain_next_hops(list(spec.routers), list(spec.hosts),
+                                      [(ls.id, ls.ends, _cost_s(ls)) for ls in self.links])
+        self._host_link = {}
+        for ls in self.links:
+            for index, end in enumerate(ls.ends):
+                if end in spec.hosts:
+                    self._host_link.setdefault(end, Hop(ls, index))
+
+    def path(self, src: str, dst: str) -> list:
+        """Hops from host `src` to host `dst`."""
+        hops, node, seen = [], src, set()
+        while node != dst:
+            if node == src:
+                hop = self._host_link.get(src)
+            else:
+                entry = self.tables.get((node, dst))
+                hop = None
+                if entry is not None:
+                    link = self.links[entry[1]]
+                    hop = Hop(link, 0 if link.ends[0] == node else 1)
+            if hop is None or hop in seen:
+                raise NoRouteError(f"no loop-free route from {src} to {dst}")
+            seen.add(hop)
+            hops.append(hop)
+            node = hop.dst
+        return hops
+
+    def flow_paths(self, flow) -> tuple:
+        """(data path, ACK path) of a FlowSpec."""
+        return self.path(flow.src, flow.dst), self.path(flow.dst, flow.src)
+
+    def base_rtt_s(self, flow) -> float:
+        """Propagation and transmission time of one data packet and its ACK along the flow's
+        paths: its round trip without queueing."""
+        data_path, ack_path = self.flow_paths(flow)
+        return path_rtt_s(data_path, ack_path, self.spec.packet_sizes)
+
+
+def path_rtt_s(data_path, ack_path, sizes) -> float:
+    """Propagation and transmission time of one data packet and its ACK along the paths."""
+    rtt = sum(h.link.delay_s + sizes.data_bytes * 8.0 / h.link.rate_bps for h in data_path)
+    return rtt + sum(h.link.delay_s + sizes.ack_bytes * 8.0 / h.link.rate_bps for h in ack_path)
+
+
+def base_rtts_s(spec) -> dict:
+    """Flow id -> round trip without queueing, along the static routes."""
+    paths = Paths(spec)
+    return {flow.id: paths.base_rtt_s(flow) for flow in spec.flows}
