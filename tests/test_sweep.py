@@ -163,6 +163,7 @@ if __name__ == "__main__":
 
 
 def test_dask_cluster_gives_the_same_rows_as_the_local_path(tmp_path):
+    pytest.importorskip("dask.distributed", reason="the cluster extra: pip install -e .[cluster]")
     path = write(tmp_path, SMALL)
     script = tmp_path / "run_dask.py"
     script.write_text(DASK_SCRIPT)
