@@ -1,10 +1,13 @@
 """docs/algorithms.md lists every algorithm and every parameter with its default."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import re
 
-from conftest import ROOT
 from flows import ALGORITHMS
+
+ROOT = Path(__file__).resolve().parent.parent
 
 DOC = (ROOT / "docs" / "algorithms.md").read_text()
 

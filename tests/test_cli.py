@@ -1,6 +1,8 @@
 """The command line: outputs, the summary table, and bad input (exit status 2, no traceback)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import copy
 import json
 import subprocess
@@ -8,8 +10,9 @@ import sys
 
 import pytest
 
-from conftest import ROOT
 from initializer import main
+
+ROOT = Path(__file__).resolve().parent.parent
 
 TC0_PATH = ROOT / "topologies" / "test_case_0.json"
 TC0 = json.loads(TC0_PATH.read_text())

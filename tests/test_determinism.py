@@ -1,10 +1,13 @@
 """Same topology and seed give identical results; output files are written the same way."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 
-from conftest import ROOT
 from topologies import load_topology, simulate
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_to(out, seed=None):

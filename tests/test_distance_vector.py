@@ -1,6 +1,8 @@
 """Bellman-Ford distance-vector routing: convergence, path alternation, failures, partitions."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 import random
 
@@ -9,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
 from routing.static import next_hops
 from topologies import check_conservation, load_topology, simulate
 from netsim.run import Run
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def random_topology(seed: int, n_routers: int) -> dict:

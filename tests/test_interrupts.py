@@ -2,6 +2,8 @@
 reason "interrupted", prints one line and exits 128 + the signal number."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 import signal
 import subprocess
@@ -10,9 +12,10 @@ import time
 
 import pytest
 
-from conftest import ROOT
 from topologies import load_topology
 from netsim.run import Run
+
+ROOT = Path(__file__).resolve().parent.parent
 
 ENDLESS = {"name": "endless", "duration_s": 1e6, "hosts": ["H1", "H2"],
            "links": [{"id": "L1", "ends": ["H1", "H2"], "rate_mbps": 10, "delay_ms": 10,

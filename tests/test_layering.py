@@ -3,13 +3,16 @@ netsim (the application); plot_tool reads results and uses only the response fun
 theory. Each package is imported alone in a fresh interpreter and its imports are listed."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT
+ROOT = Path(__file__).resolve().parent.parent
+
 
 OURS = ("simulator", "components", "flows", "routing", "topologies", "theory", "netsim",
         "plot_tool")

@@ -1,14 +1,17 @@
 """The scenario presets (docs/presets.md): their key numbers and one behaviour each."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import re
 from collections import deque
 
 import numpy as np
 import pytest
 
-from conftest import ROOT
 from topologies import check_conservation, load_topology, simulate
+
+ROOT = Path(__file__).resolve().parent.parent
 
 PRESET_DIR = ROOT / "topologies"
 DOC = ROOT / "docs" / "presets.md"

@@ -2,6 +2,8 @@
 never mixed with an earlier run, never written over a directory that is not a results directory."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 import os
 import signal
@@ -11,9 +13,10 @@ import time
 
 import pytest
 
-from conftest import ROOT
 from topologies import load_topology, simulate
 from netsim.results_dir import ResultsDirError, StagedDirectory
+
+ROOT = Path(__file__).resolve().parent.parent
 
 TC0 = ROOT / "topologies" / "test_case_0.json"
 TC2 = ROOT / "topologies" / "test_case_2.json"

@@ -1,14 +1,17 @@
 """Every run ends: completion, duration, the stall guard, and runs that cannot end."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import copy
 import json
 
 import pytest
 
-from conftest import ROOT
 from topologies import RunError, load_topology, simulate
 from netsim.run import Run
+
+ROOT = Path(__file__).resolve().parent.parent
 
 TC0 = json.loads((ROOT / "topologies" / "test_case_0.json").read_text())
 

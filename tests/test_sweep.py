@@ -5,14 +5,15 @@ import csv
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
 from initializer import main
 from netsim import sweep as sweep_module
 from netsim.sweep import SweepError, load_sweep, run_sweep
 
+ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENTS = sorted((ROOT / "experiments").glob("*.json"))
 
 SMALL = {
@@ -155,6 +156,7 @@ DASK_SCRIPT = """
 import json, sys
 from dask.distributed import LocalCluster
 from netsim.sweep import load_sweep, run_sweep
+
 if __name__ == "__main__":
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster:

@@ -2,6 +2,8 @@
 problem is one line naming the file and the field, exit status 2, before anything is allocated."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 import subprocess
 import sys
@@ -10,11 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
 from initializer import main
 from topologies import validation
 from netsim.sweep_file import SweepError, load_sweep
 from topologies.validation import MAX_DEPTH, MAX_RANGE_NUM, MAX_SEEDS, MAX_SWEEP_RUNS
+
+ROOT = Path(__file__).resolve().parent.parent
 
 GOOD = {
     "name": "small", "topology": "lossy_link", "duration_s": 1,

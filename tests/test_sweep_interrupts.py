@@ -2,6 +2,8 @@
 their parent, even after kill -9 of the parent."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import csv
 import json
 import os
@@ -14,8 +16,9 @@ import time
 import psutil
 import pytest
 
-from conftest import ROOT
 from netsim.sweep import RECORDS_DIR, SweepInterrupted, load_sweep, run_sweep
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux signals")
 

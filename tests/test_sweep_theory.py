@@ -3,13 +3,16 @@ that disagrees with the topology is refused, and every shipped experiment draws 
 the topology's values."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 
 import pytest
 
-from conftest import ROOT
 from netsim.sweep import SweepError, load_sweep, point_spec
 from theory.paths import base_rtts_s
+
+ROOT = Path(__file__).resolve().parent.parent
 
 EXPERIMENTS = sorted((ROOT / "experiments").glob("*.json"))
 LOSS = "links.L1.impairments.H1->H2.loss_rate"

@@ -1,17 +1,20 @@
 """FAST and Vegas simulations against the analytic equilibrium engine, and `--check`."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 import time
 
 import numpy as np
 import pytest
 
-from conftest import ROOT
 from initializer import main
 from topologies import load_topology, simulate
 from theory.check import compare
 from theory.fluid import TheoryError, predict
+
+ROOT = Path(__file__).resolve().parent.parent
 
 TOLERANCE_PCT = 5.0
 

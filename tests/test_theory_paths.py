@@ -2,16 +2,20 @@
 forwarding tables a built network starts with."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, TOPOLOGIES
 from theory.paths import NoRouteError, Paths, base_rtts_s
 from topologies import load_topology
 from topologies.build import build_network
+
+ROOT = Path(__file__).resolve().parent.parent
+TOPOLOGIES = sorted((ROOT / "topologies").glob("*.json"))
 
 
 def built_path(net, src, dst) -> list:
