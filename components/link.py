@@ -11,53 +11,78 @@ being transmitted. Transmission takes size * 8 / rate seconds, then the packet p
 link's delay and arrives at the far node.
 
 Because the queue is FIFO and the rate constant, a packet's departure time is known the moment it
-is accepted. The transmitter therefore schedules the arrival at the far end directly, one event per
+is accepted. The direction therefore schedules the arrival at the far end directly, one event per
 packet and hop, and accounts lazily for packets leaving the buffer (in time order, before any later
 arrival or sample), which keeps buffer statistics exact.
 
-Failures: a link can go down and come back up. While down, each direction's transmitter is
-replaced by a `DeadTransmitter` that drops everything offered (failure drops), so links cost
-nothing extra while up. Packets a link holds when it fails (waiting, being transmitted, or
-propagating) are lost: links that may fail deliver through an `Arrival` guard that is cut when
-the link goes down. The nodes at both ends are told at once (`Node.link_changed`).
+Who owns what:
 
-Impairments (loss, burst loss, duplication, reordering, jitter) act on a direction's packets
-after transmission, at the moment they would arrive: an `Impairment` stands in for the far node's
-receive callback, so unimpaired directions pay nothing for the feature.
+* `LinkDirection` is the one place a direction's packets enter the link (`send`) and the only
+  writer of its counters: offered, dropped, transmitted, and the occupancy integrals, which one
+  helper (`_advance`) brings up to a given time.
+* `Transmitter` is the state of one FIFO server (a buffer and the transmitter draining it), shared
+  by both directions of a half-duplex link; it keeps no counters.
+* `Impairment` (loss, burst loss, duplication, reordering, jitter) acts on a direction's packets
+  after transmission, at the moment they would arrive: it stands in for the far node's receive
+  callback, so unimpaired directions pay nothing for the feature, and counts what it did.
+* `Arrival` guards the deliveries of a link that may fail (see below) and counts them.
+
+Failures: a link can go down and come back up. While down, each direction's `send` is its failure
+behaviour: everything offered is a failure drop, so links cost nothing extra while up. Packets a
+link holds when it fails (waiting, being transmitted, or propagating) are lost: links that may fail
+deliver through an `Arrival` guard that is cut when the link goes down. The nodes at both ends are
+told at once (`Node.link_changed`).
 """
 from __future__ import annotations
 
 from collections import deque
+from typing import TYPE_CHECKING, Callable, Deque, Optional, Tuple
+
+if TYPE_CHECKING:
+    from components.packet import Packet
+    from simulator.engine import Simulator
 
 DUPLEX_MODES = ("full", "half")
 
 
 class LinkDirection:
-    """One direction of a link, from `src` to `dst`, with its counters.
+    """One direction of a link, from `src` to `dst`: where its packets enter the link, and its
+    counters.
 
-    Counters are cumulative since the start of the run: packets offered (`arrived`), dropped,
-    transmitted (transmission begun), bytes transmitted, and the time integral of the bytes and
-    packets this direction has waiting in the buffer (`area_bytes`, `area_pkts`). `area_work`
-    integrates what is left to send of this direction's packet in service (a packet of S bytes
-    adds S * S / rate / 2 byte-seconds when its transmission begins), so `area_bytes +
-    area_work` integrates the unfinished work: the backlog a packet arriving at that moment
-    would wait behind, queueing delay times rate.
+    `send(packet)` offers a packet to the link in this direction (transmit at once, wait in the
+    buffer, or drop) and returns whether it was accepted. Counters are cumulative since the start
+    of the run: packets offered (`arrived`), dropped by the full buffer (`dropped`), transmitted
+    (transmission begun: `tx_pkts`, `tx_bytes`), failure drops (`failed`, `lost_in_flight`),
+    impairment events (`impaired_drops`, `duplicated`, `delayed`), and the time integral of the
+    bytes and packets this direction has waiting in the buffer (`area_bytes`, `area_pkts`).
+    `area_work` integrates what is left to send of this direction's packet in service (a packet of
+    S bytes adds S * S / rate / 2 byte-seconds when its transmission begins), so `area_bytes +
+    area_work` integrates the unfinished work: the backlog a packet arriving at that moment would
+    wait behind, queueing delay times rate. The integrals are exact up to `last_s`; `settle(now)`
+    brings everything up to `now`. Routing agents count their own packets in `routing_pkts`,
+    `routing_bytes` and `routing_dropped` (`send_routing`).
     """
 
-    __slots__ = ("link", "index", "src", "dst", "label", "transmitter", "dst_receive",
+    __slots__ = ("link", "index", "src", "dst", "label", "sim", "transmitter", "dst_receive",
+                 "send", "guard",
                  "arrived", "dropped", "tx_pkts", "tx_bytes", "q_bytes", "q_pkts",
-                 "area_bytes", "area_pkts", "area_work", "last_s", "failed", "lost_in_flight", "delivered",
-                 "routing_pkts", "routing_bytes", "routing_dropped", "impaired_drops",
-                 "duplicated", "delayed")
+                 "area_bytes", "area_pkts", "area_work", "last_s", "failed", "lost_in_flight",
+                 "impaired_drops", "duplicated", "delayed",
+                 "routing_pkts", "routing_bytes", "routing_dropped")
 
-    def __init__(self, link, index: int, src, dst, transmitter):
+    send: Callable[[Packet], bool]   # _send_up while the link is up, _send_down while it is down
+
+    def __init__(self, link: Link, index: int, src, dst, transmitter: Transmitter):
         self.link = link
         self.index = index
         self.src = src
         self.dst = dst
         self.label = f"{src.id}->{dst.id}"
+        self.sim = transmitter.sim
         self.transmitter = transmitter
         self.dst_receive = dst.receive
+        self.send = self._send_up
+        self.guard: Optional[Arrival] = None
         self.arrived = 0
         self.dropped = 0
         self.tx_pkts = 0
@@ -70,104 +95,177 @@ class LinkDirection:
         self.last_s = 0.0
         self.failed = 0            # offered while the link was down, or waiting when it failed
         self.lost_in_flight = 0    # transmitted, then lost because the link failed
-        self.delivered = 0         # counted only on links that may fail (see Arrival)
-        self.routing_pkts = 0      # routing packets offered (counted by routing agents)
-        self.routing_bytes = 0
-        self.routing_dropped = 0
         self.impaired_drops = 0    # lost in transit by an impairment (see Impairment)
         self.duplicated = 0        # extra copies delivered by an impairment
-        self.delayed = 0           # packets held back by reordering
+        self.delayed = 0           # packets held back by an impairment's reordering
+        self.routing_pkts = 0      # routing packets offered (see send_routing)
+        self.routing_bytes = 0
+        self.routing_dropped = 0
 
-    def impair(self, spec) -> None:
-        """Apply an impairment description (see `Impairment`) to this direction's arrivals.
-        Call before any packet is sent, and before `Link.enable_failures`."""
-        if spec is not None and spec.active:
-            self.dst_receive = Impairment(self, self.link.sim, spec, self.dst_receive)
+    # -- sending -----------------------------------------------------------------------------
+    def _send_up(self, packet: Packet) -> bool:
+        """Accept `packet` (transmit, or queue) or drop it; False if dropped."""
+        t = self.transmitter
+        sim = self.sim
+        now = sim.now
+        size = packet.size_bytes
+        self.arrived += 1
+        start = t.busy_until
+        if start <= now:                              # idle: transmission begins at once
+            if t.queue:
+                self._advance(now)                    # (everything waiting has begun by now)
+            start = now
+            self.tx_bytes += size
+            self.tx_pkts += 1
+            self.area_work += size * size * t.half_seconds_per_byte
+        elif self._advance(now, size):                # busy: wait in the buffer if it fits
+            t.queued_bytes += size
+            self.q_bytes += size
+            self.q_pkts += 1
+            t.queue.append((start, size, self))
+        else:
+            self.dropped += 1
+            return False
+        finish = start + size * t.seconds_per_byte
+        t.busy_until = finish
+        sim.schedule_at(finish + t.delay_s, self.dst_receive, packet)
+        return True
 
-    def send(self, packet) -> bool:
-        """Offer `packet` to the link in this direction; False if it was dropped."""
-        return self.transmitter.offer(packet, self)
+    def _send_down(self, packet: Packet) -> bool:
+        """The link is down: every packet offered is a failure drop."""
+        self.arrived += 1
+        self.failed += 1
+        return False
+
+    def send_routing(self, packet: Packet) -> bool:
+        """Send a routing packet, counted apart (`routing_pkts`, `routing_bytes`,
+        `routing_dropped`) as well as in the ordinary counters; False if it was dropped."""
+        self.routing_pkts += 1
+        self.routing_bytes += packet.size_bytes
+        if self.send(packet):
+            return True
+        self.routing_dropped += 1
+        return False
+
+    # -- accounting --------------------------------------------------------------------------
+    def _advance(self, now: float, joining: int = 0) -> bool:
+        """Bring the (possibly shared) buffer up to `now`, and with it the occupancy integrals:
+        the one place they are computed.
+
+        Every packet whose transmission began by `now` leaves the buffer, accounted to its own
+        direction at the moment it began (the integrals of that direction are brought up to that
+        moment first, at the occupancy before it left). Then this direction's integrals are
+        brought up to `now` -- unless a packet of `joining` bytes is about to join and does not
+        fit, in which case it will be dropped and nothing else changes. Returns whether it fits.
+        """
+        t = self.transmitter
+        queue = t.queue
+        while True:
+            if queue and queue[0][0] <= now:
+                at, size, d = queue.popleft()         # leaves the buffer: transmission begins
+            elif joining and t.queued_bytes + joining > t.capacity_bytes:
+                return False
+            else:
+                at, size, d = now, 0, self            # this direction, up to `now`
+            span = at - d.last_s
+            if span > 0:
+                d.area_bytes += d.q_bytes * span
+                d.area_pkts += d.q_pkts * span
+                d.last_s = at
+            if not size:
+                return True
+            t.queued_bytes -= size
+            d.q_bytes -= size
+            d.q_pkts -= 1
+            d.tx_bytes += size
+            d.tx_pkts += 1
+            d.area_work += size * size * t.half_seconds_per_byte
 
     def settle(self, now: float) -> None:
         """Bring the counters up to `now` (packets that began transmission, occupancy integral)."""
-        self.transmitter.release(now)
-        span = now - self.last_s
-        if span > 0:
-            self.area_bytes += self.q_bytes * span
-            self.area_pkts += self.q_pkts * span
-            self.last_s = now
+        self._advance(now)
 
     def waiting(self) -> int:
         """Packets of this direction waiting in the buffer now (after `settle`)."""
         return self.q_pkts
 
+    # -- impairments -------------------------------------------------------------------------
+    def impair(self, spec) -> None:
+        """Apply an impairment description (see `Impairment`) to this direction's arrivals.
+        Call before any packet is sent, and before `Link.enable_failures`."""
+        if spec is not None and spec.active:
+            self.dst_receive = Impairment(self, spec, self.dst_receive)
+
+    def lost_in_transit(self) -> None:
+        """An impairment lost a packet of this direction."""
+        self.impaired_drops += 1
+
+    def held_back(self) -> None:
+        """An impairment held a packet back (reordering)."""
+        self.delayed += 1
+
+    def duplicate_delivered(self) -> None:
+        """An impairment delivered a packet twice."""
+        self.duplicated += 1
+
+    # -- failures ----------------------------------------------------------------------------
+    def guard_arrivals(self) -> None:
+        """Deliver through an `Arrival` guard, so that a failure can cut packets in flight."""
+        if self.guard is None:
+            self.guard = Arrival(self.dst_receive, 0)
+            self.dst_receive = self.guard
+
+    def fail(self, now: float) -> None:
+        """The link went down at `now`: packets waiting are failure drops, packets transmitted
+        and not delivered are lost in flight, and from now on everything offered is dropped."""
+        if self.guard is None:
+            raise RuntimeError(f"link direction {self.label} was not prepared for failures")
+        self.settle(now)
+        self.failed += self.q_pkts
+        self.q_bytes = self.q_pkts = 0
+        self.lost_in_flight = self.tx_pkts - self.guard.delivered   # transmitting or propagating
+        self.guard.live = False
+        self.send = self._send_down
+
+    def repair(self, now: float) -> None:
+        """The link came back up at `now`, with an idle transmitter and an empty buffer."""
+        old = self.guard
+        if old is None:
+            raise RuntimeError(f"link direction {self.label} was not prepared for failures")
+        self.last_s = now
+        self.guard = Arrival(old.receive, old.delivered)
+        self.dst_receive = self.guard
+        self.send = self._send_up
+
 
 class Transmitter:
-    """A FIFO drop-tail buffer of `capacity_bytes` and the transmitter that drains it."""
+    """One FIFO drop-tail buffer of `capacity_bytes` and the transmitter that drains it: the
+    state the directions that share it (one, or both on a half-duplex link) send into."""
 
     __slots__ = ("sim", "rate_bps", "seconds_per_byte", "half_seconds_per_byte", "delay_s",
                  "capacity_bytes", "queue", "queued_bytes", "busy_until")
 
-    def __init__(self, sim, rate_bps: float, delay_s: float, capacity_bytes: int):
+    def __init__(self, sim: Simulator, rate_bps: float, delay_s: float, capacity_bytes: int):
         self.sim = sim
         self.rate_bps = rate_bps
         self.seconds_per_byte = 8.0 / rate_bps
         self.half_seconds_per_byte = 4.0 / rate_bps
         self.delay_s = delay_s
         self.capacity_bytes = capacity_bytes
-        self.queue = deque()      # (transmission start time, size, direction) of waiting packets
+        # (transmission start time, size, direction) of the waiting packets
+        self.queue: Deque[Tuple[float, int, LinkDirection]] = deque()
         self.queued_bytes = 0
         self.busy_until = 0.0     # when the last accepted packet finishes transmission
 
-    def release(self, now: float) -> None:
-        """Take out of the buffer every packet whose transmission has begun by `now`."""
-        queue = self.queue
-        while queue and queue[0][0] <= now:
-            start, size, d = queue.popleft()
-            self.queued_bytes -= size
-            span = start - d.last_s
-            if span > 0:
-                d.area_bytes += d.q_bytes * span
-                d.area_pkts += d.q_pkts * span
-                d.last_s = start
-            d.q_bytes -= size
-            d.q_pkts -= 1
-            d.tx_bytes += size
-            d.tx_pkts += 1
-            d.area_work += size * size * self.half_seconds_per_byte
+    def offer(self, packet: Packet, d: LinkDirection) -> bool:
+        """Offer `packet` for direction `d`: the same as ``d.send(packet)``."""
+        return d.send(packet)
 
-    def offer(self, packet, d: LinkDirection) -> bool:
-        """Accept `packet` for direction `d` (transmit, or queue) or drop it; False if dropped."""
-        sim = self.sim
-        now = sim.now
-        queue = self.queue
-        if queue and queue[0][0] <= now:
-            self.release(now)
-        size = packet.size_bytes
-        d.arrived += 1
-        start = self.busy_until
-        if start <= now:
-            start = now
-            d.tx_bytes += size
-            d.tx_pkts += 1
-            d.area_work += size * size * self.half_seconds_per_byte
-        elif self.queued_bytes + size > self.capacity_bytes:
-            d.dropped += 1
-            return False
-        else:
-            self.queued_bytes += size
-            span = now - d.last_s
-            if span > 0:
-                d.area_bytes += d.q_bytes * span
-                d.area_pkts += d.q_pkts * span
-                d.last_s = now
-            d.q_bytes += size
-            d.q_pkts += 1
-            queue.append((start, size, d))
-        finish = start + size * self.seconds_per_byte
-        self.busy_until = finish
-        sim.schedule_at(finish + self.delay_s, d.dst_receive, packet)
-        return True
+    def reset(self, now: float) -> None:
+        """Empty buffer and idle transmitter (the link failed)."""
+        self.queue.clear()
+        self.queued_bytes = 0
+        self.busy_until = now
 
 
 class Impairment:
@@ -179,14 +277,16 @@ class Impairment:
     by a uniform jitter in [0, `jitter_s`] — without `jitter_reorder`, never earlier than the
     previous jittered packet of this direction, so jitter alone keeps the order; and with
     probability `duplicate_rate` delivered a second time right after. Lost packets have used the
-    link's capacity; duplicates have not. All draws come from the run's generator.
+    link's capacity; duplicates have not. All draws come from the run's generator. What it does
+    is counted by its direction `d`.
     """
 
     __slots__ = ("d", "sim", "rng", "receive", "loss_rate", "gilbert", "bad", "duplicate_rate",
                  "reorder_rate", "reorder_delay_s", "jitter_s", "jitter_reorder", "last_release_s")
 
-    def __init__(self, d: LinkDirection, sim, spec, receive):
+    def __init__(self, d: LinkDirection, spec, receive: Callable[[Packet], None]):
         self.d = d
+        sim = d.sim
         self.sim = sim
         self.rng = sim.rng
         self.receive = receive
@@ -212,18 +312,18 @@ class Impairment:
             self.bad = True
         return random() < (model.loss_bad if self.bad else model.loss_good)
 
-    def __call__(self, packet) -> None:
+    def __call__(self, packet: Packet) -> None:
         if self._lost():
-            self.d.impaired_drops += 1
+            self.d.lost_in_transit()
             return
         random = self.rng.random
         delay = 0.0
         if self.reorder_rate and random() < self.reorder_rate:
             delay = self.reorder_delay_s
-            self.d.delayed += 1
+            self.d.held_back()
         copies = 2 if self.duplicate_rate and random() < self.duplicate_rate else 1
         if copies == 2:
-            self.d.duplicated += 1
+            self.d.duplicate_delivered()
         if self.jitter_s:
             now = self.sim.now
             release = now + random() * self.jitter_s
@@ -239,36 +339,20 @@ class Impairment:
                 self.receive(packet)
 
 
-class DeadTransmitter:
-    """Stands in for a failed link's transmitter: every packet offered is a failure drop."""
-
-    __slots__ = ()
-
-    def offer(self, packet, d: LinkDirection) -> bool:
-        d.arrived += 1
-        d.failed += 1
-        return False
-
-    def release(self, now: float) -> None:
-        pass
-
-
-DEAD = DeadTransmitter()
-
-
 class Arrival:
-    """Hands packets of one direction to the far node, unless the link failed after sending them."""
+    """Hands packets of one direction to the far node, unless the link failed after sending
+    them; counts the packets it delivered (`delivered`, cumulative over the link's up periods)."""
 
-    __slots__ = ("d", "receive", "live")
+    __slots__ = ("receive", "live", "delivered")
 
-    def __init__(self, d: LinkDirection, receive):
-        self.d = d
+    def __init__(self, receive: Callable[[Packet], None], delivered: int):
         self.receive = receive
         self.live = True
+        self.delivered = delivered
 
-    def __call__(self, packet) -> None:
+    def __call__(self, packet: Packet) -> None:
         if self.live:
-            self.d.delivered += 1
+            self.delivered += 1
             self.receive(packet)
 
 
@@ -276,10 +360,10 @@ class Link:
     """A link between two nodes: rate, propagation delay, buffer capacity and duplex model."""
 
     __slots__ = ("id", "ends", "rate_bps", "delay_s", "buffer_bytes", "duplex", "directions",
-                 "transmitters", "static_cost_s", "up", "can_fail", "_receivers", "sim")
+                 "transmitters", "static_cost_s", "up", "can_fail", "sim")
 
-    def __init__(self, sim, link_id: str, a, b, rate_bps: float, delay_s: float,
-                 buffer_bytes: int, duplex: str = "full", cost_s: float | None = None):
+    def __init__(self, sim: Simulator, link_id: str, a, b, rate_bps: float, delay_s: float,
+                 buffer_bytes: int, duplex: str = "full", cost_s: Optional[float] = None):
         if duplex not in DUPLEX_MODES:
             raise ValueError(f"link {link_id}: duplex must be one of {DUPLEX_MODES}, got {duplex!r}")
         if not rate_bps > 0:
@@ -292,14 +376,13 @@ class Link:
         self.static_cost_s = delay_s if cost_s is None else cost_s
         self.up = True
         self.can_fail = False
-        self._receivers = None
         self.rate_bps = rate_bps
         self.delay_s = delay_s
         self.buffer_bytes = buffer_bytes
         self.duplex = duplex
         first = Transmitter(sim, rate_bps, delay_s, buffer_bytes)
         second = first if duplex == "half" else Transmitter(sim, rate_bps, delay_s, buffer_bytes)
-        self.transmitters = (first,) if duplex == "half" else (first, second)
+        self.transmitters: Tuple[Transmitter, ...] = (first,) if duplex == "half" else (first, second)
         self.directions = (LinkDirection(self, 0, a, b, first), LinkDirection(self, 1, b, a, second))
         a.attach(self, self.directions[0])
         b.attach(self, self.directions[1])
@@ -310,9 +393,8 @@ class Link:
         Call before any packet is sent; links that never fail skip this and the guard's cost."""
         if not self.can_fail:
             self.can_fail = True
-            self._receivers = tuple(d.dst_receive for d in self.directions)
             for d in self.directions:
-                d.dst_receive = Arrival(d, d.dst_receive)
+                d.guard_arrivals()
 
     def go_down(self) -> None:
         """Fail the link: drop what it holds and, until `come_up`, everything sent to it."""
@@ -322,17 +404,9 @@ class Link:
             raise RuntimeError(f"link {self.id} was not prepared for failures (enable_failures)")
         now = self.sim.now
         for d in self.directions:
-            d.settle(now)
-            d.failed += d.q_pkts
-            d.q_bytes = d.q_pkts = 0
-            d.lost_in_flight = d.tx_pkts - d.delivered    # being transmitted or propagating
-            d.dst_receive.live = False
+            d.fail(now)
         for t in self.transmitters:
-            t.queue.clear()
-            t.queued_bytes = 0
-            t.busy_until = now
-        for d in self.directions:
-            d.transmitter = DEAD
+            t.reset(now)
         self.up = False
         for node in self.ends:
             node.link_changed(self)
@@ -341,11 +415,9 @@ class Link:
         """Repair the link: empty buffers, idle transmitters."""
         if self.up:
             return
-        first, second = self.transmitters[0], self.transmitters[-1]
-        for d, t, receive in zip(self.directions, (first, second), self._receivers):
-            d.transmitter = t
-            d.last_s = self.sim.now
-            d.dst_receive = Arrival(d, receive)
+        now = self.sim.now
+        for d in self.directions:
+            d.repair(now)
         self.up = True
         for node in self.ends:
             node.link_changed(self)

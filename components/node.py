@@ -2,9 +2,16 @@
 
 A node hands a packet addressed to itself to ``packet.deliver`` (a flow endpoint or a routing
 agent); a router forwards every other packet along its forwarding table, which maps destination
-nodes to outgoing link directions and is filled in by a routing module.
+nodes to outgoing link directions and is filled in by a routing module. Nodes send through the
+link direction (`LinkDirection.send`), which does the link's accounting.
 """
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+if TYPE_CHECKING:
+    from components.link import Link, LinkDirection
+    from components.packet import Packet
 
 
 class Node:
@@ -14,14 +21,17 @@ class Node:
 
     def __init__(self, node_id: str):
         self.id = node_id
-        self.links = []
-        self.out = []
+        self.links: List[Link] = []
+        self.out: List[LinkDirection] = []
 
-    def attach(self, link, direction) -> None:
+    def attach(self, link: Link, direction: LinkDirection) -> None:
         self.links.append(link)
         self.out.append(direction)
 
-    def link_changed(self, link) -> None:
+    def receive(self, packet: Packet) -> None:
+        raise NotImplementedError
+
+    def link_changed(self, link: Link) -> None:
         """`link` went down or came up (see `link.up`); hosts have nothing to do."""
 
     def __repr__(self) -> str:
@@ -33,26 +43,28 @@ class Host(Node):
 
     __slots__ = ("port", "sent_bytes", "received_bytes", "misdelivered")
 
+    port: LinkDirection     # the direction of its link that leaves it (set by `attach`)
+
     def __init__(self, node_id: str):
         super().__init__(node_id)
-        self.port = None
+        self.port = None  # type: ignore[assignment]   # until the host's link is attached
         self.sent_bytes = 0
         self.received_bytes = 0
         self.misdelivered = 0
 
-    def attach(self, link, direction) -> None:
+    def attach(self, link: Link, direction: LinkDirection) -> None:
         if self.port is not None:
             raise ValueError(f"host {self.id} already has link {self.links[0].id}; "
                              f"a host has exactly one link")
         super().attach(link, direction)
         self.port = direction
 
-    def send(self, packet) -> bool:
-        """Put `packet` on the host's link; False if the link's buffer dropped it."""
+    def send(self, packet: Packet) -> bool:
+        """Put `packet` on the host's link; False if the link dropped it."""
         self.sent_bytes += packet.size_bytes
-        return self.port.transmitter.offer(packet, self.port)
+        return self.port.send(packet)
 
-    def receive(self, packet) -> None:
+    def receive(self, packet: Packet) -> None:
         self.received_bytes += packet.size_bytes
         if packet.dst is self:
             packet.deliver(packet)
@@ -71,15 +83,15 @@ class Router(Node):
 
     def __init__(self, node_id: str):
         super().__init__(node_id)
-        self.routes = {}
+        self.routes: Dict[Node, LinkDirection] = {}
         self.no_route_drops = 0
-        self.agent = None
+        self.agent: Optional[Any] = None    # the routing agent, if the routing is dynamic
 
-    def link_changed(self, link) -> None:
+    def link_changed(self, link: Link) -> None:
         if self.agent is not None:
             self.agent.link_changed(link)
 
-    def receive(self, packet) -> None:
+    def receive(self, packet: Packet) -> None:
         dst = packet.dst
         if dst is self:
             packet.deliver(packet)
@@ -88,4 +100,4 @@ class Router(Node):
         if out is None:
             self.no_route_drops += 1
             return
-        out.transmitter.offer(packet, out)
+        out.send(packet)
