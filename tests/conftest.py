@@ -1,6 +1,8 @@
-"""Shared fixtures: paths of the shipped topologies."""
+"""Shared fixtures: paths of the shipped topologies, topology factories, and the helpers of the
+transport and congestion-control tests (one-link flows, packet droppers, a stand-in flow)."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -52,3 +54,130 @@ def run_cli():
         return subprocess.run([sys.executable, str(ROOT / "initializer.py"), *map(str, args)],
                               capture_output=True, text=True, cwd=cwd, timeout=timeout)
     return run
+
+
+# -- transport and congestion-control helpers (test_transport, test_recovery, test_pacing_and_
+# rate_samples and the algorithm tests) ---------------------------------------------------------
+class _FlowFactory:
+    """make_flow(packets=200, algorithm=Reno, buffer_bytes=10**6, transport=None,
+    data_bytes=None, endless=False) -> (sim, h1, h2, flow): one flow H1 -> H2 over a single
+    full-duplex link of RATE_BPS (1000 B packets take 1 ms) and DELAY_S, 1000 B data packets and
+    40 B ACKs, starting at t = 0. The hosts accept per-instance replacements of their methods."""
+
+    RATE_BPS = 8e6
+    DELAY_S = 0.005
+
+    def __call__(self, packets=200, algorithm=None, buffer_bytes=10**6, transport=None,
+                 data_bytes=None, endless=False):
+        from components.link import Link
+        from components.node import Host
+        from flows.reno import Reno
+        from flows.transport import Flow
+        from simulator.engine import Simulator
+        from topologies.spec import TransportSpec
+
+        class SpyHost(Host):
+            """A Host whose methods tests may replace per instance (no __slots__ here)."""
+
+        sim = Simulator(1)
+        h1, h2 = SpyHost("H1"), SpyHost("H2")
+        Link(sim, "L1", h1, h2, self.RATE_BPS, self.DELAY_S, buffer_bytes, "full")
+        data = None if endless else (data_bytes if data_bytes else packets * 1000)
+        flow = Flow(sim, "F1", h1, h2, data, 0.0, algorithm or Reno, None,
+                    transport or TransportSpec(), 1000, 40)
+        return sim, h1, h2, flow
+
+
+@pytest.fixture
+def make_flow():
+    """A factory of one-link flows (see `_FlowFactory`); `make_flow.RATE_BPS` is the link rate."""
+    return _FlowFactory()
+
+
+def _drop_at(host, predicate):
+    """Make the link discard packets arriving at `host` for which predicate(packet) is true;
+    returns the list the discarded packets are appended to."""
+    direction = next(d for d in host.links[0].directions if d.dst is host)
+    receive = direction.dst_receive
+    dropped = []
+
+    def filtered(packet):
+        if predicate(packet):
+            dropped.append(packet)
+            return
+        receive(packet)
+    direction.dst_receive = filtered
+    return dropped
+
+
+@pytest.fixture
+def drop_at():
+    """drop_at(host, predicate): discard packets arriving at `host` (see `_drop_at`)."""
+    return _drop_at
+
+
+def _drop_first_copy(seqs):
+    """A drop_at predicate that drops the first copy of each data packet in `seqs`."""
+    from components.packet import DATA
+
+    pending = set(seqs)
+
+    def predicate(packet):
+        if packet.kind == DATA and packet.seq in pending:
+            pending.discard(packet.seq)
+            return True
+        return False
+    return predicate
+
+
+@pytest.fixture
+def drop_first_copy():
+    return _drop_first_copy
+
+
+class _FakeSim:
+    def __init__(self, seed=1):
+        import random
+
+        self.now = 0.0
+        self.rng = random.Random(seed)
+
+
+class _FakeFlow:
+    """A stand-in for the flow an algorithm sees (flows.congestion.FlowView), without a
+    simulator: plain attributes tests set and read. `flight` is what flight_size() reports
+    (None: the window, rounded up: a full window in flight); `inflight` what pipe() reports.
+    `dupack_threshold` and `cc` are there for the transport's recovery window
+    (flows.recovery), which tests drive on the fake too."""
+
+    def __init__(self, cwnd=10.0, ssthresh=math.inf, flight=None, srtt=None, seed=1):
+        from flows.congestion import OPEN
+
+        self.cwnd = cwnd
+        self.ssthresh = ssthresh
+        self.state = OPEN
+        self.sim = _FakeSim(seed)
+        self.packet_bytes = 1000
+        self.snd_una = 0
+        self.snd_nxt = 0
+        self.srtt = srtt
+        self.min_rtt = math.inf
+        self.delivered = 0
+        self.retransmissions = 0
+        self.pacing_rate_bps = None
+        self.app_limited_until = 0
+        self.dupack_threshold = 3
+        self.flight = flight
+        self.inflight = 0
+
+    def flight_size(self):
+        return math.ceil(self.cwnd) if self.flight is None else self.flight
+
+    def pipe(self):
+        return self.inflight
+
+
+@pytest.fixture
+def fake_flow():
+    """fake_flow(cwnd=10.0, ssthresh=inf, flight=None, srtt=None, seed=1): a stand-in flow."""
+    return _FakeFlow

@@ -3,7 +3,6 @@ samples without a simulator, then end-to-end runs (completion, random loss, queu
 from __future__ import annotations
 
 import math
-import random
 
 import numpy as np
 import pytest
@@ -13,7 +12,6 @@ from components.packet import DATA
 from flows.bbr import GAIN_CYCLE, Bbr
 from flows.congestion import LOSS, OPEN, RECOVERY
 from flows.transport import RateSample
-from test_transport import drop_at, make_flow
 from topologies.loader import load_topology
 from netsim.run import simulate
 
@@ -22,38 +20,12 @@ PACKET_BYTES = 1000
 
 
 # -- hook level ---------------------------------------------------------------------------------
-class FakeSim:
-    def __init__(self, seed=1):
-        self.now = 0.0
-        self.rng = random.Random(seed)
-
-
-class FakeFlow:
-    """The state BBR reads and writes; `inflight` is what pipe() reports."""
-
-    def __init__(self, cwnd=10.0, seed=1):
-        self.cwnd = cwnd
-        self.ssthresh = math.inf
-        self.state = OPEN
-        self.sim = FakeSim(seed)
-        self.packet_bytes = PACKET_BYTES
-        self.snd_una = 0
-        self.snd_nxt = 0
-        self.srtt = None
-        self.retransmissions = 0
-        self.pacing_rate_bps = None
-        self.app_limited_until = 0
-        self.inflight = 0
-
-    def pipe(self):
-        return self.inflight
-
-
 class Driver:
-    """Feeds rate samples the way the transport does: on_rtt, then on_rate_sample."""
+    """Feeds rate samples the way the transport does: on_rtt, then on_rate_sample. `flow` is a
+    stand-in flow (the `fake_flow` fixture; its `inflight` is what pipe() reports)."""
 
-    def __init__(self, cwnd=10.0, seed=1, **params):
-        self.flow = FakeFlow(cwnd, seed)
+    def __init__(self, flow, **params):
+        self.flow = flow
         self.cc = Bbr(self.flow, params)
         self.cc.init()
         self.delivered = 0
@@ -73,10 +45,22 @@ class Driver:
         return cc
 
 
-def to_probe_bw(seed=1, rtt=0.1):
+@pytest.fixture
+def driver(fake_flow):
+    """driver(cwnd=10.0, seed=1, **params): a Driver on a fresh stand-in flow."""
+    return lambda cwnd=10.0, seed=1, **params: Driver(fake_flow(cwnd, seed=seed), **params)
+
+
+@pytest.fixture
+def to_probe_bw(driver):
+    """to_probe_bw(seed=1, rtt=0.1): a Driver brought to ProbeBW (see `_to_probe_bw`)."""
+    return lambda seed=1, rtt=0.1: _to_probe_bw(driver, seed, rtt)
+
+
+def _to_probe_bw(driver, seed, rtt):
     """Startup with a plateau at 950 pkt/s, Drain, then ProbeBW at t = 1.0 (BDP = 95 packets
     with an RTT of 0.1 s)."""
-    d = Driver(seed=seed)
+    d = driver(seed=seed)
     t = 0.0
     for rate in (100, 200, 400, 800, 850, 900, 950):
         t += 0.1
@@ -87,8 +71,8 @@ def to_probe_bw(seed=1, rtt=0.1):
     return d
 
 
-def test_defaults_and_transport_modes():
-    d = Driver()
+def test_defaults_and_transport_modes(driver):
+    d = driver()
     cc = d.cc
     assert Bbr.name == "bbr" and cc.wants_rate_samples and cc.recovery == "sack"
     assert cc.params == {"high_gain": 2.885, "cwnd_gain": 2.0, "btlbw_rounds": 10,
@@ -108,11 +92,11 @@ def test_parameter_validation():
     assert Bbr.param_problem("btlbw_rounds", 6) is None
 
 
-def test_initial_pacing_rate_from_the_initial_window():
+def test_initial_pacing_rate_from_the_initial_window(driver, fake_flow):
     # §4.2.1: high_gain x InitialCwnd / 1 ms without an RTT sample, / SRTT with one.
-    d = Driver(cwnd=10.0)
+    d = driver(cwnd=10.0)
     assert d.flow.pacing_rate_bps == pytest.approx(HIGH_GAIN * 10 / 0.001 * PACKET_BYTES * 8)
-    flow = FakeFlow(cwnd=10.0)
+    flow = fake_flow(cwnd=10.0)
     flow.srtt = 0.05
     cc = Bbr(flow)
     cc.init()
@@ -120,8 +104,8 @@ def test_initial_pacing_rate_from_the_initial_window():
     assert flow.pacing_rate_bps == pytest.approx(HIGH_GAIN * 10 / 0.05 * PACKET_BYTES * 8)
 
 
-def test_rounds_are_packet_timed():
-    d = Driver()
+def test_rounds_are_packet_timed(driver):
+    d = driver()
     d.ack(0.1, 100, new_round=True)
     d.ack(0.11, 100)
     d.ack(0.12, 100)
@@ -130,8 +114,8 @@ def test_rounds_are_packet_timed():
     assert d.cc.round_count == 2 and d.cc.next_round_delivered == d.delivered
 
 
-def test_max_filter_keeps_the_max_of_the_last_ten_rounds():
-    d = Driver()
+def test_max_filter_keeps_the_max_of_the_last_ten_rounds(driver):
+    d = driver()
     d.ack(0.1, 500, new_round=True)                    # round 1
     d.ack(0.2, 400, new_round=True)                    # round 2
     d.ack(0.21, 450)                                   # still round 2: the round's max counts
@@ -147,8 +131,8 @@ def test_max_filter_keeps_the_max_of_the_last_ten_rounds():
     assert d.cc.btl_bw_pps() == 700
 
 
-def test_app_limited_samples_count_only_if_they_raise_the_max():
-    d = Driver()
+def test_app_limited_samples_count_only_if_they_raise_the_max(driver):
+    d = driver()
     d.ack(0.1, 500, new_round=True)
     for r in range(2, 11):
         d.ack(0.1 * r, 300, new_round=True, app_limited=(r == 10))
@@ -156,7 +140,7 @@ def test_app_limited_samples_count_only_if_they_raise_the_max():
     assert d.cc.btl_bw_pps() == 300                    # rounds 2..9, not the app-limited one
     d.ack(1.15, 900, app_limited=True)                 # app-limited but above BtlBw: taken
     assert d.cc.btl_bw_pps() == 900
-    d = Driver()
+    d = driver()
     d.ack(0.1, 500, new_round=True)
     d.ack(0.2, 100, new_round=True, app_limited=True)
     for r in range(3, 12):
@@ -164,8 +148,8 @@ def test_app_limited_samples_count_only_if_they_raise_the_max():
     assert d.cc.btl_bw_pps() == 50                     # the app-limited 100 never entered
 
 
-def test_startup_drain_probe_bw():
-    d = Driver()
+def test_startup_drain_probe_bw(driver):
+    d = driver()
     cc = d.cc
     t = 0.0
     # BtlBw doubles: no plateau
@@ -193,26 +177,26 @@ def test_startup_drain_probe_bw():
     assert cc.pacing_gain != 0.75
 
 
-def test_growth_of_25_percent_restarts_the_plateau_count():
-    d = Driver()
+def test_growth_of_25_percent_restarts_the_plateau_count(driver):
+    d = driver()
     for t, rate in ((0.1, 800), (0.2, 850), (0.3, 900), (0.4, 1000)):
         d.ack(t, rate, new_round=True, inflight=200)
     assert d.cc.full_bw == 1000 and d.cc.full_bw_count == 0 and d.cc.state == "startup"
 
 
-def test_random_start_phase_is_never_the_draining_one():
+def test_random_start_phase_is_never_the_draining_one(to_probe_bw):
     starts = set()
     for seed in range(60):
         starts.add(to_probe_bw(seed=seed).cc.cycle_index)
     assert starts == {0, 2, 3, 4, 5, 6, 7}
 
 
-def test_the_start_phase_comes_from_the_run_generator():
+def test_the_start_phase_comes_from_the_run_generator(to_probe_bw):
     a, b = to_probe_bw(seed=7), to_probe_bw(seed=7)
     assert a.cc.cycle_index == b.cc.cycle_index
 
 
-def test_gain_cycle_order_and_one_phase_per_min_rtt():
+def test_gain_cycle_order_and_one_phase_per_min_rtt(to_probe_bw):
     d = to_probe_bw(seed=3)
     cc = d.cc
     start = cc.cycle_index
@@ -242,7 +226,7 @@ def _to_phase(d, index):
     return t
 
 
-def test_probing_phase_waits_for_inflight_or_loss():
+def test_probing_phase_waits_for_inflight_or_loss(to_probe_bw):
     d = to_probe_bw(seed=3)
     cc = d.cc
     t = _to_phase(d, 0)
@@ -263,7 +247,7 @@ def test_probing_phase_waits_for_inflight_or_loss():
     assert cc.pacing_gain == 0.75
 
 
-def test_draining_phase_ends_early_once_inflight_is_down_to_the_bdp():
+def test_draining_phase_ends_early_once_inflight_is_down_to_the_bdp(to_probe_bw):
     d = to_probe_bw(seed=3)
     cc = d.cc
     t = _to_phase(d, 1)
@@ -274,7 +258,7 @@ def test_draining_phase_ends_early_once_inflight_is_down_to_the_bdp():
     assert cc.pacing_gain == 1.0 and cc.cycle_index == 2
 
 
-def test_pacing_rate_and_window_formulas():
+def test_pacing_rate_and_window_formulas(to_probe_bw):
     d = to_probe_bw(seed=3)
     cc, flow = d.cc, d.flow
     t = _to_phase(d, 2)
@@ -303,8 +287,8 @@ def test_pacing_rate_and_window_formulas():
     assert d2.flow.cwnd == 4.0
 
 
-def test_startup_window_and_pacing_only_grow():
-    d = Driver(cwnd=10.0)
+def test_startup_window_and_pacing_only_grow(driver):
+    d = driver(cwnd=10.0)
     flow = d.flow
     initial_rate = flow.pacing_rate_bps
     d.ack(0.1, 100, rtt=0.1, n=1, new_round=True, inflight=10)
@@ -323,8 +307,8 @@ def test_startup_window_and_pacing_only_grow():
     assert flow.pacing_rate_bps == pytest.approx(HIGH_GAIN * 20000 * 8000)
 
 
-def test_drain_paces_below_the_bottleneck():
-    d = Driver()
+def test_drain_paces_below_the_bottleneck(driver):
+    d = driver()
     t = 0.0
     for rate in (100, 200, 400, 800, 850, 900, 950):
         t += 0.1
@@ -334,7 +318,7 @@ def test_drain_paces_below_the_bottleneck():
     assert d.flow.cwnd <= HIGH_GAIN * 95 + 3 + 1e-9
 
 
-def test_min_rtt_expiry_enters_probe_rtt_with_four_packets():
+def test_min_rtt_expiry_enters_probe_rtt_with_four_packets(to_probe_bw):
     d = to_probe_bw(seed=3)
     cc, flow = d.cc, d.flow
     stamp = cc.rtprop_stamp
@@ -366,7 +350,7 @@ def test_min_rtt_expiry_enters_probe_rtt_with_four_packets():
     assert flow.cwnd == pytest.approx(min(cwnd_before, 2 * 950 * 0.12 + 3))
 
 
-def test_probe_rtt_needs_a_full_round_too():
+def test_probe_rtt_needs_a_full_round_too(to_probe_bw):
     d = to_probe_bw(seed=3)
     cc = d.cc
     d.ack(11.1, 950, rtt=0.12, inflight=4)             # RTprop from t = 1.0 expired
@@ -377,7 +361,7 @@ def test_probe_rtt_needs_a_full_round_too():
     assert cc.state == "probe_bw"
 
 
-def test_equal_rtt_samples_refresh_the_min_rtt():
+def test_equal_rtt_samples_refresh_the_min_rtt(to_probe_bw):
     d = to_probe_bw(seed=3)
     t = 1.0
     while t < 25.0:
@@ -386,7 +370,7 @@ def test_equal_rtt_samples_refresh_the_min_rtt():
     assert d.cc.state == "probe_bw" and d.cc.rtprop_stamp == pytest.approx(t)
 
 
-def test_loss_does_not_halve_the_window():
+def test_loss_does_not_halve_the_window(to_probe_bw):
     d = to_probe_bw(seed=3)
     cc, flow = d.cc, d.flow
     _to_phase(d, 2)
@@ -403,7 +387,7 @@ def test_loss_does_not_halve_the_window():
     assert flow.cwnd == cwnd
 
 
-def test_timeout_window_is_one_then_grows_and_is_restored():
+def test_timeout_window_is_one_then_grows_and_is_restored(to_probe_bw):
     d = to_probe_bw(seed=3)
     cc, flow = d.cc, d.flow
     t = _to_phase(d, 2)
@@ -423,7 +407,7 @@ def test_timeout_window_is_one_then_grows_and_is_restored():
 
 
 # -- end to end ---------------------------------------------------------------------------------
-def test_transfer_completes_in_order_at_the_link_rate():
+def test_transfer_completes_in_order_at_the_link_rate(make_flow):
     sim, h1, h2, flow = make_flow(packets=2000, algorithm=Bbr)
     sim.run()
     assert flow.finished and flow.delivered_all()
@@ -436,7 +420,7 @@ def test_transfer_completes_in_order_at_the_link_rate():
     assert flow.finish_s < 2000 / 1000.0 * 1.05
 
 
-def test_forced_and_random_losses_are_repaired():
+def test_forced_and_random_losses_are_repaired(make_flow, drop_at):
     sim, h1, h2, flow = make_flow(packets=1500, algorithm=Bbr)
     lost = [0, 5, 6, 7, 40, 300, 301, 302, 303, 1000, 1499]
     seen = set()

@@ -1,8 +1,6 @@
 """Tahoe and Reno hooks on a stand-in flow, without a simulator."""
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from flows import ALGORITHMS
@@ -11,22 +9,9 @@ from flows.reno import Reno
 from flows.tahoe import Tahoe
 
 
-class FakeFlow:
-    """Just the window state the hooks read and write."""
-
-    def __init__(self, cwnd=1.0, ssthresh=math.inf, flight=0):
-        self.cwnd = cwnd
-        self.ssthresh = ssthresh
-        self.flight = flight
-        self.dupack_threshold = 3
-
-    def flight_size(self):
-        return self.flight
-
-
 @pytest.mark.parametrize("cls", [Tahoe, Reno])
-def test_slow_start_adds_one_packet_per_ack(cls):
-    flow = FakeFlow(cwnd=1.0, ssthresh=8.0)
+def test_slow_start_adds_one_packet_per_ack(cls, fake_flow):
+    flow = fake_flow(cwnd=1.0, ssthresh=8.0)
     cc = cls(flow)
     sizes = []
     for _ in range(7):
@@ -36,16 +21,16 @@ def test_slow_start_adds_one_packet_per_ack(cls):
 
 
 @pytest.mark.parametrize("cls", [Tahoe, Reno])
-def test_slow_start_growth_is_capped_per_ack(cls):
+def test_slow_start_growth_is_capped_per_ack(cls, fake_flow):
     # RFC 5681: cwnd += min(N, SMSS) for an ACK covering N packets
-    flow = FakeFlow(cwnd=4.0, ssthresh=100.0)
+    flow = fake_flow(cwnd=4.0, ssthresh=100.0)
     cls(flow).on_ack(30)
     assert flow.cwnd == 5.0
 
 
 @pytest.mark.parametrize("cls", [Tahoe, Reno])
-def test_congestion_avoidance_adds_one_packet_per_window(cls):
-    flow = FakeFlow(cwnd=10.0, ssthresh=5.0)
+def test_congestion_avoidance_adds_one_packet_per_window(cls, fake_flow):
+    flow = fake_flow(cwnd=10.0, ssthresh=5.0)
     cc = cls(flow)
     for _ in range(10):
         cc.on_ack(1)
@@ -53,28 +38,28 @@ def test_congestion_avoidance_adds_one_packet_per_window(cls):
     assert 10.95 < flow.cwnd < 11.0
 
 
-def test_crossing_ssthresh_spends_the_rest_in_congestion_avoidance():
-    flow = FakeFlow(cwnd=7.5, ssthresh=8.0)
+def test_crossing_ssthresh_spends_the_rest_in_congestion_avoidance(fake_flow):
+    flow = fake_flow(cwnd=7.5, ssthresh=8.0)
     Reno(flow).on_ack(1)
     assert flow.cwnd == pytest.approx(8.0 + 0.5 / 8.0)
 
 
 @pytest.mark.parametrize("cls", [Tahoe, Reno])
-def test_ssthresh_is_half_the_flight_size_at_least_two(cls):
-    assert cls(FakeFlow(flight=40)).ssthresh() == 20.0
-    assert cls(FakeFlow(flight=3)).ssthresh() == 2.0
+def test_ssthresh_is_half_the_flight_size_at_least_two(cls, fake_flow):
+    assert cls(fake_flow(flight=40)).ssthresh() == 20.0
+    assert cls(fake_flow(flight=3)).ssthresh() == 2.0
 
 
-def test_tahoe_has_no_fast_recovery_and_restarts_from_one_packet():
-    flow = FakeFlow(cwnd=30.0, ssthresh=15.0)
+def test_tahoe_has_no_fast_recovery_and_restarts_from_one_packet(fake_flow):
+    flow = fake_flow(cwnd=30.0, ssthresh=15.0)
     cc = Tahoe(flow)
     assert Tahoe.fast_recovery is False
     cc.on_state(OPEN, LOSS)
     assert flow.cwnd == 1.0
 
 
-def test_reno_inflates_during_recovery_and_deflates_after():
-    flow = FakeFlow(cwnd=30.0, flight=30)
+def test_reno_inflates_during_recovery_and_deflates_after(fake_flow):
+    flow = fake_flow(cwnd=30.0, flight=30)
     cc = Reno(flow)
     flow.ssthresh = cc.ssthresh()
     cc.on_state(OPEN, RECOVERY)
@@ -86,8 +71,8 @@ def test_reno_inflates_during_recovery_and_deflates_after():
     assert flow.cwnd == 15.0
 
 
-def test_reno_timeout_sets_the_loss_window():
-    flow = FakeFlow(cwnd=30.0, ssthresh=15.0)
+def test_reno_timeout_sets_the_loss_window(fake_flow):
+    flow = fake_flow(cwnd=30.0, ssthresh=15.0)
     Reno(flow).on_state(RECOVERY, LOSS)
     assert flow.cwnd == 1.0
 

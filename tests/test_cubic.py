@@ -8,36 +8,19 @@ import pytest
 from components.packet import DATA
 from flows.congestion import LOSS, OPEN, RECOVERY
 from flows.cubic import Cubic
-from test_transport import drop_at, make_flow
 
 C, BETA = 0.4, 0.7
 ALPHA = 3 * (1 - BETA) / (1 + BETA)          # 0.5294...
 
 
-class FakeSim:
-    def __init__(self):
-        self.now = 0.0
-
-
-class FakeFlow:
-    """The window state the hooks touch; by default a full window is in flight."""
-
-    def __init__(self, cwnd=10.0, srtt=0.1):
-        self.cwnd = cwnd
-        self.ssthresh = math.inf
-        self.srtt = srtt
-        self.state = OPEN
-        self.sim = FakeSim()
-        self.dupack_threshold = 3
-        self.flight = None                   # None: ceil(cwnd), the window is the limit
-
-    def flight_size(self):
-        return math.ceil(self.cwnd) if self.flight is None else self.flight
-
-
-def make(cwnd=10.0, srtt=0.1, **params):
-    flow = FakeFlow(cwnd, srtt)
-    return flow, Cubic(flow, params)
+@pytest.fixture
+def make(fake_flow):
+    """make(cwnd=10.0, srtt=0.1, **params) -> (flow, Cubic on it); by default a full window is
+    in flight (the window is the limit)."""
+    def make(cwnd=10.0, srtt=0.1, **params):
+        flow = fake_flow(cwnd, srtt=srtt)
+        return flow, Cubic(flow, params)
+    return make
 
 
 def loss(flow, cc):
@@ -56,14 +39,14 @@ def ack(flow, cc, at, n=1):
     return flow.cwnd
 
 
-def test_defaults_and_transport_mode():
+def test_defaults_and_transport_mode(make):
     flow, cc = make()
     assert cc.params == {"C": 0.4, "beta": 0.7, "fast_convergence": 1}
     assert Cubic.name == "cubic" and Cubic.recovery == "sack" and Cubic.fast_recovery
     assert cc.alpha_cubic == pytest.approx(0.9 / 1.7)
 
 
-def test_k_and_the_shape_of_the_curve():
+def test_k_and_the_shape_of_the_curve(make):
     flow, cc = make(cwnd=100.0)
     loss(flow, cc)
     ack(flow, cc, 5.0)                                # the epoch starts: cwnd_epoch = 70
@@ -80,7 +63,7 @@ def test_k_and_the_shape_of_the_curve():
     assert cc.w_cubic(k - 1) < 100 < cc.w_cubic(k + 1)
 
 
-def test_general_k_when_the_epoch_starts_elsewhere():
+def test_general_k_when_the_epoch_starts_elsewhere(make):
     flow, cc = make(cwnd=100.0)
     loss(flow, cc)
     flow.cwnd = 80.0                                  # the window moved before the epoch began
@@ -96,7 +79,7 @@ def test_general_k_when_the_epoch_starts_elsewhere():
     assert cc.k_seconds() == 0.0 and cc.w_max == 120.0
 
 
-def test_multiplicative_decrease_and_fast_convergence():
+def test_multiplicative_decrease_and_fast_convergence(make):
     flow, cc = make(cwnd=100.0)
     loss(flow, cc)
     assert flow.ssthresh == pytest.approx(70.0) and flow.cwnd == pytest.approx(70.0)
@@ -108,7 +91,7 @@ def test_multiplicative_decrease_and_fast_convergence():
     assert cc.cwnd_prior == 80.0
 
 
-def test_without_fast_convergence_w_max_is_the_window():
+def test_without_fast_convergence_w_max_is_the_window(make):
     flow, cc = make(cwnd=100.0, fast_convergence=0)
     loss(flow, cc)
     flow.cwnd = 80.0
@@ -116,12 +99,12 @@ def test_without_fast_convergence_w_max_is_the_window():
     assert cc.w_max == 80.0
 
 
-def test_ssthresh_is_at_least_two_packets():
+def test_ssthresh_is_at_least_two_packets(make):
     flow, cc = make(cwnd=2.0)
     assert cc.ssthresh() == 2.0
 
 
-def test_per_ack_growth_follows_the_target_one_rtt_ahead():
+def test_per_ack_growth_follows_the_target_one_rtt_ahead(make):
     flow, cc = make(cwnd=100.0, srtt=0.1)
     loss(flow, cc)
     k = (30 / 0.4) ** (1 / 3)
@@ -141,7 +124,7 @@ def test_per_ack_growth_follows_the_target_one_rtt_ahead():
     assert cwnd == pytest.approx(expected, rel=1e-12)
 
 
-def test_target_is_clamped_to_one_and_a_half_windows():
+def test_target_is_clamped_to_one_and_a_half_windows(make):
     flow, cc = make(cwnd=100.0, srtt=0.1)
     loss(flow, cc)
     ack(flow, cc, 0.0)                                # epoch starts
@@ -151,7 +134,7 @@ def test_target_is_clamped_to_one_and_a_half_windows():
     assert cwnd == pytest.approx(before + 0.5, rel=1e-12)   # (1.5 cwnd - cwnd) / cwnd
 
 
-def test_target_is_never_below_the_window():
+def test_target_is_never_below_the_window(make):
     flow, cc = make(cwnd=100.0, srtt=0.1)
     loss(flow, cc)
     ack(flow, cc, 0.0)
@@ -160,7 +143,7 @@ def test_target_is_never_below_the_window():
     assert ack(flow, cc, 1.0) == 90.0
 
 
-def test_reno_friendly_region_follows_w_est():
+def test_reno_friendly_region_follows_w_est(make):
     # short RTT, small W_max: the cubic curve is almost flat at the start of the epoch
     flow, cc = make(cwnd=10.0, srtt=0.01)
     loss(flow, cc)                                    # W_max 10, cwnd 7
@@ -177,7 +160,7 @@ def test_reno_friendly_region_follows_w_est():
     assert cwnd == pytest.approx(w_est)
 
 
-def test_w_est_switches_to_reno_increase_at_cwnd_prior():
+def test_w_est_switches_to_reno_increase_at_cwnd_prior(make):
     flow, cc = make(cwnd=10.0, srtt=0.01)
     loss(flow, cc)
     now = 1.0
@@ -193,7 +176,7 @@ def test_w_est_switches_to_reno_increase_at_cwnd_prior():
     assert seen_alpha_one and cc.w_est() > 10.0
 
 
-def test_first_epoch_after_a_timeout_has_k_zero():
+def test_first_epoch_after_a_timeout_has_k_zero(make):
     flow, cc = make(cwnd=50.0, srtt=0.1)
     flow.ssthresh = cc.ssthresh()                     # first timeout of the episode
     flow.state = LOSS
@@ -213,7 +196,7 @@ def test_first_epoch_after_a_timeout_has_k_zero():
     assert cwnd == pytest.approx(cc.w_est())
 
 
-def test_first_slow_start_ending_without_loss():
+def test_first_slow_start_ending_without_loss(make):
     flow, cc = make(cwnd=1.0)
     flow.ssthresh = 4.0                               # configured initial ssthresh
     for now in (0.1, 0.2, 0.3):
@@ -224,7 +207,7 @@ def test_first_slow_start_ending_without_loss():
     assert flow.cwnd == pytest.approx(4.0 + 1.0 / 4.0)      # W_est >= cwnd_prior: Reno's 1/cwnd
 
 
-def test_no_growth_when_the_window_is_not_the_limit():
+def test_no_growth_when_the_window_is_not_the_limit(make):
     flow, cc = make(cwnd=20.0)
     flow.flight = 5                                   # the application ran out of data
     ack(flow, cc, 1.0)
@@ -234,7 +217,7 @@ def test_no_growth_when_the_window_is_not_the_limit():
     assert flow.cwnd == 21.0
 
 
-def test_recovery_then_timeout():
+def test_recovery_then_timeout(make):
     flow, cc = make(cwnd=100.0)
     flow.ssthresh = cc.ssthresh()
     cc.on_state(OPEN, RECOVERY)
@@ -257,7 +240,7 @@ def test_param_checks(name, value, ok):
     assert (Cubic.param_problem(name, value) is None) == ok
 
 
-def test_end_to_end_under_random_data_loss():
+def test_end_to_end_under_random_data_loss(make_flow, drop_at):
     sim, h1, h2, flow = make_flow(packets=3000, algorithm=Cubic)
     rng = sim.rng
     dropped = drop_at(h2, lambda p: p.kind == DATA and rng.random() < 0.01)

@@ -1,7 +1,6 @@
 """FAST TCP's window update on hand-computed RTT sequences, without a simulator."""
 from __future__ import annotations
 
-import math
 
 import pytest
 
@@ -9,23 +8,16 @@ from flows.congestion import LOSS, OPEN, RECOVERY
 from flows.fast import Fast
 
 
-class FakeFlow:
-    def __init__(self, cwnd=10.0):
-        self.cwnd = cwnd
-        self.ssthresh = math.inf
-        self.state = OPEN
-        self.dupack_threshold = 3
-
-    def flight_size(self):
-        return int(self.cwnd)
+@pytest.fixture
+def make(fake_flow):
+    """make(cwnd=10.0, **params) -> (flow, Fast on it)."""
+    def make(cwnd=10.0, **params):
+        flow = fake_flow(cwnd)
+        return flow, Fast(flow, params)
+    return make
 
 
-def make(cwnd=10.0, **params):
-    flow = FakeFlow(cwnd)
-    return flow, Fast(flow, params)
-
-
-def test_defaults_and_tick_interval():
+def test_defaults_and_tick_interval(make):
     flow, cc = make()
     assert cc.params == {"alpha": 20.0, "gamma": 0.5, "update_interval_s": 0.05, "rtt_samples": 40}
     assert cc.tick_interval_s == 0.05
@@ -33,7 +25,7 @@ def test_defaults_and_tick_interval():
     assert cc.tick_interval_s == 0.02
 
 
-def test_update_follows_the_fast_equation():
+def test_update_follows_the_fast_equation(make):
     flow, cc = make(cwnd=100.0, alpha=50, gamma=0.5)
     cc.on_rtt(0.100)                         # baseRTT
     cc.on_rtt(0.140)
@@ -43,7 +35,7 @@ def test_update_follows_the_fast_equation():
     assert flow.cwnd == pytest.approx(expected)
 
 
-def test_growth_is_at_most_doubling_per_update():
+def test_growth_is_at_most_doubling_per_update(make):
     flow, cc = make(cwnd=4.0, alpha=100)
     cc.on_rtt(0.05)
     cc.tick()                                # the equation asks for 4 + 50: capped at 8
@@ -52,7 +44,7 @@ def test_growth_is_at_most_doubling_per_update():
     assert flow.cwnd == 16.0
 
 
-def test_equilibrium_keeps_alpha_packets_queued():
+def test_equilibrium_keeps_alpha_packets_queued(make):
     # with RTT = base + q and w = x * RTT, the fixed point is x * q = alpha
     flow, cc = make(cwnd=10.0, alpha=30, gamma=0.5)
     base, rate = 0.1, 1000.0                  # packets/s the bottleneck gives the flow
@@ -67,7 +59,7 @@ def test_equilibrium_keeps_alpha_packets_queued():
     assert rate * (rtt - base) == pytest.approx(30, rel=1e-6)
 
 
-def test_average_uses_only_the_last_n_samples():
+def test_average_uses_only_the_last_n_samples(make):
     flow, cc = make(rtt_samples=3)
     for rtt in (0.5, 0.1, 0.2, 0.3):
         cc.on_rtt(rtt)
@@ -75,7 +67,7 @@ def test_average_uses_only_the_last_n_samples():
     assert cc.base_rtt == 0.1
 
 
-def test_no_update_without_samples_or_during_recovery():
+def test_no_update_without_samples_or_during_recovery(make):
     flow, cc = make(cwnd=10.0)
     cc.tick()
     assert flow.cwnd == 10.0
@@ -85,7 +77,7 @@ def test_no_update_without_samples_or_during_recovery():
     assert flow.cwnd == 10.0
 
 
-def test_loss_response_halves_and_timeout_restarts_from_one():
+def test_loss_response_halves_and_timeout_restarts_from_one(make):
     flow, cc = make(cwnd=40.0)
     flow.ssthresh = cc.ssthresh()
     assert flow.ssthresh == 20.0
@@ -98,7 +90,7 @@ def test_loss_response_halves_and_timeout_restarts_from_one():
     assert flow.cwnd == 1.0
 
 
-def test_acks_do_not_move_the_window():
+def test_acks_do_not_move_the_window(make):
     flow, cc = make(cwnd=10.0)
     cc.on_ack(5)
     assert flow.cwnd == 10.0

@@ -6,7 +6,6 @@ import pytest
 from components.packet import DATA
 from flows.congestion import CongestionControl
 from flows.transport import RateSample
-from test_transport import RATE_BPS, make_flow
 
 
 class Paced(CongestionControl):
@@ -35,7 +34,12 @@ class Unpaced(Paced):
         self.flow.cwnd = 50.0
 
 
-def send_times(algorithm, packets=200):
+@pytest.fixture
+def send_times(make_flow):
+    return lambda algorithm, packets=200: _send_times(make_flow, algorithm, packets)
+
+
+def _send_times(make_flow, algorithm, packets):
     sim, h1, h2, flow = make_flow(packets=packets, algorithm=algorithm)
     times = []
     send = h1.send
@@ -50,7 +54,7 @@ def send_times(algorithm, packets=200):
     return times, flow
 
 
-def test_pacing_releases_two_packet_quanta_at_the_pacing_rate():
+def test_pacing_releases_two_packet_quanta_at_the_pacing_rate(send_times):
     # at 2 Mb/s, 1 ms is a quarter packet: quanta of 2 packets, one quantum every 8 ms
     times, flow = send_times(Paced)
     assert times[:6] == pytest.approx([0.0, 0.0, 0.008, 0.008, 0.016, 0.016])
@@ -60,7 +64,7 @@ def test_pacing_releases_two_packet_quanta_at_the_pacing_rate():
     assert (len(times) - 1) * 1000 * 8 / (times[-1] - times[0]) == pytest.approx(2e6, rel=0.02)
 
 
-def test_fast_pacing_uses_one_millisecond_quanta():
+def test_fast_pacing_uses_one_millisecond_quanta(make_flow):
     class Fast(Paced):
         def init(self):
             self.flow.cwnd = 100.0
@@ -70,16 +74,16 @@ def test_fast_pacing_uses_one_millisecond_quanta():
     assert flow.snd_nxt == 10                     # one 1 ms quantum leaves at once
 
 
-def test_without_pacing_the_window_leaves_at_once():
+def test_without_pacing_the_window_leaves_at_once(send_times):
     times, flow = send_times(Unpaced)
     assert times[:50] == [0.0] * 50
 
 
-def test_delivery_rate_samples_measure_the_bottleneck():
+def test_delivery_rate_samples_measure_the_bottleneck(send_times, make_flow):
     # unpaced, the 8 Mb/s link is the bottleneck: samples converge to 1000 packets/s
     _, flow = send_times(Unpaced, packets=2000)
     rates = [rs.delivery_rate_pps for rs in flow.cc.samples[500:1500]]
-    assert sum(rates) / len(rates) == pytest.approx(RATE_BPS / 8 / 1000, rel=0.02)
+    assert sum(rates) / len(rates) == pytest.approx(make_flow.RATE_BPS / 8 / 1000, rel=0.02)
     # paced at 2 Mb/s in 2-packet quanta: samples never exceed the pacing rate and their
     # maximum (what BBR's filter keeps) equals it; the first packet of a quantum reads lower
     paced = [rs.delivery_rate_pps for rs in send_times(Paced, packets=1000)[1].cc.samples[200:800]]
@@ -87,7 +91,7 @@ def test_delivery_rate_samples_measure_the_bottleneck():
     assert min(paced) > 0.7 * 250
 
 
-def test_rate_samples_count_deliveries_and_mark_the_last_window_app_limited():
+def test_rate_samples_count_deliveries_and_mark_the_last_window_app_limited(send_times):
     _, flow = send_times(Unpaced, packets=300)
     samples = flow.cc.samples
     assert flow.delivered == 300

@@ -7,14 +7,18 @@ from components.packet import DATA
 from flows.fast import Fast
 from flows.newreno import NewReno
 from flows.reno import Reno
-from test_transport import drop_at, drop_first_copy, make_flow
 from topologies.spec import TransportSpec
 
 # A window of about 60 packets in flight; eight of them lost at once.
 LOST = [200, 203, 207, 210, 214, 219, 225, 230]
 
 
-def run_with_burst_loss(algorithm):
+@pytest.fixture
+def run_with_burst_loss(make_flow, drop_at, drop_first_copy):
+    return lambda algorithm: _run_with_burst_loss(algorithm, make_flow, drop_at, drop_first_copy)
+
+
+def _run_with_burst_loss(algorithm, make_flow, drop_at, drop_first_copy):
     transport = TransportSpec(initial_ssthresh_pkts=60)
     sim, h1, h2, flow = make_flow(packets=600, algorithm=algorithm, transport=transport)
     retransmitted = []
@@ -31,14 +35,14 @@ def run_with_burst_loss(algorithm):
     return flow, retransmitted
 
 
-def test_reno_leaves_recovery_at_the_first_partial_ack():
+def test_reno_leaves_recovery_at_the_first_partial_ack(run_with_burst_loss):
     flow, retransmitted = run_with_burst_loss(Reno)
     assert sorted({seq for _, seq in retransmitted}) >= sorted(LOST)[:1]
     # one fast retransmit per episode at most: the rest needs further dupacks or timeouts
     assert flow.timeouts >= 1 or len(retransmitted) >= len(LOST)
 
 
-def test_newreno_repairs_one_hole_per_partial_ack_without_timeout():
+def test_newreno_repairs_one_hole_per_partial_ack_without_timeout(run_with_burst_loss):
     flow, retransmitted = run_with_burst_loss(NewReno)
     assert flow.timeouts == 0
     assert [seq for _, seq in retransmitted] == LOST          # each hole once, in order
@@ -48,7 +52,7 @@ def test_newreno_repairs_one_hole_per_partial_ack_without_timeout():
     assert all(gap > 0.5 * rtt for gap in gaps)               # one hole per round trip
 
 
-def test_sack_recovery_repairs_every_hole_within_about_one_round_trip():
+def test_sack_recovery_repairs_every_hole_within_about_one_round_trip(run_with_burst_loss):
     flow, retransmitted = run_with_burst_loss(Fast)
     assert flow.timeouts == 0
     assert sorted(seq for _, seq in retransmitted) == LOST    # each hole once, nothing spurious
@@ -56,22 +60,24 @@ def test_sack_recovery_repairs_every_hole_within_about_one_round_trip():
     assert times[-1] - times[0] < 1.5 * flow.srtt
 
 
-def test_sack_pipe_counts_sacked_lost_and_retransmitted_packets():
+def test_sack_pipe_counts_sacked_lost_and_retransmitted_packets(make_flow):
     sim, h1, h2, flow = make_flow(packets=100, algorithm=Fast)
-    flow.snd_una, flow.snd_nxt, flow.high_seq = 10, 30, 30
+    sender, board = flow.sender, flow.sender.scoreboard
+    sender.snd_una, sender.snd_nxt, sender.high_seq = 10, 30, 30
     for seq in (15, 16, 17, 20, 25):                  # five sacked
-        flow._record_sack(seq)
-    assert flow.sack_top == [17, 20, 25]
+        board.record(seq)
+    assert board.top == [17, 20, 25]
     # unsacked below 17 (the third highest sacked) are deemed lost: 10..14 -> 5 packets
-    assert flow._lost_count(len(flow.sacked)) == 5
-    assert flow.pipe() == 20 - 5 - 5
-    flow.retx_out = {10, 11}
-    assert flow.pipe() == 20 - 5 - 5 + 2
-    flow.retx_next = 10
-    assert flow._next_hole() == 12
+    assert board.lost_count(sender.snd_una, len(board.sacked)) == 5
+    assert sender.pipe() == 20 - 5 - 5
+    board.retx_out = {10, 11}
+    assert sender.pipe() == 20 - 5 - 5 + 2
+    board.retx_next = 10
+    assert board.next_hole(sender.snd_una) == 12
 
 
-def test_newreno_with_a_window_full_of_losses_falls_back_to_a_timeout():
+def test_newreno_with_a_window_full_of_losses_falls_back_to_a_timeout(make_flow, drop_at,
+                                                                      drop_first_copy):
     # RFC 6582 "impatient" timer: restarted on the first partial ACK only
     transport = TransportSpec(initial_ssthresh_pkts=60, min_rto_s=0.2)
     sim, h1, h2, flow = make_flow(packets=400, algorithm=NewReno, transport=transport)
@@ -83,7 +89,7 @@ def test_newreno_with_a_window_full_of_losses_falls_back_to_a_timeout():
 
 
 @pytest.mark.parametrize("algorithm", [Reno, NewReno, Fast])
-def test_every_mode_survives_heavy_random_loss(algorithm):
+def test_every_mode_survives_heavy_random_loss(algorithm, make_flow, drop_at):
     sim, h1, h2, flow = make_flow(packets=800, algorithm=algorithm)
     rng = sim.rng
     drop_at(h2, lambda p: rng.random() < 0.08)

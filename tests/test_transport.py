@@ -3,59 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from components.link import Link
-from components.node import Host
 from components.packet import ACK, DATA, Packet
 from flows.reno import Reno
 from flows.tahoe import Tahoe
-from flows.transport import Flow
-from simulator.engine import Simulator
 from topologies.spec import TransportSpec
 
-RATE_BPS = 8e6           # 1000 B packets take 1 ms
-DELAY_S = 0.005
-
-
-class SpyHost(Host):
-    """A Host whose methods tests may replace per instance (no __slots__ here)."""
-
-
-def make_flow(packets=200, algorithm=Reno, buffer_bytes=10**6, transport=None, data_bytes=None):
-    sim = Simulator(1)
-    h1, h2 = SpyHost("H1"), SpyHost("H2")
-    Link(sim, "L1", h1, h2, RATE_BPS, DELAY_S, buffer_bytes, "full")
-    flow = Flow(sim, "F1", h1, h2, data_bytes if data_bytes else packets * 1000, 0.0, algorithm,
-                None, transport or TransportSpec(), 1000, 40)
-    return sim, h1, h2, flow
-
-
-def drop_at(host, predicate):
-    """Make the link discard packets arriving at `host` for which predicate(packet) is true."""
-    direction = next(d for d in host.links[0].directions if d.dst is host)
-    receive = direction.dst_receive
-    dropped = []
-
-    def filtered(packet):
-        if predicate(packet):
-            dropped.append(packet)
-            return
-        receive(packet)
-    direction.dst_receive = filtered
-    return dropped
-
-
-def drop_first_copy(seqs):
-    pending = set(seqs)
-
-    def predicate(packet):
-        if packet.kind == DATA and packet.seq in pending:
-            pending.discard(packet.seq)
-            return True
-        return False
-    return predicate
-
-
-def test_lossless_transfer_delivers_everything_in_order():
+def test_lossless_transfer_delivers_everything_in_order(make_flow):
     sim, h1, h2, flow = make_flow(packets=300)
     sim.run()
     assert flow.finished and flow.delivered_all()
@@ -63,7 +16,7 @@ def test_lossless_transfer_delivers_everything_in_order():
     assert flow.packets_sent == 300
 
 
-def test_last_packet_may_be_short():
+def test_last_packet_may_be_short(make_flow):
     sim, h1, h2, flow = make_flow(data_bytes=10_500)
     sim.run()
     assert flow.n_packets == 11 and flow.last_packet_bytes == 500
@@ -71,7 +24,7 @@ def test_last_packet_may_be_short():
 
 
 @pytest.mark.parametrize("algorithm", [Tahoe, Reno])
-def test_forced_data_loss_is_repaired(algorithm):
+def test_forced_data_loss_is_repaired(algorithm, make_flow, drop_at, drop_first_copy):
     sim, h1, h2, flow = make_flow(packets=400, algorithm=algorithm)
     lost = [5, 6, 7, 40, 120, 121, 300, 399]
     dropped = drop_at(h2, drop_first_copy(lost))
@@ -81,7 +34,7 @@ def test_forced_data_loss_is_repaired(algorithm):
     assert flow.retransmissions >= len(lost)
 
 
-def test_losing_the_last_packet_is_repaired_by_the_timer():
+def test_losing_the_last_packet_is_repaired_by_the_timer(make_flow, drop_at, drop_first_copy):
     sim, h1, h2, flow = make_flow(packets=50)
     drop_at(h2, drop_first_copy([49]))
     sim.run()
@@ -89,7 +42,7 @@ def test_losing_the_last_packet_is_repaired_by_the_timer():
     assert flow.timeouts == 1          # no later packet can produce duplicate ACKs
 
 
-def test_one_lost_ack_never_stalls_the_flow():
+def test_one_lost_ack_never_stalls_the_flow(make_flow, drop_at):
     # Regression: the ACK of the very last packet is lost; the sender must not wait forever.
     sim, h1, h2, flow = make_flow(packets=30)
     lost = []
@@ -104,7 +57,7 @@ def test_one_lost_ack_never_stalls_the_flow():
     assert lost and flow.finished and flow.delivered_all()
 
 
-def test_many_lost_acks_are_covered_by_cumulative_acks():
+def test_many_lost_acks_are_covered_by_cumulative_acks(make_flow, drop_at):
     sim, h1, h2, flow = make_flow(packets=500)
     rng = sim.rng
     dropped = drop_at(h1, lambda p: p.kind == ACK and rng.random() < 0.3)
@@ -116,7 +69,7 @@ def test_many_lost_acks_are_covered_by_cumulative_acks():
     assert flow.timeouts <= 1 and flow.retransmissions <= 1
 
 
-def test_random_data_and_ack_loss_in_both_directions():
+def test_random_data_and_ack_loss_in_both_directions(make_flow, drop_at):
     sim, h1, h2, flow = make_flow(packets=600, algorithm=Reno)
     rng = sim.rng
     drop_at(h2, lambda p: rng.random() < 0.05)
@@ -125,7 +78,7 @@ def test_random_data_and_ack_loss_in_both_directions():
     assert flow.finished and flow.delivered_all()
 
 
-def test_rto_backs_off_exponentially_and_ssthresh_is_cut_once():
+def test_rto_backs_off_exponentially_and_ssthresh_is_cut_once(make_flow, drop_at):
     transport = TransportSpec(min_rto_s=0.2, initial_rto_s=1.0, max_rto_s=60.0)
     sim, h1, h2, flow = make_flow(packets=100, transport=transport)
     blackhole = {"on": False}
@@ -133,12 +86,12 @@ def test_rto_backs_off_exponentially_and_ssthresh_is_cut_once():
     sim.schedule_at(0.1, lambda _: blackhole.update(on=True))
     sim.schedule_at(6.5, lambda _: blackhole.update(on=False))
     fired = []                       # (time, rto after, ssthresh after) of each timeout
-    on_timeout = flow._on_timeout
+    on_timeout = flow.sender.on_timeout
 
     def watch():
         on_timeout()
         fired.append((sim.now, flow.rto, flow.ssthresh))
-    flow.timer.callback = watch
+    flow.sender.timer.callback = watch
     sim.run()
     assert flow.finished and flow.delivered_all()
     times = [t for t, _, _ in fired]
@@ -151,58 +104,59 @@ def test_rto_backs_off_exponentially_and_ssthresh_is_cut_once():
     assert flow.timeouts == len(fired)
 
 
-def test_rto_follows_rfc6298():
+def test_rto_follows_rfc6298(make_flow):
     transport = TransportSpec(min_rto_s=0.001, initial_rto_s=1.0)
     sim, h1, h2, flow = make_flow(transport=transport)
-    flow._sample_rtt(0.1)
-    assert flow.srtt == pytest.approx(0.1) and flow.rttvar == pytest.approx(0.05)
+    flow.rtt.sample(0.1)
+    assert flow.srtt == pytest.approx(0.1) and flow.rtt.rttvar == pytest.approx(0.05)
     assert flow.rto == pytest.approx(0.1 + 4 * 0.05)
-    flow._sample_rtt(0.2)
+    flow.rtt.sample(0.2)
     rttvar = 0.75 * 0.05 + 0.25 * abs(0.1 - 0.2)
     srtt = 0.875 * 0.1 + 0.125 * 0.2
-    assert flow.rttvar == pytest.approx(rttvar) and flow.srtt == pytest.approx(srtt)
+    assert flow.rtt.rttvar == pytest.approx(rttvar) and flow.srtt == pytest.approx(srtt)
     assert flow.rto == pytest.approx(srtt + 4 * rttvar)
 
 
-def test_rto_is_clamped_to_min_and_max():
+def test_rto_is_clamped_to_min_and_max(make_flow):
     sim, h1, h2, flow = make_flow(transport=TransportSpec(min_rto_s=1.0, max_rto_s=3.0))
-    flow._sample_rtt(0.01)
+    flow.rtt.sample(0.01)
     assert flow.rto == 1.0
-    flow._sample_rtt(5.0)
+    flow.rtt.sample(5.0)
     assert flow.rto == 3.0
 
 
 def _ack(flow, cum, sack, sent_s, retx):
-    return Packet(ACK, flow.dst, flow.src, 40, flow._on_ack, -1, cum, sack, sent_s, retx)
+    return Packet(ACK, flow.dst, flow.src, 40, flow.sender.on_ack, -1, cum, sack, sent_s, retx)
 
 
-def test_karns_rule_no_rtt_sample_from_retransmitted_packets():
+def test_karns_rule_no_rtt_sample_from_retransmitted_packets(make_flow):
     sim, h1, h2, flow = make_flow(packets=20)
     sim.run(until=0.0)            # the flow has started and sent its first packet
     assert flow.snd_nxt == 1
     sim.now = 0.3
-    flow._on_ack(_ack(flow, 1, 0, 0.0, retx=True))
+    flow.sender.on_ack(_ack(flow, 1, 0, 0.0, retx=True))
     assert flow.rtt_count == 0 and flow.srtt is None
-    flow._on_ack(_ack(flow, 2, 1, 0.1, retx=False))
+    flow.sender.on_ack(_ack(flow, 2, 1, 0.1, retx=False))
     assert flow.rtt_count == 1 and flow.srtt == pytest.approx(0.2)
 
 
-def test_backed_off_rto_is_kept_until_a_valid_sample():
+def test_backed_off_rto_is_kept_until_a_valid_sample(make_flow):
     transport = TransportSpec(min_rto_s=0.2, initial_rto_s=1.0)
     sim, h1, h2, flow = make_flow(packets=20, transport=transport)
     sim.run(until=0.0)
-    flow._sample_rtt(0.05)
+    flow.rtt.sample(0.05)
     base = flow.rto
-    flow._on_timeout()
+    flow.sender.on_timeout()
     assert flow.rto == pytest.approx(2 * base)
     sim.now = 1.0
-    flow._on_ack(_ack(flow, 1, 0, 0.5, retx=True))   # ACK of a retransmission: no sample
+    flow.sender.on_ack(_ack(flow, 1, 0, 0.5, retx=True))   # ACK of a retransmission: no sample
     assert flow.rto == pytest.approx(2 * base)
-    flow._on_ack(_ack(flow, 2, 1, 0.95, retx=False))  # valid sample: RTO recomputed
+    flow.sender.on_ack(_ack(flow, 2, 1, 0.95, retx=False))  # valid sample: RTO recomputed
     assert flow.rto < 2 * base
 
 
-def test_receiver_acks_every_packet_with_cumulative_and_selective_information():
+def test_receiver_acks_every_packet_with_cumulative_and_selective_information(make_flow, drop_at,
+                                                                             drop_first_copy):
     sim, h1, h2, flow = make_flow(packets=10)
     acks = []
     drop_at(h2, drop_first_copy([2]))
@@ -215,18 +169,20 @@ def test_receiver_acks_every_packet_with_cumulative_and_selective_information():
     assert flow.delivered_all()
 
 
-def test_duplicates_are_acked_and_not_delivered_twice():
+def test_duplicates_are_acked_and_not_delivered_twice(make_flow):
     sim, h1, h2, flow = make_flow(packets=5)
     sim.run()
     delivered = flow.delivered_bytes
     sent = []
     h2.send = lambda packet: sent.append(packet) or True
-    flow._on_data(Packet(DATA, h1, h2, 1000, flow._on_data, 2, -1, -1, sim.now, True))
+    receive = flow.receiver.on_data
+    receive(Packet(DATA, h1, h2, 1000, receive, 2, -1, -1, sim.now, True))
     assert flow.delivered_bytes == delivered and flow.in_order
     assert len(sent) == 1 and sent[0].ack_seq == 5 and sent[0].sack_seq == 2
 
 
-def test_selective_acks_prevent_needless_go_back_n_retransmissions():
+def test_selective_acks_prevent_needless_go_back_n_retransmissions(make_flow, drop_at,
+                                                                   drop_first_copy):
     # Tahoe goes back to snd_una after a loss; packets the receiver reported are skipped.
     sim, h1, h2, flow = make_flow(packets=200, algorithm=Tahoe)
     drop_at(h2, drop_first_copy([50]))
@@ -235,14 +191,11 @@ def test_selective_acks_prevent_needless_go_back_n_retransmissions():
     assert flow.retransmissions < 10
 
 
-def test_endless_flow_runs_until_stopped():
-    sim = Simulator(1)
-    h1, h2 = SpyHost("H1"), SpyHost("H2")
-    Link(sim, "L1", h1, h2, RATE_BPS, DELAY_S, 20_000, "full")
-    flow = Flow(sim, "F1", h1, h2, None, 0.0, Reno, None, TransportSpec(), 1000, 40)
+def test_endless_flow_runs_until_stopped(make_flow):
+    sim, h1, h2, flow = make_flow(buffer_bytes=20_000, endless=True)
     sim.run(until=10.0)
     assert sim.now == 10.0
     assert not flow.finished and flow.in_order
     # one RTO after the slow-start overshoot, then the link stays busy
     assert flow.timeouts == 1
-    assert flow.delivered_bytes > 0.8 * RATE_BPS / 8 * 10.0
+    assert flow.delivered_bytes > 0.8 * make_flow.RATE_BPS / 8 * 10.0

@@ -5,21 +5,7 @@ import math
 
 import pytest
 
-from flows.congestion import OPEN
 from flows.vegas import Vegas
-
-
-class FakeFlow:
-    def __init__(self, cwnd, ssthresh=math.inf):
-        self.cwnd = cwnd
-        self.ssthresh = ssthresh
-        self.state = OPEN
-        self.snd_una = 0
-        self.snd_nxt = 0
-        self.dupack_threshold = 3
-
-    def flight_size(self):
-        return int(self.cwnd)
 
 
 def round_trip(flow, cc, rtt_s, acks=1):
@@ -31,8 +17,8 @@ def round_trip(flow, cc, rtt_s, acks=1):
     flow.snd_nxt = flow.snd_una + int(flow.cwnd)
 
 
-def test_diff_is_the_packets_queued():
-    flow = FakeFlow(cwnd=20.0)
+def test_diff_is_the_packets_queued(fake_flow):
+    flow = fake_flow(cwnd=20.0)
     cc = Vegas(flow)
     cc.base_rtt = 0.1
     assert cc.queued_packets(0.125) == pytest.approx(20 * (1 - 0.1 / 0.125))
@@ -44,8 +30,8 @@ def test_diff_is_the_packets_queued():
     (3.0, 10.0),        # between alpha and beta: hold
     (6.0, 9.0),         # more than beta = 4: one packet less
 ])
-def test_congestion_avoidance_steps(diff, expected):
-    flow = FakeFlow(cwnd=10.0, ssthresh=5.0)
+def test_congestion_avoidance_steps(diff, expected, fake_flow):
+    flow = fake_flow(cwnd=10.0, ssthresh=5.0)
     cc = Vegas(flow)
     cc.on_rtt(0.1)                               # baseRTT
     cc.epoch_rtt = math.inf
@@ -55,8 +41,8 @@ def test_congestion_avoidance_steps(diff, expected):
     assert flow.cwnd == expected
 
 
-def test_decrease_keeps_the_flow_out_of_slow_start():
-    flow = FakeFlow(cwnd=30.0, ssthresh=30.0)
+def test_decrease_keeps_the_flow_out_of_slow_start(fake_flow):
+    flow = fake_flow(cwnd=30.0, ssthresh=30.0)
     cc = Vegas(flow)
     cc.on_rtt(0.1)
     cc.epoch_rtt = math.inf
@@ -69,8 +55,8 @@ def test_decrease_keeps_the_flow_out_of_slow_start():
     assert flow.cwnd == 29.0
 
 
-def test_adjusts_once_per_round_trip():
-    flow = FakeFlow(cwnd=10.0, ssthresh=5.0)
+def test_adjusts_once_per_round_trip(fake_flow):
+    flow = fake_flow(cwnd=10.0, ssthresh=5.0)
     cc = Vegas(flow)
     cc.on_rtt(0.1)
     flow.snd_nxt = 10
@@ -87,8 +73,8 @@ def test_adjusts_once_per_round_trip():
     assert flow.cwnd == 12.0
 
 
-def test_slow_start_exits_when_diff_exceeds_gamma():
-    flow = FakeFlow(cwnd=40.0)
+def test_slow_start_exits_when_diff_exceeds_gamma(fake_flow):
+    flow = fake_flow(cwnd=40.0)
     cc = Vegas(flow)
     cc.on_rtt(0.1)
     cc.epoch_rtt = math.inf
@@ -99,8 +85,8 @@ def test_slow_start_exits_when_diff_exceeds_gamma():
     assert flow.ssthresh == pytest.approx(32.0)
 
 
-def test_slow_start_grows_per_ack_while_diff_is_small():
-    flow = FakeFlow(cwnd=4.0)
+def test_slow_start_grows_per_ack_while_diff_is_small(fake_flow):
+    flow = fake_flow(cwnd=4.0)
     cc = Vegas(flow)
     round_trip(flow, cc, 0.1, acks=4)
     assert flow.cwnd == 8.0

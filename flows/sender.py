@@ -1,0 +1,340 @@
+"""The sending side of a flow: sequence numbers, the window, loss detection and retransmission.
+
+Packets are numbered 0, 1, ...; the window (`cwnd`, packets) bounds the flight size
+``snd_nxt - snd_una`` (RFC 5681). Loss is detected by the third duplicate ACK (fast retransmit)
+or by the retransmission timer (RFC 6298, with the `RttEstimator`'s RTO). After a timeout, and
+after Tahoe's fast retransmit, the sender goes back to the first unacknowledged packet and
+resends, skipping packets the receiver reported by selective ACK (the `Scoreboard`). A new loss
+reaction happens at most once per loss episode: further timeouts before everything outstanding at
+the first one is acknowledged only back off and retransmit.
+
+Loss recovery after a fast retransmit comes in three modes; the algorithm picks one (its
+`recovery` attribute):
+
+* ``"reno"`` (RFC 5681): the first ACK of new data ends recovery.
+* ``"newreno"`` (RFC 6582): a partial ACK (one that does not cover everything outstanding when
+  recovery began) retransmits the next unacknowledged packet and recovery goes on. The
+  retransmission timer is restarted on the first partial ACK only (the "impatient" variant), so a
+  window with many losses falls back to a timeout rather than repairing one packet per round trip.
+* ``"sack"`` (RFC 6675, conservative SACK-based recovery): while the scoreboard's estimate of the
+  packets in flight (``pipe``) is below the window, the sender retransmits the lowest hole not yet
+  retransmitted, else sends new data. Every hole is repaired within about one round trip.
+
+The sender also paces (`Pacer`), feeds delivery-rate samples to algorithms that want them
+(`RateSampler`), and runs the algorithm's hooks (flows/congestion.py); the algorithm sees the
+sender as its flow.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Callable, Optional
+
+from components.packet import DATA, Packet
+from flows.congestion import LOSS, OPEN, RECOVERY, CongestionControl
+from flows.pacer import Pacer
+from flows.rate_sampler import RateSampler
+from flows.rtt import RttEstimator
+from flows.scoreboard import Scoreboard
+from simulator.engine import Timer
+
+if TYPE_CHECKING:
+    from components.node import Host
+    from simulator.engine import Simulator
+
+
+class Sender:
+    """Sends packets 0 .. n_packets - 1 from host `src` to host `dst` under a congestion-control
+    algorithm (`cc_class(self, params)`), and processes their ACKs (`on_ack`)."""
+
+    __slots__ = ("bytes_sent", "cc", "cwnd", "deliver_data", "dst", "dupack_threshold", "dupacks",
+                 "finish_s", "high_seq", "last_ack_s", "last_packet_bytes", "max_rto_s",
+                 "n_packets", "on_complete", "pacer", "packet_bytes", "packets_sent",
+                 "on_ack_hook", "on_rtt_hook", "partial_acks", "rates", "recover", "recovery_mode", "retransmissions", "rtt",
+                 "scoreboard", "sim", "snd_nxt", "snd_una", "src", "ssthresh", "state",
+                 "tick_interval_s", "timeouts", "timer")
+
+    def __init__(self, sim: Simulator, src: Host, dst: Host, n_packets: float, packet_bytes: int,
+                 last_packet_bytes: int, transport, cc_class: type, params: Optional[dict],
+                 start_s: float):
+        self.sim = sim
+        self.src = src
+        self.dst = dst
+        self.n_packets = n_packets
+        self.packet_bytes = packet_bytes
+        self.last_packet_bytes = last_packet_bytes
+        self.deliver_data: Callable[[Packet], None] = _unconnected   # the receiver's on_data
+        self.on_complete: Callable[[], None] = _nothing                # called once, at the end
+        self.dupack_threshold = transport.dupack_threshold
+        self.cwnd = float(transport.initial_cwnd_pkts)
+        ssthresh = transport.initial_ssthresh_pkts
+        self.ssthresh = math.inf if ssthresh is None else float(ssthresh)
+        self.state = OPEN
+        self.snd_una = 0
+        self.snd_nxt = 0
+        self.high_seq = 0          # one past the highest sequence number ever sent
+        self.recover = 0           # high_seq when the current loss episode began
+        self.dupacks = 0
+        self.partial_acks = 0      # NewReno: partial ACKs in the current recovery
+        self.finish_s: Optional[float] = None
+        self.last_ack_s = start_s  # when an ACK last arrived
+        self.packets_sent = 0
+        self.bytes_sent = 0
+        self.retransmissions = 0
+        self.timeouts = 0
+        self.rtt = RttEstimator(transport.initial_rto_s, transport.min_rto_s, transport.max_rto_s)
+        self.scoreboard = Scoreboard(transport.dupack_threshold)
+        self.pacer = Pacer(sim, packet_bytes, self._resume)
+        self.timer = Timer(sim, self.on_timeout)
+        self.rates: Optional[RateSampler] = None
+        cc: CongestionControl = cc_class(self, params)
+        self.cc = cc
+        # per-ACK hooks the algorithm leaves as they are (no-ops) are not called
+        self.on_ack_hook = cc.on_ack if _overrides(cc, "on_ack") else None
+        self.on_rtt_hook = cc.on_rtt if _overrides(cc, "on_rtt") else None
+        self.tick_interval_s = cc.tick_interval_s
+        self.recovery_mode = cc.recovery
+        if cc.wants_rate_samples:
+            self.rates = RateSampler()
+
+    # -- what the algorithm reads and sets, besides plain attributes --------------------------
+    @property
+    def srtt(self) -> Optional[float]:
+        return self.rtt.srtt
+
+    @property
+    def min_rtt(self) -> float:
+        return self.rtt.min_rtt
+
+    @property
+    def pacing_rate_bps(self) -> Optional[float]:
+        return self.pacer.rate_bps
+
+    @pacing_rate_bps.setter
+    def pacing_rate_bps(self, rate_bps: Optional[float]) -> None:
+        self.pacer.rate_bps = rate_bps
+
+    @property
+    def delivered(self) -> int:
+        return self.rates.delivered if self.rates is not None else 0
+
+    @property
+    def app_limited_until(self) -> int:
+        return self.rates.app_limited_until if self.rates is not None else 0
+
+    @app_limited_until.setter
+    def app_limited_until(self, delivered: int) -> None:
+        if self.rates is not None:
+            self.rates.app_limited_until = delivered
+
+    def flight_size(self) -> int:
+        """Packets sent and not yet cumulatively acknowledged (RFC 5681 FlightSize)."""
+        return self.snd_nxt - self.snd_una
+
+    def pipe(self) -> int:
+        """RFC 6675 estimate of the packets in flight (see `Scoreboard.pipe`)."""
+        return self.scoreboard.pipe(self.snd_una, self.snd_nxt)
+
+    def packet_size(self, seq: int) -> int:
+        return self.last_packet_bytes if seq == self.n_packets - 1 else self.packet_bytes
+
+    # -- sending -----------------------------------------------------------------------------
+    def start(self) -> None:
+        self.cc.init()
+        if self.tick_interval_s:
+            self.sim.schedule(self.tick_interval_s, self._tick)
+        self.send_window()
+
+    def _tick(self, _=None) -> None:
+        if self.finish_s is not None:
+            return
+        self.cc.tick()
+        self.sim.schedule(self.tick_interval_s, self._tick)
+        self.send_window()
+
+    def _resume(self) -> None:
+        """The pacer lets packets go again."""
+        if self.finish_s is None:
+            self.send_window()
+
+    def send_window(self) -> None:
+        """Send new or go-back-N packets while the window allows."""
+        pacer = self.pacer
+        if pacer.rate_bps and pacer.budget <= 0 and pacer.held():
+            return                                    # a wake-up resumes sending
+        if self.state == RECOVERY and self.recovery_mode == "sack":
+            self._send_sack_recovery()
+            return
+        n_packets = self.n_packets
+        sacked = self.scoreboard.sacked
+        while self.snd_nxt < n_packets and self.snd_nxt - self.snd_una < self.cwnd:
+            seq = self.snd_nxt
+            if seq in sacked:           # the receiver has it: skip
+                self.snd_nxt = seq + 1
+                continue
+            if pacer.rate_bps and not pacer.pace(self.last_packet_bytes if seq == n_packets - 1
+                                                 else self.packet_bytes):
+                return
+            self.snd_nxt = seq + 1
+            self._transmit(seq)
+            if self.snd_nxt > self.high_seq:
+                self.high_seq = self.snd_nxt
+
+    def _send_sack_recovery(self) -> None:
+        """RFC 6675: while pipe < cwnd, repair the lowest hole, else send new data."""
+        pacer = self.pacer
+        scoreboard = self.scoreboard
+        while self.cwnd - scoreboard.pipe(self.snd_una, self.snd_nxt) >= 1.0:
+            if pacer.rate_bps and not pacer.pace(self.packet_size(self.snd_una)):
+                return
+            hole = scoreboard.next_hole(self.snd_una)
+            if hole is not None:
+                scoreboard.retransmitting(hole)
+                self._transmit(hole)
+            elif self.snd_nxt < self.n_packets:
+                seq = self.snd_nxt
+                self._transmit(seq)                   # new data: not a retransmission
+                self.snd_nxt = self.high_seq = seq + 1
+            else:
+                break
+
+    def _transmit(self, seq: int) -> None:
+        retx = seq < self.high_seq
+        size = self.last_packet_bytes if seq == self.n_packets - 1 else self.packet_bytes
+        now = self.sim.now
+        packet = Packet(DATA, self.src, self.dst, size, self.deliver_data, seq, -1, -1, now, retx)
+        self.packets_sent += 1
+        self.bytes_sent += size
+        if retx:
+            self.retransmissions += 1
+        if not self.timer.active:
+            self.timer.start(self.rtt.rto)
+        rates = self.rates
+        if rates is not None:
+            rates.on_send(seq, now, self.snd_nxt - self.snd_una, self.snd_nxt >= self.n_packets)
+        self.src.send(packet)
+
+    # -- acknowledgements --------------------------------------------------------------------
+    def on_ack(self, ack: Packet) -> None:
+        if self.finish_s is not None:
+            return
+        now = self.sim.now
+        self.last_ack_s = now
+        if not ack.retx:                              # Karn's rule
+            rtt_s = now - ack.sent_s
+            self.rtt.sample(rtt_s)
+            if self.on_rtt_hook is not None:
+                self.on_rtt_hook(rtt_s)
+        cum = ack.ack_seq
+        snd_una = self.snd_una
+        sack = ack.sack_seq
+        scoreboard = self.scoreboard
+        new_sack = sack >= cum and sack >= snd_una and sack not in scoreboard.sacked
+        if new_sack:
+            scoreboard.record(sack)
+        rates = self.rates
+        if rates is not None:
+            rs = rates.on_ack(now, snd_una, cum, sack, new_sack, scoreboard.sacked)
+            if rs is not None:
+                self.cc.on_rate_sample(rs)
+        if cum > snd_una:
+            self._on_new_ack(cum)
+        elif cum == snd_una and self.snd_nxt > snd_una:
+            self._on_dupack()
+        if self.finish_s is None:
+            self.send_window()
+
+    def _on_new_ack(self, cum: int) -> None:
+        snd_una = self.snd_una
+        acked = cum - snd_una
+        scoreboard = self.scoreboard
+        if scoreboard.sacked or scoreboard.retx_out:
+            scoreboard.advance(snd_una, cum)
+        self.snd_una = cum
+        if self.snd_nxt < cum:
+            self.snd_nxt = cum
+        self.dupacks = 0
+        state = self.state
+        if state == RECOVERY:
+            mode = self.recovery_mode
+            if mode == "reno" or cum >= self.recover:
+                self._set_state(OPEN)             # retransmissions still in flight stay counted
+            elif mode == "newreno":                   # RFC 6582 partial ACK
+                self.partial_acks += 1
+                self._transmit(cum)
+                self.cwnd = max(self.cwnd - acked + 1.0, 1.0)
+                if self.partial_acks > 1:
+                    return                            # impatient: the timer keeps running
+        else:
+            if self.on_ack_hook is not None:
+                self.on_ack_hook(acked)
+            if state == LOSS and cum >= self.recover:
+                self._set_state(OPEN)
+        if cum >= self.n_packets:
+            self._finish()
+        elif cum < self.high_seq:
+            self.timer.start(self.rtt.rto)            # RFC 6298 (5.3)
+        else:
+            self.timer.cancel()                       # RFC 6298 (5.2)
+
+    def _on_dupack(self) -> None:
+        self.dupacks += 1
+        state = self.state
+        if state == RECOVERY:
+            if self.recovery_mode != "sack":
+                self.cc.on_dupack()
+        elif state == OPEN and self.dupacks == self.dupack_threshold:
+            self._fast_retransmit()
+
+    def _fast_retransmit(self) -> None:
+        """The third duplicate ACK: a loss reaction, then fast recovery or (Tahoe) go-back-N."""
+        self.ssthresh = self.cc.ssthresh()
+        self.recover = self.high_seq
+        if self.cc.fast_recovery:
+            una = self.snd_una
+            scoreboard = self.scoreboard
+            if self.recovery_mode != "sack" or una not in scoreboard.retx_out:
+                self._transmit(una)                   # fast retransmit
+            scoreboard.retransmitting(una)
+            self.partial_acks = 0
+            self._set_state(RECOVERY)
+        else:
+            self.snd_nxt = self.snd_una               # go back N (Tahoe)
+            self._set_state(LOSS)
+
+    def on_timeout(self) -> None:
+        if self.finish_s is not None or self.snd_una >= self.high_seq:
+            return
+        self.timeouts += 1
+        if self.state == OPEN:                        # one reaction per loss episode: a timeout
+            self.ssthresh = self.cc.ssthresh()        # in recovery or loss keeps ssthresh
+        self.recover = self.high_seq
+        self.rtt.back_off()                           # RFC 6298 (5.5)
+        self.snd_nxt = self.snd_una
+        self.dupacks = 0
+        self.scoreboard.clear_retransmissions()
+        self._set_state(LOSS)
+        self.timer.start(self.rtt.rto)
+        self.send_window()
+
+    def _set_state(self, new: str) -> None:
+        old = self.state
+        self.state = new
+        self.cc.on_state(old, new)
+
+    def _finish(self) -> None:
+        self.finish_s = self.sim.now
+        self.timer.cancel()
+        self.on_complete()
+
+
+def _overrides(cc: CongestionControl, hook: str) -> bool:
+    """Whether the algorithm defines `hook` (the base class's hooks do nothing)."""
+    return getattr(type(cc), hook) is not getattr(CongestionControl, hook)
+
+
+def _unconnected(packet: Packet) -> None:
+    raise RuntimeError("the sender's packets have no receiver")
+
+
+def _nothing() -> None:
+    pass
