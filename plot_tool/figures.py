@@ -33,7 +33,9 @@ The work is split into data preparation and drawing:
   (``_draw_routing_figure``); its top panel reuses the link series.
 
 Saving uses the object-oriented API (`matplotlib.figure.Figure` with an Agg canvas), so nothing
-needs a display; pyplot is imported only when ``show=True``.
+needs a display; pyplot is imported only when ``show=True``. Each figure is drawn once and its
+canvas written as an RGB PNG with Pillow (``_save_png``); garbage collection is postponed while
+the figures are drawn. ``bench/bench_figures.py`` measures the cost against the simulation's.
 """
 from __future__ import annotations
 
