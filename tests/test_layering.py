@@ -51,3 +51,12 @@ def test_plot_tool_uses_only_the_response_functions_of_theory():
 def test_the_topology_format_does_not_import_the_application():
     modules = imported_by("topologies")
     assert not [m for m in modules if m.split(".")[0] in ("netsim", "theory", "plot_tool")]
+
+
+def test_a_run_without_figures_or_check_imports_neither_numpy_nor_matplotlib(tmp_path):
+    code = ("import sys; from netsim.cli import main; "
+            "code = main([sys.argv[1], '--no-plots', '--quiet', '--out', sys.argv[2]]); "
+            "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'matplotlib'}))")
+    done = subprocess.run([sys.executable, "-c", code, str(ROOT / "topologies" / "test_case_0.json"),
+                           str(tmp_path / "r")], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "0 []"
