@@ -3,5 +3,5 @@ from components.link import DUPLEX_MODES, Link, LinkDirection, Transmitter
 from components.node import Host, Node, Router
 from components.packet import ACK, DATA, ROUTING, Packet
 
-__all__ = ["ACK", "DATA", "DUPLEX_MODES", "Host", "Link", "LinkDirection", "Node", "Packet",
-           "ROUTING", "Router", "Transmitter"]
+__all__ = ["ACK", "DATA", "DUPLEX_MODES", "ROUTING", "Host", "Link", "LinkDirection", "Node", "Packet",
+           "Router", "Transmitter"]

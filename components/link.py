@@ -27,16 +27,16 @@ Who owns what:
   callback, so unimpaired directions pay nothing for the feature, and counts what it did.
 * `Arrival` guards the deliveries of a link that may fail (see below) and counts them.
 
-Failures: a link can go down and come back up. While down, each direction's `send` is its failure
-behaviour: everything offered is a failure drop, so links cost nothing extra while up. Packets a
-link holds when it fails (waiting, being transmitted, or propagating) are lost: links that may fail
-deliver through an `Arrival` guard that is cut when the link goes down. The nodes at both ends are
+Failures: a link can go down and come back up. While down, everything its directions are offered
+is a failure drop. Packets a link holds when it fails (waiting, being transmitted, or propagating)
+are lost: links that may fail deliver through an `Arrival` guard that is cut when the link goes
+down, so links that never fail pay nothing for it. The nodes at both ends are
 told at once (`Node.link_changed`).
 """
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Callable, Deque, Optional, Tuple
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from components.packet import Packet
@@ -64,13 +64,11 @@ class LinkDirection:
     """
 
     __slots__ = ("link", "index", "src", "dst", "label", "sim", "transmitter", "dst_receive",
-                 "send", "guard",
+                 "down", "guard",
                  "arrived", "dropped", "tx_pkts", "tx_bytes", "q_bytes", "q_pkts",
                  "area_bytes", "area_pkts", "area_work", "last_s", "failed", "lost_in_flight",
                  "impaired_drops", "duplicated", "delayed",
                  "routing_pkts", "routing_bytes", "routing_dropped")
-
-    send: Callable[[Packet], bool]   # _send_up while the link is up, _send_down while it is down
 
     def __init__(self, link: Link, index: int, src, dst, transmitter: Transmitter):
         self.link = link
@@ -81,8 +79,8 @@ class LinkDirection:
         self.sim = transmitter.sim
         self.transmitter = transmitter
         self.dst_receive = dst.receive
-        self.send = self._send_up
-        self.guard: Optional[Arrival] = None
+        self.down = False          # the link failed: everything offered is a failure drop
+        self.guard: Arrival | None = None
         self.arrived = 0
         self.dropped = 0
         self.tx_pkts = 0
@@ -103,8 +101,13 @@ class LinkDirection:
         self.routing_dropped = 0
 
     # -- sending -----------------------------------------------------------------------------
-    def _send_up(self, packet: Packet) -> bool:
-        """Accept `packet` (transmit, or queue) or drop it; False if dropped."""
+    def send(self, packet: Packet) -> bool:
+        """Offer `packet` to the link in this direction: it is transmitted at once, waits in the
+        buffer, or is dropped (buffer full, or the link is down); False if dropped."""
+        if self.down:
+            self.arrived += 1
+            self.failed += 1
+            return False
         t = self.transmitter
         sim = self.sim
         now = sim.now
@@ -130,12 +133,6 @@ class LinkDirection:
         t.busy_until = finish
         sim.schedule_at(finish + t.delay_s, self.dst_receive, packet)
         return True
-
-    def _send_down(self, packet: Packet) -> bool:
-        """The link is down: every packet offered is a failure drop."""
-        self.arrived += 1
-        self.failed += 1
-        return False
 
     def send_routing(self, packet: Packet) -> bool:
         """Send a routing packet, counted apart (`routing_pkts`, `routing_bytes`,
@@ -169,8 +166,9 @@ class LinkDirection:
                 at, size, d = now, 0, self            # this direction, up to `now`
             span = at - d.last_s
             if span > 0:
-                d.area_bytes += d.q_bytes * span
-                d.area_pkts += d.q_pkts * span
+                if d.q_pkts:                          # (an empty buffer adds nothing)
+                    d.area_bytes += d.q_bytes * span
+                    d.area_pkts += d.q_pkts * span
                 d.last_s = at
             if not size:
                 return True
@@ -225,7 +223,7 @@ class LinkDirection:
         self.q_bytes = self.q_pkts = 0
         self.lost_in_flight = self.tx_pkts - self.guard.delivered   # transmitting or propagating
         self.guard.live = False
-        self.send = self._send_down
+        self.down = True
 
     def repair(self, now: float) -> None:
         """The link came back up at `now`, with an idle transmitter and an empty buffer."""
@@ -235,7 +233,7 @@ class LinkDirection:
         self.last_s = now
         self.guard = Arrival(old.receive, old.delivered)
         self.dst_receive = self.guard
-        self.send = self._send_up
+        self.down = False
 
 
 class Transmitter:
@@ -253,7 +251,7 @@ class Transmitter:
         self.delay_s = delay_s
         self.capacity_bytes = capacity_bytes
         # (transmission start time, size, direction) of the waiting packets
-        self.queue: Deque[Tuple[float, int, LinkDirection]] = deque()
+        self.queue: deque[tuple[float, int, LinkDirection]] = deque()
         self.queued_bytes = 0
         self.busy_until = 0.0     # when the last accepted packet finishes transmission
 
@@ -363,7 +361,7 @@ class Link:
                  "transmitters", "static_cost_s", "up", "can_fail", "sim")
 
     def __init__(self, sim: Simulator, link_id: str, a, b, rate_bps: float, delay_s: float,
-                 buffer_bytes: int, duplex: str = "full", cost_s: Optional[float] = None):
+                 buffer_bytes: int, duplex: str = "full", cost_s: float | None = None):
         if duplex not in DUPLEX_MODES:
             raise ValueError(f"link {link_id}: duplex must be one of {DUPLEX_MODES}, got {duplex!r}")
         if not rate_bps > 0:
@@ -382,7 +380,7 @@ class Link:
         self.duplex = duplex
         first = Transmitter(sim, rate_bps, delay_s, buffer_bytes)
         second = first if duplex == "half" else Transmitter(sim, rate_bps, delay_s, buffer_bytes)
-        self.transmitters: Tuple[Transmitter, ...] = (first,) if duplex == "half" else (first, second)
+        self.transmitters: tuple[Transmitter, ...] = (first,) if duplex == "half" else (first, second)
         self.directions = (LinkDirection(self, 0, a, b, first), LinkDirection(self, 1, b, a, second))
         a.attach(self, self.directions[0])
         b.attach(self, self.directions[1])

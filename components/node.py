@@ -7,7 +7,7 @@ link direction (`LinkDirection.send`), which does the link's accounting.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from components.link import Link, LinkDirection
@@ -21,8 +21,8 @@ class Node:
 
     def __init__(self, node_id: str):
         self.id = node_id
-        self.links: List[Link] = []
-        self.out: List[LinkDirection] = []
+        self.links: list[Link] = []
+        self.out: list[LinkDirection] = []
 
     def attach(self, link: Link, direction: LinkDirection) -> None:
         self.links.append(link)
@@ -83,9 +83,9 @@ class Router(Node):
 
     def __init__(self, node_id: str):
         super().__init__(node_id)
-        self.routes: Dict[Node, LinkDirection] = {}
+        self.routes: dict[Node, LinkDirection] = {}
         self.no_route_drops = 0
-        self.agent: Optional[Any] = None    # the routing agent, if the routing is dynamic
+        self.agent: Any | None = None    # the routing agent, if the routing is dynamic
 
     def link_changed(self, link: Link) -> None:
         if self.agent is not None:
