@@ -67,24 +67,26 @@ the packets this ACK delivered above the after-ACK value. Packets "newly lost" (
 ends on a loss) are the retransmissions the transport made since the previous sample: it
 retransmits every packet it deems lost.
 
-Loss (§4.2.3.4). Loss is not BBR's congestion signal, so the Reno machinery is switched off: the
-transport's SACK-based recovery (RFC 6675) repairs losses, `ssthresh()` leaves ssthresh as it is
-and entering fast recovery does not change the window: BBR's model sets it on every sample, and
-the pacing rate spaces the repairs; leaving recovery restores at least the window saved on entry
-(BBRRestoreCwnd), which the next sample bounds by the target again. (The packet conservation
-during the first round of recovery that the draft gives as one way to do this is not
-implemented.) After a retransmission timeout the window is one
-packet (the transport's go-back-N resends from the first unacknowledged packet); the next sample
-raises it to the 4-packet floor and it grows by the packets delivered, up to the target; when the
-timeout episode ends (LOSS -> OPEN) the window is restored to at least the one it had before
-(BBRSaveCwnd / BBRRestoreCwnd).
+Loss (§4.2.3.4). Loss is not BBR's congestion signal (``loss_based = False``), so the transport's
+loss-based window policy is switched off (`flows.recovery.ModelWindow`): its SACK-based recovery
+(RFC 6675) repairs losses, ssthresh is left as it is and entering fast recovery does not change the
+window: BBR's model sets it on every sample, and the pacing rate spaces the repairs. BBR remembers
+the window when an episode begins (`on_state`, BBRSaveCwnd) and, when it ends, the transport sets
+the window BBR gives back (`restore_cwnd`, BBRRestoreCwnd: at least the remembered one), which the
+next sample bounds by the target again. (The packet conservation during the first round of
+recovery that the draft gives as one way to do this is not implemented.) After a retransmission
+timeout the window is one packet (the transport's loss window; its go-back-N resends from the
+first unacknowledged packet); the next sample raises it to the 4-packet floor and it grows by the
+packets delivered, up to the target; when the timeout episode ends (LOSS -> OPEN) it is restored
+to at least the one it had before.
 """
 from __future__ import annotations
 
 import math
 from collections import deque
+from typing import ClassVar
 
-from flows.congestion import LOSS, OPEN, CongestionControl
+from flows.congestion import OPEN, CongestionControl
 
 STARTUP = "startup"
 DRAIN = "drain"
@@ -104,8 +106,9 @@ class Bbr(CongestionControl):
 
     name = "bbr"
     recovery = "sack"
+    loss_based = False
     wants_rate_samples = True
-    PARAMETERS = {"high_gain": 2.885, "cwnd_gain": 2.0, "btlbw_rounds": 10,
+    PARAMETERS: ClassVar[dict[str, float]] = {"high_gain": 2.885, "cwnd_gain": 2.0, "btlbw_rounds": 10,
                   "min_rtt_window_s": 10.0, "probe_rtt_duration_s": 0.2}
     __slots__ = ("high_gain", "probe_bw_cwnd_gain", "btlbw_rounds", "min_rtt_window_s",
                  "probe_rtt_duration_s",
@@ -128,8 +131,9 @@ class Bbr(CongestionControl):
         self.pacing_gain = self.high_gain
         self.cwnd_gain = self.high_gain
         self.pacing_rate_pps = 0.0
-        self.bw_filter = deque()          # (round, rate), rounds ascending, rates descending
-        self.rtt_sample = None            # the valid RTT sample of the ACK being processed
+        # (round, rate), rounds ascending, rates descending
+        self.bw_filter: deque[tuple[int, float]] = deque()
+        self.rtt_sample: float | None = None   # the valid RTT sample of the ACK being processed
         self.cycle_index = 0
         self.cycle_stamp = 0.0
         self._reset_model(0.0)
@@ -142,7 +146,7 @@ class Bbr(CongestionControl):
         srtt = flow.srtt
         self.min_rtt_s = srtt if srtt else math.inf
         self.rtprop_stamp = now
-        self.probe_rtt_done_stamp = None
+        self.probe_rtt_done_stamp: float | None = None
         self.probe_rtt_round_done = False
         self.prior_cwnd = 0.0
         self.round_count = 0
@@ -196,33 +200,24 @@ class Bbr(CongestionControl):
         self.pacing_rate_pps = self.pacing_gain * self.initial_cwnd / (srtt or NOMINAL_RTT_S)
         flow.pacing_rate_bps = self.pacing_rate_pps * flow.packet_bytes * 8.0
 
-    def ssthresh(self) -> float:
-        return self.flow.ssthresh            # loss does not set BBR's window
-
-    def on_ack(self, acked_pkts: float) -> None:
-        pass                                 # the window changes on rate samples only
-
-    def on_dupack(self) -> None:
-        pass
-
     def on_rtt(self, rtt_s: float) -> None:
         self.rtt_sample = rtt_s              # Karn-valid; used by the rate sample of this ACK
 
     def on_state(self, old: str, new: str) -> None:
-        """§4.2.3.4: remember the window on entering loss recovery, one packet after a timeout,
-        and at least the remembered window again when recovery ends."""
-        flow = self.flow
-        if new == OPEN:
-            flow.cwnd = max(flow.cwnd, self.prior_cwnd)       # BBRRestoreCwnd
-            if self.state == PROBE_RTT:
-                flow.cwnd = min(flow.cwnd, MIN_PIPE_CWND)
-            return
+        """§4.2.3.4 BBRSaveCwnd: remember the window when a loss episode begins (the transport
+        then sets the loss window after a timeout, and asks `restore_cwnd` when it ends)."""
         if old == OPEN:
             self.prior_cwnd = self._save_cwnd(in_recovery=False)
-        elif old != new:
+        elif new != OPEN and old != new:
             self.prior_cwnd = self._save_cwnd(in_recovery=True)
-        if new == LOSS:
-            flow.cwnd = 1.0
+
+    def restore_cwnd(self) -> float:
+        """§4.2.3.4 BBRRestoreCwnd when a loss episode ends: at least the window remembered when
+        it began, and no more than the ProbeRTT window while probing."""
+        cwnd = max(self.flow.cwnd, self.prior_cwnd)
+        if self.state == PROBE_RTT:
+            cwnd = min(cwnd, MIN_PIPE_CWND)
+        return cwnd
 
     def on_rate_sample(self, rs) -> None:
         # The draft's BBRUpdateModelAndState and BBRUpdateControlParameters, in its order, with

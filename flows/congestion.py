@@ -1,21 +1,24 @@
 """The congestion-control interface: the small set of hooks an algorithm overrides.
 
-The transport (`flows.transport.Flow`) owns sequence numbers, ACK processing, loss detection, the
-retransmission timer and retransmission. It keeps the window state (`flow.cwnd`, `flow.ssthresh`,
-both in packets) and calls these hooks, in the spirit of Linux's `tcp_congestion_ops`:
+The transport (`flows.transport.Flow`, its `flows.sender.Sender`) owns sequence numbers, ACK
+processing, loss detection, the retransmission timer and retransmission, and the window during
+loss recovery (`flows.recovery`: inflation, deflation, the loss window). It keeps the window
+state (`flow.cwnd`, `flow.ssthresh`, both in packets) and calls these hooks, in the spirit of
+Linux's `tcp_congestion_ops`:
 
 ==================  ==============================================================================
 hook                when the transport calls it
 ==================  ==============================================================================
 ``init()``          once, when the flow starts (after the transport set the initial window)
-``ssthresh()``      on a loss reaction (fast retransmit or first timeout of an episode): returns
-                    the new slow-start threshold
-``on_ack(n)``       an ACK advanced the cumulative ACK by ``n`` packets while not in recovery:
-                    grow the window
-``on_dupack()``     a duplicate ACK arrived during fast recovery
+``ssthresh()``      on a loss reaction (fast retransmit or first timeout of an episode), if
+                    ``loss_based``: returns the new slow-start threshold
+``on_ack(n)``       an ACK advanced the cumulative ACK by ``n`` packets while not in fast
+                    recovery: grow the window
 ``on_rtt(rtt_s)``   a valid RTT sample (Karn's rule applied)
-``on_state(old,     the transport moved between OPEN, RECOVERY and LOSS
-new)``
+``on_state(old,     the transport moved between OPEN, RECOVERY and LOSS; told before the
+new)``              transport sets the window of the new state (a notification: the window
+                    during recovery is the transport's)
+``restore_cwnd()``  a loss episode ended, if not ``loss_based``: returns the window to go on with
 ``tick()``          every ``tick_interval_s`` seconds, if the algorithm sets it
 ``on_rate_sample``  an ACK delivered packets and the algorithm set ``wants_rate_samples``: a
 ``(rs)``            delivery-rate sample (BBR's input)
@@ -23,34 +26,97 @@ new)``
 
 Algorithms may also pace: setting ``flow.pacing_rate_bps`` makes the transport release packets
 no faster than that rate.
+
+What an algorithm may read and set on its flow is the `FlowView` protocol below: the transport's
+`flows.sender.Sender` implements it, and the built-in algorithms are type-checked against it
+(mypy). It is the interface documented for plugin authors (docs/algorithms.md, "The algorithm
+interface").
 """
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    import random
+
+    from flows.rate_sampler import RateSample
 
 OPEN = "open"          # no loss being repaired
 RECOVERY = "recovery"  # fast recovery after a fast retransmit
 LOSS = "loss"          # after a retransmission timeout (or Tahoe's fast retransmit): go-back-N
 
 
+class Clock(Protocol):
+    """The simulator as an algorithm sees it: the time and the run's random generator."""
+
+    @property
+    def now(self) -> float: ...              # simulated time, s
+
+    @property
+    def rng(self) -> random.Random: ...      # the run's generator (draw only from it)
+
+
+class FlowView(Protocol):
+    """What a congestion-control algorithm may read and set on its flow (``self.flow``).
+
+    Windows are in packets (floats), times in seconds. Set by the algorithm: `cwnd`, `ssthresh`
+    (outside loss recovery; during it the transport owns the window), `pacing_rate_bps` (None:
+    no pacing), `app_limited_until` (rate samples of packets sent before this many were delivered
+    are marked application-limited). Everything else is read-only.
+    """
+
+    cwnd: float                      # congestion window, packets
+    ssthresh: float                  # slow-start threshold, packets (inf: none)
+    pacing_rate_bps: float | None
+    app_limited_until: int
+
+    @property
+    def sim(self) -> Clock: ...
+    @property
+    def state(self) -> str: ...      # OPEN, RECOVERY or LOSS
+    @property
+    def packet_bytes(self) -> int: ...   # the data packet size (the model's MSS), bytes
+    @property
+    def snd_una(self) -> int: ...    # first unacknowledged packet
+    @property
+    def snd_nxt(self) -> int: ...    # next packet to send
+    @property
+    def srtt(self) -> float | None: ...   # smoothed RTT (RFC 6298), None before a sample
+    @property
+    def min_rtt(self) -> float: ...  # smallest valid RTT sample (inf before one)
+    @property
+    def delivered(self) -> int: ...  # packets delivered (counted with wants_rate_samples)
+    @property
+    def retransmissions(self) -> int: ...    # packets resent so far
+
+    def flight_size(self) -> int:
+        """Packets sent and not yet cumulatively acknowledged (RFC 5681 FlightSize)."""
+        ...
+
+    def pipe(self) -> int:
+        """RFC 6675 estimate of the packets in flight (SACK recovery's pipe)."""
+        ...
+
+
 class CongestionControl:
     """Base class of every congestion-control algorithm.
 
     Subclasses set `name`, `PARAMETERS` (parameter name -> default) and override hooks. The
-    defaults implement nothing but the loss window of RFC 5681: the window is one packet after a
-    timeout.
+    defaults do nothing, except `ssthresh()`: half the flight size, at least two packets.
     """
 
-    name = "base"
-    PARAMETERS: dict = {}
-    fast_recovery = True        # three duplicate ACKs enter RECOVERY (False: enter LOSS, Tahoe)
-    recovery = "reno"           # loss recovery mode of the transport: "reno", "newreno", "sack"
-    wants_rate_samples = False  # True: the transport calls on_rate_sample(rs) on delivering ACKs
-    tick_interval_s = None      # period of tick(), or None
+    name: ClassVar[str] = "base"
+    PARAMETERS: ClassVar[dict[str, float]] = {}
+    fast_recovery: ClassVar[bool] = True   # third duplicate ACK: RECOVERY (False: LOSS, Tahoe)
+    recovery: ClassVar[str] = "reno"       # the transport's loss recovery: "reno", "newreno", "sack"
+    loss_based: ClassVar[bool] = True      # False: losses lower neither ssthresh nor the window
+    wants_rate_samples: ClassVar[bool] = False   # True: on_rate_sample(rs) on delivering ACKs
+    tick_interval_s: float | None = None      # period of tick(), or None
 
     __slots__ = ("flow", "params")
 
-    def __init__(self, flow, params: dict | None = None):
+    def __init__(self, flow: FlowView, params: dict | None = None):
         self.flow = flow
         merged = dict(self.PARAMETERS)
         if params:
@@ -77,25 +143,26 @@ class CongestionControl:
         pass
 
     def ssthresh(self) -> float:
+        """The slow-start threshold after a loss (RFC 5681 (4): FlightSize / 2, at least 2)."""
         return max(self.flow.flight_size() / 2.0, 2.0)
 
-    def on_ack(self, acked_pkts: int) -> None:
-        pass
-
-    def on_dupack(self) -> None:
+    def on_ack(self, acked_pkts: float) -> None:
         pass
 
     def on_rtt(self, rtt_s: float) -> None:
         pass
 
     def on_state(self, old: str, new: str) -> None:
-        if new == LOSS:
-            self.flow.cwnd = 1.0
+        pass
+
+    def restore_cwnd(self) -> float:
+        """The window when a loss episode ends (asked only if not `loss_based`)."""
+        return self.flow.cwnd
 
     def tick(self) -> None:
         pass
 
-    def on_rate_sample(self, rs) -> None:
+    def on_rate_sample(self, rs: RateSample) -> None:
         """A delivery-rate sample (`flows.transport.RateSample`); only if wants_rate_samples."""
 
     # -- helpers for window-based algorithms ------------------------------------------------

@@ -50,7 +50,9 @@ periods (§5.8): flows here send continuously until their data runs out.
 """
 from __future__ import annotations
 
-from flows.congestion import LOSS, OPEN, RECOVERY, CongestionControl
+from typing import ClassVar
+
+from flows.congestion import LOSS, CongestionControl
 
 
 class Cubic(CongestionControl):
@@ -59,7 +61,7 @@ class Cubic(CongestionControl):
     name = "cubic"
     fast_recovery = True
     recovery = "sack"
-    PARAMETERS = {"C": 0.4, "beta": 0.7, "fast_convergence": 1}
+    PARAMETERS: ClassVar[dict[str, float]] = {"C": 0.4, "beta": 0.7, "fast_convergence": 1}
     __slots__ = ("c", "beta", "alpha_cubic", "fast_convergence", "w_max", "cwnd_prior", "k",
                  "t_epoch", "cwnd_epoch", "west", "after_timeout")
 
@@ -70,12 +72,12 @@ class Cubic(CongestionControl):
         self.fast_convergence = bool(self.params["fast_convergence"])
         # §4.3: the AIMD increase that matches Reno's average window
         self.alpha_cubic = 3.0 * (1.0 - self.beta) / (1.0 + self.beta)
-        self.w_max = None          # unknown until the first congestion event or epoch
-        self.cwnd_prior = None     # cwnd when ssthresh was last set
+        self.w_max: float | None = None        # unknown until the first congestion event or epoch
+        self.cwnd_prior: float | None = None   # cwnd when ssthresh was last set
         self.k = 0.0
-        self.t_epoch = None        # None: no epoch running; the next CA ACK starts one
-        self.cwnd_epoch = None
-        self.west = None
+        self.t_epoch: float | None = None      # None: no epoch running; the next CA ACK starts one
+        self.cwnd_epoch: float | None = None
+        self.west: float | None = None
         self.after_timeout = False
 
     @classmethod
@@ -99,7 +101,9 @@ class Cubic(CongestionControl):
     def w_cubic(self, t: float) -> float:
         """The cubic window t seconds after the start of the epoch."""
         # §4.2 Figure 1: W_cubic(t) = C (t - K)^3 + W_max
-        return self.c * (t - self.k) ** 3 + self.w_max
+        w_max = self.w_max
+        assert w_max is not None, "W_max is known once an epoch has begun"
+        return self.c * (t - self.k) ** 3 + w_max
 
     def w_est(self) -> float | None:
         """The Reno-friendly window estimate W_est of the current epoch (§4.3)."""
@@ -121,11 +125,9 @@ class Cubic(CongestionControl):
         return max(cwnd * self.beta, 2.0)
 
     def on_state(self, old: str, new: str) -> None:
-        flow = self.flow
-        if new == RECOVERY or (old == RECOVERY and new == OPEN):
-            flow.cwnd = flow.ssthresh        # §4.6: cwnd = ssthresh, no inflation (SACK recovery)
-        elif new == LOSS:
-            super().on_state(old, new)       # §4.8: one packet, as Reno
+        # §4.6: cwnd = ssthresh in fast recovery, without inflation, is the transport's SACK
+        # recovery window; §4.8: one packet after a timeout, its loss window.
+        if new == LOSS:
             self.after_timeout = True
             self.t_epoch = None
 
@@ -160,18 +162,20 @@ class Cubic(CongestionControl):
         now = flow.sim.now
         if self.t_epoch is None:
             self._start_epoch(now)
-        t = now - self.t_epoch
+        t_epoch, west, cwnd_prior = self.t_epoch, self.west, self.cwnd_prior
+        assert t_epoch is not None and west is not None and cwnd_prior is not None   # the epoch's
+        t = now - t_epoch
         rtt = flow.srtt or 0.0
         cwnd = flow.cwnd
         # §4.3: alpha_cubic until W_est reaches cwnd_prior, then Reno's 1
-        alpha = 1.0 if self.west >= self.cwnd_prior else self.alpha_cubic
+        alpha = 1.0 if west >= cwnd_prior else self.alpha_cubic
         # §4.3 Figure 4: W_est += alpha * segments_acked / cwnd
-        self.west += alpha * acked / cwnd
+        self.west = west = west + alpha * acked / cwnd
         # §4.2 Figure 3: target = W_cubic(t + RTT) clamped to [cwnd, 1.5 cwnd]
         target = min(max(self.w_cubic(t + rtt), cwnd), 1.5 * cwnd)
         # §4.4, §4.5: cwnd += (target - cwnd) / cwnd per acknowledged packet
         grown = min(cwnd + (target - cwnd) / cwnd * acked, target)
         # §4.3: Reno-friendly region when W_cubic(t) < W_est: cwnd follows W_est
-        if self.w_cubic(t) < self.west:
-            grown = max(grown, self.west)
+        if self.w_cubic(t) < west:
+            grown = max(grown, west)
         flow.cwnd = grown

@@ -10,25 +10,27 @@ queued in the network, x * (avgRTT - baseRTT) = alpha, which is what the analyti
 (flows/equilibrium.py) predicts network-wide.
 
 Loss response (FAST is delay-based; loss is not its congestion signal but must still be handled):
-the transport retransmits as always; on the third duplicate ACK the window is halved and the
-transport's SACK-based recovery (RFC 6675) repairs every hole of the window within about a round
-trip, with no periodic update meanwhile; after a timeout the window is one packet, and the
-periodic update grows it again (at most doubling per update).
+the transport retransmits as always; on the third duplicate ACK ssthresh is half the window, the
+transport's SACK-based recovery (RFC 6675) sets the window to it and repairs every hole of the
+window within about a round trip, with no periodic update meanwhile; after a timeout the window is
+one packet (the transport's loss window), and the periodic update grows it again (at most
+doubling per update).
 """
 from __future__ import annotations
 
 from collections import deque
+from typing import ClassVar
 
-from flows.congestion import OPEN, RECOVERY
-from flows.reno import Reno
+from flows.congestion import RECOVERY, CongestionControl
 
 
-class Fast(Reno):
+class Fast(CongestionControl):
     """FAST TCP: periodic delay-based window update towards alpha packets queued."""
 
     name = "fast"
     recovery = "sack"
-    PARAMETERS = {"alpha": 20.0, "gamma": 0.5, "update_interval_s": 0.05, "rtt_samples": 40}
+    PARAMETERS: ClassVar[dict[str, float]] = {"alpha": 20.0, "gamma": 0.5,
+                                              "update_interval_s": 0.05, "rtt_samples": 40}
     __slots__ = ("alpha", "gamma", "tick_interval_s", "base_rtt", "samples", "sample_sum")
 
     def __init__(self, flow, params=None):
@@ -36,8 +38,8 @@ class Fast(Reno):
         self.alpha = float(self.params["alpha"])
         self.gamma = float(self.params["gamma"])
         self.tick_interval_s = float(self.params["update_interval_s"])
-        self.base_rtt = None
-        self.samples = deque(maxlen=int(self.params["rtt_samples"]))
+        self.base_rtt: float | None = None
+        self.samples: deque[float] = deque(maxlen=int(self.params["rtt_samples"]))
         self.sample_sum = 0.0
 
     @classmethod
@@ -63,24 +65,18 @@ class Fast(Reno):
     def average_rtt(self) -> float | None:
         return self.sample_sum / len(self.samples) if self.samples else None
 
-    def on_ack(self, acked_pkts: float) -> None:
-        pass                                  # the window changes on the clock only
+    # ACKs do not move the window (no on_ack): it changes on the clock only.
 
     def ssthresh(self) -> float:
+        """Half the window (the transport's SACK recovery sets the window to it)."""
         return max(self.flow.cwnd / 2.0, 2.0)
-
-    def on_state(self, old: str, new: str) -> None:
-        flow = self.flow
-        if new == RECOVERY or (old == RECOVERY and new == OPEN):
-            flow.cwnd = flow.ssthresh             # halved, no inflation: SACK recovery uses pipe
-        else:
-            super().on_state(old, new)
 
     def tick(self) -> None:
         flow = self.flow
         avg_rtt = self.average_rtt()
-        if avg_rtt is None or flow.state == RECOVERY:
+        base_rtt = self.base_rtt
+        if avg_rtt is None or base_rtt is None or flow.state == RECOVERY:
             return
         w = flow.cwnd
-        target = (1.0 - self.gamma) * w + self.gamma * (self.base_rtt / avg_rtt * w + self.alpha)
+        target = (1.0 - self.gamma) * w + self.gamma * (base_rtt / avg_rtt * w + self.alpha)
         flow.cwnd = max(1.0, min(2.0 * w, target))

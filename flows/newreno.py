@@ -5,8 +5,8 @@ for three more duplicate ACKs, or for a timeout. NewReno remembers the highest p
 when recovery began (``recover``); an ACK below it is a *partial* ACK: the next unacknowledged
 packet is lost too, so it is retransmitted at once and recovery continues, the window deflated by
 the packets the partial ACK covered plus one. Recovery ends with the ACK that covers ``recover``
-(window deflated to ssthresh). Everything else is Reno's. The partial-ACK machinery is the
-transport's ``"newreno"`` recovery mode (flows/transport.py).
+(window deflated to ssthresh). Everything else is Reno's. The partial-ACK machinery and its
+window are the transport's ``"newreno"`` recovery mode (flows/sender.py, flows/recovery.py).
 """
 from __future__ import annotations
 

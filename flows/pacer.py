@@ -7,7 +7,7 @@ scheduled wake-up resumes sending. O(1) per packet; flows whose rate is None do 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from simulator.engine import Simulator
@@ -25,9 +25,9 @@ class Pacer:
         self.sim = sim
         self.packet_bytes = packet_bytes
         self.resume = resume
-        self.rate_bps: Optional[float] = None   # set by the algorithm to pace; None: no pacing
+        self.rate_bps: float | None = None   # set by the algorithm to pace; None: no pacing
         self.next_send_s = 0.0                  # when the next quantum may start
-        self.wake_at: Optional[float] = None    # time of the pending wake-up, if any
+        self.wake_at: float | None = None    # time of the pending wake-up, if any
         self.budget = 0                         # packets the current quantum may still send
 
     def held(self) -> bool:

@@ -10,10 +10,10 @@ limited through `app_limited_until`). O(1) per packet.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, Optional, Tuple
+from collections.abc import Iterable
 
 # per packet in flight: (delivered, delivered time, first sent time, sent time, app-limited)
-TxRecord = Tuple[int, float, float, float, bool]
+TxRecord = tuple[int, float, float, float, bool]
 
 
 class RateSample:
@@ -47,7 +47,7 @@ class RateSampler:
         self.delivered_time_s = 0.0
         self.first_sent_s = 0.0
         self.app_limited_until = 0    # samples of packets below this delivered count: app-limited
-        self.records: Dict[int, TxRecord] = {}
+        self.records: dict[int, TxRecord] = {}
         self.sample = RateSample(0.0, 0, 0, 0.0, 0.0, False, 0)
 
     def on_send(self, seq: int, now: float, in_flight: int, no_new_data: bool) -> None:
@@ -63,7 +63,7 @@ class RateSampler:
                         delivered < self.app_limited_until)
 
     def on_ack(self, now: float, snd_una: int, cum: int, sack: int, new_sack: bool,
-               sacked: Iterable[int]) -> Optional[RateSample]:
+               sacked: Iterable[int]) -> RateSample | None:
         """The sample of an ACK (cumulative ACK `cum`, selective ACK `sack`, `new_sack` if it
         reports a packet not reported before) that arrives while `snd_una` is the first
         unacknowledged packet and `sacked` the packets reported before; None if the ACK

@@ -12,7 +12,7 @@ This is where a delayed-ACK policy or ECN echo would live.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Set
+from typing import TYPE_CHECKING, Callable
 
 from components.packet import ACK, Packet
 
@@ -41,7 +41,7 @@ class Receiver:
         self.ack_bytes = ack_bytes
         self.on_ack = on_ack
         self.rcv_nxt = 0                  # the next packet expected in order
-        self.out_of_order: Set[int] = set()
+        self.out_of_order: set[int] = set()
         self.delivered_bytes = 0          # delivered to the application, in order
         self.arrived_bytes = 0            # data bytes that reached the receiver, in order or not
         self.in_order = True
@@ -55,24 +55,24 @@ class Receiver:
         seq = packet.seq
         rcv_nxt = self.rcv_nxt
         if seq == rcv_nxt:
-            self._deliver(seq, size)
-            rcv_nxt += 1
+            # Deliver it and the buffered packets that follow it. Each must start at the next
+            # expected byte and have the size its sequence number gives it.
             out_of_order = self.out_of_order
-            while rcv_nxt in out_of_order:
-                out_of_order.remove(rcv_nxt)
-                self._deliver(rcv_nxt, self.last_packet_bytes if rcv_nxt == self.n_packets - 1
-                              else self.packet_bytes)
+            n_packets, packet_bytes = self.n_packets, self.packet_bytes
+            delivered = self.delivered_bytes
+            while True:
+                expected = self.last_packet_bytes if rcv_nxt == n_packets - 1 else packet_bytes
+                if rcv_nxt * packet_bytes != delivered or size != expected:
+                    self.in_order = False
+                delivered += size
                 rcv_nxt += 1
+                if rcv_nxt not in out_of_order:
+                    break
+                out_of_order.remove(rcv_nxt)
+                size = self.last_packet_bytes if rcv_nxt == n_packets - 1 else packet_bytes
+            self.delivered_bytes = delivered
             self.rcv_nxt = rcv_nxt
         elif seq > rcv_nxt:
             self.out_of_order.add(seq)
         self.host.send(Packet(ACK, self.host, self.peer, self.ack_bytes, self.on_ack, -1,
                               self.rcv_nxt, seq, packet.sent_s, packet.retx))
-
-    def _deliver(self, seq: int, size: int) -> None:
-        """Hand packet `seq` of `size` bytes to the application; it must start at the next
-        expected byte and have the size packet `seq` has."""
-        expected = self.last_packet_bytes if seq == self.n_packets - 1 else self.packet_bytes
-        if seq * self.packet_bytes != self.delivered_bytes or size != expected:
-            self.in_order = False
-        self.delivered_bytes += size

@@ -3,11 +3,12 @@
 On the third duplicate ACK the lost packet is retransmitted, ssthresh becomes half the flight size
 and the window is inflated to ssthresh + 3 (the three packets that left the network). Each further
 duplicate ACK inflates it by one more packet, so new data keeps flowing; the first ACK of new data
-ends recovery and deflates the window to ssthresh.
+ends recovery and deflates the window to ssthresh. The window during recovery is the transport's
+(`flows.recovery.RenoWindow`, the ``"reno"`` recovery mode); Reno's own part is Tahoe's growth and
+ssthresh, with fast recovery switched on.
 """
 from __future__ import annotations
 
-from flows.congestion import OPEN, RECOVERY
 from flows.tahoe import Tahoe
 
 
@@ -17,15 +18,3 @@ class Reno(Tahoe):
     name = "reno"
     fast_recovery = True
     __slots__ = ()
-
-    def on_state(self, old: str, new: str) -> None:
-        flow = self.flow
-        if new == RECOVERY:
-            flow.cwnd = flow.ssthresh + flow.dupack_threshold     # inflate
-        elif old == RECOVERY and new == OPEN:
-            flow.cwnd = flow.ssthresh                             # deflate
-        else:
-            super().on_state(old, new)
-
-    def on_dupack(self) -> None:
-        self.flow.cwnd += 1.0

@@ -9,7 +9,6 @@ backed-off RTO stays until such a sample arrives. The estimator also keeps the s
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 RTO_ALPHA = 1.0 / 8.0   # RFC 6298 (2.3)
 RTO_BETA = 1.0 / 4.0
@@ -23,7 +22,7 @@ class RttEstimator:
                  "srtt")
 
     def __init__(self, initial_rto_s: float, min_rto_s: float, max_rto_s: float):
-        self.srtt: Optional[float] = None
+        self.srtt: float | None = None
         self.rttvar = 0.0
         self.rto = initial_rto_s
         self.min_rto_s = min_rto_s

@@ -16,8 +16,6 @@ The sender also skips sacked packets when it goes back to `snd_una` (go-back-N).
 """
 from __future__ import annotations
 
-from typing import List, Optional, Set
-
 
 class Scoreboard:
     """Selectively acknowledged packets above snd_una and the retransmissions in flight."""
@@ -26,9 +24,9 @@ class Scoreboard:
 
     def __init__(self, threshold: int):
         self.threshold = threshold
-        self.sacked: Set[int] = set()      # sequence numbers above snd_una the receiver reported
-        self.top: List[int] = []           # the (up to) threshold highest of them, ascending
-        self.retx_out: Set[int] = set()    # SACK recovery: retransmissions of this episode in flight
+        self.sacked: set[int] = set()      # sequence numbers above snd_una the receiver reported
+        self.top: list[int] = []           # the (up to) threshold highest of them, ascending
+        self.retx_out: set[int] = set()    # SACK recovery: retransmissions of this episode in flight
         self.retx_next = 0                 # SACK recovery: where the search for the next hole resumes
 
     def record(self, seq: int) -> None:
@@ -76,7 +74,7 @@ class Scoreboard:
         return (snd_nxt - snd_una) - n_sacked - self.lost_count(snd_una, n_sacked) \
             + len(self.retx_out)
 
-    def next_hole(self, snd_una: int) -> Optional[int]:
+    def next_hole(self, snd_una: int) -> int | None:
         """The lowest packet deemed lost and not yet retransmitted in this recovery, or None."""
         if len(self.sacked) < self.threshold:
             return None

@@ -20,19 +20,22 @@ Loss recovery after a fast retransmit comes in three modes; the algorithm picks 
   packets in flight (``pipe``) is below the window, the sender retransmits the lowest hole not yet
   retransmitted, else sends new data. Every hole is repaired within about one round trip.
 
-The sender also paces (`Pacer`), feeds delivery-rate samples to algorithms that want them
-(`RateSampler`), and runs the algorithm's hooks (flows/congestion.py); the algorithm sees the
-sender as its flow.
+The sender decides when a loss episode begins and ends and what to resend; the window meanwhile
+(inflation, deflation, the loss window) is its `window` policy's (flows/recovery.py), chosen from
+the algorithm's `recovery` mode and `loss_based`. The sender also paces (`Pacer`), feeds
+delivery-rate samples to algorithms that want them (`RateSampler`), and runs the algorithm's
+hooks (flows/congestion.py); the algorithm sees the sender as its flow.
 """
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable
 
 from components.packet import DATA, Packet
 from flows.congestion import LOSS, OPEN, RECOVERY, CongestionControl
 from flows.pacer import Pacer
 from flows.rate_sampler import RateSampler
+from flows.recovery import recovery_window
 from flows.rtt import RttEstimator
 from flows.scoreboard import Scoreboard
 from simulator.engine import Timer
@@ -46,15 +49,22 @@ class Sender:
     """Sends packets 0 .. n_packets - 1 from host `src` to host `dst` under a congestion-control
     algorithm (`cc_class(self, params)`), and processes their ACKs (`on_ack`)."""
 
-    __slots__ = ("bytes_sent", "cc", "cwnd", "deliver_data", "dst", "dupack_threshold", "dupacks",
-                 "finish_s", "high_seq", "last_ack_s", "last_packet_bytes", "max_rto_s",
-                 "n_packets", "on_complete", "pacer", "packet_bytes", "packets_sent",
-                 "on_ack_hook", "on_rtt_hook", "partial_acks", "rates", "recover", "recovery_mode", "retransmissions", "rtt",
-                 "scoreboard", "sim", "snd_nxt", "snd_una", "src", "ssthresh", "state",
-                 "tick_interval_s", "timeouts", "timer")
+    __slots__ = (
+        "sim", "src", "dst", "n_packets", "packet_bytes", "last_packet_bytes", "dupack_threshold",
+        "deliver_data", "on_complete",
+        # the window and the sequence space
+        "cwnd", "ssthresh", "state", "snd_una", "snd_nxt", "high_seq", "recover", "dupacks",
+        "partial_acks", "finish_s", "last_ack_s",
+        # the algorithm and the parts
+        "cc", "on_ack_hook", "on_rtt_hook", "tick_interval_s", "recovery_mode", "window", "rtt",
+        "scoreboard", "pacer", "rates", "timer",
+        # statistics
+        "packets_sent", "bytes_sent", "retransmissions", "timeouts",
+    )
 
     def __init__(self, sim: Simulator, src: Host, dst: Host, n_packets: float, packet_bytes: int,
-                 last_packet_bytes: int, transport, cc_class: type, params: Optional[dict],
+                 last_packet_bytes: int, transport, cc_class: type[CongestionControl],
+                 params: dict | None,
                  start_s: float):
         self.sim = sim
         self.src = src
@@ -75,7 +85,7 @@ class Sender:
         self.recover = 0           # high_seq when the current loss episode began
         self.dupacks = 0
         self.partial_acks = 0      # NewReno: partial ACKs in the current recovery
-        self.finish_s: Optional[float] = None
+        self.finish_s: float | None = None
         self.last_ack_s = start_s  # when an ACK last arrived
         self.packets_sent = 0
         self.bytes_sent = 0
@@ -85,20 +95,21 @@ class Sender:
         self.scoreboard = Scoreboard(transport.dupack_threshold)
         self.pacer = Pacer(sim, packet_bytes, self._resume)
         self.timer = Timer(sim, self.on_timeout)
-        self.rates: Optional[RateSampler] = None
+        self.rates: RateSampler | None = None
         cc: CongestionControl = cc_class(self, params)
         self.cc = cc
         # per-ACK hooks the algorithm leaves as they are (no-ops) are not called
         self.on_ack_hook = cc.on_ack if _overrides(cc, "on_ack") else None
         self.on_rtt_hook = cc.on_rtt if _overrides(cc, "on_rtt") else None
-        self.tick_interval_s = cc.tick_interval_s
+        self.tick_interval_s = cc.tick_interval_s or 0.0   # 0: the algorithm has no clock
         self.recovery_mode = cc.recovery
+        self.window = recovery_window(self, cc, self.dupack_threshold)
         if cc.wants_rate_samples:
             self.rates = RateSampler()
 
     # -- what the algorithm reads and sets, besides plain attributes --------------------------
     @property
-    def srtt(self) -> Optional[float]:
+    def srtt(self) -> float | None:
         return self.rtt.srtt
 
     @property
@@ -106,11 +117,11 @@ class Sender:
         return self.rtt.min_rtt
 
     @property
-    def pacing_rate_bps(self) -> Optional[float]:
+    def pacing_rate_bps(self) -> float | None:
         return self.pacer.rate_bps
 
     @pacing_rate_bps.setter
-    def pacing_rate_bps(self, rate_bps: Optional[float]) -> None:
+    def pacing_rate_bps(self, rate_bps: float | None) -> None:
         self.pacer.rate_bps = rate_bps
 
     @property
@@ -257,18 +268,18 @@ class Sender:
         if state == RECOVERY:
             mode = self.recovery_mode
             if mode == "reno" or cum >= self.recover:
-                self._set_state(OPEN)             # retransmissions still in flight stay counted
+                self.window.end_episode()         # retransmissions still in flight stay counted
             elif mode == "newreno":                   # RFC 6582 partial ACK
                 self.partial_acks += 1
                 self._transmit(cum)
-                self.cwnd = max(self.cwnd - acked + 1.0, 1.0)
+                self.window.on_partial_ack(acked)
                 if self.partial_acks > 1:
                     return                            # impatient: the timer keeps running
         else:
             if self.on_ack_hook is not None:
                 self.on_ack_hook(acked)
             if state == LOSS and cum >= self.recover:
-                self._set_state(OPEN)
+                self.window.end_episode()
         if cum >= self.n_packets:
             self._finish()
         elif cum < self.high_seq:
@@ -280,14 +291,14 @@ class Sender:
         self.dupacks += 1
         state = self.state
         if state == RECOVERY:
-            if self.recovery_mode != "sack":
-                self.cc.on_dupack()
+            self.window.on_dupack()
         elif state == OPEN and self.dupacks == self.dupack_threshold:
             self._fast_retransmit()
 
     def _fast_retransmit(self) -> None:
         """The third duplicate ACK: a loss reaction, then fast recovery or (Tahoe) go-back-N."""
-        self.ssthresh = self.cc.ssthresh()
+        window = self.window
+        window.loss_reaction()
         self.recover = self.high_seq
         if self.cc.fast_recovery:
             una = self.snd_una
@@ -296,30 +307,25 @@ class Sender:
                 self._transmit(una)                   # fast retransmit
             scoreboard.retransmitting(una)
             self.partial_acks = 0
-            self._set_state(RECOVERY)
+            window.enter_recovery()
         else:
             self.snd_nxt = self.snd_una               # go back N (Tahoe)
-            self._set_state(LOSS)
+            window.enter_loss()
 
     def on_timeout(self) -> None:
         if self.finish_s is not None or self.snd_una >= self.high_seq:
             return
         self.timeouts += 1
         if self.state == OPEN:                        # one reaction per loss episode: a timeout
-            self.ssthresh = self.cc.ssthresh()        # in recovery or loss keeps ssthresh
+            self.window.loss_reaction()               # in recovery or loss keeps ssthresh
         self.recover = self.high_seq
         self.rtt.back_off()                           # RFC 6298 (5.5)
         self.snd_nxt = self.snd_una
         self.dupacks = 0
         self.scoreboard.clear_retransmissions()
-        self._set_state(LOSS)
+        self.window.enter_loss()
         self.timer.start(self.rtt.rto)
         self.send_window()
-
-    def _set_state(self, new: str) -> None:
-        old = self.state
-        self.state = new
-        self.cc.on_state(old, new)
 
     def _finish(self) -> None:
         self.finish_s = self.sim.now

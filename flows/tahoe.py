@@ -1,8 +1,10 @@
 """TCP Tahoe (Jacobson, "Congestion Avoidance and Control", SIGCOMM 1988).
 
 Slow start below ssthresh, additive increase above it, fast retransmit on the third duplicate ACK.
-Every loss, detected by duplicate ACKs or by a timeout, halves ssthresh and restarts from a window
-of one packet (the transport goes back to the first unacknowledged packet).
+Every loss, detected by duplicate ACKs or by a timeout, halves ssthresh (the base class's
+`ssthresh()`, FlightSize / 2) and restarts from a window of one packet: without fast recovery,
+the transport enters its loss state, sets the loss window and goes back to the first
+unacknowledged packet.
 """
 from __future__ import annotations
 
@@ -16,10 +18,7 @@ class Tahoe(CongestionControl):
     fast_recovery = False
     __slots__ = ()
 
-    def ssthresh(self) -> float:
-        return max(self.flow.flight_size() / 2.0, 2.0)
-
-    def on_ack(self, acked_pkts: int) -> None:
+    def on_ack(self, acked_pkts: float) -> None:
         flow = self.flow
         if flow.cwnd < flow.ssthresh:
             acked_pkts = self.slow_start(acked_pkts)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from operator import attrgetter
-from typing import Callable, Optional
+from typing import Callable
 
 from flows.rate_sampler import RateSample
 from flows.receiver import Receiver
@@ -48,7 +48,7 @@ class Flow:
                  "started", "transport")
 
     def __init__(self, sim, flow_id: str, src, dst, data_bytes, start_s: float, cc_class,
-                 params: Optional[dict], transport, packet_bytes: int, ack_bytes: int):
+                 params: dict | None, transport, packet_bytes: int, ack_bytes: int):
         if data_bytes is not None and data_bytes <= 0:
             raise ValueError(f"flow {flow_id}: data must be positive, got {data_bytes} bytes")
         self.sim = sim
@@ -67,7 +67,7 @@ class Flow:
             self.n_packets = -(-data_bytes // packet_bytes)
             self.last_packet_bytes = data_bytes - (self.n_packets - 1) * packet_bytes
         self.started = False
-        self.on_finish: Optional[Callable[[Flow], None]] = None   # set by whoever runs the simulation
+        self.on_finish: Callable[[Flow], None] | None = None   # set by whoever runs the simulation
         self.sender = Sender(sim, src, dst, self.n_packets, packet_bytes, self.last_packet_bytes,
                              transport, cc_class, params, start_s)
         self.receiver = Receiver(sim, dst, src, self.n_packets, packet_bytes,

@@ -15,6 +15,7 @@ RTT observed; RTT is the smallest sample of the last round trip. Losses are hand
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 from flows.congestion import OPEN
 from flows.reno import Reno
@@ -24,7 +25,7 @@ class Vegas(Reno):
     """TCP Vegas: keep between alpha and beta packets queued, adjusting once per RTT."""
 
     name = "vegas"
-    PARAMETERS = {"alpha": 2.0, "beta": 4.0, "gamma": 1.0}
+    PARAMETERS: ClassVar[dict[str, float]] = {"alpha": 2.0, "beta": 4.0, "gamma": 1.0}
     __slots__ = ("alpha", "beta", "gamma", "base_rtt", "epoch_rtt", "epoch_end")
 
     def __init__(self, flow, params=None):
@@ -74,6 +75,5 @@ class Vegas(Reno):
         self.epoch_rtt = math.inf
 
     def on_state(self, old: str, new: str) -> None:
-        super().on_state(old, new)
         if new == OPEN:
             self._new_epoch()

@@ -11,6 +11,7 @@ import flows
 from components.packet import DATA
 from flows.bbr import GAIN_CYCLE, Bbr
 from flows.congestion import LOSS, OPEN, RECOVERY
+from flows.recovery import ModelWindow, recovery_window
 from flows.transport import RateSample
 from topologies.loader import load_topology
 from netsim.run import simulate
@@ -374,17 +375,18 @@ def test_loss_does_not_halve_the_window(to_probe_bw):
     d = to_probe_bw(seed=3)
     cc, flow = d.cc, d.flow
     _to_phase(d, 2)
-    cwnd = flow.cwnd
-    assert cc.ssthresh() == flow.ssthresh              # ssthresh left alone
-    flow.state = RECOVERY
-    cc.on_state(OPEN, RECOVERY)
-    assert flow.cwnd == cwnd
+    cwnd, ssthresh = flow.cwnd, flow.ssthresh
+    window = recovery_window(flow, cc, 3)              # the transport's window in recovery
+    assert not cc.loss_based and isinstance(window, ModelWindow)
+    window.loss_reaction()
+    assert flow.ssthresh == ssthresh                   # ssthresh left alone
+    window.enter_recovery()
+    assert flow.cwnd == cwnd and flow.state == RECOVERY
     cc.on_ack(5)
-    cc.on_dupack()
+    window.on_dupack()
     assert flow.cwnd == cwnd
-    flow.state = OPEN
-    cc.on_state(RECOVERY, OPEN)
-    assert flow.cwnd == cwnd
+    window.end_episode()
+    assert flow.cwnd == cwnd and flow.state == OPEN
 
 
 def test_timeout_window_is_one_then_grows_and_is_restored(to_probe_bw):
@@ -392,18 +394,27 @@ def test_timeout_window_is_one_then_grows_and_is_restored(to_probe_bw):
     cc, flow = d.cc, d.flow
     t = _to_phase(d, 2)
     cwnd = flow.cwnd
-    flow.state = LOSS
-    cc.on_state(OPEN, LOSS)
-    assert flow.cwnd == 1.0
-    cc.on_state(LOSS, LOSS)                            # a further timeout of the episode
+    window = recovery_window(flow, cc, 3)
+    window.enter_loss()                                # a timeout: the loss window
+    assert flow.cwnd == 1.0 and flow.state == LOSS
+    window.enter_loss()                                # a further timeout of the episode
     assert flow.cwnd == 1.0 and cc.prior_cwnd == cwnd
     d.ack(t + 0.01, 950)
     assert flow.cwnd == 4.0                            # the pipelining floor
     d.ack(t + 0.02, 950, n=3)
     assert flow.cwnd == 7.0                            # + packets delivered
-    flow.state = OPEN
-    cc.on_state(LOSS, OPEN)
-    assert flow.cwnd == cwnd                           # BBRRestoreCwnd
+    window.end_episode()
+    assert flow.cwnd == cwnd and flow.state == OPEN    # BBRRestoreCwnd
+
+
+def test_restored_window_is_capped_during_probe_rtt(to_probe_bw):
+    d = to_probe_bw(seed=3)
+    cc, flow = d.cc, d.flow
+    window = recovery_window(flow, cc, 3)
+    window.enter_loss()
+    cc.state = "probe_rtt"
+    window.end_episode()
+    assert flow.cwnd == 4.0
 
 
 # -- end to end ---------------------------------------------------------------------------------

@@ -1,10 +1,13 @@
-"""Tahoe and Reno hooks on a stand-in flow, without a simulator."""
+"""Tahoe and Reno hooks, and the transport's recovery window for them, on a stand-in flow
+without a simulator."""
 from __future__ import annotations
 
 import pytest
 
 from flows import ALGORITHMS
 from flows.congestion import LOSS, OPEN, RECOVERY, CongestionControl
+from flows.newreno import NewReno
+from flows.recovery import NewRenoWindow, RenoWindow, recovery_window
 from flows.reno import Reno
 from flows.tahoe import Tahoe
 
@@ -54,27 +57,64 @@ def test_tahoe_has_no_fast_recovery_and_restarts_from_one_packet(fake_flow):
     flow = fake_flow(cwnd=30.0, ssthresh=15.0)
     cc = Tahoe(flow)
     assert Tahoe.fast_recovery is False
-    cc.on_state(OPEN, LOSS)
-    assert flow.cwnd == 1.0
+    recovery_window(flow, cc, 3).enter_loss()      # what the transport does on any loss
+    assert flow.cwnd == 1.0 and flow.state == LOSS
 
 
 def test_reno_inflates_during_recovery_and_deflates_after(fake_flow):
+    # the window during recovery is the transport's policy for the algorithm's recovery mode
     flow = fake_flow(cwnd=30.0, flight=30)
     cc = Reno(flow)
-    flow.ssthresh = cc.ssthresh()
-    cc.on_state(OPEN, RECOVERY)
-    assert flow.cwnd == 15.0 + 3
+    window = recovery_window(flow, cc, 3)
+    assert isinstance(window, RenoWindow)
+    window.loss_reaction()
+    assert flow.ssthresh == 15.0
+    window.enter_recovery()
+    assert flow.cwnd == 15.0 + 3 and flow.state == RECOVERY
     for _ in range(5):
-        cc.on_dupack()
+        window.on_dupack()
     assert flow.cwnd == 23.0
-    cc.on_state(RECOVERY, OPEN)
-    assert flow.cwnd == 15.0
+    window.end_episode()
+    assert flow.cwnd == 15.0 and flow.state == OPEN
+
+
+def test_newreno_partial_ack_deflates_by_the_packets_acknowledged_plus_one(fake_flow):
+    flow = fake_flow(cwnd=30.0, flight=30)
+    window = recovery_window(flow, NewReno(flow), 3)
+    assert isinstance(window, NewRenoWindow)
+    window.loss_reaction()
+    window.enter_recovery()
+    window.on_partial_ack(5)
+    assert flow.cwnd == 18.0 - 5 + 1
+    window.on_partial_ack(100)
+    assert flow.cwnd == 1.0
 
 
 def test_reno_timeout_sets_the_loss_window(fake_flow):
     flow = fake_flow(cwnd=30.0, ssthresh=15.0)
-    Reno(flow).on_state(RECOVERY, LOSS)
-    assert flow.cwnd == 1.0
+    flow.state = RECOVERY
+    recovery_window(flow, Reno(flow), 3).enter_loss()
+    assert flow.cwnd == 1.0 and flow.state == LOSS
+
+
+def test_the_state_change_is_told_before_the_window_changes(fake_flow):
+    seen = []
+
+    class Spy(Reno):
+        __slots__ = ()
+
+        def on_state(self, old, new):
+            seen.append((old, new, self.flow.cwnd))
+
+    flow = fake_flow(cwnd=30.0, flight=30)
+    window = recovery_window(flow, Spy(flow), 3)
+    window.loss_reaction()
+    window.enter_recovery()
+    window.end_episode()
+    window.enter_loss()
+    window.end_episode()
+    assert seen == [(OPEN, RECOVERY, 30.0), (RECOVERY, OPEN, 18.0), (OPEN, LOSS, 15.0),
+                    (LOSS, OPEN, 1.0)]
 
 
 def test_registry_names_and_parameter_checks():

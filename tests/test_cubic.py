@@ -6,8 +6,8 @@ import math
 import pytest
 
 from components.packet import DATA
-from flows.congestion import LOSS, OPEN, RECOVERY
 from flows.cubic import Cubic
+from flows.recovery import recovery_window
 
 C, BETA = 0.4, 0.7
 ALPHA = 3 * (1 - BETA) / (1 + BETA)          # 0.5294...
@@ -25,12 +25,11 @@ def make(fake_flow):
 
 def loss(flow, cc):
     """A fast retransmit: ssthresh, enter recovery, leave it (what the transport does)."""
-    flow.ssthresh = cc.ssthresh()
-    flow.state = RECOVERY
-    cc.on_state(OPEN, RECOVERY)
+    window = recovery_window(flow, cc, 3)
+    window.loss_reaction()
+    window.enter_recovery()
     assert flow.cwnd == flow.ssthresh                 # no inflation
-    flow.state = OPEN
-    cc.on_state(RECOVERY, OPEN)
+    window.end_episode()
 
 
 def ack(flow, cc, at, n=1):
@@ -178,9 +177,9 @@ def test_w_est_switches_to_reno_increase_at_cwnd_prior(make):
 
 def test_first_epoch_after_a_timeout_has_k_zero(make):
     flow, cc = make(cwnd=50.0, srtt=0.1)
-    flow.ssthresh = cc.ssthresh()                     # first timeout of the episode
-    flow.state = LOSS
-    cc.on_state(OPEN, LOSS)
+    window = recovery_window(flow, cc, 3)
+    window.loss_reaction()                            # first timeout of the episode
+    window.enter_loss()
     assert flow.ssthresh == pytest.approx(35.0) and flow.cwnd == 1.0
     while flow.cwnd < flow.ssthresh:                  # RFC 5681 slow start
         before = flow.cwnd
@@ -219,11 +218,12 @@ def test_no_growth_when_the_window_is_not_the_limit(make):
 
 def test_recovery_then_timeout(make):
     flow, cc = make(cwnd=100.0)
-    flow.ssthresh = cc.ssthresh()
-    cc.on_state(OPEN, RECOVERY)
+    window = recovery_window(flow, cc, 3)
+    window.loss_reaction()
+    window.enter_recovery()
     assert flow.cwnd == pytest.approx(70.0)
-    flow.ssthresh = cc.ssthresh()                     # the retransmission timed out
-    cc.on_state(RECOVERY, LOSS)
+    window.loss_reaction()                            # the retransmission timed out
+    window.enter_loss()
     assert flow.cwnd == 1.0 and flow.ssthresh == pytest.approx(49.0)
     assert cc.w_max == pytest.approx(70 * 1.7 / 2) and cc.after_timeout
 

@@ -6,6 +6,7 @@ import pytest
 
 from flows.congestion import LOSS, OPEN, RECOVERY
 from flows.fast import Fast
+from flows.recovery import SackWindow, recovery_window
 
 
 @pytest.fixture
@@ -79,15 +80,16 @@ def test_no_update_without_samples_or_during_recovery(make):
 
 def test_loss_response_halves_and_timeout_restarts_from_one(make):
     flow, cc = make(cwnd=40.0)
-    flow.ssthresh = cc.ssthresh()
+    window = recovery_window(flow, cc, 3)     # the transport's window during recovery
+    window.loss_reaction()
     assert flow.ssthresh == 20.0
-    cc.on_state(OPEN, RECOVERY)
+    window.enter_recovery()
     assert flow.cwnd == 20.0                  # halved, no inflation: SACK recovery counts pipe
-    assert Fast.recovery == "sack"
-    cc.on_state(RECOVERY, OPEN)
-    assert flow.cwnd == 20.0
-    cc.on_state(OPEN, LOSS)
-    assert flow.cwnd == 1.0
+    assert Fast.recovery == "sack" and isinstance(window, SackWindow)
+    window.end_episode()
+    assert flow.cwnd == 20.0 and flow.state == OPEN
+    window.enter_loss()
+    assert flow.cwnd == 1.0 and flow.state == LOSS
 
 
 def test_acks_do_not_move_the_window(make):

@@ -1,0 +1,154 @@
+"""The window during loss recovery: one owner, the transport.
+
+The sender (flows/sender.py) decides *when* a loss episode begins and ends and which packets to
+resend; this module decides what the window is meanwhile, the same way for every algorithm of a
+kind. Algorithms only supply numbers through their hooks: the new slow-start threshold
+(`ssthresh()`), and for algorithms whose window comes from a model of the path rather than from
+losses, the window to continue with when an episode ends (`restore_cwnd()`).
+
+Every policy moves the flow between the states OPEN, RECOVERY and LOSS and tells the algorithm
+(`on_state(old, new)`, before the window changes, so it can remember the window it had). The
+policies:
+
+==================  =======================================================================
+`RenoWindow`        RFC 5681 fast recovery (``recovery = "reno"``): on entering RECOVERY
+                    cwnd = ssthresh + 3 (the duplicate-ACK threshold: packets that left the
+                    network), +1 per further duplicate ACK (inflation); leaving it,
+                    cwnd = ssthresh (deflation)
+`NewRenoWindow`     RFC 6582 (``"newreno"``): Reno's, and a partial ACK deflates the window by
+                    the packets it acknowledged and adds one
+`SackWindow`        RFC 6675 (``"sack"``): cwnd = ssthresh on entering RECOVERY and on leaving
+                    it, no inflation (the sender counts the packets in flight instead)
+`ModelWindow`       algorithms with ``loss_based = False`` (BBR): a loss does not lower ssthresh
+                    or the window; when an episode ends the window is the algorithm's
+                    `restore_cwnd()`
+==================  =======================================================================
+
+All of them share the RFC 5681 loss window: one packet after a retransmission timeout and after
+a fast retransmit without fast recovery (Tahoe), and a loss reaction (ssthresh from the
+algorithm) at most once per episode, which the sender enforces.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from flows.congestion import LOSS, OPEN, RECOVERY
+
+if TYPE_CHECKING:
+    from flows.congestion import CongestionControl
+    from flows.sender import Sender
+
+
+class RecoveryWindow:
+    """The part every policy shares: state changes, the loss reaction and the loss window."""
+
+    __slots__ = ("cc", "dupack_threshold", "flow")
+
+    def __init__(self, flow: Sender, cc: CongestionControl, dupack_threshold: int):
+        self.flow = flow
+        self.cc = cc
+        self.dupack_threshold = dupack_threshold
+
+    def _set_state(self, new: str) -> str:
+        flow = self.flow
+        old = flow.state
+        flow.state = new
+        self.cc.on_state(old, new)
+        return old
+
+    def loss_reaction(self) -> None:
+        """A loss episode begins (fast retransmit, or a timeout while OPEN): the algorithm's
+        slow-start threshold."""
+        self.flow.ssthresh = self.cc.ssthresh()
+
+    def enter_recovery(self) -> None:
+        """Fast recovery begins (after the fast retransmit)."""
+        self._set_state(RECOVERY)
+        self._recovery_window()
+
+    def _recovery_window(self) -> None:
+        pass
+
+    def on_dupack(self) -> None:
+        """A duplicate ACK during fast recovery."""
+
+    def on_partial_ack(self, acked: int) -> None:
+        """A partial ACK of `acked` packets during NewReno recovery (after its retransmission)."""
+
+    def enter_loss(self) -> None:
+        """A retransmission timeout, or a fast retransmit without fast recovery: go-back-N
+        from a window of one packet (RFC 5681)."""
+        self._set_state(LOSS)
+        self.flow.cwnd = 1.0
+
+    def end_episode(self) -> None:
+        """Everything outstanding when the episode began is acknowledged: back to OPEN."""
+        if self._set_state(OPEN) == RECOVERY:
+            self._after_recovery()
+        else:
+            self._after_loss()
+
+    def _after_recovery(self) -> None:
+        flow = self.flow
+        flow.cwnd = flow.ssthresh
+
+    def _after_loss(self) -> None:
+        pass                                  # slow start has been growing the window
+
+
+class RenoWindow(RecoveryWindow):
+    """RFC 5681 fast recovery: inflation by the duplicate ACKs, deflation at the end."""
+
+    __slots__ = ()
+
+    def _recovery_window(self) -> None:
+        flow = self.flow
+        flow.cwnd = flow.ssthresh + self.dupack_threshold     # inflate
+
+    def on_dupack(self) -> None:
+        self.flow.cwnd += 1.0
+
+
+class NewRenoWindow(RenoWindow):
+    """RFC 6582: Reno's window, deflated by partial ACKs."""
+
+    __slots__ = ()
+
+    def on_partial_ack(self, acked: int) -> None:
+        flow = self.flow
+        flow.cwnd = max(flow.cwnd - acked + 1.0, 1.0)
+
+
+class SackWindow(RecoveryWindow):
+    """RFC 6675: the window is ssthresh throughout fast recovery, without inflation."""
+
+    __slots__ = ()
+
+    def _recovery_window(self) -> None:
+        flow = self.flow
+        flow.cwnd = flow.ssthresh
+
+
+class ModelWindow(RecoveryWindow):
+    """For algorithms whose window comes from a model of the path (``loss_based = False``):
+    losses are repaired but lower neither ssthresh nor the window; when an episode ends the
+    window is the algorithm's `restore_cwnd()`. The loss window after a timeout still applies."""
+
+    __slots__ = ()
+
+    def loss_reaction(self) -> None:
+        pass
+
+    def _after_recovery(self) -> None:
+        self.flow.cwnd = self.cc.restore_cwnd()
+
+    def _after_loss(self) -> None:
+        self.flow.cwnd = self.cc.restore_cwnd()
+
+
+def recovery_window(flow: Sender, cc: CongestionControl, dupack_threshold: int) -> RecoveryWindow:
+    """The recovery window policy for algorithm `cc` (its `loss_based` and `recovery`)."""
+    if not cc.loss_based:
+        return ModelWindow(flow, cc, dupack_threshold)
+    policy = {"reno": RenoWindow, "newreno": NewRenoWindow, "sack": SackWindow}[cc.recovery]
+    return policy(flow, cc, dupack_threshold)
