@@ -18,10 +18,22 @@ packages, so it can be used on results copied to another machine.
 
     from plot_tool import make_sweep_figures       # figures of a parameter sweep (docs/sweeps.md)
     make_sweep_figures("results/sweeps/goodput_vs_loss")
+
+    from plot_tool import make_report     # interactive report.html (docs/report.md); needs plotly
+    make_report("out/test_case_2")        # -> out/test_case_2/report.html
 """
 from plot_tool.figures import make_figures
 from plot_tool.results import ResultSet, Table, read_results, select
 from plot_tool.sweep_figures import aggregate, make_sweep_figures
 
-__all__ = ["ResultSet", "Table", "aggregate", "make_figures", "make_sweep_figures", "read_results",
-           "select"]
+__all__ = ["ResultSet", "Table", "aggregate", "make_figures", "make_report", "make_sweep_figures",
+           "read_results", "select"]
+
+
+def __getattr__(name):
+    """`make_report` is imported on first use: ``import plot_tool`` never loads the report code
+    (nor plotly, which the report imports only while writing a page)."""
+    if name == "make_report":
+        from plot_tool.report import make_report
+        return make_report
+    raise AttributeError(f"module 'plot_tool' has no attribute {name!r}")

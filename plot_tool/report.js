@@ -1,0 +1,432 @@
+// netsim report page (plot_tool/report.py writes the data; docs/report.md describes the page).
+// Inflates the inlined plotly.js and the data (gzip + base64), then draws a run or a sweep.
+// window.netsimReport is the page's small API (used by the tests and handy in the console).
+(function () {
+  "use strict";
+  const status = document.getElementById("status");
+
+  async function inflate(id) {
+    const text = document.getElementById(id).textContent.trim();
+    const binary = atob(text);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return await new Response(stream).text();
+  }
+
+  function decode(a, n) {        // see report.encode: {"z": n} zeros, {"s": scale, "q": ints}
+    if (!a) return new Array(n || 0).fill(0);
+    if (a.z !== undefined) return new Array(a.z).fill(0);
+    return a.q.map((v) => (v === null ? null : v * a.s));
+  }
+
+  const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+    "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173",
+    "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363"];
+  // utilization colour scale: green (idle) - yellow - red (saturated); same stops for the
+  // markers' plotly colorscale and for the link lines computed here.
+  const STOPS = [[0, [26, 152, 80]], [0.5, [254, 224, 139]], [1, [215, 48, 39]]];
+  const COLORSCALE = STOPS.map(([v, c]) => [v, `rgb(${c.join(",")})`]);
+
+  function utilColor(u) {
+    u = Math.max(0, Math.min(1, u || 0));
+    for (let i = 1; i < STOPS.length; i++) {
+      if (u <= STOPS[i][0]) {
+        const [v0, c0] = STOPS[i - 1], [v1, c1] = STOPS[i];
+        const f = (u - v0) / (v1 - v0);
+        return `rgb(${c0.map((c, k) => Math.round(c + f * (c1[k] - c))).join(",")})`;
+      }
+    }
+    return `rgb(${STOPS[STOPS.length - 1][1].join(",")})`;
+  }
+
+  function fmt(v, digits) {
+    if (v === null || v === undefined || Number.isNaN(v)) return "-";
+    return Number(v).toPrecision(digits || 4).replace(/\.?0+$/, (m) => (m.includes(".") ? "" : m));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // A run
+
+  function drawRun(data) {
+    const topo = document.getElementById("topology");
+    const seriesDiv = document.getElementById("series");
+    const slider = document.getElementById("slider");
+    const playButton = document.getElementById("play");
+    const timeLabel = document.getElementById("time");
+    const unitsSuffix = data.units ? ", " + data.units : "";
+    const F = data.frame_t.length;
+    const pos = {};
+    data.nodes.forEach((n) => (pos[n.id] = [n.x, n.y]));
+    const span = 1.0;
+    const off = 0.018 * span;              // queue bars: distance from the link line
+    const QLEN = 0.3;                      // full buffer = 30 % of the link's length
+
+    // decode the frames and the series once
+    const links = data.links.map((l) => ({
+      ...l,
+      dirs: l.dirs.map((d) => ({
+        dir: d.dir,
+        rate: decode(d.frame_rate, F),
+        buffer: decode(d.frame_buffer, F),
+        series: Object.fromEntries(Object.entries(d.series).map(([k, v]) => [k, decode(v)])),
+      })),
+      down: l.frame_down ? decode(l.frame_down, F) : null,
+    }));
+    const linkIndex = Object.fromEntries(links.map((l, i) => [l.id, i]));
+    const flows = data.flows.map((f, i) => ({
+      ...f, color: PALETTE[i % PALETTE.length],
+      series: Object.fromEntries(Object.entries(f.series).map(([k, v]) => [k, decode(v)])),
+    }));
+
+    function geometry(l) {
+      const a = pos[l.ends[0]], b = pos[l.ends[1]];
+      const dx = b[0] - a[0], dy = b[1] - a[1];
+      const len = Math.hypot(dx, dy) || 1;
+      return { a, b, dx, dy, len, nx: -dy / len, ny: dx / len };
+    }
+
+    function linkState(l, k) {
+      const dirs = l.dirs.map((d, j) => {
+        const rate = d.rate[k] || 0, buffer = d.buffer[k] || 0;
+        return { dir: d.dir, rate_mbps: rate, buffer_kb: buffer,
+          utilization: l.rate_mbps ? rate / l.rate_mbps : 0,
+          fraction: l.buffer_kb ? Math.min(1, buffer / l.buffer_kb) : 0 };
+      });
+      const utils = dirs.map((d) => d.utilization);
+      const util = l.duplex === "half" ? utils.reduce((s, u) => s + u, 0) : Math.max(...utils);
+      return { id: l.id, utilization: util, color: utilColor(util), dirs,
+        down: !!(l.down && l.down[k] > 0) };
+    }
+
+    // --- topology figure: one trace per link (its colour), the buffer frames, the queues,
+    // the labels (clickable, coloured by utilization), the down marks, the nodes, the routes
+    const traces = [];
+    links.forEach((l) => {
+      const g = geometry(l);
+      traces.push({ type: "scatter", mode: "lines", x: [g.a[0], g.b[0]], y: [g.a[1], g.b[1]],
+        line: { width: 6, color: utilColor(0) }, hoverinfo: "skip", showlegend: false,
+        meta: "link:" + l.id, name: l.id });
+    });
+    const linkTrace = (i) => i;
+    function queueSegments(states) {
+      const qx = [], qy = [], fx = [], fy = [];
+      links.forEach((l, i) => {
+        const g = geometry(l);
+        l.dirs.forEach((d, j) => {
+          // direction "A->B": its bar starts near its sender A, on its own side of the line
+          const fromA = d.dir.split("->")[0] === l.ends[0];
+          const s = fromA ? g.a : g.b, ux = (fromA ? 1 : -1) * g.dx / g.len, uy = (fromA ? 1 : -1) * g.dy / g.len;
+          const side = fromA ? 1 : -1;
+          const x0 = s[0] + 0.12 * g.dx * (fromA ? 1 : -1) + side * off * g.nx;
+          const y0 = s[1] + 0.12 * g.dy * (fromA ? 1 : -1) + side * off * g.ny;
+          const full = QLEN * g.len;
+          fx.push(x0, x0 + full * ux, null); fy.push(y0, y0 + full * uy, null);
+          const f = states ? states[i].dirs[j].fraction : 0;
+          qx.push(x0, x0 + f * full * ux, null); qy.push(y0, y0 + f * full * uy, null);
+        });
+      });
+      return { qx, qy, fx, fy };
+    }
+    const seg = queueSegments(null);
+    const frameTrace = traces.length;
+    traces.push({ type: "scatter", mode: "lines", x: seg.fx, y: seg.fy, hoverinfo: "skip",
+      line: { width: 7, color: "rgba(0,0,0,0.08)" }, showlegend: false, name: "buffers" });
+    const queueTrace = traces.length;
+    traces.push({ type: "scatter", mode: "lines", x: seg.qx, y: seg.qy, hoverinfo: "skip",
+      line: { width: 7, color: "rgba(60,60,60,0.9)" }, showlegend: true, name: "buffer occupancy" });
+    const routeTrace0 = traces.length;
+    flows.forEach((f, i) => {
+      traces.push({ type: "scatter", mode: "lines", x: [], y: [], name: `${f.id} route`,
+        line: { width: 3, dash: "dot", color: f.color }, hoverinfo: "text", text: "",
+        legendgroup: f.id, meta: "flow:" + f.id, customdata: [] });
+    });
+    const labelTrace = traces.length;
+    traces.push({ type: "scatter", mode: "markers+text", name: "links",
+      x: links.map((l) => (pos[l.ends[0]][0] + pos[l.ends[1]][0]) / 2),
+      y: links.map((l) => (pos[l.ends[0]][1] + pos[l.ends[1]][1]) / 2),
+      text: links.map((l) => `${l.id}<br>${fmt(l.rate_mbps)} Mbps · ${fmt(l.delay_ms)} ms · ${fmt(l.buffer_kb)} KB`),
+      textposition: "bottom center", textfont: { size: 10, color: "#333" },
+      customdata: links.map((l) => l.id), hoverinfo: "text", hovertext: links.map(() => ""),
+      marker: { size: 14, color: links.map(() => 0), cmin: 0, cmax: 1, colorscale: COLORSCALE,
+        line: { width: 1, color: "#333" },
+        colorbar: { title: { text: "utilization" }, thickness: 12, len: 0.6 } },
+      showlegend: false });
+    const downTrace = traces.length;
+    traces.push({ type: "scatter", mode: "markers", x: [], y: [], name: "link down",
+      marker: { symbol: "x-thin", size: 26, line: { width: 4, color: "#c00" } },
+      hoverinfo: "name", showlegend: true });
+    const nodeTrace = traces.length;
+    ["host", "router"].forEach((kind) => {
+      const nodes = data.nodes.filter((n) => n.kind === kind);
+      traces.push({ type: "scatter", mode: "markers+text", name: kind + "s",
+        x: nodes.map((n) => n.x), y: nodes.map((n) => n.y), text: nodes.map((n) => n.id),
+        textposition: "top center", hoverinfo: "text", showlegend: false,
+        marker: { size: kind === "host" ? 16 : 20, symbol: kind === "host" ? "square" : "circle",
+          color: kind === "host" ? "#6baed6" : "#fdae6b", line: { width: 1, color: "#333" } } });
+    });
+    const topoLayout = {
+      margin: { l: 10, r: 10, t: 10, b: 10 }, hovermode: "closest", clickmode: "event",
+      xaxis: { visible: false, zeroline: false }, dragmode: "pan",
+      yaxis: { visible: false, zeroline: false, scaleanchor: "x" },
+      legend: { orientation: "h", y: 0, yanchor: "top" }, uirevision: "topology", datarevision: 0,
+    };
+
+    let routeIndex = -1;
+    function routePaths(k) {
+      const t = data.frame_t[k];
+      let r = 0;
+      for (let i = 0; i < data.routes.length; i++) if (data.routes[i].t <= t + 1e-9) r = i;
+      return r;
+    }
+    function applyRoutes(r) {
+      if (r === routeIndex || !data.routes.length) return;
+      routeIndex = r;
+      const change = data.routes[r];
+      flows.forEach((f, i) => {
+        const path = change.paths[f.id] || [];
+        const x = [], y = [];
+        const o = (i - (flows.length - 1) / 2) * Math.min(0.012, 0.06 / Math.max(1, flows.length));
+        let node = f.src;
+        const pts = [node];
+        path.forEach((lid) => {
+          const l = links[linkIndex[lid]];
+          node = l.ends[0] === node ? l.ends[1] : l.ends[0];
+          pts.push(node);
+        });
+        pts.forEach((n) => { x.push(pos[n][0] + o); y.push(pos[n][1] + o); });
+        const broken = (change.broken || []).includes(f.id);
+        const tr = traces[routeTrace0 + i];
+        tr.x = x; tr.y = y;
+        tr.text = `${f.id} (${f.algorithm}): ${f.src} → ${f.dst} via ${path.join(", ") || "-"}` +
+          (broken ? " (no route beyond)" : "");
+        tr.customdata = x.map(() => f.id);
+      });
+    }
+
+    let frame = 0;
+    let states = [];
+    function setFrame(k) {
+      k = Math.max(0, Math.min(F - 1, k | 0));
+      frame = k;
+      states = links.map((l) => linkState(l, k));
+      states.forEach((s, i) => (traces[linkTrace(i)].line = { width: 6, color: s.color, dash: s.down ? "dot" : "solid" }));
+      const q = queueSegments(states);
+      traces[queueTrace].x = q.qx; traces[queueTrace].y = q.qy;
+      const lt = traces[labelTrace];
+      lt.marker = { ...lt.marker, color: states.map((s) => s.utilization) };
+      lt.hovertext = states.map((s, i) => {
+        const l = links[i];
+        return `<b>${l.id}</b> ${l.ends[0]}–${l.ends[1]}, ${fmt(l.rate_mbps)} Mbps${unitsSuffix}, ` +
+          `${fmt(l.delay_ms)} ms, buffer ${fmt(l.buffer_kb)} KB (${l.duplex} duplex)` +
+          `<br>utilization ${fmt(s.utilization, 3)}${s.down ? " — DOWN (failure losses)" : ""}` +
+          s.dirs.map((d) => `<br>${d.dir}: ${fmt(d.rate_mbps)} Mbps, queue ${fmt(d.buffer_kb)} KB`).join("");
+      });
+      const down = states.map((s, i) => [s, i]).filter(([s]) => s.down).map(([, i]) => i);
+      traces[downTrace].x = down.map((i) => lt.x[i]);
+      traces[downTrace].y = down.map((i) => lt.y[i]);
+      applyRoutes(routePaths(k));
+      topoLayout.datarevision += 1;
+      Plotly.react(topo, traces, topoLayout);
+      slider.value = String(k);
+      const t = data.frame_t[k];
+      timeLabel.textContent = `t = ${t.toFixed(2)} s of ${Number(data.end_time_s).toFixed(2)} s`;
+      if (seriesReady) Plotly.relayout(seriesDiv, { "shapes[0].x0": t, "shapes[0].x1": t });
+    }
+
+    // --- time series: rows of one figure sharing the x axis (zoom one, zoom all)
+    const ROWS = [
+      ["link rate (Mbps" + unitsSuffix + ")"], ["link queue (KB" + unitsSuffix + ")"],
+      ["link losses (packets / interval)"], ["flow rate (Mbps" + unitsSuffix + ")"],
+      ["flow window (packets)"], ["flow RTT (ms)"],
+    ];
+    const selected = { links: new Set(data.selected.links), flows: new Set(data.selected.flows) };
+    const T = data.series_t;
+    const LOSS = { drops: ["overflow", "solid"], impairment_drops: ["random loss", "dot"],
+      failure_drops: ["link down", "dash"] };
+
+    function stepLine(intervals, which) {   // predictions.csv: piecewise constant
+      const x = [], y = [];
+      intervals.forEach(([s, e, lo, hi]) => { x.push(s, e, null); const v = which === "low" ? lo : hi; y.push(v, v, null); });
+      return { x, y };
+    }
+    function predictionTraces(key, quantity, row, color, name) {
+      const p = (data.predictions[key] || {})[quantity];
+      if (!p) return [];
+      const same = p.every(([, , lo, hi]) => lo === hi);
+      return (same ? ["low"] : ["low", "high"]).map((w) => ({
+        type: "scatter", mode: "lines", ...stepLine(p, w), xaxis: "x", yaxis: "y" + (row + 1),
+        line: { color, dash: "dash", width: 1.5 }, name: `${name} predicted${same ? "" : " " + w}`,
+        legendgroup: name, connectgaps: false,
+      }));
+    }
+
+    function seriesTraces() {
+      const out = [];
+      let c = 0;
+      links.forEach((l) => {
+        if (!selected.links.has(l.id)) return;
+        l.dirs.forEach((d) => {
+          const color = PALETTE[c++ % PALETTE.length];
+          const name = `${l.id} ${d.dir}`;
+          const base = { type: "scatter", mode: "lines", x: T, xaxis: "x", legendgroup: name,
+            line: { color, width: 1.5 } };
+          out.push({ ...base, y: d.series.rate_mbps, yaxis: "y", name: `${name} rate` });
+          out.push({ ...base, y: d.series.buffer_kb, yaxis: "y2", name: `${name} queue`, showlegend: false });
+          Object.entries(LOSS).forEach(([col, [label, dash]]) => {
+            if (d.series[col]) out.push({ ...base, y: d.series[col], yaxis: "y3", name: `${name} ${label}`,
+              line: { color, width: 1.5, dash } });
+          });
+          Object.keys(d.series).filter((k) => k.toLowerCase().includes("mark")).forEach((col) =>
+            out.push({ ...base, y: d.series[col], yaxis: "y3", name: `${name} ${col}`,
+              line: { color, width: 1, dash: "dashdot" } }));
+          if (d.series.backlog_kb) out.push({ ...base, y: d.series.backlog_kb, yaxis: "y2",
+            name: `${name} backlog`, line: { color, width: 1, dash: "dot" } });
+          out.push(...predictionTraces(`link:${l.id}:${d.dir}`, "backlog_kb", 1, color, `${name} backlog`));
+          out.push(...predictionTraces(`link:${l.id}:${d.dir}`, "rate_mbps", 0, color, `${name} rate`));
+        });
+      });
+      flows.forEach((f) => {
+        if (!selected.flows.has(f.id)) return;
+        const base = { type: "scatter", mode: "lines", x: T, xaxis: "x", legendgroup: f.id,
+          line: { color: f.color, width: 1.5 } };
+        out.push({ ...base, y: f.series.arrival_rate_mbps, yaxis: "y4", name: `${f.id} arrival rate` });
+        if (f.series.send_rate_mbps) out.push({ ...base, y: f.series.send_rate_mbps, yaxis: "y4",
+          name: `${f.id} send rate`, line: { color: f.color, width: 1, dash: "dot" }, visible: "legendonly" });
+        out.push({ ...base, y: f.series.window_pkts, yaxis: "y5", name: `${f.id} window`, showlegend: false });
+        out.push({ ...base, y: f.series.rtt_ms, yaxis: "y6", name: `${f.id} RTT`, showlegend: false });
+        out.push(...predictionTraces(`flow:${f.id}`, "rate_mbps", 3, f.color, `${f.id} rate`));
+        out.push(...predictionTraces(`flow:${f.id}`, "window_pkts", 4, f.color, `${f.id} window`));
+        out.push(...predictionTraces(`flow:${f.id}`, "rtt_ms", 5, f.color, `${f.id} RTT`));
+      });
+      return out;
+    }
+
+    const gap = 0.03, h = (1 - gap * (ROWS.length - 1)) / ROWS.length;
+    const seriesLayout = {
+      margin: { l: 70, r: 10, t: 10, b: 40 }, hovermode: "x unified", uirevision: "series",
+      legend: { orientation: "v", x: 1.01, y: 1 },
+      xaxis: { title: { text: "time (s)" }, anchor: "y6", range: [0, data.end_time_s] },
+      shapes: [{ type: "line", xref: "x", yref: "paper", x0: 0, x1: 0, y0: 0, y1: 1,
+        line: { color: "rgba(0,0,0,0.4)", width: 1 } }],
+      datarevision: 0,
+    };
+    ROWS.forEach(([title], i) => {
+      const top = 1 - i * (h + gap);
+      seriesLayout["yaxis" + (i === 0 ? "" : i + 1)] = { domain: [top - h, top], anchor: "x",
+        title: { text: title.replace(" (", "<br>("), font: { size: 11 } }, rangemode: "tozero" };
+    });
+
+    let seriesReady = false;
+    function drawSeries() {
+      seriesLayout.datarevision += 1;
+      const traces = seriesTraces();
+      const lossless = !traces.some((t) => t.yaxis === "y3");
+      seriesLayout.annotations = lossless && selected.links.size ? [{ xref: "paper", yref: "y3 domain",
+        x: 0.5, y: 0.5, showarrow: false, text: "no packet lost on the selected links",
+        font: { color: "#777" } }] : [];
+      Plotly.react(seriesDiv, traces, seriesLayout);
+      seriesReady = true;
+      const names = (set) => [...set].join(", ") || "none";
+      document.getElementById("selection").textContent =
+        `links: ${names(selected.links)}; flows: ${names(selected.flows)} — click a link or a ` +
+        `flow route in the network to add or remove it` +
+        (data.decimated ? `; traces decimated (min and max of each of ${data.series_t.length / 2} ` +
+          `buckets of the ${data.samples} samples)` : "");
+    }
+
+    function toggle(kind, id) {
+      const set = selected[kind];
+      if (set.has(id)) set.delete(id); else set.add(id);
+      drawSeries();
+    }
+
+    setFrame(0);
+    drawSeries();
+    slider.max = String(F - 1);
+    slider.addEventListener("input", () => setFrame(Number(slider.value)));
+    topo.on("plotly_click", (ev) => {
+      const p = ev.points && ev.points[0];
+      if (!p) return;
+      const meta = p.data.meta || "";
+      if (p.curveNumber === labelTrace) toggle("links", p.customdata);
+      else if (meta.startsWith("link:")) toggle("links", meta.slice(5));
+      else if (meta.startsWith("flow:")) toggle("flows", meta.slice(5));
+    });
+    let timer = null;
+    playButton.addEventListener("click", () => {
+      if (timer) { clearInterval(timer); timer = null; playButton.textContent = "▶ Play"; return; }
+      if (frame >= F - 1) setFrame(0);
+      playButton.textContent = "❚❚ Pause";
+      const step = Math.max(1, Math.round(F / 300));        // about 30 s for a whole run
+      timer = setInterval(() => {
+        if (frame >= F - 1) { clearInterval(timer); timer = null; playButton.textContent = "▶ Play"; return; }
+        setFrame(frame + step);
+      }, 100);
+    });
+
+    return {
+      kind: "run", data, setFrame, frame: () => frame, frameTime: () => data.frame_t[frame],
+      linkState: (id) => states[linkIndex[id]],
+      linkTraceIndex: (id) => linkTrace(linkIndex[id]),
+      traces: { queue: queueTrace, frames: frameTrace, labels: labelTrace, down: downTrace,
+        routes: routeTrace0, nodes: nodeTrace },
+      queueBar: (id, dir) => {        // the drawn bar: [length, full length] in plot units
+        let n = 0;
+        for (let i = 0; i < links.length; i++) for (const d of links[i].dirs) {
+          if (links[i].id === id && d.dir === dir) {
+            const q = topo.data[queueTrace], fr = topo.data[frameTrace];
+            const len = (tr) => Math.hypot(tr.x[3 * n + 1] - tr.x[3 * n], tr.y[3 * n + 1] - tr.y[3 * n]);
+            return [len(q), len(fr)];
+          }
+          n++;
+        }
+        return null;
+      },
+      route: (fid) => data.routes.length ? data.routes[routeIndex].paths[fid] : null,
+      selected: () => ({ links: [...selected.links], flows: [...selected.flows] }),
+      seriesNames: () => (seriesDiv.data || []).map((t) => t.name),
+      toggleLink: (id) => toggle("links", id), toggleFlow: (id) => toggle("flows", id),
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // A sweep
+
+  function drawSweep(data) {
+    const box = document.getElementById("charts");
+    data.charts.forEach((chart, i) => {
+      const h = document.createElement("h2");
+      h.textContent = chart.title + (chart.file ? ` (${chart.file})` : "");
+      box.appendChild(h);
+      if (chart.error) {
+        const p = document.createElement("p"); p.textContent = "cannot draw: " + chart.error;
+        box.appendChild(p); return;
+      }
+      const div = document.createElement("div");
+      div.id = "chart-" + i; div.style.height = "460px";
+      box.appendChild(div);
+      Plotly.newPlot(div, chart.traces, chart.layout, { responsive: true });
+      if (chart.note) {
+        const p = document.createElement("div"); p.className = "muted"; p.textContent = chart.note;
+        box.appendChild(p);
+      }
+    });
+    return { kind: "sweep", data, charts: data.charts.length };
+  }
+
+  (async function main() {
+    try {
+      if (!window.DecompressionStream) throw new Error("this browser lacks DecompressionStream");
+      if (!window.Plotly) (0, eval)(await inflate("plotly-packed"));
+      const data = JSON.parse(await inflate("netsim-data"));
+      window.netsimReport = data.kind === "sweep" ? drawSweep(data) : drawRun(data);
+      status.textContent = "";
+      document.body.dataset.ready = "1";
+    } catch (err) {
+      status.textContent = "the report could not be drawn: " + err;
+      document.body.dataset.ready = "error";
+      console.error(err);
+    }
+  })();
+})();
