@@ -2,12 +2,13 @@
 
     python initializer.py topologies/test_case_2.json -l L1 L3
     python initializer.py sweep experiments/goodput_vs_loss.json --jobs 2
+    python initializer.py report results/test_case_2      # report.html of an earlier run
 
 Exit status: 0 after a run (also one ended by the stall guard, which is reported), 1 when
 `--check-tolerance` is given and the run is further from theory than that, or when runs of a
 sweep failed (they are recorded with their error), 2 for bad input
-(topology file, command-line values, unwritable output directory, `--check` on flows that have
-no analytic model).
+(topology file, command-line values, unwritable output directory, `--check` on a topology none
+of whose flows has an analytic model).
 """
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="initializer.py",
         usage="%(prog)s TOPOLOGY [options]\n       %(prog)s sweep SWEEP [options]  "
-              "(parameter sweeps: %(prog)s sweep --help)",
+              "(parameter sweeps: %(prog)s sweep --help)\n       %(prog)s report DIR  "
+              "(interactive report.html of earlier results: %(prog)s report --help)",
         description="Packet-level simulation of a network described by a JSON topology file. "
                     "Results go to results/<name>/ (or --out), replaced as a whole when the run "
                     "ends; Ctrl-C stops the run and keeps what it simulated so far.",
@@ -65,15 +67,62 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-plots", action="store_true", help="do not draw figures")
     parser.add_argument("--show", action="store_true", help="open the figures interactively")
     parser.add_argument("--check", action="store_true",
-                        help="compare the run with the analytic equilibrium of its FAST/Vegas flows")
+                        help="compare the run with theory: the equilibrium of its FAST/Vegas flows, "
+                             "the response functions of Reno/NewReno/CUBIC, BBR's share and queue bound")
     parser.add_argument("--check-tolerance", type=float, metavar="PCT",
                         help="with --check: exit with status 1 if any compared quantity is off by "
                              "more than PCT percent")
     parser.add_argument("--check-settle", type=float, metavar="S", default=2.0,
                         help="with --check: seconds skipped after each join or departure (default 2)")
+    parser.add_argument("--report", action="store_true",
+                        help="also write report.html, an interactive page of the run (needs "
+                             "plotly: pip install 'netsim[report]')")
     parser.add_argument("--quiet", action="store_true",
                         help="print nothing but errors (no progress bar, no summary table)")
     return parser
+
+
+def report_available(option: str = "--report") -> None:
+    """UsageError unless plotly (the report extra) is installed; does not import it."""
+    import importlib.util
+    if importlib.util.find_spec("plotly") is None:
+        raise UsageError(f"{option}: the interactive report needs plotly; install it with "
+                         f"pip install 'netsim[report]' (or pip install plotly)")
+
+
+def build_report_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="initializer.py report",
+        description="Write report.html, the interactive report (docs/report.md), of an earlier "
+                    "run's results directory or of a sweep directory. Reads only that directory.")
+    parser.add_argument("directory", help="results directory (holding summary.json) or sweep "
+                                          "directory (holding sweep.json and results.csv)")
+    parser.add_argument("-o", "--out", metavar="FILE", help="where to write (default DIR/report.html)")
+    parser.add_argument("-l", "--links", nargs="+", metavar="LINK", default=[],
+                        help="links whose time series are shown at first (default: the busiest)")
+    parser.add_argument("-F", "--flows", nargs="+", metavar="FLOW", default=[],
+                        help="flows whose time series are shown at first (default: the first 8)")
+    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    return parser
+
+
+def report_main(argv) -> int:
+    """``report DIR``: the report of earlier results. 0 written, 2 bad input."""
+    args = build_report_parser().parse_args(argv)
+    try:
+        report_available("report")
+        from plot_tool.report import make_report
+        path = make_report(args.directory, args.out, links=args.links or None,
+                           flows=args.flows or None)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (OSError, ValueError) as exc:
+        print(f"error: report {args.directory}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if not args.quiet:
+        print(f"report written to {path}")
+    return EXIT_OK
 
 
 def configure_logging(level: str, logfile: str | None) -> None:
@@ -164,15 +213,19 @@ def run(args) -> int:
             raise UsageError("--check-tolerance: only meaningful with --check")
         if args.check_tolerance is not None and not args.check_tolerance >= 0:
             raise UsageError(f"--check-tolerance: expected a percentage >= 0, got {args.check_tolerance}")
+        if args.report:
+            report_available()
         if not args.check_settle >= 0:
             raise UsageError(f"--check-settle: expected a number of seconds >= 0, got {args.check_settle}")
-        model = None
-        if args.check:
-            from theory.fluid import TheoryError, predict
+        if args.check:                # the prediction is made after the run, from what it measured
+            from theory.check import models_problem
+            from theory.fluid import TheoryError
             try:
-                model = predict(spec, duration_s=args.duration)
+                problem = models_problem(spec, duration_s=args.duration)
             except TheoryError as exc:
                 raise UsageError(f"--check: {exc}") from None
+            if problem:
+                raise UsageError(f"--check: {problem}")
         out = Path(args.out) if args.out else Path("results") / spec.name
         staged = StagedDirectory(out)
     except (TopologyError, RunError, UsageError) as exc:
@@ -198,8 +251,9 @@ def run(args) -> int:
         report = None
         try:
             results.write_summary()
-            if model is not None:
-                from theory.check import compare, write_check
+            if args.check:
+                from theory.check import compare, predict_run, write_check
+                model = predict_run(spec, results, duration_s=args.duration)
                 report = compare(results, model, links=args.links or None, settle_s=args.check_settle,
                                  tolerance_pct=args.check_tolerance)
                 write_check(staged.path, report, model, results.units)
@@ -207,6 +261,9 @@ def run(args) -> int:
                 from plot_tool import make_figures
                 make_figures(staged.path, staged.path, links=args.links or None,
                              flows=args.flows or None, show=args.show)
+            if args.report:
+                from plot_tool.report import make_report
+                make_report(staged.path, links=args.links or None, flows=args.flows or None)
             staged.commit()
         except OSError as exc:
             staged.discard()
@@ -257,6 +314,8 @@ def main(argv=None) -> int:
     if argv and argv[0] == "sweep":
         from netsim.sweep_cli import sweep_main
         return sweep_main(argv[1:])
+    if argv and argv[0] == "report" and not Path("report").is_file():
+        return report_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.topology is None:

@@ -64,6 +64,9 @@ examples:
                              "results.csv, runs/ and figures are deleted)")
     parser.add_argument("--no-plots", action="store_true", help="do not draw the sweep's figures")
     parser.add_argument("--show", action="store_true", help="open the figures interactively")
+    parser.add_argument("--report", action="store_true",
+                        help="also write report.html: the sweep's figures as interactive charts "
+                             "and the table of runs (needs plotly: pip install 'netsim[report]')")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return parser
 
@@ -77,6 +80,12 @@ def sweep_main(argv) -> int:
         if args.jobs is not None and args.jobs < 1:
             raise UsageError(f"--jobs: expected a number of processes >= 1, got {args.jobs}")
         sweep = load_sweep(args.sweep)
+        if args.report:
+            from netsim.cli import UsageError as CliUsageError, report_available
+            try:
+                report_available()
+            except CliUsageError as exc:
+                raise UsageError(str(exc)) from None
     except (SweepError, UsageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -118,6 +127,16 @@ def sweep_main(argv) -> int:
             print(f"{sweep.name}: interrupted while drawing the figures; all {len(rows)} runs "
                   f"are in {out}/results.csv", file=sys.stderr)
             return EXIT_INTERRUPTED
+    if args.report:
+        from plot_tool.report import make_report
+        try:
+            report = make_report(out)
+        except KeyboardInterrupt:
+            print(f"{sweep.name}: interrupted while writing the report; all {len(rows)} runs "
+                  f"are in {out}/results.csv", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        if not args.quiet:
+            print(f"{sweep.name}: report written to {report}")
     if not args.quiet:
         print(f"{sweep.name}: {len(rows)} runs of {total} in {out}/results.csv "
               f"({time.perf_counter() - started:.1f} s wall, {len(failed)} failed)")
