@@ -24,6 +24,44 @@ def _round(value, digits: int = 9):
     return None if value is None else float(f"{value:.{digits}g}")
 
 
+def _rtt_fields(flow) -> dict:
+    """What the flow measured of its round trip, for `--check` (theory/check.py):
+
+    * `base_rtt_ms`: the base RTT the flow's algorithm used (FAST and Vegas `base_rtt`, BBR's
+      RTprop `min_rtt_s`), or, for algorithms without one, the smallest RTT sample;
+    * `min_rtt_ms`: the smallest RTT sample;
+    * `rto_ms`: the retransmission timeout of the last RTT estimate, without backoff
+      (RFC 6298: SRTT + 4 RTTVAR within [min_rto_s, max_rto_s]);
+    * `in_slow_start`: whether the window was still below ssthresh at the end (BBR: in Startup).
+    All None/False when the flow took no RTT sample.
+    """
+    import math
+    est = getattr(flow, "rtt", None)
+    if est is None:
+        est = flow.sender.rtt
+    min_rtt = est.min_rtt if est.min_rtt != math.inf else None
+    base = None
+    cc = flow.cc
+    for attr in ("base_rtt", "min_rtt_s"):
+        value = getattr(cc, attr, None)
+        if value is not None and value != math.inf:
+            base = value
+            break
+    if base is None:
+        base = min_rtt
+    rto = None
+    if est.srtt is not None:
+        rto = min(max(est.srtt + 4.0 * est.rttvar, est.min_rto_s), est.max_rto_s)
+    if getattr(cc, "state", None) is not None and isinstance(cc.state, str):
+        slow = cc.state == "startup"
+    else:
+        slow = bool(flow.cwnd < flow.ssthresh)
+    return {"base_rtt_ms": _round(None if base is None else base * 1e3),
+            "min_rtt_ms": _round(None if min_rtt is None else min_rtt * 1e3),
+            "rto_ms": _round(None if rto is None else rto * 1e3),
+            "in_slow_start": slow}
+
+
 class Results:
     """What a run produced: `summary` (dict), and the `links`, `flows`, `hosts`, `routes` tables.
 
@@ -120,6 +158,7 @@ class Results:
                 "packets_sent": flow.packets_sent, "retransmissions": flow.retransmissions,
                 "timeouts": flow.timeouts, "delivered_bytes": flow.delivered_bytes,
                 "in_order": flow.in_order and (not done or flow.delivered_all()),
+                **_rtt_fields(flow),
             }
         links = {}
         for link in net.links.values():

@@ -97,12 +97,22 @@ class Model:
     rank: np.ndarray
     timeline: list = field(default_factory=list)
     finish_s: dict = field(default_factory=dict)   # flow -> predicted completion time
+    others: list = field(default_factory=list)     # FlowSpecs of flows outside the fluid model
+    paths: dict = field(default_factory=dict)      # flow id -> (data path, ACK path), every flow
+    hop_resource: dict = field(default_factory=dict)   # Hop -> resource index
+    spec: object = None
+    measured_base_rtt_s: dict = field(default_factory=dict)   # flow -> baseRTT read from a run
 
 
-def build_model(spec: TopologySpec) -> Model:
-    """Resources, flow models and A/M matrices of `spec`'s delay-based flows."""
+def build_model(spec: TopologySpec, *, others_ok: bool = False) -> Model:
+    """Resources, flow models and A/M matrices of `spec`'s delay-based flows.
+
+    A flow with another algorithm raises `TheoryError`, unless `others_ok`: then it is listed in
+    `model.others` (its FlowSpec) and left out of the matrices (`--check` compares such flows with
+    their own models, `theory.check`). `model.paths` holds every flow's (data path, ACK path) and
+    `model.hop_resource` the resource index of each hop."""
     others = [f"{f.id} ({f.algorithm})" for f in spec.flows if f.algorithm not in DELAY_BASED]
-    if others:
+    if others and not others_ok:
         raise TheoryError("no analytic equilibrium model for flows " + ", ".join(others)
                           + "; the model covers " + " and ".join(DELAY_BASED))
     resources, index = [], {}
@@ -115,16 +125,19 @@ def build_model(spec: TopologySpec) -> Model:
                 index[hop] = len(resources)
             resources.append(Resource(rid, link.id, tuple(hop.label for hop in group), link.rate_bps / 8.0))
     sizes = spec.packet_sizes
-    A = np.zeros((len(resources), len(spec.flows)))
+    delay_based = [fs for fs in spec.flows if fs.algorithm in DELAY_BASED]
+    A = np.zeros((len(resources), len(delay_based)))
     M = np.zeros_like(A)
     rank = np.full(len(resources), 10**6, dtype=float)
-    flows = []
+    flows, all_paths = [], {}
     paths = Paths(spec)
-    for i, fs in enumerate(spec.flows):
+    for fs in spec.flows:
         try:
-            data_path, ack_path = paths.flow_paths(fs)
+            all_paths[fs.id] = paths.flow_paths(fs)
         except NoRouteError as exc:
             raise TheoryError(str(exc)) from None
+    for i, fs in enumerate(delay_based):
+        data_path, ack_path = all_paths[fs.id]
         for hop, d in enumerate(data_path):
             A[index[d], i] += sizes.data_bytes
             M[index[d], i] += 1
@@ -139,7 +152,12 @@ def build_model(spec: TopologySpec) -> Model:
         flows.append(FlowModel(fs.id, fs.algorithm, alpha, beta, float(sizes.data_bytes),
                                None if fs.data_bytes is None else float(fs.data_bytes),
                                fs.start_s, base))
-    return Model(resources, flows, A, M, rank)
+    model = Model(resources, flows, A, M, rank)
+    model.others = [fs for fs in spec.flows if fs.algorithm not in DELAY_BASED]
+    model.paths = all_paths
+    model.hop_resource = index
+    model.spec = spec
+    return model
 
 
 def tied_groups(model: Model, active: list, rates: np.ndarray) -> list:
@@ -166,9 +184,21 @@ def _solve(model: Model, active: list, targets: np.ndarray, joined: np.ndarray):
                              joined_delay=joined, rank=model.rank)
 
 
-def predict(spec: TopologySpec, duration_s: float | None = None) -> Model:
-    """The model of `spec` with its predicted timeline and completion times."""
-    model = build_model(spec)
+def predict(spec: TopologySpec, duration_s: float | None = None, *,
+            base_rtts_s: dict | None = None, others_ok: bool = False) -> Model:
+    """The model of `spec` with its predicted timeline and completion times.
+
+    Without `base_rtts_s` a flow's baseRTT error e_i is the queueing delay its path had when it
+    joined (the late-joiner rule). `base_rtts_s` (flow id -> the baseRTT the flow measured, s, as
+    `summary.json` `base_rtt_ms` reports it after a run) replaces that guess by the measurement:
+    e_i = measured - propagation-and-transmission round trip (at least 0), so flows whose first
+    packets met another flow's slow-start queue are predicted as well as late joiners.
+    `others_ok`: see `build_model`."""
+    model = build_model(spec, others_ok=others_ok)
+    measured = {} if base_rtts_s is None else {
+        f.id: max(0.0, float(base_rtts_s[f.id]) - f.base_rtt_s) for f in model.flows
+        if base_rtts_s.get(f.id) is not None}
+    model.measured_base_rtt_s = {fid: base_rtts_s[fid] for fid in measured}
     end_s = duration_s if duration_s is not None else spec.duration_s
     flows = model.flows
     pending = sorted(range(len(flows)), key=lambda i: (flows[i].start_s, i))
@@ -180,7 +210,7 @@ def predict(spec: TopologySpec, duration_s: float | None = None) -> Model:
     while pending or active:
         while pending and flows[pending[0]].start_s <= now:
             i = pending.pop(0)
-            joined[i] = float(model.M[:, i] @ prices)       # queue its path had before it joined
+            joined[i] = measured.get(flows[i].id, float(model.M[:, i] @ prices))
             active.append(i)
         active.sort()
         low = high = None

@@ -2,6 +2,8 @@
 
 * Mathis, Semke, Mahdavi and Ott (1997), "The macroscopic behavior of the TCP congestion avoidance
   algorithm": Reno's average window sqrt(3 / (2 p)) packets, an ACK per packet, periodic loss.
+* Padhye, Firoiu, Towsley and Kurose (1998), "Modeling TCP throughput: a simple model and its
+  empirical validation": Reno with timeouts (eq. 31, the "full model" approximation).
 * RFC 9438 (CUBIC), Sections 4.3 and 5: the average window of the cubic function and of the
   Reno-friendly AIMD estimate under the deterministic loss model; CUBIC uses the larger.
 
@@ -27,6 +29,30 @@ def mathis_goodput_mbps(p: Any, mss_bytes: float, rtt_s: float,
     """
     window = reno_average_window(p)
     return _as_output(window * mss_bytes * 8.0 / rtt_s / bits_per_mbit, p)
+
+
+def padhye_rate_pps(p: Any, rtt_s: float, rto_s: float, b: float = 1.0,
+                    wmax_pkts: float = float("inf")) -> Any:
+    """Reno's send rate in packets/s by Padhye, Firoiu, Towsley and Kurose (1998), eq. (31):
+
+        B(p) = min(Wmax / RTT,
+                   1 / (RTT sqrt(2 b p / 3) + T0 min(1, 3 sqrt(3 b p / 8)) p (1 + 32 p^2)))
+
+    `p` the loss probability (a loss indication per packet), `rtt_s` the round trip, `rto_s` the
+    timeout T0, `b` packets per ACK, `wmax_pkts` the receiver window. Without the timeout term
+    (T0 = 0) and b = 1 it is Mathis's sqrt(3 / (2 p)) / RTT. NaN where p <= 0."""
+    prob = _loss_probability(p)
+    denominator = (rtt_s * np.sqrt(2.0 * b * prob / 3.0)
+                   + rto_s * np.minimum(1.0, 3.0 * np.sqrt(3.0 * b * prob / 8.0))
+                   * prob * (1.0 + 32.0 * prob ** 2))
+    return _as_output(np.minimum(wmax_pkts / rtt_s, 1.0 / denominator), p)
+
+
+def padhye_goodput_mbps(p: Any, mss_bytes: float, rtt_s: float, rto_s: float, b: float = 1.0,
+                        bits_per_mbit: float = 1e6) -> Any:
+    """`padhye_rate_pps` in Mbps of `mss_bytes` packets (bits/s divided by `bits_per_mbit`)."""
+    rate = np.asarray(padhye_rate_pps(p, rtt_s, rto_s, b), dtype=float)
+    return _as_output(rate * mss_bytes * 8.0 / bits_per_mbit, p)
 
 
 def reno_average_window(p: Any) -> Any:

@@ -1,0 +1,83 @@
+"""Per-flow models of the algorithms outside the fluid equilibrium (`--check`, `theory.check`).
+
+* **Reno, NewReno** under random loss: Padhye, Firoiu, Towsley and Kurose (1998), eq. (31), which
+  is Mathis et al. (1997) plus the time spent in timeouts. The inputs are measured in the run: the
+  loss rate p of the flow's data path (random losses / packets transmitted on each of its link
+  directions, over the run), the flow's mean RTT over the compared window, its RTO (`rto_ms`) and
+  the share Q of its loss indications that were timeouts (`timeouts / retransmissions`, capped at
+  1) in place of the paper's estimate min(1, 3 sqrt(3p/8)), which assumes Reno without SACK-like
+  recovery and predicts ten times more timeouts than these flows take. Q = 0 gives Mathis.
+* **CUBIC** under random loss: RFC 9438 Section 5.1, the larger of the cubic function's average
+  window and the Reno-friendly AIMD(alpha_cubic, 0.7) one, with the measured p and RTT.
+* **BBR (v1)**: the delivery rate is the flow's max-min fair share of its bottleneck
+  (`max_min_rates`), and with cwnd_gain 2 its inflight stays below 2 BtlBw x RTprop. One flow
+  alone: BtlBw is the bottleneck rate, so the queue is at most one BDP (rate x RTprop, RTprop the
+  flow's measured `base_rtt_ms`). Several flows: each one's max-filtered BtlBw can be its
+  ProbeBW rate, 1.25 x its share, so the queue is at most (2 x 1.25 - 1) = 1.5 BDP. Never more
+  than the buffer. The fair share needs RTprops within a factor 1.5 (BBR v1 gives flows with
+  longer RTprops more) and no buffer overflow at the shared bottleneck (BBR v1 ignores loss).
+
+None of these is a timeline: they predict per interval from what the run measured, so they are
+evaluated after the run (`theory.check.predict_run`).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from theory.response import cubic_average_window, cubic_reno_friendly_window
+
+LOSS_BASED = ("reno", "newreno", "cubic")
+RATE_BASED = ("bbr",)
+MODEL_NAMES = {"reno": "padhye", "newreno": "padhye", "cubic": "rfc9438", "bbr": "bbr"}
+BBR_CWND_GAIN = 2.0
+BBR_PROBE_GAIN = 1.25
+
+
+def padhye_q_rate_pps(p: float, rtt_s: float, rto_s: float, timeout_share: float) -> float:
+    """Padhye et al. (1998) eq. (31) with the share of loss indications that are timeouts given:
+
+        1 / (RTT sqrt(2 p / 3) + T0 Q p (1 + 32 p^2))    packets/s (one ACK per packet).
+
+    Q = 0 is Mathis et al.: sqrt(3 / (2 p)) / RTT."""
+    if not p > 0:
+        return math.nan
+    q = min(1.0, max(0.0, timeout_share))
+    return 1.0 / (rtt_s * math.sqrt(2.0 * p / 3.0) + rto_s * q * p * (1.0 + 32.0 * p * p))
+
+
+def cubic_rate_pps(p: float, rtt_s: float, C: float = 0.4, beta: float = 0.7) -> tuple:
+    """RFC 9438 Section 5.1: (rate in packets/s, region) with region "cubic" or "reno-friendly",
+    whichever average window is larger."""
+    if not p > 0:
+        return math.nan, None
+    cubic = float(cubic_average_window(p, rtt_s, C, beta))
+    friendly = float(cubic_reno_friendly_window(p, beta))
+    if cubic >= friendly:
+        return cubic / rtt_s, "cubic"
+    return friendly / rtt_s, "reno-friendly"
+
+
+def max_min_rates(capacity, load) -> np.ndarray:
+    """Max-min fair rates (progressive filling). `capacity[r]` bytes/s, `load[r, i]` bytes that one
+    unit of flow i's rate puts on resource r. Returns the rates, in units per second."""
+    capacity = np.asarray(capacity, dtype=float)
+    load = np.asarray(load, dtype=float)
+    n = load.shape[1]
+    rates = np.zeros(n)
+    frozen = np.zeros(n, dtype=bool)
+    left = capacity.copy()
+    while not frozen.all():
+        growing = load[:, ~frozen].sum(axis=1)
+        used = growing > 0
+        if not used.any():
+            break
+        step = np.min(left[used] / growing[used])
+        rates[~frozen] += step
+        left -= growing * step
+        saturated = used & (left <= 1e-9 * capacity)
+        for i in np.flatnonzero(~frozen):
+            if (load[saturated, i] > 0).any():
+                frozen[i] = True
+    return rates
