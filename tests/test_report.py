@@ -1,0 +1,156 @@
+"""report.html (plot_tool.report, docs/report.md): what it embeds, the command line, and the size
+bound. The page itself is checked in a real browser in tests/test_report_browser.py."""
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("plotly", reason="the report needs plotly (pip install 'netsim[report]')")
+
+from netsim.cli import main  # noqa: E402
+from plot_tool.report import (Buckets, encode, make_report, run_data,  # noqa: E402
+                              sampling_grid)
+from plot_tool.results import read_results  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def page_data(path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    packed = re.search(r'<script id="netsim-data" type="application/octet-stream">([^<]*)</script>',
+                       text).group(1)
+    return json.loads(gzip.decompress(base64.b64decode(packed)))
+
+
+def decode(a: dict) -> np.ndarray:
+    if "z" in a:
+        return np.zeros(a["z"])
+    return np.array([np.nan if q is None else q * a["s"] for q in a["q"]], dtype=float)
+
+
+@pytest.fixture(scope="module")
+def tc2(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("report") / "tc2"
+    assert main([str(ROOT / "topologies" / "test_case_2.json"), "--out", str(out), "--no-plots",
+                 "--quiet", "--check", "--report"]) == 0
+    return out
+
+
+def test_run_with_report_writes_one_self_contained_page(tc2):
+    page = (tc2 / "report.html").read_text(encoding="utf-8")
+    assert page.count('id="plotly-packed"') == 1           # plotly.js inlined once
+    # nothing fetched from anywhere: no external script, stylesheet or URL to another host
+    assert not re.search(r'<(script|link|img)[^>]+(src|href)=', page)
+    assert "http://" not in page.replace("http://www.w3.org", "")
+    assert not re.search(r'https?://(?!www\.w3\.org)', page.split('id="plotly-packed"')[0])
+    data = page_data(tc2 / "report.html")
+    assert data["kind"] == "run"
+    assert [link["id"] for link in data["links"]] == list(json.loads(
+        (tc2 / "summary.json").read_text())["links"])
+    assert [f["id"] for f in data["flows"]] == ["F1", "F2", "F3"]
+    assert data["predictions"]          # --check: predictions embedded (drawn dashed)
+
+
+def test_frames_are_the_links_csv_values_with_idle_gaps_as_zeros(tc2):
+    data = page_data(tc2 / "report.html")
+    rs = read_results(tc2)
+    grid = sampling_grid(rs.summary)
+    assert data["frames_exact"] and len(data["frame_t"]) == len(grid)
+    for link in data["links"]:
+        for d in link["dirs"]:
+            mask = (rs.links["link"] == link["id"]) & (rs.links["direction"] == d["dir"])
+            rate = decode(d["frame_rate"])
+            buffer = decode(d["frame_buffer"])
+            expected = np.zeros(len(grid))
+            times = rs.links["time_s"][mask]
+            idx = np.array([int(np.argmin(np.abs(grid - t))) for t in times], dtype=int)
+            expected[idx] = rs.links["rate_mbps"][mask]
+            assert np.allclose(rate, expected, atol=np.abs(expected).max() / 5000 + 1e-12)
+            expected[:] = 0
+            expected[idx] = rs.links["buffer_kb"][mask]
+            assert np.allclose(buffer, expected, atol=np.abs(expected).max() / 5000 + 1e-12)
+
+
+def test_routes_follow_the_forwarding_tables(tmp_path):
+    out = tmp_path / "tc1"
+    assert main([str(ROOT / "topologies" / "test_case_1.json"), "--out", str(out), "--no-plots",
+                 "--quiet", "--duration", "20"]) == 0
+    data = run_data(read_results(out))
+    paths = [tuple(change["paths"]["F1"]) for change in data["routes"]]
+    # test case 1: the flow alternates between the branches R1-R2-R4 and R1-R3-R4
+    assert len(set(paths)) == 2
+    assert all(p[0] == "L0" and p[-1] == "L5" and len(p) == 4 for p in paths)
+
+
+def test_decimation_keeps_extremes_and_bounds_points():
+    values = np.sin(np.arange(10_000) / 37.0)
+    values[4321] = 7.0                       # a single spike survives
+    buckets = Buckets(len(values), 1000)
+    out = buckets.extremes(values)
+    assert len(out) == 2000
+    assert out.max() == 7.0 and out.min() == values.min()
+    means = Buckets(len(values), 1000).means(values)
+    assert len(means) == 1000 and np.isclose(means.mean(), values.mean())
+    assert encode(np.zeros(5)) == {"z": 5}
+    assert decode(encode(np.array([1.0, np.nan, -2.0]))).tolist()[0] == 1.0
+
+
+def test_report_subcommand_on_an_earlier_run(tc2, tmp_path):
+    out = tmp_path / "again.html"
+    done = subprocess.run([sys.executable, "-m", "netsim", "report", str(tc2), "-o", str(out)],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert out.is_file() and page_data(out)["kind"] == "run"
+    assert main(["report", str(tmp_path / "missing")]) == 2
+
+
+def test_sweep_report_has_the_charts_and_the_runs(tmp_path):
+    sweep = tmp_path / "s.json"
+    sweep.write_text(json.dumps({
+        "name": "tiny", "topology": "lossy_link", "duration_s": 2,
+        "parameters": {"links.L1.impairments.H1->H2.loss_rate": [0.002, 0.01],
+                       "flows.F1.data_mb": [None]},
+        "seeds": 2, "metrics": ["flows.F1.goodput_mbps"],
+        "plots": [{"file": "g.png", "x": "links.L1.impairments.H1->H2.loss_rate",
+                   "y": "flows.F1.goodput_mbps", "logx": True, "theory": {"model": "mathis"}}]}))
+    out = tmp_path / "sweep"
+    assert main(["sweep", str(sweep), "--out", str(out), "--jobs", "1", "--quiet", "--no-plots",
+                 "--report"]) == 0
+    data = page_data(out / "report.html")
+    assert data["kind"] == "sweep" and len(data["runs"]["rows"]) == 4
+    (chart,) = data["charts"]
+    measured, theory = chart["traces"]
+    assert len(measured["x"]) == 2 and "error_y" in measured
+    assert theory["line"]["dash"] == "dash" and theory["name"].startswith("Mathis")
+
+
+def test_a_long_run_stays_bounded(tmp_path):
+    """Decimated series: at most 2000 points per series, 1000 slider frames."""
+    out = tmp_path / "long"
+    assert main([str(ROOT / "topologies" / "test_case_0.json"), "--out", str(out), "--no-plots",
+                 "--quiet", "--interval", "0.005", "--duration", "15"]) == 0
+    path = make_report(out)
+    data = page_data(path)
+    assert data["samples"] == 3000 and data["decimated"]
+    assert len(data["series_t"]) == 2000 and len(data["frame_t"]) == 1000
+    for d in data["links"][0]["dirs"]:
+        assert all(len(decode(s)) == 2000 for s in d["series"].values())
+    assert path.stat().st_size < 3_000_000
+
+
+def test_no_report_no_plotly(tmp_path):
+    code = ("import sys; from netsim.cli import main; import plot_tool; "
+            "code = main([sys.argv[1], '--quiet', '--out', sys.argv[2]]); "
+            "print(code, 'plotly' in sys.modules, 'plot_tool.report' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, str(ROOT / "topologies" / "test_case_0.json"),
+                           str(tmp_path / "r")], cwd=ROOT, capture_output=True, text=True,
+                          check=True, env={"MPLBACKEND": "Agg", **__import__("os").environ})
+    assert done.stdout.strip() == "0 False False"
