@@ -322,8 +322,9 @@
       seriesLayout.datarevision += 1;
       const traces = seriesTraces();
       const lossless = !traces.some((t) => t.yaxis === "y3");
-      seriesLayout.annotations = lossless && selected.links.size ? [{ xref: "paper", yref: "y3 domain",
-        x: 0.5, y: 0.5, showarrow: false, text: "no packet lost on the selected links",
+      const lossRow = seriesLayout.yaxis3.domain;
+      seriesLayout.annotations = lossless && selected.links.size ? [{ xref: "paper", yref: "paper",
+        x: 0.5, y: (lossRow[0] + lossRow[1]) / 2, showarrow: false, text: "no packet lost on the selected links",
         font: { color: "#777" } }] : [];
       Plotly.react(seriesDiv, traces, seriesLayout);
       seriesReady = true;
