@@ -1,0 +1,238 @@
+"""`--check` for every algorithm with a model: the formulas against hand-computed values, and the
+comparison on runs where each model claims to hold (and where it does not), on topologies of
+several shapes: single link, dumbbell, parking lot; full and half duplex; SI and binary units.
+
+Tolerances (the regime each model claims, measured errors of these runs in brackets):
+
+* Reno, NewReno (Padhye et al. 1998 with the measured timeout share; Mathis without timeouts),
+  random loss that leaves the links below 90 % busy: 10 % (lossy_link 4.9 %, parking lot 4.4 %),
+  15 % for NewReno on a half-duplex dumbbell (10.0 %).
+* CUBIC (RFC 9438 Section 5.1), Reno-friendly region: 15 % (parking lot 9.4 %); CUBIC region:
+  30 % (21.8 %: random losses let epochs reach the convex part, the RFC assumes periodic loss).
+* BBR v1: fair share 5 % (single link 1.9 %, dumbbell 2.9 %); queue within its bound (1 BDP for
+  one flow, 1.5 BDP for several).
+* Vegas with measured baseRTTs: 5 % (dumbbell_two_rtt, flows starting together: 0 %, from 19 %
+  with the join-time rule).
+
+Each formula is pinned to hand-computed values to 1e-3, so a formula off by 10 % fails.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from initializer import main
+from theory.check import compare, predict_run
+from theory.fluid import predict
+from theory.perflow import cubic_rate_pps, max_min_rates, padhye_q_rate_pps
+from theory.response import padhye_rate_pps
+from topologies import load_topology, simulate
+
+from validation.conftest import dumbbell
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# -- formulas against hand-computed values -------------------------------------------------------
+
+def test_padhye_and_mathis_by_hand():
+    # Mathis: sqrt(3 / (2 p)) / RTT = sqrt(150) / 0.1
+    assert padhye_q_rate_pps(0.01, 0.1, 1.0, 0.0) == pytest.approx(122.4745, rel=1e-5)
+    # timeout share 0.5: 1 / (0.1 sqrt(0.02 / 3) + 1.0 * 0.5 * 0.01 * (1 + 32e-4))
+    assert padhye_q_rate_pps(0.01, 0.1, 1.0, 0.5) == pytest.approx(1 / 0.01318097, rel=1e-5)
+    # the paper's own timeout probability min(1, 3 sqrt(3 p / 8)) = 0.183712
+    assert padhye_rate_pps(0.01, 0.1, 1.0) == pytest.approx(1 / 0.01000797, rel=1e-5)
+    assert math.isnan(padhye_q_rate_pps(0.0, 0.1, 1.0, 0.0))
+
+
+def test_cubic_response_by_hand():
+    rate, region = cubic_rate_pps(1e-4, 0.1)            # RFC 9438 Table 1: 187 packets per RTT
+    assert region == "cubic" and rate == pytest.approx(1874.3, rel=1e-3)
+    rate, region = cubic_rate_pps(0.01, 0.02)           # AIMD(alpha_cubic, 0.7) = Reno's sqrt(150)
+    assert region == "reno-friendly" and rate == pytest.approx(612.37, rel=1e-4)
+
+
+def test_max_min_share_by_hand():
+    # parking lot: the long flow crosses the three links, one short flow on the first, one on the last
+    load = [[1, 1, 0], [1, 0, 0], [1, 0, 1]]
+    assert max_min_rates([1.0, 1.0, 1.0], load) == pytest.approx([0.5, 0.5, 0.5])
+    assert max_min_rates([1.0, 0.3, 1.0], load) == pytest.approx([0.3, 0.7, 0.7])
+
+
+# -- topologies ----------------------------------------------------------------------------------
+
+def parking_lot(algorithm, loss_rate, units="si", duplex="full", duration_s=30.0):
+    """R1 -L1- R2 -L2- R3 -L3- R4, 10 Mbps / 5 ms each, random loss on every data direction; F0
+    crosses all three, F1 only L1, F2 only L3; 100 Mbps / 1 ms access links."""
+    links = [{"id": f"L{i}", "ends": [f"R{i}", f"R{i + 1}"], "rate_mbps": 10, "delay_ms": 5,
+              "buffer_kb": 500} for i in (1, 2, 3)]
+    if loss_rate:
+        for link in links:
+            link["impairments"] = {"->".join(link["ends"]): {"loss_rate": loss_rate}}
+    for host, router in (("S0", "R1"), ("D0", "R4"), ("S1", "R1"), ("D1", "R2"), ("S2", "R3"),
+                         ("D2", "R4")):
+        links.append({"id": "A" + host, "ends": [host, router], "rate_mbps": 100, "delay_ms": 1,
+                      "buffer_kb": 1000})
+    flows = [{"id": f"F{i}", "src": f"S{i}", "dst": f"D{i}", "algorithm": algorithm, "data_mb": None}
+             for i in range(3)]
+    return {"name": "parking_lot", "units": units, "duplex": duplex, "seed": 1,
+            "packet_bytes": {"data": 1024, "ack": 64}, "hosts": ["S0", "D0", "S1", "D1", "S2", "D2"],
+            "routers": ["R1", "R2", "R3", "R4"], "links": links, "flows": flows,
+            "duration_s": duration_s, "transport": {"min_rto_s": 0.2}}
+
+
+def checked(topology, settle_s=5.0):
+    spec = load_topology(topology)
+    results = simulate(spec)
+    return results, compare(results, predict_run(spec, results), settle_s=settle_s)
+
+
+def rows(report, quantity=None):
+    return [row for iv in report["intervals"] for row in iv["rows"]
+            if quantity is None or row["quantity"] == quantity]
+
+
+def assert_compared(report, model, tolerance_pct, quantity="rate_mbps"):
+    compared = [row for row in rows(report, quantity) if row.get("model") == model]
+    assert compared and all(row["error_pct"] is not None for row in compared)
+    worst = max(row["error_pct"] for row in compared)
+    assert worst <= tolerance_pct, [(r["id"], r["predicted"], r["simulated"]) for r in compared]
+    return compared
+
+
+# -- loss-based flows under random loss ----------------------------------------------------------
+
+def test_reno_on_the_lossy_link_single_link_si_full_duplex():
+    results, report = checked(ROOT / "topologies" / "lossy_link.json", settle_s=2.0)
+    (row,) = assert_compared(report, "padhye", 10.0)
+    assert row["inputs"]["loss_rate"] == pytest.approx(0.01, rel=0.2)
+    assert row["inputs"]["rto_ms"] == pytest.approx(1000.0)
+    assert row["inputs"]["rtt_ms"] == pytest.approx(20.2, rel=0.02)
+    assert report["not_compared"] == 0
+
+
+def test_newreno_dumbbell_binary_units_half_duplex_bottleneck():
+    topology = dumbbell(2, rate_mbps=20, delay_ms=10, loss_rate=0.01, algorithm="newreno",
+                        duration_s=30, transport={"min_rto_s": 0.2})
+    topology["units"] = "binary"
+    topology["links"][0]["duplex"] = "half"
+    _, report = checked(topology)
+    assert len(assert_compared(report, "padhye", 15.0)) == 2
+
+
+def test_reno_parking_lot_binary_half_duplex():
+    _, report = checked(parking_lot("reno", 0.01, units="binary", duplex="half"))
+    compared = assert_compared(report, "padhye", 10.0)
+    rate = {row["id"]: row["predicted"] for row in compared}
+    assert rate["F0"] < 0.3 * rate["F1"]          # three lossy links and a longer RTT
+
+
+def test_cubic_parking_lot_reno_friendly_region():
+    _, report = checked(parking_lot("cubic", 0.02))
+    compared = assert_compared(report, "rfc9438", 15.0)
+    assert {row["inputs"]["region"] for row in compared} == {"reno-friendly"}
+
+
+def test_cubic_long_fat_pipe_cubic_region():
+    topology = dumbbell(1, rate_mbps=100, delay_ms=48, loss_rate=0.0005, algorithm="cubic",
+                        duration_s=60, buffer_kb=5000, transport={"initial_ssthresh_pkts": 64})
+    _, report = checked(topology, settle_s=20.0)
+    (row,) = assert_compared(report, "rfc9438", 30.0)
+    assert row["inputs"]["region"] == "cubic"
+
+
+# -- BBR -----------------------------------------------------------------------------------------
+
+def test_bbr_alone_binary_half_duplex_rate_and_one_bdp_queue():
+    topology = dumbbell(1, rate_mbps=10, delay_ms=10, algorithm="bbr", duration_s=15)
+    topology["units"], topology["duplex"] = "binary", "half"
+    results, report = checked(topology)
+    assert_compared(report, "bbr", 5.0)
+    (backlog,) = assert_compared(report, "bbr", 0.0, quantity="backlog_kb")
+    # one BDP: the half-duplex link's 10 x 2^20 / 8 bytes/s (data and ACKs) times RTprop, in KiB
+    rtprop_s = results.summary["flows"]["F0"]["base_rtt_ms"] / 1e3
+    assert backlog["predicted"] == pytest.approx([0.0, 10 * 2 ** 20 / 8 * rtprop_s / 1024], rel=1e-6)
+
+
+def test_bbr_dumbbell_two_flows_fair_share_and_queue_bound():
+    results, report = checked(dumbbell(2, rate_mbps=10, delay_ms=10, algorithm="bbr", duration_s=20))
+    assert len(assert_compared(report, "bbr", 5.0)) == 2
+    (backlog,) = assert_compared(report, "bbr", 0.0, quantity="backlog_kb")
+    # several flows: (2 x 1.25 - 1) = 1.5 x the sum of rate x RTprop
+    flows = results.summary["flows"]
+    bdp_kb = sum(5e6 / 8 * flows[f]["base_rtt_ms"] / 1e3 for f in ("F0", "F1")) / 1000
+    assert backlog["predicted"][1] == pytest.approx(1.5 * bdp_kb, rel=1e-6)
+    assert backlog["simulated"] > 0.5 * bdp_kb      # the bound is not vacuous
+
+
+def test_bbr_parking_lot_rtt_spread_is_outside_the_fair_share_model():
+    _, report = checked(parking_lot("bbr", 0.0, duration_s=20))
+    reasons = [row["no_model"] for row in rows(report, "rate_mbps")]
+    assert reasons and all("RTprops from" in reason for reason in reasons)
+    assert len(assert_compared(report, "bbr", 0.0, quantity="backlog_kb")) == 2
+
+
+# -- Vegas with the baseRTT each flow measured -----------------------------------------------------
+
+def vegas_two_rtt():
+    data = json.loads((ROOT / "topologies" / "dumbbell_two_rtt.json").read_text())
+    for flow in data["flows"]:
+        flow["data_mb"], flow["algorithm"] = None, "vegas"
+    data["duration_s"] = 60
+    data["links"][0]["buffer_kb"] = 500
+    return load_topology(data)
+
+
+def test_vegas_flows_starting_together_use_their_measured_base_rtt():
+    spec = vegas_two_rtt()
+    results = simulate(spec)
+    f2 = results.summary["flows"]["F2"]
+    true_base_ms = predict(spec).flows[1].base_rtt_s * 1e3
+    assert true_base_ms == pytest.approx(81.478, abs=0.001)   # 80 ms propagation + transmission
+    assert f2["base_rtt_ms"] > true_base_ms + 2.0      # F2's first packets met F1's slow-start queue
+    measured = compare(results, predict_run(spec, results), settle_s=30.0)
+    assert measured["max_error_pct"] <= 5.0 and measured["not_compared"] == 0
+    joined = compare(results, predict(spec), settle_s=30.0)    # the join-time rule: e = 0
+    assert joined["max_error_pct"] > 10.0
+
+
+# -- where no model applies ------------------------------------------------------------------------
+
+def test_alternating_routes_are_reported_not_compared(tmp_path, capsys):
+    code = main([str(ROOT / "topologies" / "test_case_1.json"), "--check", "--check-tolerance", "5",
+                 "--out", str(tmp_path), "--no-plots"])
+    out = capsys.readouterr().out
+    assert code == 0 and "routes changed" in out and "nothing compared" in out
+    report = json.loads((tmp_path / "check.json").read_text())
+    assert report["compared"] == 0 and report["not_compared"] > 0 and report["passed"] is True
+
+
+def test_drop_tail_without_random_loss_is_outside_the_response_functions():
+    spec = load_topology(ROOT / "topologies" / "dumbbell_two_rtt.json")
+    results = simulate(spec)
+    report = compare(results, predict_run(spec, results))
+    reasons = {row["no_model"] for row in rows(report)}
+    assert reasons and all("no random loss" in reason for reason in reasons)
+
+
+def test_a_flow_that_never_leaves_slow_start():
+    data = json.loads((ROOT / "topologies" / "lossy_link.json").read_text())
+    data["links"][0].pop("impairments")
+    data["flows"][0]["data_mb"] = 0.2
+    spec = load_topology(data)
+    results = simulate(spec)
+    assert results.summary["flows"]["F1"]["in_slow_start"] is True
+    report = compare(results, predict_run(spec, results))
+    assert all("never left slow start" in row["no_model"] for row in rows(report))
+
+
+def test_mixed_vegas_and_reno_on_one_bottleneck():
+    topology = dumbbell(2, rate_mbps=10, delay_ms=10, loss_rate=0.005, algorithm=["vegas", "reno"],
+                        params=[{"alpha": 2, "beta": 4}, None], duration_s=20)
+    _, report = checked(topology)
+    vegas = [row for row in rows(report) if row["id"] == "F0"]
+    assert vegas and all("shares L R1->R2 with F1 (reno)" in row["no_model"] for row in vegas)
+    assert any(row["id"] == "F1" for row in rows(report))
