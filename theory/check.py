@@ -190,6 +190,8 @@ def compare(results, model: Model, *, links=None, settle_s: float = DEFAULT_SETT
                 return (f"{fid} never left slow start (no loss, window below ssthresh at the end): "
                         f"no steady state to compare")
             kind = _kind(algorithms[fid])
+            if kind == "none":
+                return f"no analytic model for {algorithms[fid]}"
             strangers = sorted(other for other in active if other != fid and
                                _kind(algorithms[other]) != kind and
                                flow_resources[fid] & flow_resources[other] & _queued(fid, other))
