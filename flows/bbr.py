@@ -5,6 +5,12 @@ Section numbers below are those of the draft. Windows and BDPs are in packets, r
 per second (converted to bits per second only for the transport's pacer), times in seconds of
 simulated time.
 
+Every ACK that delivers packets runs the draft's BBRUpdateOnACK (`on_rate_sample`), one method
+per named step, in the draft's order: BBRUpdateModelAndState -- `_update_btlbw` (with
+BBRUpdateRound), `_check_cycle_phase`, `_check_full_pipe`, `_check_drain`, `_update_rtprop`,
+`_check_probe_rtt` -- then BBRUpdateControlParameters -- `_set_pacing_rate`, `_set_cwnd` (the
+send quantum is fixed). A step that cannot act in the current state is not called.
+
 Path model (§4.1). BBR's input is the transport's delivery-rate samples (`on_rate_sample`, one
 per ACK that delivers packets; `flows.transport.RateSample`).
 
@@ -84,9 +90,12 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from flows.congestion import OPEN, CongestionControl
+
+if TYPE_CHECKING:
+    from flows.rate_sampler import RateSample
 
 STARTUP = "startup"
 DRAIN = "drain"
@@ -219,34 +228,52 @@ class Bbr(CongestionControl):
             cwnd = min(cwnd, MIN_PIPE_CWND)
         return cwnd
 
-    def on_rate_sample(self, rs) -> None:
-        # The draft's BBRUpdateModelAndState and BBRUpdateControlParameters, in its order, with
-        # the hot path inlined: this runs on every ACK. `inflight` (flow.pipe()) is only asked
-        # for by the steps that need it.
+    def on_rate_sample(self, rs: RateSample) -> None:
+        """§4 BBRUpdateOnACK: BBRUpdateModelAndState, then BBRUpdateControlParameters, each
+        step one method below, in the draft's order. Steps that cannot act in the current state
+        are not called (this runs on every ACK)."""
         flow = self.flow
         now = flow.sim.now
-        retx = flow.retransmissions
-        lost = retx - self.retx_seen
-        self.retx_seen = retx
+        retx = flow.retransmissions                   # the packets newly lost are those the
+        lost = retx - self.retx_seen                  # transport retransmitted since the last
+        self.retx_seen = retx                         # sample (it resends every lost packet)
         rtt = self.rtt_sample
         self.rtt_sample = None
-        inflight = None
-        # §4.1.1.3 BBRUpdateRound
+        # BBRUpdateModelAndState
+        bw = self._update_btlbw(rs)
+        if self.state == PROBE_BW:
+            self._check_cycle_phase(now, lost)
+        else:
+            if not self.filled_pipe:
+                self._check_full_pipe(rs, bw)
+            self._check_drain(now)
+        expired = self._update_rtprop(now, rtt)
+        if expired or self.state == PROBE_RTT:
+            self._check_probe_rtt(now, rs, expired)
+        # BBRUpdateControlParameters (the send quantum is one packet: nothing to update)
+        self._set_pacing_rate(bw)
+        self._set_cwnd(rs, bw)
+
+    # -- the path model (§4.1) ---------------------------------------------------------------
+    def _update_btlbw(self, rs: RateSample) -> float:
+        """§4.1.1.5 BBRUpdateBtlBw, with §4.1.1.3 BBRUpdateRound first: the windowed maximum
+        delivery rate over `btlbw_rounds` rounds; returns it (BtlBw, packets per second).
+
+        The filter is a monotonic deque, rounds ascending and rates descending, so its front is
+        the exact maximum. Application-limited samples enter only if they reach it (§4.1.1.4)."""
         round_start = rs.prior_delivered >= self.next_round_delivered
         if round_start:
             self.next_round_delivered = rs.delivered
             self.round_count += 1
         self.round_start = round_start
-        # §4.1.1.5 BBRUpdateBtlBw: windowed max over btlbw_rounds rounds (a monotonic deque:
-        # rounds ascending, rates descending, so the front is the maximum; exact)
         rate = rs.delivery_rate_pps
         window = self.bw_filter
         bw = window[0][1] if window else 0.0
-        if rate >= bw:                               # app-limited or not (§4.1.1.4)
+        if rate >= bw:                               # app-limited or not
             window.clear()
             window.append((self.round_count, rate))
-            bw = rate
-        elif not rs.is_app_limited:
+            return rate
+        if not rs.is_app_limited:
             while window[-1][1] <= rate:
                 window.pop()
             window.append((self.round_count, rate))
@@ -254,65 +281,76 @@ class Bbr(CongestionControl):
             while window[0][0] <= oldest:
                 window.popleft()
             bw = window[0][1]
-        state = self.state
-        if state == PROBE_BW:
-            # §4.3.4.3 BBRCheckCyclePhase / BBRIsNextCyclePhase
-            gain = self.pacing_gain
-            if now - self.cycle_stamp > self.min_rtt_s:          # is_full_length
-                if gain == 1.0:
-                    advance = True
-                elif gain > 1.0:
-                    advance = lost > 0
-                    if not advance:
-                        inflight = flow.pipe()
-                        advance = inflight >= self.inflight_pkts(gain)
-                else:
-                    advance = True
-            elif gain < 1.0:
-                inflight = flow.pipe()
-                advance = inflight <= self.inflight_pkts(1.0)
-            else:
-                advance = False
-            if advance:
-                self._advance_cycle_phase(now)
-        elif not self.filled_pipe:
-            # §4.3.2.2 BBRCheckFullPipe (in Drain and ProbeBW the pipe is full already)
-            if round_start and not rs.is_app_limited:
-                if bw >= self.full_bw * FULL_BW_GROWTH:
-                    self.full_bw = bw
-                    self.full_bw_count = 0
-                else:
-                    self.full_bw_count += 1
-                    if self.full_bw_count >= FULL_BW_ROUNDS:
-                        self.filled_pipe = True
-            # §4.3.3 BBRCheckDrain, first half
-            if state == STARTUP and self.filled_pipe:
-                self._enter_drain()
-        # §4.3.3 BBRCheckDrain, second half
-        if self.state == DRAIN:
-            if inflight is None:
-                inflight = flow.pipe()
-            if inflight <= self.inflight_pkts(1.0):
-                self._enter_probe_bw(now)
-        # §4.1.2.3 BBRUpdateRTprop
+        return bw
+
+    def _update_rtprop(self, now: float, rtt: float | None) -> bool:
+        """§4.1.2.3 BBRUpdateRTprop: a sample at or below RTprop, or any sample once the estimate
+        is older than `min_rtt_window_s`, replaces it. Returns BBR.rtprop_expired (whether it was
+        older than that before this sample), which BBRCheckProbeRTT reads."""
         expired = now > self.rtprop_stamp + self.min_rtt_window_s
         if rtt is not None and (rtt <= self.min_rtt_s or expired):
             self.min_rtt_s = rtt
             self.rtprop_stamp = now
-        # §4.3.5 BBRCheckProbeRTT
+        return expired
+
+    # -- the state machine (§4.3) ------------------------------------------------------------
+    def _check_full_pipe(self, rs: RateSample, bw: float) -> None:
+        """§4.3.2.2 BBRCheckFullPipe: the pipe is full when, at the start of three rounds in a
+        row (not application-limited), BtlBw grew less than 25 %."""
+        if not self.round_start or rs.is_app_limited:
+            return
+        if bw >= self.full_bw * FULL_BW_GROWTH:
+            self.full_bw = bw
+            self.full_bw_count = 0
+            return
+        self.full_bw_count += 1
+        if self.full_bw_count >= FULL_BW_ROUNDS:
+            self.filled_pipe = True
+
+    def _check_drain(self, now: float) -> None:
+        """§4.3.3 BBRCheckDrain: Startup ends when the pipe is full; Drain ends once the packets
+        in flight are down to BBRInflight(1.0)."""
+        if self.state == STARTUP and self.filled_pipe:
+            self._enter_drain()
+        if self.state == DRAIN and self.flow.pipe() <= self.inflight_pkts(1.0):
+            self._enter_probe_bw(now)
+
+    def _check_cycle_phase(self, now: float, lost: int) -> None:
+        """§4.3.4.3 BBRCheckCyclePhase / BBRIsNextCyclePhase: a phase lasts one RTprop, except
+        that the probing phase (gain > 1) also waits for a loss or for the packets in flight to
+        reach its BBRInflight(gain), and the draining phase (gain < 1) ends early once they are
+        down to BBRInflight(1.0)."""
+        gain = self.pacing_gain
+        if now - self.cycle_stamp > self.min_rtt_s:          # is_full_length
+            advance = gain <= 1.0 or lost > 0 or self.flow.pipe() >= self.inflight_pkts(gain)
+        else:
+            advance = gain < 1.0 and self.flow.pipe() <= self.inflight_pkts(1.0)
+        if advance:
+            self._advance_cycle_phase(now)
+
+    def _check_probe_rtt(self, now: float, rs: RateSample, expired: bool) -> None:
+        """§4.3.5 BBRCheckProbeRTT: enter ProbeRTT when RTprop expired, and run it."""
         if expired and self.state != PROBE_RTT:
-            self.prior_cwnd = self._save_cwnd(in_recovery=flow.state != OPEN)
+            self.prior_cwnd = self._save_cwnd(in_recovery=self.flow.state != OPEN)
             self._enter_probe_rtt()
         if self.state == PROBE_RTT:
-            if inflight is None:
-                inflight = flow.pipe()
-            self._handle_probe_rtt(now, rs, inflight)
-        # §4.2.1 BBRSetPacingRate
+            self._handle_probe_rtt(now, rs, self.flow.pipe())
+
+    # -- the control parameters (§4.2) -------------------------------------------------------
+    def _set_pacing_rate(self, bw: float) -> None:
+        """§4.2.1 BBRSetPacingRate: pacing_gain x BtlBw, on every sample once the pipe is full,
+        before that only when it rises."""
         rate = self.pacing_gain * bw
         if rate != self.pacing_rate_pps and (self.filled_pipe or rate > self.pacing_rate_pps):
             self.pacing_rate_pps = rate
+            flow = self.flow
             flow.pacing_rate_bps = rate * flow.packet_bytes * 8.0
-        # §4.2.3.6 BBRSetCwnd (without the optional recovery modulation, see the docstring)
+
+    def _set_cwnd(self, rs: RateSample, bw: float) -> None:
+        """§4.2.3.6 BBRSetCwnd (without the optional recovery modulation, see the docstring):
+        towards the target window, by the packets delivered; at least BBRMinPipeCwnd (§4.2.3.3),
+        at most that in ProbeRTT (§4.2.3.5)."""
+        flow = self.flow
         min_rtt = self.min_rtt_s
         if min_rtt == math.inf:
             target = self.initial_cwnd                       # §4.2.3.2: no RTT sample yet
@@ -325,9 +363,7 @@ class Bbr(CongestionControl):
                 cwnd = target
         elif cwnd < target or rs.delivered < self.initial_cwnd:
             cwnd += rs.newly_delivered
-        if cwnd < MIN_PIPE_CWND:                             # §4.2.3.3
-            cwnd = MIN_PIPE_CWND
-        if self.state == PROBE_RTT and cwnd > MIN_PIPE_CWND:  # §4.2.3.5
+        if cwnd < MIN_PIPE_CWND or self.state == PROBE_RTT:  # §4.2.3.3, §4.2.3.5
             cwnd = MIN_PIPE_CWND
         flow.cwnd = cwnd
 
@@ -369,7 +405,7 @@ class Bbr(CongestionControl):
         self.cwnd_gain = 1.0
         self.probe_rtt_done_stamp = None
 
-    def _handle_probe_rtt(self, now: float, rs, inflight: float) -> None:
+    def _handle_probe_rtt(self, now: float, rs: RateSample, inflight: int) -> None:
         flow = self.flow                              # §4.3.5 BBRHandleProbeRTT
         flow.app_limited_until = (rs.delivered + inflight) or 1    # ignore its low rates
         if self.probe_rtt_done_stamp is None and inflight <= MIN_PIPE_CWND:
