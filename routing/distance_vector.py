@@ -60,9 +60,9 @@ class DistanceVectorAgent:
         self.on_install = on_install       # callable(time, router, {dest: (cost, direction)})
         self.ports = list(router.out)      # outgoing directions, in file order of the links
         self.costs = {d: link_cost(d.link) for d in self.ports}
-        self.vectors = {}                  # direction -> {dest: (cost, hops)} heard over it
-        self.table = {}                    # dest -> (cost, hops, direction)
-        self.last_sent = {}                # direction -> the vector last advertised over it
+        self.vectors: dict = {}            # direction -> {dest: (cost, hops)} heard over it
+        self.table: dict = {}              # dest -> (cost, hops, direction)
+        self.last_sent: dict = {}          # direction -> the vector last advertised over it
         self.marks = {d: (0.0, 0.0) for d in self.ports}   # (time, buffer byte-seconds)
         self.rounds = 0
         self.packets_sent = 0

@@ -76,7 +76,7 @@ def install_static_routes(routers, hosts, links, cost=link_cost) -> dict:
     """Fill every router's forwarding table with shortest paths to every host.
 
     Returns router -> {host: (cost, direction)}, the installed tables with their costs."""
-    tables = {router: {} for router in routers}
+    tables: dict = {router: {} for router in routers}
     for host in hosts:
         for router, (total, d) in shortest_routes(host, routers, links, cost).items():
             router.routes[host] = d
@@ -98,7 +98,7 @@ def plain_next_hops(routers, hosts, links) -> dict:
             self.ends, self.cost_s = ends, cost_s
 
     edges = [_Edge(tuple(ends), cost_s) for _, ends, cost_s in links]
-    attached = {node: [] for node in list(routers) + list(hosts)}
+    attached: dict = {node: [] for node in list(routers) + list(hosts)}
     for index, (_, (a, b), cost_s) in enumerate(links):
         attached[a].append((index, b, cost_s))
         attached[b].append((index, a, cost_s))

@@ -32,10 +32,10 @@ class Simulator:
         self.now = 0.0
         self.rng = random.Random(seed)
         self.events = 0           # events processed so far
-        self._queue = []
+        self._queue: list = []
         self._seq = 0
         self._stopped = False
-        self.stop_reason = None
+        self.stop_reason: str | None = None
 
     def schedule(self, delay_s: float, callback, argument=None) -> None:
         """Call ``callback(argument)`` after `delay_s` seconds of simulated time."""
@@ -110,10 +110,10 @@ class Timer:
     def __init__(self, sim: Simulator, callback):
         self.sim = sim
         self.callback = callback
-        self.deadline = None
+        self.deadline: float = None  # type: ignore[assignment]   # a time once start() ran
         self.active = False
         self._token = 0          # identifies heap entries
-        self._pending = None     # token of the entry that will act, None if no entry will
+        self._pending: int | None = None   # token of the entry that will act, None if none will
         self._pending_time = 0.0  # time of that entry
 
     def start(self, delay_s: float) -> None:

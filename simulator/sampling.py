@@ -33,7 +33,7 @@ class Table:
         self.key_columns = tuple(key_columns)
         self.value_columns = tuple(value_columns)
         self.time_s = array("d")
-        self.keys = [[] for _ in self.key_columns]
+        self.keys: list = [[] for _ in self.key_columns]
         self.values = [array("d") for _ in self.value_columns]
 
     def prepare(self, key: tuple) -> tuple:
@@ -91,11 +91,11 @@ class Sampler:
             raise ValueError(f"sampling interval must be positive, got {interval_s}")
         self.sim = sim
         self.interval_s = interval_s
-        self.tables = {}
-        self._awake = []          # entries called every tick, in registration order
-        self._asleep = []         # entries waiting for their wake() value to change
+        self.tables: dict = {}
+        self._awake: list = []    # entries called every tick, in registration order
+        self._asleep: list = []   # entries waiting for their wake() value to change
         self._last_s = 0.0
-        self._idle_until = None   # end of the ticks skipped while every probe slept
+        self._idle_until: float | None = None   # end of the ticks skipped while all slept
         self._running = False
         self._origin_s = 0.0
         self._ticks = 0
