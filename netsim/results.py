@@ -20,6 +20,23 @@ TRACE_FILES = ("links", "flows", "hosts", "routes")
 _ENTITY_KEY = {"links": "link", "flows": "flow", "hosts": "host"}
 
 
+def down_spans(spec, link_id: str, end_s: float) -> list:
+    """[start_s, end_s] of every span in which the link was down (the topology's `events` up to
+    the end of the run; a span still open at the end closes at the end)."""
+    spans, down_at = [], None
+    for event in spec.events:
+        if event.link != link_id or event.at_s > end_s:
+            continue
+        if event.action == "down" and down_at is None:
+            down_at = event.at_s
+        elif event.action == "up" and down_at is not None:
+            spans.append([_round(down_at), _round(event.at_s)])
+            down_at = None
+    if down_at is not None:
+        spans.append([_round(down_at), _round(end_s)])
+    return spans
+
+
 def _round(value, digits: int = 9):
     return None if value is None else float(f"{value:.{digits}g}")
 
@@ -181,7 +198,8 @@ class Results:
                 }
             links[link.id] = {"ends": [n.id for n in link.ends], "rate_mbps": _round(link.rate_bps / mbit),
                               "delay_ms": _round(link.delay_s * 1e3), "buffer_kb": _round(link.buffer_bytes / kb),
-                              "duplex": link.duplex, "directions": directions}
+                              "duplex": link.duplex, "down_s": down_spans(spec, link.id, end_s),
+                              "directions": directions}
         hosts = {}
         for host in net.hosts.values():
             scale = 8.0 / end_s / mbit if end_s > 0 else 0.0

@@ -225,6 +225,10 @@ def run_data(rs: ResultSet, *, links: Optional[Sequence[str]] = None,
                 "series": {c: series(full[c]) for c in link_columns
                            if c in ("rate_mbps", "buffer_kb") or np.any(full[c] != 0)},
             })
+        if info.get("down_s") is not None:             # the link's down spans, from the run
+            down = np.zeros(n, dtype=bool)
+            for start_s, stop_s in info["down_s"]:
+                down |= (grid > start_s) & (grid - summary.get("interval_s", 0.0) < stop_s)
         link["frame_down"] = encode(frames.means(down.astype(float)) > 0) if down.any() else None
         out_links.append(link)
 
