@@ -11,8 +11,9 @@ Tolerances (the regime each model claims, measured errors of these runs in brack
   30 % (21.8 %: random losses let epochs reach the convex part, the RFC assumes periodic loss).
 * BBR v1: fair share 5 % (single link 1.9 %, dumbbell 2.9 %); queue within its bound (1 BDP for
   one flow, 1.5 BDP for several).
-* Vegas with measured baseRTTs: 5 % (dumbbell_two_rtt, flows starting together: 0 %, from 19 %
-  with the join-time rule).
+* FAST and Vegas with measured baseRTTs: 5 % (dumbbell_two_rtt: Vegas flows starting together
+  0 %, 19 % before with the join-time rule and the old Vegas slow start; a FAST flow joining during
+  the other's startup 2.0 %, 12.9 % with the join-time rule).
 
 Each formula is pinned to hand-computed values to 1e-3, so a formula off by 10 % fails.
 """
@@ -177,25 +178,39 @@ def test_bbr_parking_lot_rtt_spread_is_outside_the_fair_share_model():
 
 # -- Vegas with the baseRTT each flow measured -----------------------------------------------------
 
-def vegas_two_rtt():
+def two_rtt(algorithm, params=None, start2_s=0.0, duration_s=60):
+    """dumbbell_two_rtt.json with two endless flows of `algorithm` and a 500 KB bottleneck buffer."""
     data = json.loads((ROOT / "topologies" / "dumbbell_two_rtt.json").read_text())
     for flow in data["flows"]:
-        flow["data_mb"], flow["algorithm"] = None, "vegas"
-    data["duration_s"] = 60
+        flow["data_mb"], flow["algorithm"] = None, algorithm
+        if params:
+            flow["params"] = dict(params)
+    data["flows"][1]["start_s"] = start2_s
+    data["duration_s"] = duration_s
     data["links"][0]["buffer_kb"] = 500
     return load_topology(data)
 
 
 def test_vegas_flows_starting_together_use_their_measured_base_rtt():
-    spec = vegas_two_rtt()
+    spec = two_rtt("vegas")
     results = simulate(spec)
     f2 = results.summary["flows"]["F2"]
     true_base_ms = predict(spec).flows[1].base_rtt_s * 1e3
     assert true_base_ms == pytest.approx(81.478, abs=0.001)   # 80 ms propagation + transmission
-    assert f2["base_rtt_ms"] > true_base_ms + 2.0      # F2's first packets met F1's slow-start queue
+    assert f2["base_rtt_ms"] > true_base_ms + 0.5      # F2's first packets met F1's queue
     measured = compare(results, predict_run(spec, results), settle_s=30.0)
     assert measured["max_error_pct"] <= 5.0 and measured["not_compared"] == 0
-    joined = compare(results, predict(spec), settle_s=30.0)    # the join-time rule: e = 0
+
+
+def test_fast_flow_joining_during_the_others_startup_measured_base_rtt():
+    """F2 starts 0.1 s after F1, while F1 is still filling the path: the queue it meets is not the
+    equilibrium queue the join-time rule assumes, but the one it measured."""
+    spec = two_rtt("fast", {"alpha": 20}, start2_s=0.1, duration_s=40)
+    results = simulate(spec)
+    measured = compare(results, predict_run(spec, results), settle_s=20.0)
+    assert measured["max_error_pct"] <= 5.0
+    assert any("shorter than one sampling interval" in r for r in measured["no_model_reasons"])
+    joined = compare(results, predict(spec), settle_s=20.0)
     assert joined["max_error_pct"] > 10.0
 
 

@@ -166,7 +166,10 @@ def compare(results, model: Model, *, links=None, settle_s: float = DEFAULT_SETT
         predicted = by_active.get(tuple(delay_active)) if delay_active else None
         changes = _route_changes(results, lo_t, hi_t)
         interval_reason = None
-        if changes:
+        if hi_t - lo_t < step - 1e-9:
+            interval_reason = (f"the compared window ({hi_t - lo_t:.3g} s) is shorter than one "
+                               f"sampling interval ({step:g} s): nothing to average")
+        elif changes:
             interval_reason = (f"routes changed {changes} times in the compared window (e.g. "
                                f"Bellman-Ford alternating between equal-cost routes): every model "
                                f"assumes fixed routes")
