@@ -8,8 +8,9 @@ simulated time.
 Every ACK that delivers packets runs the draft's BBRUpdateOnACK (`on_rate_sample`), one method
 per named step, in the draft's order: BBRUpdateModelAndState -- `_update_btlbw` (with
 BBRUpdateRound), `_check_cycle_phase`, `_check_full_pipe`, `_check_drain`, `_update_rtprop`,
-`_check_probe_rtt` -- then BBRUpdateControlParameters -- `_set_pacing_rate`, `_set_cwnd` (the
-send quantum is fixed). A step that cannot act in the current state is not called.
+`_check_probe_rtt` -- then BBRUpdateControlParameters (`_update_control_parameters`: the pacing
+rate, then the window; the send quantum is fixed). A step that cannot act in the current state is
+not called.
 
 Path model (§4.1). BBR's input is the transport's delivery-rate samples (`on_rate_sample`, one
 per ACK that delivers packets; `flows.transport.RateSample`).
@@ -250,9 +251,7 @@ class Bbr(CongestionControl):
         expired = self._update_rtprop(now, rtt)
         if expired or self.state == PROBE_RTT:
             self._check_probe_rtt(now, rs, expired)
-        # BBRUpdateControlParameters (the send quantum is one packet: nothing to update)
-        self._set_pacing_rate(bw)
-        self._set_cwnd(rs, bw)
+        self._update_control_parameters(rs, bw)
 
     # -- the path model (§4.1) ---------------------------------------------------------------
     def _update_btlbw(self, rs: RateSample) -> float:
@@ -337,20 +336,19 @@ class Bbr(CongestionControl):
             self._handle_probe_rtt(now, rs, self.flow.pipe())
 
     # -- the control parameters (§4.2) -------------------------------------------------------
-    def _set_pacing_rate(self, bw: float) -> None:
-        """§4.2.1 BBRSetPacingRate: pacing_gain x BtlBw, on every sample once the pipe is full,
-        before that only when it rises."""
+    def _update_control_parameters(self, rs: RateSample, bw: float) -> None:
+        """§4.2 BBRUpdateControlParameters: the pacing rate, then the window (the send quantum is
+        one packet: nothing to update)."""
+        flow = self.flow
+        # §4.2.1 BBRSetPacingRate: pacing_gain x BtlBw, on every sample once the pipe is full,
+        # before that only when it rises
         rate = self.pacing_gain * bw
         if rate != self.pacing_rate_pps and (self.filled_pipe or rate > self.pacing_rate_pps):
             self.pacing_rate_pps = rate
-            flow = self.flow
             flow.pacing_rate_bps = rate * flow.packet_bytes * 8.0
-
-    def _set_cwnd(self, rs: RateSample, bw: float) -> None:
-        """§4.2.3.6 BBRSetCwnd (without the optional recovery modulation, see the docstring):
-        towards the target window, by the packets delivered; at least BBRMinPipeCwnd (§4.2.3.3),
-        at most that in ProbeRTT (§4.2.3.5)."""
-        flow = self.flow
+        # §4.2.3.6 BBRSetCwnd (without the optional recovery modulation, see the docstring):
+        # towards the target window by the packets delivered; at least BBRMinPipeCwnd
+        # (§4.2.3.3), at most that in ProbeRTT (§4.2.3.5)
         min_rtt = self.min_rtt_s
         if min_rtt == math.inf:
             target = self.initial_cwnd                       # §4.2.3.2: no RTT sample yet
@@ -363,7 +361,7 @@ class Bbr(CongestionControl):
                 cwnd = target
         elif cwnd < target or rs.delivered < self.initial_cwnd:
             cwnd += rs.newly_delivered
-        if cwnd < MIN_PIPE_CWND or self.state == PROBE_RTT:  # §4.2.3.3, §4.2.3.5
+        if cwnd < MIN_PIPE_CWND or self.state == PROBE_RTT:
             cwnd = MIN_PIPE_CWND
         flow.cwnd = cwnd
 
