@@ -13,4 +13,28 @@ from flows.vegas import Vegas
 # Every algorithm a topology or the CLI can name.
 ALGORITHMS = {cls.name: cls for cls in (Tahoe, Reno, NewReno, Fast, Vegas, Cubic, Bbr)}
 
-__all__ = ["ALGORITHMS", "CongestionControl"]
+# The algorithms netsim ships; others are registered at run time (`register_algorithm`: plugin
+# files given with --plugin, packages' `netsim.algorithms` entry points; netsim/plugins.py).
+BUILTIN_ALGORITHMS = frozenset(ALGORITHMS)
+
+
+def register_algorithm(cls: type) -> None:
+    """Make the CongestionControl subclass `cls` usable under its `name`. Raises ValueError
+    when the name is not a non-empty string, is a built-in's, or another class's already."""
+    if not (isinstance(cls, type) and issubclass(cls, CongestionControl)):
+        raise ValueError(f"{cls!r} is not a subclass of flows.congestion.CongestionControl")
+    name = cls.__dict__.get("name")
+    if not isinstance(name, str) or not name or name == CongestionControl.name:
+        raise ValueError(f"class {cls.__name__} has no name: set name = \"...\" in its class body")
+    if name in BUILTIN_ALGORITHMS:
+        raise ValueError(f"class {cls.__name__}: name \"{name}\" is a built-in algorithm's; "
+                         f"choose another")
+    known = ALGORITHMS.get(name)
+    if known is not None and known is not cls and (known.__module__, known.__qualname__) != (
+            cls.__module__, cls.__qualname__):
+        raise ValueError(f"class {cls.__name__}: name \"{name}\" is already taken by "
+                         f"{known.__module__}.{known.__qualname__}")
+    ALGORITHMS[name] = cls
+
+
+__all__ = ["ALGORITHMS", "BUILTIN_ALGORITHMS", "CongestionControl", "register_algorithm"]

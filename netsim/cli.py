@@ -79,7 +79,20 @@ def build_parser() -> argparse.ArgumentParser:
                              "plotly: pip install 'netsim[report]')")
     parser.add_argument("--quiet", action="store_true",
                         help="print nothing but errors (no progress bar, no summary table)")
+    parser.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
+                        help="load the congestion-control algorithms this Python file defines "
+                             "(repeatable; docs/algorithms.md, \"Write your own\")")
     return parser
+
+
+def load_algorithm_plugins(paths) -> None:
+    """Register installed packages' algorithms and those of the --plugin files (UsageError)."""
+    from netsim.plugins import PluginError, load_entry_points, load_plugins
+    try:
+        load_entry_points()
+        load_plugins(paths)
+    except PluginError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def report_available(option: str = "--report") -> None:
@@ -322,6 +335,7 @@ def main(argv=None) -> int:
         take_topology_from_lists(args, parser)
     try:
         configure_logging(args.verbosity, args.logfile)
+        load_algorithm_plugins(args.plugin)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

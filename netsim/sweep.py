@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import hashlib
 import json
 import math
 import os
@@ -98,12 +99,15 @@ def plan(sweep: Sweep) -> list:
     from topologies.spec import config_digest
     specs = {}
     out = []
+    plugin_code = "".join(hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in sweep.plugins)
     for run_id, index, seed, point in sweep.runs():
         if index not in specs:
             specs[index] = point_spec(sweep, point)
         spec = specs[index]
         digest = config_digest(spec, duration_s=spec.duration_s, seed=seed,
                                interval_s=sweep.interval_s)
+        if sweep.plugins:             # an edited plugin file re-runs the runs
+            digest = hashlib.sha256((digest + plugin_code).encode()).hexdigest()
         out.append(PlannedRun(run_id, index, seed, tuple(point), digest))
     return out
 
@@ -266,10 +270,15 @@ def run_one(task) -> dict:
 
     Returns {"config_digest", "status", "error", "wall_time_s", "record"}: the record (summary,
     base RTTs, the check report when asked for) is what `compute_metrics` reads."""
-    data, digest, seed, interval_s, want_check = task
+    data, digest, seed, interval_s, want_check = task[:5]
+    plugins = task[5] if len(task) > 5 else ()
     out = {"config_digest": digest, "status": "ok", "error": "", "record": None}
     start = time.perf_counter()
     try:
+        if plugins:                               # workers are other processes: load them here
+            from netsim.plugins import load_entry_points, load_plugins
+            load_entry_points()
+            load_plugins(plugins)
         from topologies import load_topology, simulate
         spec = load_topology(data)
         results = simulate(spec, seed=seed, interval_s=interval_s)
@@ -514,7 +523,7 @@ def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str 
                 pass                              # row records the error (_row)
         if record is None:
             todo[run.digest] = (point_data(sweep, run.params), run.digest, run.seed,
-                                sweep.interval_s, want_check)
+                                sweep.interval_s, want_check, sweep.plugins)
             continue
         rows[run.run_id] = _row(run, {"status": "ok", "error": "", "record": record,
                                       "wall_time_s": record.get("wall_time_s")}, sweep.metrics)

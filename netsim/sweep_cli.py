@@ -68,6 +68,10 @@ examples:
                         help="also write report.html: the sweep's figures as interactive charts "
                              "and the table of runs (needs plotly: pip install 'netsim[report]')")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
+                        help="load the congestion-control algorithms this Python file defines, "
+                             "here and in every worker (repeatable; a sweep file may also list "
+                             "\"plugins\", relative to itself)")
     return parser
 
 
@@ -79,7 +83,7 @@ def sweep_main(argv) -> int:
     try:
         if args.jobs is not None and args.jobs < 1:
             raise UsageError(f"--jobs: expected a number of processes >= 1, got {args.jobs}")
-        sweep = load_sweep(args.sweep)
+        sweep = load_sweep(args.sweep, plugins=args.plugin)
         if args.report:
             from netsim.cli import UsageError as CliUsageError, report_available
             try:

@@ -22,7 +22,7 @@ from topologies.validation import (MAX_RANGE_NUM, MAX_SEEDS, MAX_SWEEP_RUNS, Inp
                                    read_json, show, suggestion)
 
 SWEEP_FIELDS = ("name", "description", "topology", "parameters", "combine", "seeds", "metrics",
-                "plots", "duration_s", "interval_s")
+                "plots", "duration_s", "interval_s", "plugins")
 PLOT_FIELDS = ("file", "x", "y", "lines", "logx", "logy", "title", "xlabel", "ylabel",
                "error_bars", "theory")
 # Theory models and their fields (docs/sweeps.md, "Theory curves"). Packet size, RTT, units and
@@ -192,6 +192,7 @@ class Sweep:
         self.plots = list(raw.get("plots", []))
         self.duration_s = raw.get("duration_s")
         self.interval_s = raw.get("interval_s", 0.1)
+        self.plugins: tuple = ()      # absolute paths of the plugin files (--plugin, "plugins")
 
     def points(self) -> list:
         """Every parameter combination, as a list of (path, value) pairs."""
@@ -210,7 +211,24 @@ class Sweep:
         return out
 
 
-def load_sweep(path) -> Sweep:
+def _load_plugins(label: str, raw: dict, base_dir: Path, given) -> tuple:
+    """Load the --plugin files `given` and the file's "plugins" (relative to the sweep file);
+    their absolute paths, which the sweep hands to its workers."""
+    from netsim.plugins import PluginError, load_entry_points, load_plugins, plugin_paths
+    listed = raw.get("plugins", [])
+    if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed):
+        raise SweepError(f'{label}: field "plugins": expected a list of Python file paths '
+                         f'(relative to the sweep file), got {show(listed)}')
+    paths = plugin_paths(list(given or ()) + [str(base_dir / p) for p in listed])
+    try:
+        load_entry_points()
+        load_plugins(paths)
+    except PluginError as exc:
+        raise SweepError(f"{label}: {exc}" if listed else str(exc)) from None
+    return tuple(dict.fromkeys(paths))
+
+
+def load_sweep(path, plugins=()) -> Sweep:
     """Read and validate a sweep file; raises SweepError.
 
     Order: the file (`topologies.validation.read_json`: size, UTF-8, JSON, plain data, limits),
@@ -232,6 +250,7 @@ def load_sweep(path) -> Sweep:
             raise SweepError(f'{label}: missing field "{key}"')
     _check_name(label, raw, path)
     _check_settings(label, raw)
+    plugin_files = _load_plugins(label, raw, path.parent, plugins)
     topology_path = _resolve_topology(label, raw["topology"], path.parent)
     try:
         topology_label, base = read_json(topology_path, error=TopologyError, kind="topology files")
@@ -241,6 +260,7 @@ def load_sweep(path) -> Sweep:
     if not isinstance(raw["parameters"], dict) or not raw["parameters"]:
         raise SweepError(f'{label}: field "parameters": expected an object of path: values')
     sweep = Sweep(label, raw, base, topology_path)
+    sweep.plugins = plugin_files
     for param, spec in sweep.parameters:
         sweep.values[param] = _values(f"{label}: parameters: {quote(param)}", spec)
     if sweep.combine == "zip" and len({len(v) for v in sweep.values.values()}) > 1:

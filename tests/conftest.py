@@ -181,3 +181,14 @@ class _FakeFlow:
 def fake_flow():
     """fake_flow(cwnd=10.0, ssthresh=inf, flight=None, srtt=None, seed=1): a stand-in flow."""
     return _FakeFlow
+
+
+@pytest.fixture(autouse=True)
+def _algorithm_registry():
+    """Algorithms a test registers (plugins, sweep files listing "plugins") are removed after it."""
+    from flows import ALGORITHMS
+    before = dict(ALGORITHMS)
+    yield
+    if ALGORITHMS != before:
+        ALGORITHMS.clear()
+        ALGORITHMS.update(before)

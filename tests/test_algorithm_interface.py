@@ -49,21 +49,29 @@ def test_every_hook_is_documented():
     assert not hasattr(flows.CongestionControl, "on_dupack")     # the transport's now
 
 
-def test_the_plugin_example_runs(monkeypatch):
+def test_the_plugin_example_runs(monkeypatch, tmp_path):
+    """docs/algorithms.md "Write your own": the plugin file, loaded as --plugin loads it, runs;
+    the documented unit test of its hooks passes."""
+    from netsim.plugins import load_plugin
     from topologies import load_topology, simulate
 
-    code = SECTION.split("```python")[1].split("```")[0]
-    monkeypatch.setitem(flows.ALGORITHMS, "aimd", None)     # removed again after the test
-    exec(compile(code, "docs/algorithms.md", "exec"), {})
-    assert "aimd" in flows.ALGORITHMS
+    blocks = SECTION.split("## Write your own")[1].split("```python")
+    plugin, unit_test = (block.split("```")[0] for block in blocks[1:3])
+    (tmp_path / "my_aimd.py").write_text(plugin)
+    monkeypatch.setitem(flows.ALGORITHMS, "my_aimd", None)  # removed again after the test
+    assert load_plugin(tmp_path / "my_aimd.py") == ["my_aimd"]
     spec = load_topology({
         "hosts": ["H1", "H2"], "routers": [],
         "links": [{"id": "L1", "ends": ["H1", "H2"], "rate_mbps": 10, "delay_ms": 10,
                    "buffer_kb": 32, "loss_rate": 0.002}],
         "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 2, "start_s": 0,
-                   "algorithm": "aimd"}]})
+                   "algorithm": "my_aimd", "params": {"b": 0.5}}]})
     summary = simulate(spec).summary
     assert summary["stop_reason"] == "completed" and summary["flows"]["F1"]["in_order"]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    namespace: dict = {}
+    exec(compile(unit_test, "docs/algorithms.md", "exec"), namespace)
+    namespace["test_additive_increase_and_decrease"]()
 
 
 @pytest.mark.parametrize("name", sorted(flows.ALGORITHMS))

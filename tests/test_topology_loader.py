@@ -19,7 +19,8 @@ from topologies.spec import (BINARY, DEFAULT_ALGORITHM, DEFAULT_SEED, DEFAULT_SE
                              RoutingSpec, TransportSpec)
 
 TOPOLOGIES = Path(__file__).resolve().parent.parent / "topologies"
-KNOWN_ALGORITHMS = ", ".join(sorted(ALGORITHMS))
+KNOWN_ALGORITHMS = (", ".join(sorted(ALGORITHMS))
+                    + "; an algorithm of your own is loaded with --plugin FILE.py")
 
 
 def base() -> dict:

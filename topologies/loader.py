@@ -83,6 +83,12 @@ class TopologyError(InputError):
 
 # -- message helpers -------------------------------------------------------------------------------
 
+def _unknown_algorithm(name) -> str:
+    """_unknown for an algorithm name, pointing at --plugin (topologies never load code)."""
+    return (_unknown("algorithm", name, ALGORITHMS)
+            + "; an algorithm of your own is loaded with --plugin FILE.py")
+
+
 def _unknown(kind: str, name, known, *, list_known: bool = True) -> str:
     """'unknown field "x" (did you mean "y"?); known: a, b' (the list only when asked or no match)."""
     hint = suggestion(name, known)
@@ -321,7 +327,7 @@ def _file_algorithms(top: _Where, data: dict) -> dict:
     result = {}
     for name, params in block.items():
         if name not in ALGORITHMS:
-            raise where.error(_unknown("algorithm", name, ALGORITHMS))
+            raise where.error(_unknown_algorithm(name))
         params = _object(where, name, params, "an object of parameters")
         result[name] = _params(where.inner(name), name, params)
     return result
@@ -614,7 +620,7 @@ def _flow_algorithm(where: _Where, item: dict, ctx: _FlowContext):
     if not isinstance(algorithm, str):
         raise where.field_error("algorithm", f"expected an algorithm name, got {show(algorithm)}")
     if algorithm not in ALGORITHMS:
-        raise where.field_error("algorithm", _unknown("algorithm", algorithm, ALGORITHMS))
+        raise where.field_error("algorithm", _unknown_algorithm(algorithm))
     own = {}
     if "params" in item:
         block = _object(where, "params", item["params"], "an object of parameters")
@@ -711,7 +717,7 @@ def _check_override(algorithm) -> str | None:
     if not isinstance(algorithm, str):
         raise TopologyError(f"--algorithm: expected an algorithm name, got {show(algorithm)}")
     if algorithm not in ALGORITHMS:
-        raise TopologyError(f"--algorithm: {_unknown('algorithm', algorithm, ALGORITHMS)}")
+        raise TopologyError(f"--algorithm: {_unknown_algorithm(algorithm)}")
     return algorithm
 
 

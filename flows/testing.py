@@ -1,0 +1,64 @@
+"""Unit-testing a congestion-control algorithm's hooks without building a network.
+
+`StandInFlow` is a plain-attribute implementation of `flows.congestion.FlowView`: create one,
+hand it to the algorithm, call the hooks the way the transport would and read the window::
+
+    from flows.testing import StandInFlow
+
+    flow = StandInFlow(cwnd=10.0, ssthresh=5.0)
+    cc = MyAlgorithm(flow, {"beta": 0.5})
+    cc.init()
+    cc.on_ack(1)                 # an ACK of one packet, outside recovery
+    assert flow.cwnd > 10.0
+    flow.flight = 20             # what flight_size() reports (default: the window, rounded up)
+    assert cc.ssthresh() == 10.0
+
+Set any member directly (`srtt`, `min_rtt`, `state`, `snd_una`, `snd_nxt`, `delivered`, ...;
+`inflight` is what `pipe()` reports; `sim.now` is the simulated time and `sim.rng` a seeded
+`random.Random`). Nothing here runs the transport: the window policy during loss recovery
+(`flows.recovery`) is the transport's and is not applied.
+"""
+from __future__ import annotations
+
+import math
+import random
+
+from flows.congestion import OPEN
+
+
+class StandInSim:
+    """The simulator members an algorithm reads: `now` (seconds, settable) and `rng`."""
+
+    def __init__(self, seed: int = 1):
+        self.now = 0.0
+        self.rng = random.Random(seed)
+
+
+class StandInFlow:
+    """A stand-in for the flow an algorithm sees (`flows.congestion.FlowView`)."""
+
+    def __init__(self, cwnd: float = 10.0, ssthresh: float = math.inf,
+                 flight: int | None = None, srtt: float | None = None, seed: int = 1,
+                 packet_bytes: int = 1000):
+        self.cwnd = cwnd
+        self.ssthresh = ssthresh
+        self.state = OPEN
+        self.sim = StandInSim(seed)
+        self.packet_bytes = packet_bytes
+        self.snd_una = 0
+        self.snd_nxt = 0
+        self.srtt = srtt
+        self.min_rtt = math.inf
+        self.delivered = 0
+        self.retransmissions = 0
+        self.pacing_rate_bps: float | None = None
+        self.app_limited_until = 0
+        self.dupack_threshold = 3
+        self.flight = flight          # what flight_size() reports; None: ceil(cwnd)
+        self.inflight = 0             # what pipe() reports
+
+    def flight_size(self) -> int:
+        return math.ceil(self.cwnd) if self.flight is None else self.flight
+
+    def pipe(self) -> int:
+        return self.inflight

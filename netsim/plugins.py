@@ -1,0 +1,141 @@
+"""User-defined congestion control: plugin files (``--plugin FILE.py``) and entry points.
+
+A plugin file is a Python module that defines one or more subclasses of
+`flows.congestion.CongestionControl`, each with its own `name`; `load_plugin` imports it and
+registers every such class (`flows.register_algorithm`), after which topologies and
+``--algorithm`` can name it and its `PARAMETERS` are validated like a built-in's. Installed
+packages register algorithms through the entry-point group ``netsim.algorithms`` (each entry
+point names a CongestionControl subclass, or a module whose subclasses are all registered):
+`load_entry_points`.
+
+Code is only ever loaded because the command line (or a sweep file's ``"plugins"``) asked for
+it; a topology file never causes an import. Every failure is a `PluginError` with one line
+naming the file (and the line, for errors raised while importing it).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import sys
+import traceback
+from pathlib import Path
+
+ENTRY_POINT_GROUP = "netsim.algorithms"
+
+_loaded: dict = {}            # resolved path -> the classes it defines (a file is imported once)
+_entry_points_loaded = False
+
+
+class PluginError(ValueError):
+    """A plugin that cannot be used; the message is one line naming the file."""
+
+
+def _module_name(path: Path) -> str:
+    digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
+    stem = "".join(c if c.isalnum() else "_" for c in path.stem)
+    return f"netsim_plugin_{stem}_{digest}"
+
+
+def _where(path: Path, exc: BaseException) -> str:
+    """'FILE, line N' of the deepest frame of the traceback inside the plugin file."""
+    if isinstance(exc, SyntaxError) and exc.lineno is not None:
+        return f"{path}, line {exc.lineno}"
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        try:
+            if Path(frame.filename).resolve() == path:
+                line = frame.lineno
+        except OSError:
+            pass
+    return f"{path}, line {line}" if line is not None else str(path)
+
+
+def _register_all(classes: list, origin: str) -> list:
+    from flows import register_algorithm
+    names = []
+    for cls in classes:
+        try:
+            register_algorithm(cls)
+        except ValueError as exc:
+            raise PluginError(f"{origin}: {exc}") from None
+        names.append(cls.name)
+    return names
+
+
+def _classes_of(module) -> list:
+    from flows.congestion import CongestionControl
+    return [obj for _, obj in inspect.getmembers(module, inspect.isclass)
+            if issubclass(obj, CongestionControl) and obj is not CongestionControl
+            and obj.__module__ == module.__name__]
+
+
+def load_plugin(path) -> list:
+    """Import the plugin file `path` and register its algorithms; returns their names.
+
+    Loading the same file again is a no-op (worker processes may be handed it repeatedly)."""
+    given = Path(path)
+    resolved = given.resolve()
+    if resolved in _loaded:
+        return _register_all(_loaded[resolved], f"--plugin {given}")
+    if not resolved.is_file():
+        raise PluginError(f"--plugin {given}: no such file")
+    if resolved.suffix != ".py":
+        raise PluginError(f"--plugin {given}: expected a Python file (.py)")
+    name = _module_name(resolved)
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:                  # pragma: no cover
+        raise PluginError(f"--plugin {given}: cannot be imported")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        sys.modules.pop(name, None)
+        raise PluginError(f"--plugin {_where(resolved, exc)}: SyntaxError: {exc.msg}") from None
+    except Exception as exc:                                 # anything the import raised
+        sys.modules.pop(name, None)
+        message = str(exc).splitlines()[0] if str(exc) else ""
+        raise PluginError(f"--plugin {_where(resolved, exc)}: {type(exc).__name__}"
+                          f"{': ' + message if message else ''}") from None
+    classes = _classes_of(module)
+    named = [cls for cls in classes if "name" in cls.__dict__]    # unnamed: helper base classes
+    if not classes:
+        raise PluginError(f"--plugin {given}: defines no subclass of "
+                          f"flows.congestion.CongestionControl")
+    names = _register_all(named or classes, f"--plugin {given}")
+    _loaded[resolved] = named or classes
+    return names
+
+
+def load_plugins(paths) -> list:
+    """`load_plugin` for each path; returns every registered name."""
+    names = []
+    for path in paths or ():
+        names.extend(load_plugin(path))
+    return names
+
+
+def load_entry_points() -> list:
+    """Register the algorithms installed packages declare in the `netsim.algorithms` entry-point
+    group (once per process); returns their names."""
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return []
+    _entry_points_loaded = True
+    from importlib.metadata import entry_points
+    names = []
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        origin = f"entry point {point.name} = {point.value} ({ENTRY_POINT_GROUP})"
+        try:
+            target = point.load()
+        except Exception as exc:
+            raise PluginError(f"{origin}: {type(exc).__name__}: {exc}") from None
+        classes = _classes_of(target) if inspect.ismodule(target) else [target]
+        names.extend(_register_all(classes, origin))
+    return names
+
+
+def plugin_paths(paths) -> tuple:
+    """The absolute paths of `paths` (what is handed to worker processes)."""
+    return tuple(str(Path(p).resolve()) for p in paths or ())

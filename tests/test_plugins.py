@@ -1,0 +1,185 @@
+"""User-defined congestion control: --plugin files, sweep plugins, entry points, the stand-in
+flow of flows.testing (docs/algorithms.md, "Write your own")."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from flows import ALGORITHMS, BUILTIN_ALGORITHMS, register_algorithm
+from flows.congestion import CongestionControl
+from flows.testing import StandInFlow
+
+ROOT = Path(__file__).resolve().parent.parent
+AIMD = ROOT / "experiments" / "plugins" / "aimd.py"
+LOSSY = ROOT / "topologies" / "lossy_link.json"
+
+
+@pytest.fixture(autouse=True)
+def _clean_registry():
+    before = dict(ALGORITHMS)
+    yield
+    ALGORITHMS.clear()
+    ALGORITHMS.update(before)
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def topology_with(algorithm, **params):
+    data = json.loads(LOSSY.read_text())
+    data["flows"][0]["algorithm"] = algorithm
+    data["flows"][0]["data_mb"] = 1
+    if params:
+        data["flows"][0]["params"] = params
+    return data
+
+
+def test_a_plugin_file_runs_by_name_with_its_parameters_validated(tmp_path, run_cli):
+    topo = tmp_path / "t.json"
+    topo.write_text(json.dumps(topology_with("aimd", b=0.5)))
+    done = run_cli(topo, "--plugin", AIMD, "--no-plots", "--quiet", "--out", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["flows"]["F1"]["algorithm"] == "aimd"
+    assert summary["flows"]["F1"]["in_order"]
+    topo.write_text(json.dumps(topology_with("aimd", b=1.5)))
+    bad = run_cli(topo, "--plugin", AIMD, "--quiet", "--out", tmp_path / "r2")
+    assert bad.returncode == 2
+    assert "b" in bad.stderr and "(0, 1)" in bad.stderr and len(bad.stderr.splitlines()) == 1
+    topo.write_text(json.dumps(topology_with("aimd", gain=2)))
+    bad = run_cli(topo, "--plugin", AIMD, "--quiet", "--out", tmp_path / "r3")
+    assert bad.returncode == 2 and 'unknown parameter "gain"' in bad.stderr
+
+
+def test_algorithm_override_with_a_plugin(tmp_path, run_cli):
+    done = run_cli(LOSSY, "--plugin", AIMD, "--algorithm", "aimd", "--duration", "2",
+                   "--no-plots", "--quiet", "--out", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_topology_never_loads_code_and_the_error_mentions_plugin(tmp_path, run_cli):
+    topo = tmp_path / "t.json"
+    topo.write_text(json.dumps(topology_with("aimd")))
+    done = run_cli(topo, "--quiet", "--out", tmp_path / "r")
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert 'unknown algorithm "aimd"' in done.stderr and "--plugin" in done.stderr
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("x = 1\ndef broken(:\n    pass\n", "line 2: SyntaxError"),
+    ("import math\n\nraise RuntimeError('boom')\n", "line 3: RuntimeError: boom"),
+    ("import no_such_module_here\n", "line 1: ModuleNotFoundError"),
+    ("x = 1\n", "defines no subclass"),
+    ("from flows.congestion import CongestionControl\n\nclass R(CongestionControl):\n"
+     "    name = 'reno'\n", "built-in"),
+])
+def test_a_bad_plugin_is_one_line_naming_the_file(tmp_path, run_cli, source, expected):
+    plugin = write(tmp_path, "bad.py", source)
+    done = run_cli(LOSSY, "--plugin", plugin, "--quiet", "--out", tmp_path / "r")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "bad.py" in lines[0] and expected in lines[0]
+    assert "Traceback" not in done.stderr
+
+
+def test_two_plugins_with_the_same_name_clash(tmp_path):
+    from netsim.plugins import PluginError, load_plugin
+    text = ("from flows.congestion import CongestionControl\n\n"
+            "class A(CongestionControl):\n    name = 'same'\n")
+    load_plugin(write(tmp_path, "one.py", text))
+    assert load_plugin(tmp_path / "one.py") == ["same"]          # loading again: a no-op
+    with pytest.raises(PluginError, match="already taken"):
+        load_plugin(write(tmp_path, "two.py", text))
+
+
+def test_register_algorithm_refuses_builtins_and_nameless_classes():
+    class Nameless(CongestionControl):
+        pass
+
+    class Tahoe2(CongestionControl):
+        name = "tahoe"
+
+    for cls in (Nameless, Tahoe2, int):
+        with pytest.raises(ValueError):
+            register_algorithm(cls)
+    assert "tahoe" in BUILTIN_ALGORITHMS and ALGORITHMS["tahoe"].__module__ == "flows.tahoe"
+
+
+def test_sweep_workers_load_the_sweep_files_plugins(tmp_path):
+    """The shipped example's plugin list, run in worker processes (--jobs 2)."""
+    sweep = json.loads((ROOT / "experiments" / "plugin_aimd.json").read_text())
+    for key, values in sweep["parameters"].items():
+        sweep["parameters"][key] = values[:3]                       # the 1990s profile only
+    sweep["plugins"] = [str(AIMD)]
+    sweep["topology"] = str(ROOT / "topologies" / "profile_cross_country.json")
+    sweep["plots"] = []
+    path = tmp_path / "plugin_aimd.json"
+    path.write_text(json.dumps(sweep))
+    done = subprocess.run([sys.executable, str(ROOT / "initializer.py"), "sweep", str(path),
+                           "--jobs", "2", "--out", str(tmp_path / "out"), "--quiet"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = (tmp_path / "out" / "results.csv").read_text().splitlines()
+    assert len(rows) == 4 and all(",ok," in row for row in rows[1:])
+    assert ",aimd," in rows[1]
+
+
+def test_sweep_plugin_paths_are_relative_to_the_sweep_file(tmp_path):
+    from netsim.sweep_file import SweepError, load_sweep
+    sweep = load_sweep(ROOT / "experiments" / "plugin_aimd.json")
+    assert sweep.plugins == (str(AIMD.resolve()),)
+    data = json.loads((ROOT / "experiments" / "plugin_aimd.json").read_text())
+    data["plugins"] = ["nowhere.py"]
+    data["topology"] = str(ROOT / "topologies" / "profile_cross_country.json")
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(SweepError, match="nowhere.py: no such file"):
+        load_sweep(path)
+
+
+def test_entry_points_register_algorithms(monkeypatch):
+    import importlib.metadata
+    import netsim.plugins as plugins
+
+    class Ep(CongestionControl):
+        name = "from_entry_point"
+
+    class Point:
+        name, value = "ep", "pkg:Ep"
+
+        def load(self):
+            return Ep
+
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda group=None: [Point()] if group == plugins.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(plugins, "_entry_points_loaded", False)
+    assert plugins.load_entry_points() == ["from_entry_point"]
+    assert ALGORITHMS["from_entry_point"] is Ep
+
+
+def test_the_stand_in_flow_unit_tests_hooks_without_a_network():
+    sys.path.insert(0, str(AIMD.parent))
+    try:
+        from netsim.plugins import load_plugin
+        load_plugin(AIMD)
+        cls = ALGORITHMS["aimd"]
+    finally:
+        sys.path.remove(str(AIMD.parent))
+    flow = StandInFlow(cwnd=10.0, ssthresh=5.0)
+    cc = cls(flow, {"a": 2.0})
+    cc.init()
+    for _ in range(10):
+        cc.on_ack(1)
+    assert 11.8 < flow.cwnd < 12.0          # two packets per window of ACKs
+    flow.flight = 20
+    assert cc.ssthresh() == pytest.approx(16.0)   # b = 0.8 of the flight size
