@@ -79,6 +79,28 @@ def _rtt_fields(flow) -> dict:
             "in_slow_start": slow}
 
 
+def _rate_flow_fields(flow, end_s: float, mbit: float, mb: float) -> dict:
+    """summary.json entry of a "cbr" or "onoff" flow (flows/cbr.py): the bulk flow's fields
+    (no window, no RTT: null), its rate, and packets sent, received and lost (lost = sent -
+    received, so it includes the packets in flight when the run ended)."""
+    done = flow.finish_s is not None
+    elapsed = (flow.finish_s if done else end_s) - flow.start_s
+    return {
+        "algorithm": flow.kind, "kind": flow.kind, "src": flow.src.id, "dst": flow.dst.id,
+        "data_mb": None if flow.data_bytes is None else _round(flow.data_bytes / mb),
+        "data_bytes": flow.data_bytes, "start_s": flow.start_s,
+        "finish_s": _round(flow.finish_s), "completed": done,
+        "rate_mbps": _round(flow.rate_bps / mbit), "on_s": flow.on_s, "off_s": flow.off_s,
+        "goodput_mbps": _round(flow.arrived_bytes * 8.0 / elapsed / mbit) if elapsed > 0 else 0.0,
+        "avg_rtt_ms": None, "avg_window_pkts": None,
+        "packets_sent": flow.packets_sent, "packets_received": flow.packets_received,
+        "packets_lost": flow.packets_lost, "retransmissions": 0, "timeouts": 0,
+        "ecn_echoes": 0, "ecn_reactions": 0, "delivered_bytes": flow.arrived_bytes,
+        "in_order": True, "base_rtt_ms": None, "min_rtt_ms": None, "rto_ms": None,
+        "in_slow_start": False,
+    }
+
+
 class Results:
     """What a run produced: `summary` (dict), and the `links`, `flows`, `hosts`, `routes` tables.
 
@@ -176,7 +198,7 @@ class Results:
                 "timeouts": flow.timeouts, "delivered_bytes": flow.delivered_bytes,
                 "in_order": flow.in_order and (not done or flow.delivered_all()),
                 **_rtt_fields(flow),
-            }
+            } if getattr(flow, "kind", "bulk") == "bulk" else _rate_flow_fields(flow, end_s, mbit, mb)
         links = {}
         for link in net.links.values():
             directions = {}

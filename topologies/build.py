@@ -4,6 +4,7 @@ from __future__ import annotations
 from components.link import Link
 from components.node import Host, Router
 from flows import ALGORITHMS
+from flows.cbr import RateFlow
 from flows.transport import Flow
 from routing.distance_vector import start_distance_vector
 from routing.static import install_static_routes
@@ -57,6 +58,11 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
     flows = {}
     sizes = spec.packet_sizes
     for fs in spec.flows:
+        if fs.kind != "bulk":
+            flows[fs.id] = RateFlow(sim, fs.id, hosts[fs.src], hosts[fs.dst], fs.data_bytes,
+                                    fs.start_s, fs.rate_bps, sizes.data_bytes, kind=fs.kind,
+                                    on_s=fs.on_s, off_s=fs.off_s, periods=fs.periods)
+            continue
         flows[fs.id] = Flow(sim, fs.id, hosts[fs.src], hosts[fs.dst], fs.data_bytes, fs.start_s,
                             ALGORITHMS[fs.algorithm], fs.params, fs.transport,
                             sizes.data_bytes, sizes.ack_bytes)

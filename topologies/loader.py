@@ -66,6 +66,10 @@ LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex", "co
 LINK_REQUIRED = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb")
 FLOW_FIELDS = ("id", "src", "dst", "data_mb", "start_s", "algorithm", "params", "transport")
 FLOW_REQUIRED = ("id", "src", "dst")
+FLOW_KINDS = ("bulk", "cbr", "onoff")
+RATE_FLOW_FIELDS = ("rate_mbps", "on_s", "off_s", "periods")   # cbr/onoff only (flows/cbr.py)
+BULK_ONLY_FIELDS = ("algorithm", "params", "transport", "ecn", "delayed_ack")
+FLOW_FIELDS = FLOW_FIELDS + ("kind",) + RATE_FLOW_FIELDS
 EVENT_FIELDS = ("at_s", "link", "action")
 LOSS_MODEL_TYPES = ("gilbert-elliott",)
 GILBERT_ELLIOTT_FIELDS = ("type", "p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad")
@@ -643,8 +647,47 @@ def _flow_transport(where: _Where, item: dict, base: TransportSpec) -> Transport
     return _transport(where.inner("transport"), block, base)
 
 
+def _rate_flow(where: _Where, item: dict, ctx: _FlowContext, kind: str) -> FlowSpec:
+    """A "cbr" or "onoff" flow (flows/cbr.py): no algorithm, no transport."""
+    for name in BULK_ONLY_FIELDS:
+        if name in item:
+            raise where.field_error(name, f"not allowed for a {quote(kind)} flow (no transport)")
+    if kind == "cbr":
+        for name in ("on_s", "off_s", "periods"):
+            if name in item:
+                raise where.field_error(name, "only for \"onoff\" flows")
+    for name in ("rate_mbps",) + (("on_s", "off_s") if kind == "onoff" else ()):
+        if name not in item:
+            raise where.field_error(name, f"required for a {quote(kind)} flow")
+    src = _host_ref(where, "src", item["src"], ctx.kinds)
+    dst = _host_ref(where, "dst", item["dst"], ctx.kinds)
+    if src == dst:
+        raise where.field_error("dst", f"expected a host other than src, got {quote(dst)}")
+    if not _connected(src, dst, ctx.adjacency, ctx.kinds):
+        raise where.error(f"hosts {quote(src)} and {quote(dst)} are not connected")
+    rate = _number(where, "rate_mbps", item["rate_mbps"], POSITIVE)
+    on_s = off_s = None
+    if kind == "onoff":
+        on_s = float(_number(where, "on_s", item["on_s"], POSITIVE))
+        off_s = float(_number(where, "off_s", item["off_s"], NON_NEGATIVE))
+    return FlowSpec(id=item["id"], src=src, dst=dst,
+                    data_bytes=_data_bytes(where, item.get("data_mb"), ctx.units),
+                    start_s=_number(where, "start_s", item.get("start_s", 0), NON_NEGATIVE),
+                    algorithm=kind, params={}, transport=ctx.transport, kind=kind,
+                    rate_bps=float(_scaled(where, "rate_mbps", rate, ctx.units.bits_per_mbit)),
+                    on_s=on_s, off_s=off_s,
+                    periods=_choice(where, "periods", item.get("periods", "fixed"),
+                                    ("fixed", "exponential")))
+
+
 def _flow(where: _Where, item: dict, ctx: _FlowContext) -> FlowSpec:
     _check_fields(where, item, FLOW_FIELDS, FLOW_REQUIRED)
+    kind = _choice(where, "kind", item.get("kind", "bulk"), FLOW_KINDS)
+    if kind != "bulk":
+        return _rate_flow(where, item, ctx, kind)
+    for name in RATE_FLOW_FIELDS:
+        if name in item:
+            raise where.field_error(name, "only for \"cbr\" and \"onoff\" flows")
     src = _host_ref(where, "src", item["src"], ctx.kinds)
     dst = _host_ref(where, "dst", item["dst"], ctx.kinds)
     if src == dst:

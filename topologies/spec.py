@@ -108,6 +108,8 @@ class LinkSpec:
     duplex: str          # "full" or "half"
     cost_s: Optional[float] = None   # static routing cost; None: the propagation delay
     impairments: tuple = (NO_IMPAIRMENT, NO_IMPAIRMENT)   # per direction (ends[0]->ends[1], back)
+    rate_schedule: tuple = ()    # ((t_s, rate_bps), ...): rate changes, sorted by time
+    delay_schedule: tuple = ()   # ((t_s, delay_s), ...): propagation delay changes
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,11 @@ class FlowSpec:
     algorithm: str
     params: dict                # algorithm parameters, defaults already merged in
     transport: TransportSpec
+    kind: str = "bulk"          # "bulk" (reliable transfer), "cbr" or "onoff" (flows/cbr.py)
+    rate_bps: Optional[float] = None   # cbr/onoff: sending rate (while on)
+    on_s: Optional[float] = None       # onoff: (mean) on period
+    off_s: Optional[float] = None      # onoff: (mean) off period
+    periods: str = "fixed"             # onoff: "fixed" or "exponential" periods
 
 
 @dataclass(frozen=True)
