@@ -18,14 +18,18 @@ class Packet:
     (`retx`). ACKs carry the cumulative ACK `ack_seq` (next packet expected in order), the sequence
     number of the data packet that triggered them `sack_seq` (selective-ACK information), and
     echo that packet's `sent_s` and `retx` (for RTT samples under Karn's rule).
+
+    ECN (RFC 3168): `ect` marks a packet as ECN-capable (set by the sender), `ce` records that a
+    queue experienced congestion (set by a queue instead of dropping an `ect` packet). A flow's
+    data packets carry CWR and its ACKs ECE as ``payload is True`` (flows/sender.py, receiver.py).
     """
 
     __slots__ = ("kind", "src", "dst", "size_bytes", "deliver", "seq", "ack_seq", "sack_seq",
-                 "sent_s", "retx", "payload")
+                 "sent_s", "retx", "payload", "ect", "ce")
 
     def __init__(self, kind: int, src, dst, size_bytes: int, deliver, seq: int = -1,
                  ack_seq: int = -1, sack_seq: int = -1, sent_s: float = 0.0, retx: bool = False,
-                 payload=None):
+                 payload=None, ect: bool = False):
         self.kind = kind
         self.src = src
         self.dst = dst
@@ -37,6 +41,8 @@ class Packet:
         self.sent_s = sent_s
         self.retx = retx
         self.payload = payload
+        self.ect = ect
+        self.ce = False
 
     def __repr__(self) -> str:
         return (f"Packet({KIND_NAMES[self.kind]}, {getattr(self.src, 'id', self.src)}->"

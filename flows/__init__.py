@@ -4,6 +4,7 @@ from __future__ import annotations
 from flows.bbr import Bbr
 from flows.congestion import CongestionControl
 from flows.cubic import Cubic
+from flows.dctcp import Dctcp
 from flows.fast import Fast
 from flows.newreno import NewReno
 from flows.reno import Reno
@@ -11,7 +12,8 @@ from flows.tahoe import Tahoe
 from flows.vegas import Vegas
 
 # Every algorithm a topology or the CLI can name.
-ALGORITHMS = {cls.name: cls for cls in (Tahoe, Reno, NewReno, Fast, Vegas, Cubic, Bbr)}
+ALGORITHMS: dict[str, type[CongestionControl]] = {
+    cls.name: cls for cls in (Tahoe, Reno, NewReno, Fast, Vegas, Cubic, Bbr, Dctcp)}
 
 # The algorithms netsim ships; others are registered at run time (`register_algorithm`: plugin
 # files given with --plugin, packages' `netsim.algorithms` entry points; netsim/plugins.py).

@@ -22,6 +22,10 @@ new)``              transport sets the window of the new state (a notification: 
 ``tick()``          every ``tick_interval_s`` seconds, if the algorithm sets it
 ``on_rate_sample``  an ACK delivered packets and the algorithm set ``wants_rate_samples``: a
 ``(rs)``            delivery-rate sample (BBR's input)
+``ecn_ack(n, ece)`` (ECN flows only) every ACK: it acknowledged ``n`` new packets, carried ECE or not
+``ecn_ssthresh()``  (ECN flows only) an ECE to react to, at most once per window, if ``loss_based``:
+                    returns the new ssthresh; the transport sets the window to it (default: as on
+                    a loss, ``ssthresh()``)
 ==================  ==============================================================================
 
 Algorithms may also pace: setting ``flow.pacing_rate_bps`` makes the transport release packets
@@ -113,11 +117,13 @@ class CongestionControl:
     loss_based: ClassVar[bool] = True      # False: losses lower neither ssthresh nor the window
     wants_rate_samples: ClassVar[bool] = False   # True: on_rate_sample(rs) on delivering ACKs
     tick_interval_s: float | None = None      # period of tick(), or None
+    ecn_mode: ClassVar[str] = "classic"    # the receiver's ECE: RFC 3168 "classic" or "dctcp"
 
-    __slots__ = ("flow", "params")
+    __slots__ = ("abc_limit", "flow", "params")
 
     def __init__(self, flow: FlowView, params: dict | None = None):
         self.flow = flow
+        self.abc_limit = 1.0     # RFC 3465 L, packets (the transport sets 2 with delayed ACKs)
         merged = dict(self.PARAMETERS)
         if params:
             merged.update(params)
@@ -165,14 +171,22 @@ class CongestionControl:
     def on_rate_sample(self, rs: RateSample) -> None:
         """A delivery-rate sample (`flows.transport.RateSample`); only if wants_rate_samples."""
 
+    def ecn_ack(self, acked_pkts: int, ece: bool) -> None:
+        """An ACK of an ECN flow: `acked_pkts` newly acknowledged, `ece` its echo."""
+
+    def ecn_ssthresh(self) -> float:
+        """The slow-start threshold on an ECN reaction (RFC 3168 §6.1.2: as on a loss)."""
+        return self.ssthresh()
+
     # -- helpers for window-based algorithms ------------------------------------------------
     def slow_start(self, acked_pkts: float) -> float:
         """Grow the window by one packet per ACK, at most by the packets it acknowledged
         (RFC 5681 eq. 2: cwnd += min(N, SMSS)), up to ssthresh; return the ACKed packets left
-        for congestion avoidance once ssthresh is reached."""
+        for congestion avoidance once ssthresh is reached. With delayed ACKs the transport sets
+        `abc_limit` to 2 (RFC 3465 appropriate byte counting, L = 2 SMSS)."""
         flow = self.flow
         before = flow.cwnd
-        grown = min(before + min(acked_pkts, 1.0), flow.ssthresh)
+        grown = min(before + min(acked_pkts, self.abc_limit), flow.ssthresh)
         if grown <= before:
             return acked_pkts
         flow.cwnd = grown

@@ -44,15 +44,21 @@ it probes upwards from where slow start left off.
 Slow start (§4.10) is RFC 5681 slow start (`CongestionControl.slow_start`) up to ssthresh, which is
 unbounded at first unless the transport sets it; when the first slow start ends without a loss
 (a configured initial ssthresh) the first epoch is set up as after a timeout and cwnd_prior is
-that window. HyStart++ (recommended by §4.10) is not implemented, nor pacing, spurious
-congestion-event undo (§4.9), or ECN. The elapsed time t is not corrected for application-limited
-periods (§5.8): flows here send continuously until their data runs out.
+that window. HyStart++ (RFC 9406, recommended by §4.10; `flows.hystart`) runs in the initial slow
+start unless the parameter ``hystart`` is 0 (false): when the minimum RTT of a round has risen,
+slow start gives way to Conservative Slow Start and then to congestion avoidance (ssthresh =
+cwnd, the first epoch as after a configured ssthresh), before the first loss. An ECN echo is a
+congestion event like a loss (§4.6, the transport's reaction calls `ssthresh()`). Pacing and
+spurious congestion-event undo (§4.9) are not implemented. The elapsed time t is not corrected
+for application-limited periods (§5.8): flows here send continuously until their data runs out.
 """
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 from flows.congestion import LOSS, CongestionControl
+from flows.hystart import HyStart
 
 
 class Cubic(CongestionControl):
@@ -61,9 +67,10 @@ class Cubic(CongestionControl):
     name = "cubic"
     fast_recovery = True
     recovery = "sack"
-    PARAMETERS: ClassVar[dict[str, float]] = {"C": 0.4, "beta": 0.7, "fast_convergence": 1}
+    PARAMETERS: ClassVar[dict[str, float]] = {"C": 0.4, "beta": 0.7, "fast_convergence": 1,
+                                              "hystart": True}
     __slots__ = ("c", "beta", "alpha_cubic", "fast_convergence", "w_max", "cwnd_prior", "k",
-                 "t_epoch", "cwnd_epoch", "west", "after_timeout")
+                 "t_epoch", "cwnd_epoch", "west", "after_timeout", "hystart")
 
     def __init__(self, flow, params=None):
         super().__init__(flow, params)
@@ -79,9 +86,15 @@ class Cubic(CongestionControl):
         self.cwnd_epoch: float | None = None
         self.west: float | None = None
         self.after_timeout = False
+        # RFC 9406 HyStart++ in the initial slow start (None: off)
+        self.hystart: HyStart | None = HyStart() if self.params["hystart"] else None
 
     @classmethod
     def param_problem(cls, name: str, value):
+        if name == "hystart":
+            if value not in (0, 1):       # true, false, 1 or 0
+                return "expected true or false"
+            return None
         if name == "fast_convergence":
             if isinstance(value, bool) or value not in (0, 1):
                 return "expected 0 (off) or 1 (on)"
@@ -131,8 +144,23 @@ class Cubic(CongestionControl):
             self.after_timeout = True
             self.t_epoch = None
 
+    def on_rtt(self, rtt_s: float) -> None:
+        hystart = self.hystart
+        if hystart is not None and self.flow.ssthresh == math.inf:
+            hystart.on_rtt(rtt_s)
+
     def on_ack(self, acked_pkts: float) -> None:
         flow = self.flow
+        hystart = self.hystart
+        if hystart is not None and flow.ssthresh == math.inf:
+            # §4.10 with RFC 9406: HyStart++ in the initial slow start
+            if hystart.on_ack(flow.snd_una, flow.snd_nxt, flow.sim.now):
+                flow.ssthresh = flow.cwnd    # RFC 9406 §4.2: CSS over, congestion avoidance
+            elif hystart.in_css:
+                if flow.flight_size() + acked_pkts >= flow.cwnd:
+                    # RFC 9406 §4.2: cwnd += min(N, L) / CSS_GROWTH_DIVISOR
+                    flow.cwnd += min(acked_pkts, self.abc_limit) / hystart.growth_divisor()
+                return
         if flow.flight_size() + acked_pkts < flow.cwnd:
             return                           # §4.6, §5.8: the window was not the limit
         if flow.cwnd < flow.ssthresh:

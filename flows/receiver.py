@@ -8,7 +8,9 @@ every ACK is cumulative, a lost ACK is repaired by the next one. Out-of-order pa
 buffered; bytes are delivered to the application strictly in order, and each delivered packet
 must start exactly at the next expected byte and have its expected size (`in_order`).
 
-This is where a delayed-ACK policy or ECN echo would live.
+`EcnDelayedReceiver` adds, when a flow asks for them, the ECN echo and delayed ACKs (see its
+docstring and docs/model.md, "ECN, DCTCP and delayed ACKs"); flows without either use `Receiver`
+and pay nothing for them.
 """
 from __future__ import annotations
 
@@ -49,6 +51,12 @@ class Receiver:
 
     def on_data(self, packet: Packet) -> None:
         """A data packet arrived: deliver what is now in order, then acknowledge."""
+        self._accept(packet)
+        self.host.send(Packet(ACK, self.host, self.peer, self.ack_bytes, self.on_ack, -1,
+                              self.rcv_nxt, packet.seq, packet.sent_s, packet.retx))
+
+    def _accept(self, packet: Packet) -> None:
+        """Count the packet, deliver what is now in order, buffer it if it is ahead."""
         self.last_arrival_s = self.sim.now
         size = packet.size_bytes
         self.arrived_bytes += size
@@ -74,5 +82,88 @@ class Receiver:
             self.rcv_nxt = rcv_nxt
         elif seq > rcv_nxt:
             self.out_of_order.add(seq)
-        self.host.send(Packet(ACK, self.host, self.peer, self.ack_bytes, self.on_ack, -1,
-                              self.rcv_nxt, seq, packet.sent_s, packet.retx))
+
+
+class EcnDelayedReceiver(Receiver):
+    """A receiver with ECN echo and/or delayed ACKs.
+
+    ECN echo (`ecn` ``"classic"``, RFC 3168 §6.1.3): once a data packet arrives with CE set,
+    every ACK carries ECE until a data packet arrives with CWR (a packet with both sets it again).
+    ``"dctcp"`` (RFC 8257 §3.2): each ACK's ECE is the CE mark of the packets it acknowledges.
+    With either, a packet whose CE mark differs from the previous one's is a state change: the
+    packets still unacknowledged are acknowledged at once with the old ECE, then the new packet
+    is handled with the new one (so delayed ACKs never merge marked and unmarked packets).
+
+    Delayed ACKs (`every` > 1, RFC 1122 §4.2.3.2, RFC 5681 §4.2): an in-order packet is
+    acknowledged when `every` packets are unacknowledged, or when the timer (`timeout_s`, started
+    by the first unacknowledged packet) expires. Out-of-order packets, duplicates, packets that
+    fill a gap, and the packet that completes the transfer are acknowledged at once. The ACK
+    echoes the send time of the oldest packet it acknowledges (the RTT sample includes the delay,
+    as with RFC 7323 timestamps) and is marked a retransmission if any of them was (Karn).
+    """
+
+    __slots__ = ("ce_state", "ece", "ecn", "every", "pending", "pending_retx", "pending_sent_s",
+                 "timeout_s", "timer")
+
+    def __init__(self, sim: Simulator, host: Host, peer: Host, n_packets: float,
+                 packet_bytes: int, last_packet_bytes: int, ack_bytes: int,
+                 on_ack: Callable[[Packet], None], start_s: float, *, ecn: str | None,
+                 every: int = 1, timeout_s: float = 0.0):
+        super().__init__(sim, host, peer, n_packets, packet_bytes, last_packet_bytes, ack_bytes,
+                         on_ack, start_s)
+        from simulator.engine import Timer
+        self.ecn = ecn                # None, "classic" or "dctcp"
+        self.every = every
+        self.timeout_s = timeout_s
+        self.ece = False              # classic: echo ECE on every ACK until CWR
+        self.ce_state = False         # the CE mark of the last data packet (state changes)
+        self.pending = 0              # in-order packets received and not yet acknowledged
+        self.pending_sent_s = 0.0     # send time of the oldest of them
+        self.pending_retx = False
+        self.timer = Timer(sim, self._delayed_ack)
+
+    def on_data(self, packet: Packet) -> None:
+        ecn = self.ecn
+        if ecn is not None:
+            ce = packet.ce
+            if ce != self.ce_state:
+                # RFC 8257 §3.2 (and a prompt echo of a new mark for RFC 3168): ACK what is
+                # pending with the old state first
+                if self.pending:
+                    self._send_ack(-1)
+                self.ce_state = ce
+            if ecn == "classic":
+                if packet.payload is True:      # CWR: the sender reacted
+                    self.ece = False
+                if ce:
+                    self.ece = True
+            else:
+                self.ece = ce
+        seq = packet.seq
+        rcv_nxt = self.rcv_nxt
+        gap = bool(self.out_of_order)
+        self._accept(packet)
+        if not self.pending:
+            self.pending_sent_s = packet.sent_s
+            self.pending_retx = packet.retx
+        elif packet.retx:
+            self.pending_retx = True
+        self.pending += 1
+        if (seq != rcv_nxt or gap or self.pending >= self.every
+                or self.rcv_nxt >= self.n_packets):
+            self._send_ack(seq)
+        elif not self.timer.active:
+            self.timer.start(self.timeout_s)
+
+    def _delayed_ack(self) -> None:
+        if self.pending:
+            self._send_ack(-1)
+
+    def _send_ack(self, sack_seq: int) -> None:
+        self.timer.cancel()
+        ack = Packet(ACK, self.host, self.peer, self.ack_bytes, self.on_ack, -1, self.rcv_nxt,
+                     sack_seq, self.pending_sent_s, self.pending_retx)
+        if self.ece:
+            ack.payload = True
+        self.pending = 0
+        self.host.send(ack)

@@ -61,6 +61,16 @@ class RecoveryWindow:
         slow-start threshold."""
         self.flow.ssthresh = self.cc.ssthresh()
 
+    def ecn_reaction(self) -> bool:
+        """An ECN echo to react to (RFC 3168 §6.1.2): ssthresh from the algorithm's
+        `ecn_ssthresh()` and the window reduced to it, without retransmission. Returns whether
+        the window was reduced."""
+        flow = self.flow
+        ssthresh = self.cc.ecn_ssthresh()
+        flow.ssthresh = ssthresh
+        flow.cwnd = min(flow.cwnd, ssthresh)
+        return True
+
     def enter_recovery(self) -> None:
         """Fast recovery begins (after the fast retransmit)."""
         self._set_state(RECOVERY)
@@ -138,6 +148,9 @@ class ModelWindow(RecoveryWindow):
 
     def loss_reaction(self) -> None:
         pass
+
+    def ecn_reaction(self) -> bool:
+        return False                          # a model-based window ignores ECN as it does loss
 
     def _after_recovery(self) -> None:
         self.flow.cwnd = self.cc.restore_cwnd()

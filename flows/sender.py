@@ -25,6 +25,13 @@ The sender decides when a loss episode begins and ends and what to resend; the w
 the algorithm's `recovery` mode and `loss_based`. The sender also paces (`Pacer`), feeds
 delivery-rate samples to algorithms that want them (`RateSampler`), and runs the algorithm's
 hooks (flows/congestion.py); the algorithm sees the sender as its flow.
+
+ECN (RFC 3168 §6.1), for flows with ``ecn``: new data packets are ECN-capable (retransmissions
+are not, §6.1.5). Every ACK is shown to the algorithm (`ecn_ack(n, ece)`); an ACK with ECE is a
+congestion signal the sender reacts to at most once per window of data -- not while a loss is
+being repaired, and not before data sent after the previous reaction (or loss reaction) is
+acknowledged -- as to a loss but without retransmission: the window policy sets ssthresh from
+the algorithm's `ecn_ssthresh()` and the window to it. The next new data packet carries CWR.
 """
 from __future__ import annotations
 
@@ -58,6 +65,8 @@ class Sender:
         # the algorithm and the parts
         "cc", "on_ack_hook", "on_rtt_hook", "tick_interval_s", "recovery_mode", "window", "rtt",
         "scoreboard", "pacer", "rates", "timer",
+        # ECN (RFC 3168)
+        "ecn", "ecn_recover", "cwr_pending", "ecn_echoes", "ecn_reactions",
         # statistics
         "packets_sent", "bytes_sent", "retransmissions", "timeouts",
     )
@@ -65,7 +74,7 @@ class Sender:
     def __init__(self, sim: Simulator, src: Host, dst: Host, n_packets: float, packet_bytes: int,
                  last_packet_bytes: int, transport, cc_class: type[CongestionControl],
                  params: dict | None,
-                 start_s: float):
+                 start_s: float, *, ecn: bool = False, abc_limit: float = 1.0):
         self.sim = sim
         self.src = src
         self.dst = dst
@@ -91,12 +100,18 @@ class Sender:
         self.bytes_sent = 0
         self.retransmissions = 0
         self.timeouts = 0
+        self.ecn = ecn
+        self.ecn_recover = 0       # high_seq at the last ECN reaction
+        self.cwr_pending = False   # the next new data packet carries CWR
+        self.ecn_echoes = 0        # ACKs that carried ECE
+        self.ecn_reactions = 0     # window reductions on ECE
         self.rtt = RttEstimator(transport.initial_rto_s, transport.min_rto_s, transport.max_rto_s)
         self.scoreboard = Scoreboard(transport.dupack_threshold)
         self.pacer = Pacer(sim, packet_bytes, self._resume)
         self.timer = Timer(sim, self.on_timeout)
         self.rates: RateSampler | None = None
         cc: CongestionControl = cc_class(self, params)
+        cc.abc_limit = abc_limit   # RFC 3465 L: packets one ACK may add in slow start
         self.cc = cc
         # per-ACK hooks the algorithm leaves as they are (no-ops) are not called
         self.on_ack_hook = cc.on_ack if _overrides(cc, "on_ack") else None
@@ -217,6 +232,11 @@ class Sender:
         self.bytes_sent += size
         if retx:
             self.retransmissions += 1
+        elif self.ecn:
+            packet.ect = True                         # RFC 3168 §6.1.5: not on retransmissions
+            if self.cwr_pending:
+                packet.payload = True                 # CWR
+                self.cwr_pending = False
         if not self.timer.active:
             self.timer.start(self.rtt.rto)
         rates = self.rates
@@ -251,8 +271,22 @@ class Sender:
             self._on_new_ack(cum)
         elif cum == snd_una and self.snd_nxt > snd_una:
             self._on_dupack()
+        if self.ecn and self.finish_s is None:
+            self._on_ecn(ack.payload is True, cum, max(cum - snd_una, 0))
         if self.finish_s is None:
             self.send_window()
+
+    def _on_ecn(self, ece: bool, cum: int, acked: int) -> None:
+        """RFC 3168 §6.1.2: count the echo, show the ACK to the algorithm, react at most once
+        per window of data."""
+        if ece:
+            self.ecn_echoes += 1
+        self.cc.ecn_ack(acked, ece)
+        if ece and self.state == OPEN and cum > self.ecn_recover and cum > self.recover:
+            if self.window.ecn_reaction():
+                self.ecn_reactions += 1
+                self.ecn_recover = self.high_seq
+                self.cwr_pending = True
 
     def _on_new_ack(self, cum: int) -> None:
         snd_una = self.snd_una

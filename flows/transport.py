@@ -29,7 +29,7 @@ from operator import attrgetter
 from typing import Callable
 
 from flows.rate_sampler import RateSample
-from flows.receiver import Receiver
+from flows.receiver import EcnDelayedReceiver, Receiver
 from flows.sender import Sender
 
 __all__ = ["Flow", "RateSample"]
@@ -38,9 +38,10 @@ __all__ = ["Flow", "RateSample"]
 class Flow:
     """A reliable transfer from host `src` to host `dst` driven by a congestion-control class.
 
-    `data_bytes` None means the flow sends until the simulation ends. The window state (`cwnd`,
-    `ssthresh`, in packets) lives in the sender (`flow.sender`), which the algorithm's hooks
-    read and change; the attributes below read the parts.
+    `data_bytes` None means the flow sends until the simulation ends. `ecn`: RFC 3168 ECN;
+    `delayed_ack`: (every, timeout_s) for delayed ACKs (None: every packet is ACKed at once).
+    The window state (`cwnd`, `ssthresh`, in packets) lives in the sender (`flow.sender`),
+    which the algorithm's hooks read and change; the attributes below read the parts.
     """
 
     __slots__ = ("ack_bytes", "data_bytes", "dst", "id", "last_packet_bytes", "n_packets",
@@ -48,7 +49,8 @@ class Flow:
                  "started", "transport")
 
     def __init__(self, sim, flow_id: str, src, dst, data_bytes, start_s: float, cc_class,
-                 params: dict | None, transport, packet_bytes: int, ack_bytes: int):
+                 params: dict | None, transport, packet_bytes: int, ack_bytes: int, *,
+                 ecn: bool = False, delayed_ack: tuple[int, float] | None = None):
         if data_bytes is not None and data_bytes <= 0:
             raise ValueError(f"flow {flow_id}: data must be positive, got {data_bytes} bytes")
         self.sim = sim
@@ -69,9 +71,18 @@ class Flow:
         self.started = False
         self.on_finish: Callable[[Flow], None] | None = None   # set by whoever runs the simulation
         self.sender = Sender(sim, src, dst, self.n_packets, packet_bytes, self.last_packet_bytes,
-                             transport, cc_class, params, start_s)
-        self.receiver = Receiver(sim, dst, src, self.n_packets, packet_bytes,
-                                 self.last_packet_bytes, ack_bytes, self.sender.on_ack, start_s)
+                             transport, cc_class, params, start_s, ecn=ecn,
+                             abc_limit=2.0 if delayed_ack is not None else 1.0)
+        if ecn or delayed_ack is not None:
+            every, timeout_s = delayed_ack if delayed_ack is not None else (1, 0.0)
+            self.receiver: Receiver = EcnDelayedReceiver(
+                sim, dst, src, self.n_packets, packet_bytes, self.last_packet_bytes, ack_bytes,
+                self.sender.on_ack, start_s, ecn=cc_class.ecn_mode if ecn else None,
+                every=every, timeout_s=timeout_s)
+        else:
+            self.receiver = Receiver(sim, dst, src, self.n_packets, packet_bytes,
+                                     self.last_packet_bytes, ack_bytes, self.sender.on_ack,
+                                     start_s)
         self.sender.deliver_data = self.receiver.on_data
         self.sender.on_complete = self._completed
         sim.schedule_at(start_s, self._start)
@@ -98,6 +109,9 @@ class Flow:
     packets_sent = property(attrgetter("sender.packets_sent"), doc="Data packets sent.")
     retransmissions = property(attrgetter("sender.retransmissions"), doc="Packets resent.")
     timeouts = property(attrgetter("sender.timeouts"), doc="Retransmission timeouts.")
+    ecn_echoes = property(attrgetter("sender.ecn_echoes"), doc="ACKs that carried ECE.")
+    ecn_reactions = property(attrgetter("sender.ecn_reactions"),
+                             doc="Window reductions on ECE (RFC 3168).")
     delivered = property(attrgetter("sender.delivered"),
                          doc="Packets delivered (only counted with delivery-rate samples).")
     srtt = property(attrgetter("sender.rtt.srtt"), doc="Smoothed RTT, s (None before a sample).")

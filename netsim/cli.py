@@ -3,6 +3,7 @@
     python initializer.py topologies/test_case_2.json -l L1 L3
     python initializer.py sweep experiments/goodput_vs_loss.json --jobs 2
     python initializer.py report results/test_case_2      # report.html of an earlier run
+    python initializer.py convert OLD.json -o NEW.json    # a 2015 CS/EE 143 topology file
 
 Exit status: 0 after a run (also one ended by the stall guard, which is reported), 1 when
 `--check-tolerance` is given and the run is further from theory than that, or when runs of a
@@ -40,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="initializer.py",
         usage="%(prog)s TOPOLOGY [options]\n       %(prog)s sweep SWEEP [options]  "
               "(parameter sweeps: %(prog)s sweep --help)\n       %(prog)s report DIR  "
-              "(interactive report.html of earlier results: %(prog)s report --help)",
+              "(interactive report.html of earlier results: %(prog)s report --help)"
+              "\n       %(prog)s convert OLD.json [-o NEW.json]  (a 2015 CS/EE 143 file)",
         description="Packet-level simulation of a network described by a JSON topology file. "
                     "Results go to results/<name>/ (or --out), replaced as a whole when the run "
                     "ends; Ctrl-C stops the run and keeps what it simulated so far.",
@@ -79,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "plotly: pip install 'netsim[report]')")
     parser.add_argument("--quiet", action="store_true",
                         help="print nothing but errors (no progress bar, no summary table)")
+    parser.add_argument("--trace", metavar="FILE",
+                        help="write every packet event (offers to links: transmit, enqueue, "
+                             "drop with its cause; receives at nodes) to FILE, CSV or JSON Lines "
+                             "for .jsonl (docs/outputs.md, \"Event trace\")")
     parser.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
                         help="load the congestion-control algorithms this Python file defines "
                              "(repeatable; docs/algorithms.md, \"Write your own\")")
@@ -240,6 +246,7 @@ def run(args) -> int:
             if problem:
                 raise UsageError(f"--check: {problem}")
         out = Path(args.out) if args.out else Path("results") / spec.name
+        trace = open_trace(args.trace)
         staged = StagedDirectory(out)
     except (TopologyError, RunError, UsageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -260,7 +267,13 @@ def run(args) -> int:
             staged.discard()
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
-        results, signum = execute_interruptibly(simulation)
+        if trace is not None:
+            trace.install(simulation.network)
+        try:
+            results, signum = execute_interruptibly(simulation)
+        finally:
+            if trace is not None:
+                trace.close()
         report = None
         try:
             results.write_summary()
@@ -299,6 +312,17 @@ def run(args) -> int:
     return EXIT_OK
 
 
+def open_trace(path):
+    """The EventTrace writing to `path` (None without --trace); UsageError if unwritable."""
+    if not path:
+        return None
+    from netsim.trace import EventTrace, TraceError
+    try:
+        return EventTrace(path)
+    except TraceError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def execute_interruptibly(simulation):
     """Run `simulation`; the first SIGINT or SIGTERM stops it at the current event (its results
     are then kept, stop reason "interrupted"), a second one acts as usual. Returns the results
@@ -329,6 +353,9 @@ def main(argv=None) -> int:
         return sweep_main(argv[1:])
     if argv and argv[0] == "report" and not Path("report").is_file():
         return report_main(argv[1:])
+    if argv and argv[0] == "convert" and not Path("convert").is_file():
+        from netsim.convert import convert_main          # the 2015 CS/EE 143 files
+        return convert_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.topology is None:

@@ -195,7 +195,8 @@ class Results:
                 "avg_rtt_ms": _round(flow.rtt_sum / flow.rtt_count * 1e3) if flow.rtt_count else None,
                 "avg_window_pkts": _round(run.flow_probes[flow.id].mean_window_pkts()),
                 "packets_sent": flow.packets_sent, "retransmissions": flow.retransmissions,
-                "timeouts": flow.timeouts, "delivered_bytes": flow.delivered_bytes,
+                "timeouts": flow.timeouts, "ecn_echoes": flow.ecn_echoes,
+                "ecn_reactions": flow.ecn_reactions, "delivered_bytes": flow.delivered_bytes,
                 "in_order": flow.in_order and (not done or flow.delivered_all()),
                 **_rtt_fields(flow),
             } if getattr(flow, "kind", "bulk") == "bulk" else _rate_flow_fields(flow, end_s, mbit, mb)

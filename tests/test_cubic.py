@@ -40,7 +40,7 @@ def ack(flow, cc, at, n=1):
 
 def test_defaults_and_transport_mode(make):
     flow, cc = make()
-    assert cc.params == {"C": 0.4, "beta": 0.7, "fast_convergence": 1}
+    assert cc.params == {"C": 0.4, "beta": 0.7, "fast_convergence": 1, "hystart": True}
     assert Cubic.name == "cubic" and Cubic.recovery == "sack" and Cubic.fast_recovery
     assert cc.alpha_cubic == pytest.approx(0.9 / 1.7)
 

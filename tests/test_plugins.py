@@ -143,12 +143,13 @@ def test_sweep_plugin_paths_are_relative_to_the_sweep_file(tmp_path):
     data["topology"] = str(ROOT / "topologies" / "profile_cross_country.json")
     path = tmp_path / "s.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(SweepError, match="nowhere.py: no such file"):
+    with pytest.raises(SweepError, match=r"nowhere\.py: no such file"):
         load_sweep(path)
 
 
 def test_entry_points_register_algorithms(monkeypatch):
     import importlib.metadata
+
     import netsim.plugins as plugins
 
     class Ep(CongestionControl):

@@ -65,7 +65,8 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
             continue
         flows[fs.id] = Flow(sim, fs.id, hosts[fs.src], hosts[fs.dst], fs.data_bytes, fs.start_s,
                             ALGORITHMS[fs.algorithm], fs.params, fs.transport,
-                            sizes.data_bytes, sizes.ack_bytes)
+                            sizes.data_bytes, sizes.ack_bytes, ecn=fs.ecn,
+                            delayed_ack=fs.delayed_ack)
     net = Network(spec, sim, hosts, routers, links, flows)
     router_list, host_list = list(routers.values()), list(hosts.values())
     static = install_static_routes(router_list, host_list, list(links.values()))

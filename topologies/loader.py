@@ -64,7 +64,10 @@ IMPAIRMENT_FIELDS = ("loss_rate", "loss_model", "duplicate_rate", "reorder_rate"
 LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex", "cost") + IMPAIRMENT_FIELDS \
     + ("impairments",)
 LINK_REQUIRED = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb")
-FLOW_FIELDS = ("id", "src", "dst", "data_mb", "start_s", "algorithm", "params", "transport")
+FLOW_FIELDS = ("id", "src", "dst", "data_mb", "start_s", "algorithm", "params", "transport",
+               "ecn", "delayed_ack")
+DELAYED_ACK_FIELDS = ("every", "timeout_ms")
+DEFAULT_DELAYED_ACK = (2, 0.040)   # RFC 1122 / RFC 5681 §4.2: every second packet, 40 ms timer
 FLOW_REQUIRED = ("id", "src", "dst")
 FLOW_KINDS = ("bulk", "cbr", "onoff")
 RATE_FLOW_FIELDS = ("rate_mbps", "on_s", "off_s", "periods")   # cbr/onoff only (flows/cbr.py)
@@ -680,6 +683,21 @@ def _rate_flow(where: _Where, item: dict, ctx: _FlowContext, kind: str) -> FlowS
                                     ("fixed", "exponential")))
 
 
+def _delayed_ack(where: _Where, value):
+    """(every, timeout_s) from ``"delayed_ack"``: true, false or {"every": N, "timeout_ms": T}."""
+    if value is False or value is None:
+        return None
+    if value is True:
+        return DEFAULT_DELAYED_ACK
+    block = _object(where, "delayed_ack", value, "true, false or an object")
+    inner = where.inner("delayed_ack")
+    _check_fields(inner, block, DELAYED_ACK_FIELDS)
+    every = _number(inner, "every", block.get("every", DEFAULT_DELAYED_ACK[0]), POSITIVE_INT)
+    timeout_ms = _number(inner, "timeout_ms", block.get("timeout_ms", DEFAULT_DELAYED_ACK[1] * 1e3),
+                         POSITIVE)
+    return (every, timeout_ms / 1e3)
+
+
 def _flow(where: _Where, item: dict, ctx: _FlowContext) -> FlowSpec:
     _check_fields(where, item, FLOW_FIELDS, FLOW_REQUIRED)
     kind = _choice(where, "kind", item.get("kind", "bulk"), FLOW_KINDS)
@@ -696,10 +714,16 @@ def _flow(where: _Where, item: dict, ctx: _FlowContext) -> FlowSpec:
     start_s = _number(where, "start_s", item.get("start_s", 0), NON_NEGATIVE)
     algorithm, params = _flow_algorithm(where, item, ctx)
     transport = _flow_transport(where, item, ctx.transport)
+    ecn = _boolean(where, "ecn", item.get("ecn", False))
+    if ALGORITHMS[algorithm].ecn_mode == "dctcp" and not ecn:
+        raise where.field_error("ecn", f"algorithm {quote(algorithm)} needs ECN: expected true, "
+                                       f"got {show(item.get('ecn', False))}")
+    delayed_ack = _delayed_ack(where, item.get("delayed_ack", False))
     if not _connected(src, dst, ctx.adjacency, ctx.kinds):
         raise where.error(f"hosts {quote(src)} and {quote(dst)} are not connected")
     return FlowSpec(id=item["id"], src=src, dst=dst, data_bytes=data_bytes, start_s=start_s,
-                    algorithm=algorithm, params=params, transport=transport)
+                    algorithm=algorithm, params=params, transport=transport, ecn=ecn,
+                    delayed_ack=delayed_ack)
 
 
 def _flows(top: _Where, data: dict, ctx: _FlowContext) -> list:

@@ -122,6 +122,8 @@ class FlowSpec:
     algorithm: str
     params: dict                # algorithm parameters, defaults already merged in
     transport: TransportSpec
+    ecn: bool = False           # RFC 3168 ECN (docs/model.md, "ECN, DCTCP and delayed ACKs")
+    delayed_ack: Optional[tuple] = None   # (every, timeout_s) for delayed ACKs; None: off
     kind: str = "bulk"          # "bulk" (reliable transfer), "cbr" or "onoff" (flows/cbr.py)
     rate_bps: Optional[float] = None   # cbr/onoff: sending rate (while on)
     on_s: Optional[float] = None       # onoff: (mean) on period

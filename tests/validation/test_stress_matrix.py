@@ -44,6 +44,26 @@ def test_flow_completes_in_order_over_impaired_link(algorithm, scenario):
     topology = two_hosts(rate_mbps=rate_mbps, delay_ms=10.0, buffer_kb=100.0, impairment=impairment,
                          algorithm=algorithm, data_mb=DATA_MB, seed=SEED,
                          name=f"stress_{scenario}_{algorithm}")
+    if ALGORITHMS[algorithm].ecn_mode == "dctcp":
+        topology["flows"][0]["ecn"] = True       # DCTCP requires ECN
+    _check_run(topology, impairment)
+
+
+# ECN and delayed ACKs on: the receiver's delayed and immediate ACKs, the ECN echo and CWR must
+# still deliver every byte in order over the same impairments (scenarios b and e: loss,
+# reordering, duplication and jitter together).
+@pytest.mark.parametrize("scenario", ["b_reorder_half_loss_10", "e_everything_5"])
+@pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
+def test_flow_completes_in_order_with_ecn_and_delayed_acks(algorithm, scenario):
+    rate_mbps, impairment = SCENARIOS[scenario]
+    topology = two_hosts(rate_mbps=rate_mbps, delay_ms=10.0, buffer_kb=100.0, impairment=impairment,
+                         algorithm=algorithm, data_mb=DATA_MB, seed=SEED,
+                         name=f"stress_ecn_dack_{scenario}_{algorithm}")
+    topology["flows"][0].update({"ecn": True, "delayed_ack": True})
+    _check_run(topology, impairment)
+
+
+def _check_run(topology, impairment):
     results = run(topology)
     summary = results.summary
     flow = summary["flows"]["F1"]

@@ -1,0 +1,92 @@
+"""DCTCP (RFC 8257, "Data Center TCP (DCTCP): TCP Congestion Control for Data Centers", 2017).
+
+Windows are in packets (the RFC's bytes divided by the packet size), times in seconds of simulated
+time. Section numbers below are those of RFC 8257.
+
+DCTCP needs ECN: a flow running it must set ``"ecn": true`` (the loader refuses it otherwise).
+Switches mark packets with CE as soon as the queue exceeds a threshold K (§3.1, the ``step``
+queue discipline); the receiver's ECE echoes exactly the CE marks of the packets each ACK covers,
+acknowledging at once when the mark changes (§3.2, the transport's ``"dctcp"`` echo,
+flows/receiver.py).
+
+The sender (§3.3) estimates the fraction of marked data:
+
+* per ACK, the packets it newly acknowledges are added to ``bytes_acked``, and to
+  ``bytes_marked`` if it carried ECE;
+* once per window of data (when the cumulative ACK passes ``window_end``, the next packet to send
+  when the previous window was closed) ``M = bytes_marked / bytes_acked`` and
+  ``alpha = (1 - g) alpha + g M``; the counters restart and ``window_end = snd_nxt``.
+
+On an ECE, at most once per window (the transport's rule, RFC 3168 §6.1.2), the window becomes
+``cwnd (1 - alpha / 2)`` (§3.3 step 10), at least two packets; ssthresh follows it. Growth is
+Reno's: slow start, then one packet per window of ACKs (§3.3: "as in [RFC5681]"), and losses are
+handled as in conventional TCP (§3.4): ssthresh = FlightSize / 2, with the transport's SACK
+loss recovery (RFC 6675) as in Linux. alpha starts at 1 (§3.3: a conservative first reaction).
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from flows.congestion import CongestionControl
+
+
+class Dctcp(CongestionControl):
+    """DCTCP: reduce the window in proportion to the fraction of ECN-marked data (RFC 8257)."""
+
+    name = "dctcp"
+    recovery = "sack"
+    ecn_mode = "dctcp"
+    PARAMETERS: ClassVar[dict[str, float]] = {"g": 1.0 / 16.0, "alpha_init": 1.0}
+    __slots__ = ("g", "alpha", "window_end", "bytes_acked", "bytes_marked", "alpha_updates")
+
+    def __init__(self, flow, params=None):
+        super().__init__(flow, params)
+        self.g = float(self.params["g"])
+        self.alpha = float(self.params["alpha_init"])    # §3.3: DCTCP.Alpha, initialised to 1
+        self.window_end = 0                               # §3.3: DCTCP.WindowEnd
+        self.bytes_acked = 0                              # §3.3: DCTCP.BytesAcked (packets)
+        self.bytes_marked = 0                             # §3.3: DCTCP.BytesMarked (packets)
+        self.alpha_updates = 0                            # windows observed, for tests
+
+    @classmethod
+    def param_problem(cls, name: str, value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return "expected a number"
+        if name == "g" and not 0 < value <= 1:
+            return "expected a number in (0, 1]"
+        if name == "alpha_init" and not 0 <= value <= 1:
+            return "expected a number in [0, 1]"
+        return None
+
+    # -- §3.3 the fraction of marked data --------------------------------------------------------
+    def ecn_ack(self, acked_pkts: int, ece: bool) -> None:
+        # §3.3 steps 1-3: count acknowledged and marked data
+        self.bytes_acked += acked_pkts
+        if ece:
+            self.bytes_marked += acked_pkts
+        flow = self.flow
+        # §3.3 step 4: a window of data has been acknowledged
+        if flow.snd_una <= self.window_end:
+            return
+        # §3.3 steps 5-6: M = BytesMarked / BytesAcked; Alpha = (1 - g) Alpha + g M
+        if self.bytes_acked > 0:
+            marked = self.bytes_marked / self.bytes_acked
+            self.alpha = (1.0 - self.g) * self.alpha + self.g * marked
+            self.alpha_updates += 1
+        # §3.3 steps 7-8: the next window; reset the counters
+        self.window_end = flow.snd_nxt
+        self.bytes_acked = 0
+        self.bytes_marked = 0
+
+    def ecn_ssthresh(self) -> float:
+        # §3.3 step 10: cwnd = cwnd (1 - Alpha / 2), once per window with marks (the transport's)
+        return max(self.flow.cwnd * (1.0 - self.alpha / 2.0), 2.0)
+
+    # -- §3.3 growth and §3.4 loss as in conventional TCP ----------------------------------------
+    def on_ack(self, acked_pkts: float) -> None:
+        flow = self.flow
+        if flow.cwnd < flow.ssthresh:
+            acked_pkts = self.slow_start(acked_pkts)
+            if acked_pkts <= 0:
+                return
+        self.congestion_avoidance(acked_pkts)

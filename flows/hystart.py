@@ -1,0 +1,96 @@
+"""HyStart++ (RFC 9406, "HyStart++: Modified Slow Start for TCP", 2023).
+
+Slow start doubles the window every round trip until a loss; on a path with a large
+bandwidth-delay product and a deep buffer the last doubling overshoots by up to a window and ends
+in a burst of losses. HyStart++ watches the minimum RTT of each round: when it has risen by a
+threshold over the previous round's, the queue is building, and slow start gives way to
+Conservative Slow Start (CSS), which grows four times slower for up to five rounds and then hands
+over to congestion avoidance -- before the first loss. Section numbers are RFC 9406's; windows
+are in packets.
+
+* §4.2 rounds: a round ends when the cumulative ACK reaches ``window_end``, the next packet to
+  send when the round began (everything sent before the round is acknowledged). At the start
+  of each round ``lastRoundMinRTT = currentRoundMinRTT``, ``currentRoundMinRTT = inf``,
+  ``rttSampleCount = 0``.
+* §4.2 in slow start: each RTT sample lowers ``currentRoundMinRTT`` and counts. Once
+  ``rttSampleCount >= N_RTT_SAMPLE`` (8) and both minima are known,
+  ``RttThresh = clamp(lastRoundMinRTT / 8, 4 ms, 16 ms)``; if ``currentRoundMinRTT >=
+  lastRoundMinRTT + RttThresh`` CSS begins, with ``cssBaselineMinRtt = currentRoundMinRTT``.
+* §4.2 in CSS: the window grows by the slow-start increase divided by CSS_GROWTH_DIVISOR (4).
+  If a round's minimum RTT (over at least N_RTT_SAMPLE samples) falls below the baseline the
+  increase was spurious: back to slow start. After CSS_ROUNDS (5) rounds: congestion avoidance
+  (ssthresh = cwnd).
+* §4.3: only the initial slow start (ssthresh still unbounded) uses HyStart++; a loss or an ECN
+  reaction sets ssthresh and ends it.
+
+The limit L on the increase per ACK is the transport's (RFC 5681's one packet, RFC 3465's two
+with delayed ACKs); the RFC's L = 8 for unpaced senders only matters for stretch ACKs.
+"""
+from __future__ import annotations
+
+import math
+
+MIN_RTT_THRESH_S = 0.004     # §4.3
+MAX_RTT_THRESH_S = 0.016
+MIN_RTT_DIVISOR = 8
+N_RTT_SAMPLE = 8
+CSS_GROWTH_DIVISOR = 4
+CSS_ROUNDS = 5
+
+
+class HyStart:
+    """The HyStart++ state of one flow; its owner feeds it RTT samples and ACKs."""
+
+    __slots__ = ("window_end", "last_round_min_rtt", "current_round_min_rtt", "rtt_sample_count",
+                 "in_css", "css_baseline_min_rtt", "css_rounds", "exited_s")
+
+    def __init__(self) -> None:
+        self.window_end = 0
+        self.last_round_min_rtt = math.inf
+        self.current_round_min_rtt = math.inf
+        self.rtt_sample_count = 0
+        self.in_css = False
+        self.css_baseline_min_rtt = math.inf
+        self.css_rounds = 0
+        self.exited_s: float | None = None     # when slow start gave way to CSS (first time)
+
+    def on_rtt(self, rtt_s: float) -> None:
+        # §4.2: keep track of the minimum observed RTT of the round
+        if rtt_s < self.current_round_min_rtt:
+            self.current_round_min_rtt = rtt_s
+        self.rtt_sample_count += 1
+
+    def on_ack(self, snd_una: int, snd_nxt: int, now: float) -> bool:
+        """Before the window grows on an ACK in the initial slow start: advance rounds, check
+        the RTT. Returns True when congestion avoidance should begin now (ssthresh = cwnd)."""
+        if snd_una >= self.window_end:
+            # §4.2: a new round
+            if self.in_css:
+                if (self.rtt_sample_count >= N_RTT_SAMPLE
+                        and self.current_round_min_rtt < self.css_baseline_min_rtt):
+                    self.in_css = False          # §4.2: spurious; resume slow start
+                    self.css_baseline_min_rtt = math.inf
+                else:
+                    self.css_rounds += 1
+                    if self.css_rounds >= CSS_ROUNDS:
+                        return True              # §4.2: enter congestion avoidance
+            self.window_end = snd_nxt
+            self.last_round_min_rtt = self.current_round_min_rtt
+            self.current_round_min_rtt = math.inf
+            self.rtt_sample_count = 0
+        elif (not self.in_css and self.rtt_sample_count >= N_RTT_SAMPLE
+              and self.current_round_min_rtt != math.inf and self.last_round_min_rtt != math.inf):
+            # §4.2: RttThresh = clamp(lastRoundMinRTT / MIN_RTT_DIVISOR, MIN, MAX)
+            thresh = min(max(self.last_round_min_rtt / MIN_RTT_DIVISOR, MIN_RTT_THRESH_S),
+                         MAX_RTT_THRESH_S)
+            if self.current_round_min_rtt >= self.last_round_min_rtt + thresh:
+                self.in_css = True               # §4.2: exit slow start, enter CSS
+                self.css_baseline_min_rtt = self.current_round_min_rtt
+                self.css_rounds = 0
+                if self.exited_s is None:
+                    self.exited_s = now
+        return False
+
+    def growth_divisor(self) -> int:
+        """Divide slow start's increase by this (§4.2: CSS_GROWTH_DIVISOR in CSS)."""
+        return CSS_GROWTH_DIVISOR if self.in_css else 1

@@ -1,0 +1,149 @@
+"""Packet event trace (``--trace FILE``): every packet event of a run, streamed to CSV or JSON Lines.
+
+Events (docs/outputs.md, "Event trace"):
+
+* one per packet offered to a link direction (by a host or a router), by what the link did:
+  ``transmit`` (the transmitter was idle: transmission begins at once), ``enqueue`` (it waits
+  in the buffer; ``start_s`` is when its transmission will begin, known at once because the
+  queue is FIFO) or ``drop`` (``cause``: ``overflow``, the buffer was full, or ``link_down``);
+* one per packet arriving at a node at the far end of a link: ``receive`` (the node then
+  delivers it, forwards it — a new offer — or counts it as a no-route drop).
+
+So the lines of a trace are the packets offered to links plus the deliveries at nodes:
+``sum(offered) + receives``, where ``offered`` per direction is ``packets_transmitted + drops +
+failure_drops`` of summary.json (what `netsim.run.check_conservation` balances). Packets an
+impairment loses in transit or a failing link loses in flight are offered (and traced) but have
+no ``receive``.
+
+Cost when off: nothing. Tracing is switched on per run by `EventTrace.install`, which swaps the
+class of each `LinkDirection` for a tracing subclass (same slots, `send` traced) and wraps the
+innermost receive callback of each direction; without a trace the simulator's code is the same
+objects and methods as ever. Lines are written through a buffered file (1 MiB), so memory stays
+bounded however long the run.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from components.packet import ACK, KIND_NAMES
+
+FIELDS = ("time_s", "event", "node", "link", "direction", "flow", "kind", "seq", "size_bytes",
+          "cause", "start_s")
+BUFFER_BYTES = 1 << 20
+
+
+class TraceError(ValueError):
+    """The trace file cannot be written."""
+
+
+class EventTrace:
+    """Writes the packet events of one network to `path` (CSV, or JSON Lines for ``.jsonl``)."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.jsonl = self.path.suffix.lower() in (".jsonl", ".ndjson")
+        try:
+            self.fh = open(self.path, "w", encoding="utf-8", newline="", buffering=BUFFER_BYTES)
+        except OSError as exc:
+            raise TraceError(f"--trace {self.path}: cannot write the trace file: "
+                             f"{exc.strerror or exc}") from None
+        if not self.jsonl:
+            self.fh.write(",".join(FIELDS) + "\n")
+        self.lines = 0
+        self.flow_of: dict = {}
+
+    # -- writing ------------------------------------------------------------------------------
+    def emit(self, now, event, node, link, direction, packet, cause="", start_s=None) -> None:
+        owner = getattr(packet.deliver, "__self__", None)
+        flow = self.flow_of.get(id(owner), "") if owner is not None else ""
+        kind = packet.kind
+        seq = packet.ack_seq if kind == ACK else packet.seq
+        self.lines += 1
+        if self.jsonl:
+            record = {"time_s": now, "event": event, "node": node, "link": link,
+                      "direction": direction, "flow": flow, "kind": KIND_NAMES[kind], "seq": seq,
+                      "size_bytes": packet.size_bytes}
+            if cause:
+                record["cause"] = cause
+            if start_s is not None:
+                record["start_s"] = start_s
+            self.fh.write(json.dumps(record, separators=(",", ":")) + "\n")
+        else:
+            self.fh.write(f"{now!r},{event},{node},{link},{direction},{flow},{KIND_NAMES[kind]},"
+                          f"{seq},{packet.size_bytes},{cause},"
+                          f"{'' if start_s is None else repr(start_s)}\n")
+
+    def close(self) -> None:
+        if not self.fh.closed:
+            self.fh.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- hooking in ---------------------------------------------------------------------------
+    def install(self, network) -> None:
+        """Trace every link direction and node of `network` (before it runs)."""
+        for flow in network.flows.values():
+            for part in ("sender", "receiver"):
+                endpoint = getattr(flow, part, None)
+                if endpoint is not None:
+                    self.flow_of[id(endpoint)] = flow.id
+        tracing: dict = {}
+        for link in network.links.values():
+            for d in link.directions:
+                cls = type(d)
+                if cls not in tracing:
+                    tracing[cls] = _tracing_class(self, cls)
+                d.__class__ = tracing[cls]
+                self._wrap_receive(d)
+
+    def _wrap_receive(self, d) -> None:
+        """Wrap the innermost receive callback of direction `d` (inside the failure guard and
+        impairment wrappers, so a repaired link keeps tracing)."""
+        parent, inner = None, d.dst_receive
+        while hasattr(inner, "receive") and not hasattr(inner, "__self__"):
+            parent, inner = inner, inner.receive
+        emit = self.emit
+        sim = d.sim
+        node = d.dst.id
+        link = d.link.id
+        label = d.label
+
+        def receive(packet, _inner=inner):
+            emit(sim.now, "receive", node, link, label, packet)
+            _inner(packet)
+
+        if parent is None:
+            d.dst_receive = receive
+        else:
+            parent.receive = receive
+
+
+def _tracing_class(trace: EventTrace, base: type) -> type:
+    """A subclass of the LinkDirection class `base` (no new slots: instances can switch to it)
+    whose `send` emits the offer's event."""
+    emit = trace.emit
+    send = base.send
+
+    def traced_send(self, packet):
+        t = self.transmitter
+        now = self.sim.now
+        before = getattr(t, "busy_until", None)       # when the transmitter is free
+        down = self.down
+        aqm = getattr(self, "aqm_drops", 0)           # a queue discipline's own drops
+        accepted = send(self, packet)
+        if not accepted:
+            cause = ("link_down" if down else
+                     "aqm" if getattr(self, "aqm_drops", 0) != aqm else "overflow")
+            emit(now, "drop", self.src.id, self.link.id, self.label, packet, cause)
+        elif before is not None and before <= now:
+            emit(now, "transmit", self.src.id, self.link.id, self.label, packet)
+        else:
+            emit(now, "enqueue", self.src.id, self.link.id, self.label, packet, "", before)
+        return accepted
+
+    return type(f"Tracing{base.__name__}", (base,), {"__slots__": (), "send": traced_send})

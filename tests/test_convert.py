@@ -1,0 +1,110 @@
+"""`initializer.py convert`: the 2015 CS/EE 143 simulator's files (jsonpickle dumps, read as
+plain data) in this project's format. The fixtures in tests/data/legacy/ are the three test
+cases written in the 2015 format (/work/shared/legacy-2015-format.md) from the shipped files."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from netsim.convert import LegacyError, convert, convert_file
+from topologies import load_topology, simulate
+from topologies.spec import resolved_config
+
+ROOT = Path(__file__).resolve().parent.parent
+LEGACY = ROOT / "tests" / "data" / "legacy"
+
+
+def comparable(spec) -> dict:
+    config = resolved_config(spec, duration_s=spec.duration_s, seed=1, interval_s=0.1)
+    return json.loads(json.dumps(config, default=repr))
+
+
+@pytest.mark.parametrize("case", [0, 1, 2])
+def test_the_three_test_cases_convert_to_the_shipped_topologies(case):
+    converted = load_topology(convert_file(LEGACY / f"test_case_{case}.json"))
+    shipped = load_topology(ROOT / "topologies" / f"test_case_{case}.json")
+    mine, theirs = comparable(converted), comparable(shipped)
+    for config in (mine, theirs):
+        for key in ("name", "description"):
+            config["topology"].pop(key, None)
+    assert mine == theirs
+
+
+@pytest.mark.parametrize("case", [0, 2])
+def test_a_converted_file_simulates_identically(case, tmp_path):
+    convert_file(LEGACY / f"test_case_{case}.json", tmp_path / "new.json")
+    duration = 15.0 if case == 2 else None
+    ours = simulate(load_topology(tmp_path / "new.json"), duration_s=duration).summary
+    shipped = simulate(load_topology(ROOT / "topologies" / f"test_case_{case}.json"),
+                       duration_s=duration).summary
+    assert ours["events"] == shipped["events"]
+    assert ours["end_time_s"] == shipped["end_time_s"]
+    for fid, flow in shipped["flows"].items():
+        assert ours["flows"][fid]["finish_s"] == flow["finish_s"]
+        assert ours["flows"][fid]["packets_sent"] == flow["packets_sent"]
+
+
+def test_the_command_writes_the_file(tmp_path, run_cli):
+    done = run_cli("convert", LEGACY / "test_case_1.json", "-o", tmp_path / "tc1.json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "tc1.json").read_text())
+    assert data["name"] == "tc1" and data["routing"]["protocol"] == "bellman-ford"
+    assert run_cli(tmp_path / "tc1.json", "--duration", "1", "--no-plots", "--quiet",
+                   "--out", tmp_path / "r").returncode == 0
+    to_stdout = run_cli("convert", LEGACY / "test_case_0.json")
+    assert to_stdout.returncode == 0 and json.loads(to_stdout.stdout)["links"][0]["rate_mbps"] == 10
+
+
+def legacy(case=0) -> dict:
+    return json.loads((LEGACY / f"test_case_{case}.json").read_text())
+
+
+def mutated(change) -> dict:
+    data = legacy()
+    change(data)
+    return data
+
+
+@pytest.mark.parametrize("data, expected", [
+    (mutated(lambda d: d["flows"][0].update({"py/reduce": [{"py/function": "os.system"}, ["x"]]})),
+     '"py/reduce" is a jsonpickle tag'),
+    (mutated(lambda d: d["links"][0].update(end_1_device={"py/id": 1})), '"py/id" is an object reference'),
+    (mutated(lambda d: d.update({"py/object": "network_simulator.host.Host"})), "NetworkTopology"),
+    (mutated(lambda d: d["links"][0].update(capacity_bps=-1)), 'links[0]: field "capacity_bps"'),
+    (mutated(lambda d: d["links"][0].pop("link_buffer")), 'links[0]: missing field "link_buffer"'),
+    (mutated(lambda d: d["flows"][0].update({"py/object": "network_simulator.flow.FlowDummy"})),
+     "FlowDummy"),
+    (mutated(lambda d: d["flows"][0].update(dest_addr="H9")), "converted topology is not valid"),
+    ([1, 2], "NetworkTopology"),
+])
+def test_bad_legacy_files_are_one_line(tmp_path, run_cli, data, expected):
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data))
+    done = run_cli("convert", path, "-o", tmp_path / "new.json")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "old.json" in lines[0] and expected in lines[0], done.stderr
+    assert not (tmp_path / "new.json").exists()
+
+
+def test_unreadable_and_broken_json(tmp_path, run_cli):
+    (tmp_path / "broken.json").write_text('{"hosts": [')
+    for path in (tmp_path / "missing.json", tmp_path / "broken.json"):
+        done = run_cli("convert", path)
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_fast_parameters_per_flow_and_reno_ssthresh():
+    data = legacy(2)
+    data["flows"][1]["alpha"] = 30.0
+    data["flows"][2].update({"py/object": "network_simulator.flow.FlowReno", "ss_thresh": 64})
+    topology = convert(data)
+    assert "algorithms" not in topology
+    assert topology["flows"][1]["params"] == {"alpha": 30, "gamma": 0.5}
+    assert topology["flows"][2]["algorithm"] == "reno"
+    assert topology["flows"][2]["transport"] == {"initial_ssthresh_pkts": 64}
+    load_topology(topology)
+    with pytest.raises(LegacyError):
+        convert({"py/object": "x.NetworkTopology"})

@@ -1,0 +1,121 @@
+"""--trace FILE: every packet event of a run, streamed as CSV or JSON Lines (netsim/trace.py)."""
+from __future__ import annotations
+
+import csv
+import json
+import tracemalloc
+from collections import Counter
+from pathlib import Path
+
+from components.link import LinkDirection
+from netsim.run import Run
+from netsim.trace import FIELDS, EventTrace
+from topologies import load_topology
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def offered(summary) -> int:
+    return sum(d["packets_transmitted"] + d["drops"] + d["failure_drops"]
+               for link in summary["links"].values() for d in link["directions"].values())
+
+
+def traced_run(spec, path, **options):
+    run = Run(spec, **options)
+    with EventTrace(path) as trace:
+        trace.install(run.network)
+        results = run.execute()
+    return results, trace
+
+
+def small_buffer(dumbbell):
+    data = dumbbell(2, total_mb=2.0)
+    data["links"][0]["buffer_kb"] = 15          # overflow drops at the bottleneck
+    return load_topology(data)
+
+
+def test_line_count_is_offers_plus_receives_and_drops_carry_their_cause(tmp_path, dumbbell):
+    results, trace = traced_run(small_buffer(dumbbell), tmp_path / "t.csv")
+    summary = results.summary
+    assert summary["stop_reason"] == "completed"
+    with open(tmp_path / "t.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == list(FIELDS)
+    events = Counter(row["event"] for row in rows)
+    assert len(rows) == trace.lines
+    # every packet offered to a link is one line, every delivery at a node one more; with no
+    # loss in transit and a completed run, every transmitted packet was delivered
+    transmitted = sum(d["packets_transmitted"] for link in summary["links"].values()
+                      for d in link["directions"].values())
+    assert events["transmit"] + events["enqueue"] + events["drop"] == offered(summary)
+    assert events["receive"] == transmitted
+    assert len(rows) == offered(summary) + transmitted
+    drops = [row for row in rows if row["event"] == "drop"]
+    buffer_drops = sum(d["drops"] for link in summary["links"].values()
+                       for d in link["directions"].values())
+    assert buffer_drops > 0 and len(drops) == buffer_drops
+    assert {row["cause"] for row in drops} == {"overflow"}
+    assert all(row["flow"] and row["seq"] for row in drops)
+    times = [float(row["time_s"]) for row in rows]
+    assert times == sorted(times)
+    enqueued = [row for row in rows if row["event"] == "enqueue"]
+    assert enqueued and all(float(r["start_s"]) > float(r["time_s"]) for r in enqueued)
+
+
+def test_failure_drops_are_link_down(tmp_path):
+    data = json.loads((ROOT / "topologies" / "test_case_1.json").read_text())
+    data["events"] = [{"at_s": 2.0, "link": "L1", "action": "down"},
+                      {"at_s": 4.0, "link": "L1", "action": "up"}]
+    run = Run(load_topology(data), duration_s=7.0)
+    with EventTrace(tmp_path / "t.jsonl") as trace:
+        trace.install(run.network)
+        run.execute()
+    records = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    directions = [d for link in run.network.links.values() for d in link.directions]
+    # one line per packet offered to a link (the links' own count) and one per delivery
+    assert sum(r["event"] != "receive" for r in records) == sum(d.arrived for d in directions)
+    down = [r for r in records if r.get("cause") == "link_down"]
+    waiting_when_failed = sum(d.failed for d in directions) - len(down)
+    assert down and waiting_when_failed >= 0
+    assert all(r["link"] == "L1" and 2.0 <= r["time_s"] < 4.0 for r in down)
+    # a repaired link keeps tracing its deliveries
+    assert any(r["event"] == "receive" and r["link"] == "L1" and r["time_s"] > 4.0 for r in records)
+
+
+def test_the_command_line_option(tmp_path, run_cli):
+    done = run_cli(ROOT / "topologies" / "test_case_0.json", "--trace", tmp_path / "t.csv",
+                   "--no-plots", "--quiet", "--out", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    lines = (tmp_path / "t.csv").read_text().count("\n") - 1          # without the header
+    assert lines == offered(summary) + summary["packet_hops"]          # nothing lost: all arrive
+
+
+def test_without_trace_nothing_is_swapped_in(dumbbell):
+    run = Run(load_topology(dumbbell(1, total_mb=0.1)))
+    for link in run.network.links.values():
+        for d in link.directions:
+            assert type(d) is LinkDirection
+            assert getattr(d.dst_receive, "__self__", None) is d.dst
+
+
+def test_memory_stays_bounded_on_a_long_run(tmp_path):
+    spec = load_topology(ROOT / "topologies" / "test_case_2.json")
+    tracemalloc.start()
+    try:
+        _, trace = traced_run(spec, tmp_path / "t.csv", duration_s=20.0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert trace.lines > 300_000
+    size = (tmp_path / "t.csv").stat().st_size
+    assert size > 15e6
+    assert peak < size / 4, (peak, size)        # the trace is streamed, not kept
+
+
+def test_an_unwritable_trace_is_one_line(tmp_path, run_cli):
+    done = run_cli(ROOT / "topologies" / "test_case_0.json", "--trace",
+                   tmp_path / "no" / "such" / "t.csv", "--quiet", "--out", tmp_path / "r")
+    assert done.returncode == 2 and "--trace" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists()
