@@ -121,11 +121,8 @@ class DistanceVectorAgent:
             self.last_sent[d] = vector
             packet = Packet(ROUTING, self.router, neighbour, self.packet_bytes,
                             neighbour.agent.receive, payload=(d.link, vector))
-            d.routing_pkts += 1
-            d.routing_bytes += self.packet_bytes
             self.packets_sent += 1
-            if not d.transmitter.offer(packet, d):
-                d.routing_dropped += 1
+            d.send_routing(packet)
 
     def receive(self, packet) -> None:
         link, vector = packet.payload

@@ -1,7 +1,8 @@
 """Static routing: shortest paths by link cost, computed once before the run.
 
-The cost of a link is its static cost: the topology's `cost` if given, else its propagation delay. Hosts never forward, so paths to a destination host
-run through routers only. For each router and destination host, the next hop is the link that
+The cost of a link is its static cost: the topology's `cost` if given, else its propagation
+delay. Hosts never forward, so paths to a destination host run through routers only. For each
+router and destination host, the next hop is the link that
 minimises (link cost + distance of the neighbour to the destination); equal costs (within a
 relative 1e-9) are broken by the link's position in the topology file, first wins. The same rule
 is the reference for dynamic routing.

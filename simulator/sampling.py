@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from array import array
 
-
 SKIP = ()       # a probe's answer for "no row this time" that does not put it to sleep
 
 
