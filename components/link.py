@@ -420,6 +420,34 @@ class Link:
         for node in self.ends:
             node.link_changed(self)
 
+    # -- time-varying links (rate_schedule, delay_schedule) --------------------------------
+    def set_rate(self, rate_bps: float) -> None:
+        """Change the transmission rate now. Packets already accepted keep the departure times
+        computed when they were accepted (at the old rate: those in service finish at it, and so
+        do those waiting); packets accepted from now on are timed at the new rate behind them
+        (docs/model.md, "Time-varying links")."""
+        if not rate_bps > 0:
+            raise ValueError(f"link {self.id}: rate must be positive, got {rate_bps}")
+        self.rate_bps = rate_bps
+        for t in self.transmitters:
+            t.rate_bps = rate_bps
+            t.seconds_per_byte = 8.0 / rate_bps
+            t.half_seconds_per_byte = 4.0 / rate_bps
+
+    def set_delay(self, delay_s: float) -> None:
+        """Change the propagation delay now, for packets accepted from now on. A decrease by D
+        holds the FIFO transmitter idle for D after its last accepted packet, so that no packet
+        overtakes one sent before the change (the link keeps its order)."""
+        if delay_s < 0:
+            raise ValueError(f"link {self.id}: delay must not be negative, got {delay_s}")
+        now = self.sim.now
+        for t in self.transmitters:
+            shorter = t.delay_s - delay_s
+            if shorter > 0 and type(t) is Transmitter and t.busy_until + t.delay_s > now:
+                t.busy_until += shorter                   # (a packet may still be in flight)
+            t.delay_s = delay_s
+        self.delay_s = delay_s
+
     def direction_from(self, node) -> LinkDirection:
         """The direction in which `node` sends on this link."""
         for d in self.directions:

@@ -37,6 +37,20 @@ def down_spans(spec, link_id: str, end_s: float) -> list:
     return spans
 
 
+def mean_capacity_bps(link_spec, end_s: float) -> float:
+    """Time average over [0, end_s] of the link's rate, following its `rate_schedule` (the
+    denominator of `utilization`); the rate itself for a link without schedule."""
+    rate, since, area = link_spec.rate_bps, 0.0, 0.0
+    for t_s, new_rate in link_spec.rate_schedule:
+        if t_s >= end_s:
+            break
+        area += rate * (t_s - since)
+        rate, since = new_rate, t_s
+    if end_s <= 0:
+        return rate
+    return (area + rate * (end_s - since)) / end_s
+
+
 def _round(value, digits: int = 9):
     return None if value is None else float(f"{value:.{digits}g}")
 
@@ -203,6 +217,7 @@ class Results:
         links = {}
         for link in net.links.values():
             directions = {}
+            capacity_bps = mean_capacity_bps(spec.link(link.id), end_s)
             for d in link.directions:
                 d.settle(end_s)
                 rate_bps = d.tx_bytes * 8.0 / end_s if end_s > 0 else 0.0
@@ -217,12 +232,19 @@ class Results:
                     "routing_packets": d.routing_pkts, "routing_drops": d.routing_dropped,
                     "packets_transmitted": d.tx_pkts,
                     "avg_rate_mbps": _round(rate_bps / mbit),
-                    "utilization": _round(rate_bps / link.rate_bps),
+                    "utilization": _round(rate_bps / capacity_bps),
                 }
             links[link.id] = {"ends": [n.id for n in link.ends], "rate_mbps": _round(link.rate_bps / mbit),
                               "delay_ms": _round(link.delay_s * 1e3), "buffer_kb": _round(link.buffer_bytes / kb),
                               "duplex": link.duplex, "down_s": down_spans(spec, link.id, end_s),
                               "directions": directions}
+            ls = spec.link(link.id)
+            if ls.rate_schedule or ls.delay_schedule:      # time-varying link
+                links[link.id].update(
+                    rate_mbps=_round(ls.rate_bps / mbit), delay_ms=_round(ls.delay_s * 1e3),
+                    mean_capacity_mbps=_round(capacity_bps / mbit),
+                    rate_schedule_mbps=[[t, _round(r / mbit)] for t, r in ls.rate_schedule],
+                    delay_schedule_ms=[[t, _round(x * 1e3)] for t, x in ls.delay_schedule])
         hosts = {}
         for host in net.hosts.values():
             scale = 8.0 / end_s / mbit if end_s > 0 else 0.0

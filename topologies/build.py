@@ -77,6 +77,14 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
             sim, router_list, host_list, update_interval_s=spec.routing.update_interval_s,
             settle_s=spec.routing.settle_s, packet_bytes=sizes.routing_bytes,
             on_install=net.log_routes, installed=static)
+    for ls in spec.links:                      # time-varying links: changes at their times
+        link = links[ls.id]
+        for changes, change in ((ls.rate_schedule, link.set_rate), (ls.delay_schedule, link.set_delay)):
+            for t_s, value in changes:
+                if t_s > 0:
+                    sim.schedule_at(t_s, change, value)
+                else:                          # before anything is sent
+                    change(value)
     for link_id in dict.fromkeys(event.link for event in spec.events):
         links[link_id].enable_failures()
     for event in spec.events:

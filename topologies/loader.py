@@ -64,6 +64,7 @@ IMPAIRMENT_FIELDS = ("loss_rate", "loss_model", "duplicate_rate", "reorder_rate"
 LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex", "cost") + IMPAIRMENT_FIELDS \
     + ("impairments",)
 LINK_REQUIRED = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb")
+LINK_FIELDS = LINK_FIELDS + ("rate_schedule", "delay_schedule")   # time-varying links
 FLOW_FIELDS = ("id", "src", "dst", "data_mb", "start_s", "algorithm", "params", "transport",
                "ecn", "delayed_ack")
 DELAYED_ACK_FIELDS = ("every", "timeout_ms")
@@ -533,6 +534,25 @@ def _impairments(where: _Where, item: dict, ends: tuple) -> tuple:
 
 # -- links -----------------------------------------------------------------------------------------
 
+def _schedule(where: _Where, item: dict, name: str, rule: _Rule, factor: float) -> tuple:
+    """``[[t_s, value], ...]`` (times >= 0, strictly increasing) -> ((t_s, value * factor), ...)."""
+    if name not in item:
+        return ()
+    entries = _list(where, name, item[name], "a list of [time_s, value] pairs")
+    out = []
+    for i, entry in enumerate(entries):
+        label = f"{name}[{i}]"
+        if not isinstance(entry, list) or len(entry) != 2:
+            raise where.field_error(label, f"expected a [time_s, value] pair, got {show(entry)}")
+        t_s = float(_number(where, label, entry[0], NON_NEGATIVE))
+        value = _number(where, label, entry[1], rule)
+        if out and t_s <= out[-1][0]:
+            raise where.field_error(label, f"times must increase: {_seconds(t_s)} s after "
+                                           f"{_seconds(out[-1][0])} s")
+        out.append((t_s, float(_scaled(where, label, value, factor))))
+    return tuple(out)
+
+
 def _link(where: _Where, item: dict, kinds: dict, units: UnitSystem, duplex: str) -> LinkSpec:
     _check_fields(where, item, LINK_FIELDS, LINK_REQUIRED)
     ends = _ends(where, item["ends"], kinds)
@@ -550,6 +570,8 @@ def _link(where: _Where, item: dict, kinds: dict, units: UnitSystem, duplex: str
         duplex=link_duplex,
         cost_s=None if cost is None else cost / 1000.0,
         impairments=_impairments(where, item, ends),
+        rate_schedule=_schedule(where, item, "rate_schedule", POSITIVE, units.bits_per_mbit),
+        delay_schedule=_schedule(where, item, "delay_schedule", NON_NEGATIVE, 1e-3),
     )
 
 

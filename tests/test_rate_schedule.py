@@ -1,0 +1,134 @@
+"""Time-varying links: rate_schedule and delay_schedule (components/link.py Link.set_rate,
+set_delay; topologies/loader.py; the utilization denominator in netsim/results.py)."""
+from __future__ import annotations
+
+import pytest
+
+from components.link import Link
+from components.node import Host
+from components.packet import DATA, Packet
+from netsim.results import mean_capacity_bps
+from netsim.run import simulate
+from simulator.engine import Simulator
+from topologies.loader import TopologyError, load_topology
+
+RATE = 8192.0        # 1024-byte packets take exactly 1 s
+SIZE = 1024
+
+
+def one_link(delay_s=0.5):
+    sim = Simulator()
+    a, b = Host("A"), Host("B")
+    link = Link(sim, "L", a, b, RATE, delay_s, 64 * SIZE)
+    arrivals = []
+
+    def deliver(packet):
+        arrivals.append((sim.now, packet.seq))
+
+    def send_at(t, seq):
+        sim.schedule_at(t, lambda _: a.send(Packet(DATA, a, b, SIZE, deliver, seq=seq)))
+    return sim, link, arrivals, send_at
+
+
+def test_packets_accepted_before_a_rate_change_keep_the_old_rate():
+    sim, link, arrivals, send_at = one_link()
+    for seq in range(3):                       # accepted at 0: depart at 1, 2, 3 s at the old rate
+        send_at(0.0, seq)
+    sim.schedule_at(0.5, lambda _: link.set_rate(2 * RATE))
+    send_at(0.6, 3)                            # accepted after: behind the queue, at the new rate
+    sim.run()
+    assert arrivals == [(1.5, 0), (2.5, 1), (3.5, 2), (4.0, 3)]
+
+
+def test_a_delay_decrease_keeps_the_order():
+    sim, link, arrivals, send_at = one_link(delay_s=2.0)
+    send_at(0.0, 0)                            # transmitted by 1 s, arrives at 3 s
+    sim.schedule_at(1.0, lambda _: link.set_delay(0.5))
+    send_at(1.0, 1)                            # would arrive at 2.5 s: held until it cannot overtake
+    send_at(10.0, 2)                           # long after: the new delay alone
+    sim.run()
+    assert [seq for _, seq in arrivals] == [0, 1, 2]
+    assert arrivals[1][0] == pytest.approx(4.0) and arrivals[2][0] == pytest.approx(11.5)
+
+
+def topology(algorithm, schedule=((10, 5), (20, 10)), buffer_kb=60, **extra):
+    bottleneck = {"id": "L", "ends": ["R1", "R2"], "rate_mbps": 10, "delay_ms": 10,
+                  "buffer_kb": buffer_kb, "rate_schedule": [list(s) for s in schedule], **extra}
+    return {"hosts": ["H1", "H2"], "routers": ["R1", "R2"],
+            "links": [{"id": "A", "ends": ["H1", "R1"], "rate_mbps": 100, "delay_ms": 1,
+                       "buffer_kb": 1000}, bottleneck,
+                      {"id": "B", "ends": ["R2", "H2"], "rate_mbps": 100, "delay_ms": 1,
+                       "buffer_kb": 1000}],
+            "flows": [{"id": "F", "src": "H1", "dst": "H2", "algorithm": algorithm}],
+            "duration_s": 30}
+
+
+def mean_between(t, values, a, b):
+    chosen = values[(t > a) & (t <= b)]
+    return chosen.mean(), chosen.max()
+
+
+@pytest.mark.parametrize("algorithm", ["reno", "cubic"])
+def test_loss_based_flows_fill_the_link_and_its_buffer_at_every_rate(algorithm):
+    results = simulate(load_topology(topology(algorithm)))
+    t, rate = results.trace("links", "L", "rate_mbps", "R1->R2")
+    _, buffer = results.trace("links", "L", "buffer_kb", "R1->R2")
+    _, drops = results.trace("links", "L", "drops", "R1->R2")
+    for a, b, capacity in ((2, 10, 10), (11, 20, 5), (22, 30, 10)):
+        assert mean_between(t, rate, a, b)[0] == pytest.approx(capacity, rel=0.05)  # the step
+        assert mean_between(t, buffer, a, b)[1] >= 0.9 * 60                         # buffer full
+        assert mean_between(t, drops, a, b)[0] > 0
+    link = results.summary["links"]["L"]
+    assert link["mean_capacity_mbps"] == pytest.approx((10 * 10 + 5 * 10 + 10 * 10) / 30)
+    assert link["rate_schedule_mbps"] == [[10.0, 5.0], [20.0, 10.0]]
+    assert 0.9 <= link["directions"]["R1->R2"]["utilization"] <= 1.0
+
+
+def test_bbr_tracks_a_step_down_and_up_within_a_few_probe_cycles():
+    results = simulate(load_topology(topology("bbr")), interval_s=0.02)
+    t, rate = results.trace("links", "L", "rate_mbps", "R1->R2")
+    _, buffer = results.trace("links", "L", "buffer_kb", "R1->R2")
+    # up: 90 % of the new 10 Mb/s within 1 s (a ProbeBW cycle is 8 RTTs of about 25 ms: 0.2 s)
+    assert t[(t > 20) & (rate >= 9.0)][0] < 21.0
+    assert mean_between(t, rate, 21, 30)[0] == pytest.approx(10, rel=0.03)
+    # down: the queue the old estimate built drains within 2 s (the max filter forgets the old
+    # bandwidth after 10 rounds, each inflated by that queue), then the flow keeps the new rate
+    after = (t > 10) & (t < 20)
+    peak = t[after][buffer[after].argmax()]
+    assert t[after & (t > peak) & (buffer < 10)][0] < 12.0
+    assert mean_between(t, rate, 12, 20)[0] == pytest.approx(5, rel=0.03)
+    assert mean_between(t, buffer, 13, 20)[0] < 10
+
+
+def test_delay_schedule_changes_the_rtt():
+    spec = load_topology(topology("bbr", schedule=(), buffer_kb=1000,
+                                  delay_schedule=[[10, 40], [20, 10]]))
+    results = simulate(spec)
+    t, rtt = results.trace("flows", "F", "rtt_ms")
+    base = 2 * (1 + 10 + 1)
+    low = rtt[(t > 5) & (t <= 10)].min()
+    high = rtt[(t > 15) & (t <= 20)].min()
+    assert high - low == pytest.approx(2 * 30, abs=5)     # one way 10 -> 40 ms
+    assert low >= base
+    assert results.summary["flows"]["F"]["in_order"]
+
+
+def test_mean_capacity_is_the_time_average():
+    spec = load_topology(topology("reno"))
+    ls = spec.link("L")
+    assert mean_capacity_bps(ls, 30) == pytest.approx((10 * 10 + 5 * 10 + 10 * 10) / 30 * 1e6)
+    assert mean_capacity_bps(ls, 5) == pytest.approx(10e6)
+    assert mean_capacity_bps(ls, 15) == pytest.approx((10 * 10 + 5 * 5) / 15 * 1e6)
+
+
+@pytest.mark.parametrize("schedule, message", [
+    ([[10, 5], [5, 10]], "times must increase"),
+    ([[10, 0]], "rate_schedule"),
+    ([[10]], "pair"),
+    ("fast", "list"),
+])
+def test_bad_schedules_are_errors(schedule, message):
+    data = topology("reno")
+    data["links"][1]["rate_schedule"] = schedule
+    with pytest.raises(TopologyError, match=message):
+        load_topology(data)
