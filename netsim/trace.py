@@ -7,17 +7,20 @@ Events (docs/outputs.md, "Event trace"):
   in the buffer; ``start_s`` is when its transmission will begin, known at once because the
   queue is FIFO) or ``drop`` (``cause``: ``overflow``, the buffer was full, or ``link_down``);
 * one per packet arriving at a node at the far end of a link: ``receive`` (the node then
-  delivers it, forwards it — a new offer — or counts it as a no-route drop).
+  delivers it, forwards it — a new offer — or counts it as a no-route drop);
+* one per packet the link accepted and lost before it arrived, at the time it would have
+  arrived: ``drop`` with cause ``impairment`` (random or burst loss of a link impairment) or
+  ``link_failure`` (waiting, in transmission or propagating when the link failed).
 
-So the lines of a trace are the packets offered to links plus the deliveries at nodes:
-``sum(offered) + receives``, where ``offered`` per direction is ``packets_transmitted + drops +
-failure_drops`` of summary.json (what `netsim.run.check_conservation` balances). Packets an
-impairment loses in transit or a failing link loses in flight are offered (and traced) but have
-no ``receive``.
+So every packet offered to a link has one offer line (each direction's `arrived` counter) and,
+unless still in flight at the end, one outcome line (``receive``, twice for a duplicated
+packet, or an in-transit ``drop``); drop lines by cause add up to summary.json's ``drops``
+(overflow), ``impairment_drops`` and ``failure_drops`` (``link_down`` + ``link_failure``).
 
 Cost when off: nothing. Tracing is switched on per run by `EventTrace.install`, which swaps the
 class of each `LinkDirection` for a tracing subclass (same slots, `send` traced) and wraps the
-innermost receive callback of each direction; without a trace the simulator's code is the same
+innermost receive callback of each direction (and the classes of its impairment and failure
+guard, to see their losses); without a trace the simulator's code is the same
 objects and methods as ever. Lines are written through a buffered file (1 MiB), so memory stays
 bounded however long the run.
 """
@@ -52,6 +55,8 @@ class EventTrace:
             self.fh.write(",".join(FIELDS) + "\n")
         self.lines = 0
         self.flow_of: dict = {}
+        self.wrapper_classes: dict = {}
+        self.direction_of: dict = {}      # id(failure guard) -> its direction (kept alive by it)
 
     # -- writing ------------------------------------------------------------------------------
     def emit(self, now, event, node, link, direction, packet, cause="", start_s=None) -> None:
@@ -85,6 +90,17 @@ class EventTrace:
         self.close()
 
     # -- hooking in ---------------------------------------------------------------------------
+    def trace_wrapper(self, wrapper, d) -> None:
+        """Switch an arrival wrapper of direction `d` (impairment, failure guard) to its tracing
+        subclass."""
+        cls = type(wrapper)
+        if cls in self.wrapper_classes.values():
+            return
+        if cls not in self.wrapper_classes:
+            self.wrapper_classes[cls] = _traced_wrapper_class(self, cls)
+        self.direction_of[id(wrapper)] = d
+        wrapper.__class__ = self.wrapper_classes[cls]
+
     def install(self, network) -> None:
         """Trace every link direction and node of `network` (before it runs)."""
         for flow in network.flows.values():
@@ -103,9 +119,10 @@ class EventTrace:
 
     def _wrap_receive(self, d) -> None:
         """Wrap the innermost receive callback of direction `d` (inside the failure guard and
-        impairment wrappers, so a repaired link keeps tracing)."""
+        impairment wrappers, so a repaired link keeps tracing); trace the wrappers' losses."""
         parent, inner = None, d.dst_receive
         while hasattr(inner, "receive") and not hasattr(inner, "__self__"):
+            self.trace_wrapper(inner, d)
             parent, inner = inner, inner.receive
         emit = self.emit
         sim = d.sim
@@ -121,6 +138,29 @@ class EventTrace:
             d.dst_receive = receive
         else:
             parent.receive = receive
+
+
+def _traced_wrapper_class(trace: EventTrace, base: type) -> type:
+    """A subclass of an arrival wrapper class (`Impairment`: losses in transit; `Arrival`: the
+    failure guard, whose dead instances lose what was sent before the link failed) that emits
+    the packets the wrapper loses."""
+    emit = trace.emit
+    call = base.__call__
+    if hasattr(base, "live"):                         # the failure guard (Arrival)
+        def traced_call(self, packet):
+            if not self.live:
+                d = trace.direction_of.get(id(self))
+                if d is not None:
+                    emit(d.sim.now, "drop", d.dst.id, d.link.id, d.label, packet, "link_failure")
+            call(self, packet)
+    else:                                             # an impairment (counts its own losses)
+        def traced_call(self, packet):
+            d = self.d
+            before = d.impaired_drops
+            call(self, packet)
+            if d.impaired_drops != before:
+                emit(d.sim.now, "drop", d.dst.id, d.link.id, d.label, packet, "impairment")
+    return type(f"Tracing{base.__name__}", (base,), {"__slots__": (), "__call__": traced_call})
 
 
 def _tracing_class(trace: EventTrace, base: type) -> type:
@@ -146,4 +186,11 @@ def _tracing_class(trace: EventTrace, base: type) -> type:
             emit(now, "enqueue", self.src.id, self.link.id, self.label, packet, "", before)
         return accepted
 
-    return type(f"Tracing{base.__name__}", (base,), {"__slots__": (), "send": traced_send})
+    repair = base.repair
+
+    def traced_repair(self, now):                     # a new failure guard: trace it too
+        repair(self, now)
+        trace.trace_wrapper(self.guard, self)
+
+    return type(f"Tracing{base.__name__}", (base,), {"__slots__": (), "send": traced_send,
+                                                     "repair": traced_repair})

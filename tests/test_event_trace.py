@@ -73,13 +73,31 @@ def test_failure_drops_are_link_down(tmp_path):
     records = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
     directions = [d for link in run.network.links.values() for d in link.directions]
     # one line per packet offered to a link (the links' own count) and one per delivery
-    assert sum(r["event"] != "receive" for r in records) == sum(d.arrived for d in directions)
+    offers = [r for r in records if r["event"] in ("transmit", "enqueue")
+              or r.get("cause") == "link_down"]
+    assert len(offers) == sum(d.arrived for d in directions)
     down = [r for r in records if r.get("cause") == "link_down"]
-    waiting_when_failed = sum(d.failed for d in directions) - len(down)
-    assert down and waiting_when_failed >= 0
+    lost = [r for r in records if r.get("cause") == "link_failure"]
+    assert down and lost
     assert all(r["link"] == "L1" and 2.0 <= r["time_s"] < 4.0 for r in down)
+    # every failure drop of summary.json (offered while down, waiting or in flight when the
+    # link failed: failed + lost_in_flight) is one drop line
+    assert len(down) + len(lost) == sum(d.failed + d.lost_in_flight for d in directions)
     # a repaired link keeps tracing its deliveries
     assert any(r["event"] == "receive" and r["link"] == "L1" and r["time_s"] > 4.0 for r in records)
+
+
+def test_losses_in_transit_are_impairment_drops(tmp_path):
+    run = Run(load_topology(ROOT / "topologies" / "lossy_link.json"), duration_s=3.0)
+    with EventTrace(tmp_path / "t.csv") as trace:
+        trace.install(run.network)
+        run.execute()
+    with open(tmp_path / "t.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    lost = [row for row in rows if row["cause"] == "impairment"]
+    directions = [d for link in run.network.links.values() for d in link.directions]
+    assert lost and len(lost) == sum(d.impaired_drops for d in directions)
+    assert all(row["event"] == "drop" and row["node"] == "H2" for row in lost)
 
 
 def test_the_command_line_option(tmp_path, run_cli):
