@@ -17,6 +17,7 @@ from netsim.traces import read_trace
 
 from netsim import __version__ as VERSION  # noqa: E402
 TRACE_FILES = ("links", "flows", "hosts", "routes")
+EXTRA_FILES = ("fct",)      # written only by some runs (fct.csv: workloads)
 _ENTITY_KEY = {"links": "link", "flows": "flow", "hosts": "host"}
 
 
@@ -268,6 +269,8 @@ class Results:
                         "route_changes": len(net.route_log)},
             "flows": flows, "links": links, "hosts": hosts,
             "routers": {r.id: {"no_route_drops": r.no_route_drops} for r in net.routers.values()},
+            **({"workloads": {w.spec.id: w.summary(mbit) for w in run.workloads}}
+               if getattr(run, "workloads", None) else {}),
         }
 
     # -- output files ---------------------------------------------------------------------
@@ -288,7 +291,8 @@ class Results:
             return out
         staged = StagedDirectory(out)
         with staged:
-            for name in TRACE_FILES:
+            for name in TRACE_FILES + tuple(n for n in EXTRA_FILES
+                                            if (self.directory / f"{n}.csv").exists()):
                 shutil.copyfile(self.directory / f"{name}.csv", staged.path / f"{name}.csv")
             self.write_summary(staged.path)
             staged.commit()

@@ -22,6 +22,7 @@ from netsim.probes import (FLOW_COLUMNS, HOST_COLUMNS, HOST_IDLE_ROW, LINK_COLUM
 from netsim.results import Results
 from topologies.spec import TopologySpec
 from netsim.traces import RouteLog, TraceFile
+from netsim.workloads import start_workloads
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +52,10 @@ class Run:
         if self.duration_s is not None and not self.duration_s > 0:
             raise RunError(f"duration: expected a positive number of seconds, got {self.duration_s}")
         endless = [f.id for f in spec.flows if f.data_bytes is None]
-        if self.duration_s is None and (endless or not spec.flows):
+        if self.duration_s is None and (endless or not spec.flows or spec.workloads):
             what = f"flow {endless[0]} has no data_mb" if endless else "the topology has no flows"
+            if spec.workloads:
+                what = f"workload {spec.workloads[0].id} opens flows without end"
             raise RunError(f"{spec.source}: {what}, so nothing ends the run: "
                            f"set duration_s in the file or pass --duration")
         self.interval_s = interval_s
@@ -62,7 +65,7 @@ class Run:
         self.sim = self.network.sim
         self.sampler = Sampler(self.sim, interval_s)
         self._unfinished = sum(1 for f in spec.flows if f.data_bytes is not None)
-        self._endless = bool(endless)
+        self._endless = bool(endless) or bool(spec.workloads)   # workloads run to the duration
         self._stall_detail = None
         self._progress_step_s = 0.0
         if trace_dir is None:
@@ -74,6 +77,7 @@ class Run:
         self.traces = {}
         self.flow_probes = {}
         self._open_traces()
+        self.workloads = start_workloads(self)      # fct.csv (netsim/workloads.py)
 
     def _open_traces(self) -> None:
         net, sampler, units = self.network, self.sampler, self.spec.units

@@ -46,6 +46,7 @@ from topologies.spec import (
     TransportSpec,
     UnitSystem,
 )
+from topologies.spec import WorkloadSpec
 from topologies.validation import (InputError, check_plain, file_name_problem, id_problem,
                                    one_line, quote, read_json, show, suggestion)
 
@@ -57,6 +58,11 @@ PLAIN_DATA_KIND = "topology files"   # in "jsonpickle tag ... is not allowed; <k
 TOP_LEVEL_FIELDS = ("name", "description", "units", "duplex", "packet_bytes", "routing", "transport",
                     "algorithms", "hosts", "routers", "links", "flows", "events", "duration_s", "seed")
 TOP_LEVEL_REQUIRED = ("hosts", "links")
+TOP_LEVEL_FIELDS = TOP_LEVEL_FIELDS + ("workloads",)
+WORKLOAD_FIELDS = ("id", "src", "dst", "arrivals_per_s", "sizes", "algorithm", "params",
+                   "transport", "start_s", "stop_s")
+WORKLOAD_REQUIRED = ("id", "src", "dst", "arrivals_per_s", "sizes")
+SIZE_DISTRIBUTIONS = ("websearch", "datamining")   # topologies/data/<name>.csv
 PACKET_FIELDS = {"data": "data_bytes", "ack": "ack_bytes", "routing": "routing_bytes"}
 ROUTING_FIELDS = ("protocol", "update_interval_s", "settle_s")
 IMPAIRMENT_FIELDS = ("loss_rate", "loss_model", "duplicate_rate", "reorder_rate", "reorder_delay_ms",
@@ -773,6 +779,84 @@ def _event(where: _Where, item, link_ids: dict) -> LinkEventSpec:
     return LinkEventSpec(at_s=at_s, link=link, action=action)
 
 
+# -- workloads -------------------------------------------------------------------------------------
+
+def shipped_sizes(name: str) -> tuple:
+    """The CDF of a shipped size distribution (topologies/data/<name>.csv, sources cited there)."""
+    path = Path(__file__).resolve().parent / "data" / f"{name}.csv"
+    points = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.strip()
+            if line and not line.startswith("#") and not line.startswith("bytes"):
+                size, prob = line.split(",")
+                points.append((float(size), float(prob)))
+    return tuple(points)
+
+
+def _cdf(where: _Where, value) -> tuple:
+    """``[[bytes, cumulative probability], ...]``: both non-decreasing, probabilities in [0, 1],
+    the last one 1, some size > 0."""
+    entries = _list(where, "sizes", value, f"a CDF [[bytes, probability], ...] or {_one_of(SIZE_DISTRIBUTIONS)}")
+    if not entries:
+        raise where.field_error("sizes", "expected at least one [bytes, probability] point")
+    points = []
+    for i, entry in enumerate(entries):
+        label = f"sizes[{i}]"
+        if not isinstance(entry, list) or len(entry) != 2:
+            raise where.field_error(label, f"expected a [bytes, probability] pair, got {show(entry)}")
+        size = float(_number(where, label, entry[0], NON_NEGATIVE))
+        prob = float(_number(where, label, entry[1], NON_NEGATIVE))
+        if prob > 1:
+            raise where.field_error(label, f"expected a probability <= 1, got {show(entry[1])}")
+        if points and (size < points[-1][0] or prob < points[-1][1]):
+            raise where.field_error(label, "sizes and probabilities must not decrease")
+        points.append((size, prob))
+    if points[-1][1] != 1 or points[-1][0] <= 0:
+        raise where.field_error("sizes", "the last point must have probability 1 and a size > 0")
+    return tuple(points)
+
+
+def _host_list(where: _Where, name: str, value, kinds: dict) -> tuple:
+    items = _list(where, name, value, "a list of host ids")
+    if not items:
+        raise where.field_error(name, "expected at least one host")
+    return tuple(dict.fromkeys(_host_ref(where, name, item, kinds) for item in items))
+
+
+def _workload(where: _Where, item: dict, ctx: _FlowContext) -> WorkloadSpec:
+    _check_fields(where, item, WORKLOAD_FIELDS, WORKLOAD_REQUIRED)
+    src = _host_list(where, "src", item["src"], ctx.kinds)
+    dst = _host_list(where, "dst", item["dst"], ctx.kinds)
+    if len(src) == 1 and dst == src:
+        raise where.field_error("dst", "expected a host other than the only src")
+    for a in src:
+        for b in dst:
+            if a != b and not _connected(a, b, ctx.adjacency, ctx.kinds):
+                raise where.error(f"hosts {quote(a)} and {quote(b)} are not connected")
+    rate = float(_number(where, "arrivals_per_s", item["arrivals_per_s"], POSITIVE))
+    sizes = item["sizes"]
+    if isinstance(sizes, str):
+        name = _choice(where, "sizes", sizes, SIZE_DISTRIBUTIONS)
+        cdf = shipped_sizes(name)
+    else:
+        name, cdf = "cdf", _cdf(where, sizes)
+    algorithm, params = _flow_algorithm(where, item, ctx)
+    start_s = float(_number(where, "start_s", item.get("start_s", 0), NON_NEGATIVE))
+    stop_s = _number(where, "stop_s", item.get("stop_s"), POSITIVE, nullable=True)
+    if stop_s is not None and stop_s <= start_s:
+        raise where.field_error("stop_s", f"expected a time after start_s ({_seconds(start_s)} s)")
+    return WorkloadSpec(id=item["id"], src=src, dst=dst, arrivals_per_s=rate, sizes=cdf,
+                        sizes_name=name, algorithm=algorithm, params=params,
+                        transport=_flow_transport(where, item, ctx.transport), start_s=start_s,
+                        stop_s=None if stop_s is None else float(stop_s))
+
+
+def _workloads(top: _Where, data: dict, ctx: _FlowContext) -> list:
+    return [_workload(where, item, ctx)
+            for where, item in _entries(top, data, "workloads", "workload")]
+
+
 def _events(top: _Where, data: dict, links: list) -> list:
     """The link events sorted by (time, file order), each link alternating down, up, down, ..."""
     items = _list(top, "events", data.get("events", []), "a list of event objects")
@@ -859,6 +943,7 @@ def _build(label: str, data, default_name: str, override: str | None) -> Topolog
     ctx = _FlowContext(kinds, _adjacency(kinds, links), units, transport, algorithms, override)
     flows = _flows(top, data, ctx)
     events = _events(top, data, links)
+    workloads = _workloads(top, data, ctx)
     return TopologySpec(
         name=name, description=description, units=units, packet_sizes=packet_sizes,
         routing=routing,
@@ -867,6 +952,7 @@ def _build(label: str, data, default_name: str, override: str | None) -> Topolog
         links=links, flows=flows, duration_s=duration_s, seed=seed, source=label,
         algorithms={alg: dict(params) for alg, params in algorithms.items()},
         events=events,
+        workloads=workloads,
     )
 
 

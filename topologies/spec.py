@@ -147,6 +147,23 @@ class LinkEventSpec:
     action: str
 
 
+@dataclass(frozen=True)
+class WorkloadSpec:
+    """Short bulk flows opened at Poisson arrivals between random hosts (netsim/workloads.py)."""
+
+    id: str
+    src: tuple                  # host ids the sender is drawn from
+    dst: tuple                  # host ids the receiver is drawn from (never the sender)
+    arrivals_per_s: float       # Poisson rate of flow arrivals
+    sizes: tuple                # CDF ((bytes, cumulative probability), ...), last probability 1
+    sizes_name: str             # the shipped distribution's name, or "cdf"
+    algorithm: str
+    params: dict
+    transport: TransportSpec
+    start_s: float = 0.0
+    stop_s: Optional[float] = None   # None: until the end of the run
+
+
 @dataclass
 class TopologySpec:
     name: str
@@ -163,6 +180,7 @@ class TopologySpec:
     source: str = "<dict>"      # file path, for messages
     algorithms: dict = field(default_factory=dict)   # the file's per-algorithm defaults
     events: list = field(default_factory=list)       # of LinkEventSpec, sorted by time
+    workloads: list = field(default_factory=list)    # of WorkloadSpec, in file order
 
     def link(self, link_id: str) -> LinkSpec:
         for link in self.links:

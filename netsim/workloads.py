@@ -1,0 +1,273 @@
+"""Flow workloads: short bulk flows opened at Poisson arrivals between random hosts.
+
+Each workload of the topology (`WorkloadSpec`, docs/topology-format.md "Workloads") opens flows
+at the arrivals of a Poisson process of rate `arrivals_per_s` from `start_s` to `stop_s` (or the
+end of the run); each flow goes from a sender drawn uniformly from `src` to a receiver drawn
+uniformly from `dst` (drawn again until it differs from the sender), with a size drawn from the
+workload's CDF (inverse transform, linear between the CDF's points, at least 1 byte). Every draw
+comes from the run's one generator (`sim.rng`), so a run is reproducible from its seed.
+
+When a flow finishes, one row goes to `fct.csv` (streamed: nothing is kept per flow) and its
+completion time and slowdown go into fixed-size log histograms, per workload and size bucket, from
+which the summary reports the count, mean, median and 99th percentile. A finished flow is
+referenced by nothing: workload flows are never registered with the sampler or the run's flow
+table, so memory depends on the number of flows in progress, not on how many have run.
+
+The slowdown divides the flow completion time (FCT: from the flow's start to the moment the
+sender has every byte acknowledged) by the FCT the same flow would have on an empty network,
+`ideal_fct_s` (see its docstring and docs/model.md "Flow workloads").
+"""
+from __future__ import annotations
+
+import bisect
+import math
+
+from flows import ALGORITHMS
+from flows.transport import Flow
+
+FCT_COLUMNS = ("workload", "flow", "src", "dst", "size_bytes", "start_s", "finish_s", "fct_s",
+               "ideal_fct_s", "slowdown")
+BUCKETS = ("all", "under_100kb", "100kb_to_10mb", "over_10mb")   # sizes in the topology's units
+
+# Log histograms: 20 buckets per decade (each 12.2 % wide, so a percentile, reported as the
+# geometric middle of its bucket, is within 6 % of the true value) from 1e-6 to 1e6.
+HIST_LOW = 1e-6
+HIST_DECADES = 12
+HIST_PER_DECADE = 20
+
+
+class LogHistogram:
+    """Counts of positive values in log-spaced buckets, with their exact count, sum, min, max."""
+
+    __slots__ = ("counts", "n", "total", "low", "high")
+
+    def __init__(self):
+        self.counts = [0] * (HIST_DECADES * HIST_PER_DECADE)
+        self.n = 0
+        self.total = 0.0
+        self.low = math.inf
+        self.high = -math.inf
+
+    def add(self, value: float) -> None:
+        self.n += 1
+        self.total += value
+        self.low = min(self.low, value)
+        self.high = max(self.high, value)
+        if value <= HIST_LOW:
+            i = 0
+        else:
+            i = int(math.log10(value / HIST_LOW) * HIST_PER_DECADE)
+        self.counts[min(max(i, 0), len(self.counts) - 1)] += 1
+
+    def mean(self):
+        return self.total / self.n if self.n else None
+
+    def quantile(self, q: float):
+        """The `q` quantile: the geometric middle of its bucket, clamped to [min, max]."""
+        if not self.n:
+            return None
+        rank = max(1, math.ceil(q * self.n))
+        seen = 0
+        for i, count in enumerate(self.counts):
+            seen += count
+            if seen >= rank:
+                middle = HIST_LOW * 10 ** ((i + 0.5) / HIST_PER_DECADE)
+                return min(max(middle, self.low), self.high)
+        return self.high
+
+
+class SizeDistribution:
+    """Inverse-transform sampling of a CDF ((bytes, cumulative probability), ...)."""
+
+    __slots__ = ("sizes", "probs")
+
+    def __init__(self, cdf):
+        self.sizes = [float(s) for s, _ in cdf]
+        self.probs = [float(p) for _, p in cdf]
+
+    def sample(self, u: float) -> int:
+        i = bisect.bisect_left(self.probs, u)
+        if i >= len(self.probs):
+            i = len(self.probs) - 1
+        if i == 0 or self.probs[i] == self.probs[i - 1]:
+            size = self.sizes[i]
+        else:
+            p0, p1 = self.probs[i - 1], self.probs[i]
+            s0, s1 = self.sizes[i - 1], self.sizes[i]
+            size = s0 + (s1 - s0) * (u - p0) / (p1 - p0)
+        return max(1, int(round(size)))
+
+    def mean(self) -> float:
+        """Mean size in bytes (uniform between consecutive points, as `sample` draws)."""
+        total = self.sizes[0] * self.probs[0]
+        for i in range(1, len(self.sizes)):
+            total += (self.probs[i] - self.probs[i - 1]) * (self.sizes[i] + self.sizes[i - 1]) / 2
+        return total
+
+
+def path_links(src, dst) -> list | None:
+    """The links from host `src` to host `dst` along the current forwarding tables (None: no
+    route)."""
+    links = []
+    d = src.port
+    for _ in range(1024):
+        links.append(d.link)
+        node = d.dst
+        if node is dst:
+            return links
+        routes = getattr(node, "routes", None)
+        if routes is None or dst not in routes:
+            return None
+        d = routes[dst]
+    return None
+
+
+def ideal_fct_s(size_bytes: int, links, packet_bytes: int, ack_bytes: int,
+                initial_cwnd: float) -> float:
+    """FCT of a flow alone on an empty network, with the transport's slow start and no loss:
+
+    * base RTT R = sum over the path's links of 2 x delay + (packet + ACK) x 8 / rate (one data
+      packet and its ACK, store and forward);
+    * bottleneck transmission time of a packet T = packet x 8 / min rate; N = ceil(size / packet);
+    * slow start from the initial window w: while the rest does not fit in the window and the
+      window does not fill the pipe (w T < R), a round of w packets costs R and the window
+      doubles; the last round (or, once the pipe is full, the rest of the flow) of n packets
+      costs R + (n - 1) T: its first packet's round trip, then one packet per T at the bottleneck.
+    """
+    rtt = sum(2 * link.delay_s + (packet_bytes + ack_bytes) * 8.0 / link.rate_bps for link in links)
+    per_packet = packet_bytes * 8.0 / min(link.rate_bps for link in links)
+    remaining = -(-size_bytes // packet_bytes)
+    window = max(1, int(initial_cwnd))
+    elapsed = 0.0
+    while remaining > window and window * per_packet < rtt:
+        elapsed += rtt
+        remaining -= window
+        window *= 2
+    return elapsed + rtt + (remaining - 1) * per_packet
+
+
+class FctFile:
+    """fct.csv, one row per finished workload flow, written as flows finish."""
+
+    __slots__ = ("path", "rows", "_fh")
+
+    def __init__(self, path):
+        self.path = path
+        self.rows = 0
+        self._fh = open(path, "w", encoding="utf-8", newline="\n", buffering=1 << 16)
+        self._fh.write(",".join(FCT_COLUMNS) + "\n")
+
+    def append(self, row: tuple) -> None:
+        workload, flow, src, dst, size, start, finish, fct, ideal, slowdown = row
+        self._fh.write(f"{workload},{flow},{src},{dst},{size},{start:.9g},{finish:.9g},"
+                       f"{fct:.9g},{ideal:.9g},{slowdown:.9g}\n")
+        self.rows += 1
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+
+    def __len__(self) -> int:
+        return self.rows
+
+
+class Workload:
+    """Runs one `WorkloadSpec` in a built network; results in `summary()`."""
+
+    def __init__(self, spec, network, fct_file: FctFile, units):
+        self.spec = spec
+        self.sim = network.sim
+        self.hosts = network.hosts
+        self.src = [network.hosts[h] for h in spec.src]
+        self.dst = [network.hosts[h] for h in spec.dst]
+        sizes = network.spec.packet_sizes
+        self.packet_bytes = sizes.data_bytes
+        self.ack_bytes = sizes.ack_bytes
+        self.cc_class = ALGORITHMS[spec.algorithm]
+        self.sizes = SizeDistribution(spec.sizes)
+        self.fct_file = fct_file
+        self.small_bytes = 100 * units.bytes_per_kb
+        self.large_bytes = 10 * units.bytes_per_mb
+        self.fct = {b: LogHistogram() for b in BUCKETS}
+        self.slowdown = {b: LogHistogram() for b in BUCKETS}
+        self.started = 0
+        self.finished = 0
+        self.no_route = 0
+        self._paths: dict = {}
+        self.sim.schedule_at(spec.start_s + self._gap(), self._arrival)
+
+    def _gap(self) -> float:
+        return self.sim.rng.expovariate(self.spec.arrivals_per_s)
+
+    def _arrival(self, _=None) -> None:
+        sim, spec = self.sim, self.spec
+        if spec.stop_s is not None and sim.now >= spec.stop_s:
+            return
+        rng = sim.rng
+        src = self.src[int(rng.random() * len(self.src))]
+        dst = src
+        while dst is src:
+            dst = self.dst[int(rng.random() * len(self.dst))]
+        size = self.sizes.sample(rng.random())
+        self.started += 1
+        flow = Flow(sim, f"{spec.id}#{self.started}", src, dst, size, sim.now, self.cc_class,
+                    spec.params, spec.transport, self.packet_bytes, self.ack_bytes)
+        flow.on_finish = self._finished
+        sim.schedule(self._gap(), self._arrival)
+
+    def _ideal(self, flow) -> float:
+        key = (flow.src.id, flow.dst.id)
+        path = self._paths.get(key)
+        if path is None:
+            path = self._paths[key] = path_links(flow.src, flow.dst) or ()
+        if not path:
+            return math.nan
+        return ideal_fct_s(flow.data_bytes, path, self.packet_bytes, self.ack_bytes,
+                           self.spec.transport.initial_cwnd_pkts)
+
+    def _finished(self, flow) -> None:
+        self.finished += 1
+        fct = flow.finish_s - flow.start_s
+        ideal = self._ideal(flow)
+        slowdown = fct / ideal if ideal > 0 else math.nan
+        size = flow.data_bytes
+        self.fct_file.append((self.spec.id, flow.id, flow.src.id, flow.dst.id, size,
+                              flow.start_s, flow.finish_s, fct, ideal, slowdown))
+        bucket = ("under_100kb" if size < self.small_bytes
+                  else "100kb_to_10mb" if size <= self.large_bytes else "over_10mb")
+        for b in ("all", bucket):
+            self.fct[b].add(fct)
+            if slowdown == slowdown:
+                self.slowdown[b].add(slowdown)
+        flow.on_finish = None
+
+    def summary(self, bits_per_mbit: float) -> dict:
+        spec = self.spec
+        mean_size = self.sizes.mean()
+        out = {"sizes": spec.sizes_name, "algorithm": spec.algorithm,
+               "arrivals_per_s": spec.arrivals_per_s, "mean_size_bytes": _r(mean_size),
+               "offered_mbps": _r(spec.arrivals_per_s * mean_size * 8.0 / bits_per_mbit),
+               "flows_started": self.started, "flows_completed": self.finished,
+               "flows_unfinished": self.started - self.finished}
+        for b in BUCKETS:
+            fct, slow = self.fct[b], self.slowdown[b]
+            out[b] = {"count": fct.n, "mean_fct_s": _r(fct.mean()),
+                      "p50_fct_s": _r(fct.quantile(0.5)), "p99_fct_s": _r(fct.quantile(0.99)),
+                      "mean_slowdown": _r(slow.mean()), "p50_slowdown": _r(slow.quantile(0.5)),
+                      "p99_slowdown": _r(slow.quantile(0.99))}
+        return out
+
+
+def _r(value):
+    return None if value is None else float(f"{value:.9g}")
+
+
+def start_workloads(run) -> list:
+    """Start the topology's workloads in `run` (a `netsim.run.Run`); fct.csv in its trace
+    directory, registered as the trace "fct"."""
+    spec = run.spec
+    if not spec.workloads:
+        return []
+    fct_file = FctFile(run.trace_dir / "fct.csv")
+    run.traces["fct"] = fct_file
+    return [Workload(w, run.network, fct_file, spec.units) for w in spec.workloads]

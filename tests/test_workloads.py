@@ -1,0 +1,146 @@
+"""Flow workloads (netsim/workloads.py): Poisson arrivals, size CDFs, fct.csv, FCT and slowdown
+summaries, the empty-network FCT, the M/D/1 check and bounded memory."""
+from __future__ import annotations
+
+import csv
+import gc
+import json
+import tracemalloc
+
+import pytest
+
+from flows.transport import Flow
+from netsim.run import Run, simulate
+from netsim.workloads import LogHistogram, SizeDistribution
+from topologies.loader import TopologyError, load_topology, shipped_sizes
+
+
+def topology(sizes, arrivals_per_s, duration_s, *, rate_mbps=100, delay_ms=0.1, **extra):
+    """H1 -> R1 -> R2 -> H2, the bottleneck R1-R2 (`rate_mbps`), 1 Gb/s access, big buffers."""
+    return {"hosts": ["H1", "H2"], "routers": ["R1", "R2"],
+            "links": [{"id": "A", "ends": ["H1", "R1"], "rate_mbps": 10 * rate_mbps,
+                       "delay_ms": 0.01, "buffer_kb": 10000},
+                      {"id": "L", "ends": ["R1", "R2"], "rate_mbps": rate_mbps,
+                       "delay_ms": delay_ms, "buffer_kb": 10000},
+                      {"id": "B", "ends": ["R2", "H2"], "rate_mbps": 10 * rate_mbps,
+                       "delay_ms": 0.01, "buffer_kb": 10000}],
+            "workloads": [{"id": "W", "src": ["H1"], "dst": ["H2"],
+                           "arrivals_per_s": arrivals_per_s, "sizes": sizes,
+                           "algorithm": "reno", **extra}],
+            "duration_s": duration_s}
+
+
+def test_size_sampling_is_linear_between_the_points():
+    d = SizeDistribution(((0, 0), (1000, 0.5), (3000, 1.0)))
+    assert d.sample(0.25) == 500 and d.sample(0.75) == 2000 and d.sample(1.0) == 3000
+    assert d.sample(0.0) == 1                       # at least one byte
+    assert d.mean() == pytest.approx(0.5 * 500 + 0.5 * 2000)
+    assert SizeDistribution(((5000, 1.0),)).sample(0.3) == 5000
+
+
+def test_shipped_distributions():
+    web, mining = shipped_sizes("websearch"), shipped_sizes("datamining")
+    assert web[-1] == (30e6, 1.0) and mining[-1] == (1e9, 1.0)
+    assert SizeDistribution(web).mean() == pytest.approx(1.711e6, rel=0.01)
+    assert SizeDistribution(mining).sample(0.8) == 10000
+
+
+def test_log_histogram_percentiles_within_its_resolution():
+    h = LogHistogram()
+    for i in range(1, 1001):
+        h.add(i * 1e-3)
+    assert h.mean() == pytest.approx(0.5005)
+    assert h.quantile(0.5) == pytest.approx(0.5, rel=0.06)
+    assert h.quantile(0.99) == pytest.approx(0.99, rel=0.06)
+
+
+def test_at_low_load_the_slowdown_is_close_to_one():
+    data = topology("websearch", 1, 60, rate_mbps=1000)
+    summary = simulate(load_topology(data)).summary["workloads"]["W"]
+    assert summary["sizes"] == "websearch" and summary["flows_unfinished"] == 0
+    assert summary["all"]["count"] >= 50
+    assert summary["all"]["mean_slowdown"] == pytest.approx(1.0, abs=0.05)
+    assert sum(summary[b]["count"] for b in ("under_100kb", "100kb_to_10mb", "over_10mb")) \
+        == summary["all"]["count"]
+
+
+@pytest.mark.parametrize("size", [1000, 10000, 100000, 1000000])
+def test_alone_the_fct_is_the_empty_network_fct(size):
+    summary = simulate(load_topology(topology([[size, 1]], 0.2, 50))).summary["workloads"]["W"]
+    assert summary["all"]["mean_slowdown"] == pytest.approx(1.0, abs=0.05)
+
+
+@pytest.mark.parametrize("rho", [0.3, 0.6])
+def test_mean_fct_grows_with_load_as_mD1(rho):
+    """Fixed 100 KB flows on one 100 Mb/s bottleneck: Poisson arrivals, deterministic work, one
+    server: M/D/1. Reno flows in one drop-tail FIFO (buffer large enough for no loss) are served
+    close to first come, first served (a newcomer starts with one packet against the incumbent's
+    window), so Pollaczek-Khinchine: mean slowdown = 1 + rho / (2 (1 - rho)); within 5 %."""
+    size = 100000
+    arrivals = rho * 100e6 / 8 / size
+    summary = simulate(load_topology(topology([[size, 1]], arrivals, 25))).summary
+    w = summary["workloads"]["W"]
+    assert w["offered_mbps"] == pytest.approx(rho * 100)
+    assert w["all"]["count"] > 800
+    assert w["all"]["mean_slowdown"] == pytest.approx(1 + rho / (2 * (1 - rho)), rel=0.05)
+
+
+def test_fct_csv_is_streamed_and_matches_the_summary(tmp_path):
+    data = topology([[0, 0], [20000, 1]], 200, 2, stop_s=1.5)
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(data))
+    from netsim.cli import main
+    assert main([str(path), "--out", str(tmp_path / "out"), "--no-plots", "--quiet"]) == 0
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    rows = list(csv.DictReader(open(tmp_path / "out" / "fct.csv")))
+    w = summary["workloads"]["W"]
+    assert len(rows) == w["all"]["count"] == w["flows_completed"] > 200
+    assert summary["flows"] == {}                      # workload flows are not listed one by one
+    assert summary["trace_rows"]["fct"] == len(rows)
+    assert all(float(r["start_s"]) < 1.5 for r in rows)
+    fct = [float(r["fct_s"]) for r in rows]
+    assert w["all"]["mean_fct_s"] == pytest.approx(sum(fct) / len(fct))
+    for r in rows:
+        assert float(r["slowdown"]) == pytest.approx(float(r["fct_s"]) / float(r["ideal_fct_s"]))
+        assert 1 <= int(r["size_bytes"]) <= 20000
+
+
+def test_memory_stays_bounded_over_1e5_flows():
+    """10^5 one-packet flows (10^4 per second for 10 s): finished flows are dropped, so the
+    memory allocated in the last second and still held is that of the flows of about one
+    retransmission timeout (1 s: the timer event holds its flow until it fires), not of all."""
+    spec = load_topology(topology([[1000, 1]], 10000, 10, rate_mbps=1000))
+    run = Run(spec)
+    run.sim.run(until=9.0)
+    tracemalloc.start()
+    run.sim.run(until=10.0)
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    results = run.execute()
+    w = results.summary["workloads"]["W"]
+    assert w["flows_started"] > 95000
+    gc.collect()
+    live = sum(1 for o in gc.get_objects() if isinstance(o, Flow))
+    assert live < 20000                                # about the flows of the last RTO
+    assert held < 40e6              # measured 27.7 MB: ~2.8 KB for each of the ~10^4 flows held
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"sizes": "websurch"}, "websearch"),
+    ({"sizes": [[100, 0.5]]}, "probability 1"),
+    ({"sizes": [[100, 0.5], [50, 1]]}, "must not decrease"),
+    ({"dst": ["H1"]}, "other than the only src"),
+    ({"stop_s": 0}, "stop_s"),
+    ({"arrivals_per_s": 0}, "arrivals_per_s"),
+])
+def test_bad_workloads_are_errors(change, message):
+    data = topology("websearch", 1, 1)
+    data["workloads"][0].update(change)
+    with pytest.raises(TopologyError, match=message):
+        load_topology(data)
+
+
+def test_a_workload_needs_a_duration():
+    data = topology("websearch", 1, None)
+    with pytest.raises(ValueError, match="workload W"):
+        Run(load_topology(data))
