@@ -36,6 +36,7 @@ told at once (`Node.link_changed`).
 from __future__ import annotations
 
 from collections import deque
+from math import frexp
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
@@ -43,6 +44,44 @@ if TYPE_CHECKING:
     from simulator.engine import Simulator
 
 DUPLEX_MODES = ("full", "half")
+
+# Sojourn-time histogram (time from joining the buffer to the start of transmission, packets that
+# waited): 8 log-spaced buckets per octave (each at most 12.5 % wide) from 2^-21 s (0.48 us) to
+# 2^7 s; shorter and longer waits fall in the first and last bucket. Bucket i holds waits w with
+# frexp(w) = (m, e), i = (e + 20) * 8 + int((m - 0.5) * 16).
+SOJOURN_BUCKETS = 224
+
+
+def record_sojourn(d: LinkDirection, wait: float) -> None:
+    """Count a packet of direction `d` that waited `wait` > 0 seconds before its transmission."""
+    d.soj_sum += wait
+    hist = d.soj_hist
+    if hist is None:
+        hist = d.soj_hist = [0] * SOJOURN_BUCKETS
+    m, e = frexp(wait)
+    i = (e + 20) * 8 + int((m - 0.5) * 16)
+    hist[0 if i < 0 else i if i < SOJOURN_BUCKETS else SOJOURN_BUCKETS - 1] += 1
+
+
+def sojourn_quantile(d: LinkDirection, q: float) -> float:
+    """The `q` quantile (0..1) of the sojourn times of the packets `d` transmitted, in seconds:
+    0 if the packets that did not wait reach it, else the geometric middle of its bucket."""
+    n = d.tx_pkts
+    if not n:
+        return 0.0
+    rank = max(1, -int(-q * n // 1))          # ceil(q n)
+    hist = d.soj_hist
+    waited = sum(hist) if hist else 0
+    below = n - waited
+    if rank <= below or hist is None:
+        return 0.0
+    for i, count in enumerate(hist):
+        below += count
+        if below >= rank:
+            e, sub = divmod(i, 8)
+            low = (0.5 + sub / 16.0) * 2.0 ** (e - 20)
+            return (low * (low + 2.0 ** (e - 24))) ** 0.5
+    return 2.0 ** 7
 
 
 class LinkDirection:
@@ -68,7 +107,8 @@ class LinkDirection:
                  "arrived", "dropped", "tx_pkts", "tx_bytes", "q_bytes", "q_pkts",
                  "area_bytes", "area_pkts", "area_work", "last_s", "failed", "lost_in_flight",
                  "impaired_drops", "duplicated", "delayed",
-                 "routing_pkts", "routing_bytes", "routing_dropped")
+                 "routing_pkts", "routing_bytes", "routing_dropped",
+                 "marks", "aqm_drops", "soj_sum", "soj_hist")
 
     def __init__(self, link: Link, index: int, src, dst, transmitter: Transmitter):
         self.link = link
@@ -99,6 +139,10 @@ class LinkDirection:
         self.routing_pkts = 0      # routing packets offered (see send_routing)
         self.routing_bytes = 0
         self.routing_dropped = 0
+        self.marks = 0             # CE marks set by the queue discipline (components/queues.py)
+        self.aqm_drops = 0         # drops decided by the queue discipline (not overflow)
+        self.soj_sum = 0.0         # sum of the sojourn times (join to start of transmission)
+        self.soj_hist: list | None = None    # their histogram (SOJOURN_BUCKETS), once one waited
 
     # -- sending -----------------------------------------------------------------------------
     def send(self, packet: Packet) -> bool:
@@ -125,7 +169,7 @@ class LinkDirection:
             t.queued_bytes += size
             self.q_bytes += size
             self.q_pkts += 1
-            t.queue.append((start, size, self))
+            t.queue.append((start, size, self, start - now))
         else:
             self.dropped += 1
             return False
@@ -159,11 +203,11 @@ class LinkDirection:
         queue = t.queue
         while True:
             if queue and queue[0][0] <= now:
-                at, size, d = queue.popleft()         # leaves the buffer: transmission begins
+                at, size, d, wait = queue.popleft()   # leaves the buffer: transmission begins
             elif joining and t.queued_bytes + joining > t.capacity_bytes:
                 return False
             else:
-                at, size, d = now, 0, self            # this direction, up to `now`
+                at, size, d, wait = now, 0, self, 0.0  # this direction, up to `now`
             span = at - d.last_s
             if span > 0:
                 if d.q_pkts:                          # (an empty buffer adds nothing)
@@ -178,6 +222,8 @@ class LinkDirection:
             d.tx_bytes += size
             d.tx_pkts += 1
             d.area_work += size * size * t.half_seconds_per_byte
+            if wait > 0.0:
+                record_sojourn(d, wait)
 
     def settle(self, now: float) -> None:
         """Bring the counters up to `now` (packets that began transmission, occupancy integral)."""
@@ -250,8 +296,8 @@ class Transmitter:
         self.half_seconds_per_byte = 4.0 / rate_bps
         self.delay_s = delay_s
         self.capacity_bytes = capacity_bytes
-        # (transmission start time, size, direction) of the waiting packets
-        self.queue: deque[tuple[float, int, LinkDirection]] = deque()
+        # (transmission start time, size, direction, sojourn) of the waiting packets
+        self.queue: deque[tuple[float, int, LinkDirection, float]] = deque()
         self.queued_bytes = 0
         self.busy_until = 0.0     # when the last accepted packet finishes transmission
 
@@ -355,13 +401,16 @@ class Arrival:
 
 
 class Link:
-    """A link between two nodes: rate, propagation delay, buffer capacity and duplex model."""
+    """A link between two nodes: rate, propagation delay, buffer capacity and duplex model, and
+    optionally a queue discipline (`queue`: the resolved ``"queue"`` object of the topology, see
+    components/queues.py; None or drop-tail: the FIFO `Transmitter`)."""
 
     __slots__ = ("id", "ends", "rate_bps", "delay_s", "buffer_bytes", "duplex", "directions",
                  "transmitters", "static_cost_s", "up", "can_fail", "sim")
 
     def __init__(self, sim: Simulator, link_id: str, a, b, rate_bps: float, delay_s: float,
-                 buffer_bytes: int, duplex: str = "full", cost_s: float | None = None):
+                 buffer_bytes: int, duplex: str = "full", cost_s: float | None = None,
+                 queue: dict | None = None):
         if duplex not in DUPLEX_MODES:
             raise ValueError(f"link {link_id}: duplex must be one of {DUPLEX_MODES}, got {duplex!r}")
         if not rate_bps > 0:
@@ -378,10 +427,18 @@ class Link:
         self.delay_s = delay_s
         self.buffer_bytes = buffer_bytes
         self.duplex = duplex
-        first = Transmitter(sim, rate_bps, delay_s, buffer_bytes)
-        second = first if duplex == "half" else Transmitter(sim, rate_bps, delay_s, buffer_bytes)
-        self.transmitters: tuple[Transmitter, ...] = (first,) if duplex == "half" else (first, second)
-        self.directions = (LinkDirection(self, 0, a, b, first), LinkDirection(self, 1, b, a, second))
+        make: Callable = Transmitter
+        direction: type = LinkDirection
+        if queue is not None and queue.get("discipline", "droptail") != "droptail":
+            from components.queues import AqmDirection, make_transmitter
+
+            def make(sim, rate_bps, delay_s, buffer_bytes):
+                return make_transmitter(sim, rate_bps, delay_s, buffer_bytes, queue)
+            direction = AqmDirection
+        first = make(sim, rate_bps, delay_s, buffer_bytes)
+        second = first if duplex == "half" else make(sim, rate_bps, delay_s, buffer_bytes)
+        self.transmitters: tuple = (first,) if duplex == "half" else (first, second)
+        self.directions = (direction(self, 0, a, b, first), direction(self, 1, b, a, second))
         a.attach(self, self.directions[0])
         b.attach(self, self.directions[1])
 

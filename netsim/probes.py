@@ -14,11 +14,11 @@ import math
 from simulator.sampling import SKIP
 
 LINK_COLUMNS = ("rate_mbps", "buffer_kb", "buffer_pkts", "backlog_kb", "drops", "failure_drops",
-                "impairment_drops", "routing_rate_mbps")
+                "impairment_drops", "routing_rate_mbps", "marks", "aqm_drops", "sojourn_ms")
 FLOW_COLUMNS = ("send_rate_mbps", "recv_rate_mbps", "arrival_rate_mbps", "window_pkts", "rtt_ms")
 HOST_COLUMNS = ("send_rate_mbps", "recv_rate_mbps")
 
-LINK_IDLE_ROW = (0.0,) * len(LINK_COLUMNS)
+LINK_IDLE_ROW = (0.0,) * (len(LINK_COLUMNS) - 1) + (math.nan,)   # no sojourn: empty
 HOST_IDLE_ROW = (0.0,) * len(HOST_COLUMNS)
 
 
@@ -26,7 +26,8 @@ class DirectionProbe:
     """Rate, buffer occupancy, backlog, losses by cause and routing traffic of a link direction."""
 
     __slots__ = ("d", "mbit", "kb", "tx_bytes", "dropped", "area_bytes", "area_pkts", "area_work",
-                 "failures", "impaired", "routing_bytes")
+                 "failures", "impaired", "routing_bytes", "marks", "aqm_drops", "tx_pkts",
+                 "soj_sum")
 
     def __init__(self, d, bits_per_mbit: float, bytes_per_kb: float):
         self.d = d
@@ -34,6 +35,8 @@ class DirectionProbe:
         self.kb = float(bytes_per_kb)
         self.tx_bytes = self.dropped = self.failures = self.impaired = self.routing_bytes = 0
         self.area_bytes = self.area_pkts = self.area_work = 0.0
+        self.marks = self.aqm_drops = self.tx_pkts = 0
+        self.soj_sum = 0.0
 
     def wake(self) -> int:
         """Changes with every packet offered to the direction and every packet it loses on the
@@ -48,7 +51,8 @@ class DirectionProbe:
         if (d.tx_bytes == self.tx_bytes and d.area_bytes == self.area_bytes
                 and d.area_work == self.area_work and d.dropped == self.dropped
                 and failures == self.failures and d.impaired_drops == self.impaired
-                and d.routing_bytes == self.routing_bytes and not d.q_pkts):
+                and d.routing_bytes == self.routing_bytes and not d.q_pkts
+                and d.aqm_drops == self.aqm_drops):
             return None            # an all-zero row, and empty: idle until a packet comes
         waiting = d.area_bytes - self.area_bytes
         row = ((d.tx_bytes - self.tx_bytes) * 8.0 / span / self.mbit, waiting / span / self.kb,
@@ -56,7 +60,12 @@ class DirectionProbe:
                (waiting + d.area_work - self.area_work) / span / self.kb,
                float(d.dropped - self.dropped), float(failures - self.failures),
                float(d.impaired_drops - self.impaired),
-               (d.routing_bytes - self.routing_bytes) * 8.0 / span / self.mbit)
+               (d.routing_bytes - self.routing_bytes) * 8.0 / span / self.mbit,
+               float(d.marks - self.marks), float(d.aqm_drops - self.aqm_drops),
+               (d.soj_sum - self.soj_sum) / (d.tx_pkts - self.tx_pkts) * 1e3
+               if d.tx_pkts != self.tx_pkts else math.nan)
+        self.marks, self.aqm_drops, self.tx_pkts, self.soj_sum = (d.marks, d.aqm_drops, d.tx_pkts,
+                                                                  d.soj_sum)
         self.impaired = d.impaired_drops
         self.tx_bytes, self.dropped, self.failures = d.tx_bytes, d.dropped, failures
         self.area_bytes, self.area_pkts, self.area_work = d.area_bytes, d.area_pkts, d.area_work

@@ -11,6 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
+from components.link import sojourn_quantile
 from netsim.results_dir import StagedDirectory
 from topologies.spec import config_digest
 from netsim.traces import read_trace
@@ -216,6 +217,7 @@ class Results:
                 **_rtt_fields(flow),
             } if getattr(flow, "kind", "bulk") == "bulk" else _rate_flow_fields(flow, end_s, mbit, mb)
         links = {}
+        queues = {ls.id: ls.queue["discipline"] for ls in spec.links if ls.queue}
         for link in net.links.values():
             directions = {}
             capacity_bps = mean_capacity_bps(spec.link(link.id), end_s)
@@ -228,16 +230,21 @@ class Results:
                     "avg_buffer_pkts": _round(d.area_pkts / end_s) if end_s > 0 else 0.0,
                     "avg_backlog_kb": _round((d.area_bytes + d.area_work) / end_s / kb) if end_s > 0 else 0.0,
                     "drops": d.dropped, "impairment_drops": d.impaired_drops,
-                    "failure_drops": failures, "lost": d.dropped + d.impaired_drops + failures,
+                    "failure_drops": failures,
+                    "lost": d.dropped + d.aqm_drops + d.impaired_drops + failures,
                     "duplicated": d.duplicated, "reordered": d.delayed,
                     "routing_packets": d.routing_pkts, "routing_drops": d.routing_dropped,
                     "packets_transmitted": d.tx_pkts,
+                    "marks": d.marks, "aqm_drops": d.aqm_drops,
+                    "avg_sojourn_ms": _round(d.soj_sum / d.tx_pkts * 1e3) if d.tx_pkts else None,
+                    "p99_sojourn_ms": _round(sojourn_quantile(d, 0.99) * 1e3) if d.tx_pkts else None,
                     "avg_rate_mbps": _round(rate_bps / mbit),
                     "utilization": _round(rate_bps / capacity_bps),
                 }
             links[link.id] = {"ends": [n.id for n in link.ends], "rate_mbps": _round(link.rate_bps / mbit),
                               "delay_ms": _round(link.delay_s * 1e3), "buffer_kb": _round(link.buffer_bytes / kb),
                               "duplex": link.duplex, "down_s": down_spans(spec, link.id, end_s),
+                              "queue": queues.get(link.id, "droptail"),
                               "directions": directions}
             ls = spec.link(link.id)
             if ls.rate_schedule or ls.delay_schedule:      # time-varying link

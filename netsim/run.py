@@ -213,7 +213,7 @@ def check_conservation(network: Network) -> list:
     for link in network.links.values():
         for d in link.directions:
             d.settle(now)
-            if d.arrived != d.tx_pkts + d.dropped + d.failed + d.q_pkts:
+            if d.arrived != d.tx_pkts + d.dropped + d.aqm_drops + d.failed + d.q_pkts:
                 problems.append(f"link {link.id} {d.label}: {d.arrived} offered != {d.tx_pkts} "
                                 f"transmitted + {d.dropped} dropped + {d.failed} failed + "
                                 f"{d.q_pkts} queued")

@@ -45,7 +45,7 @@ FLOW_METRICS = ("finish_s", "goodput_mbps", "avg_rtt_ms", "avg_window_pkts", "pa
                 "retransmissions", "timeouts", "delivered_bytes")
 DIRECTION_METRICS = ("avg_buffer_kb", "avg_buffer_pkts", "avg_backlog_kb", "drops",
                      "failure_drops", "impairment_drops", "packets_transmitted", "avg_rate_mbps",
-                     "utilization")
+                     "utilization", "marks", "aqm_drops", "avg_sojourn_ms", "p99_sojourn_ms")
 
 
 class SweepError(InputError):

@@ -108,6 +108,7 @@ class Series:
     entity: str = ""              # the id predictions.csv uses: link, flow or host id
     directions: tuple[str, ...] = ()  # link directions the line covers (empty: not a link)
     summed: bool = False          # a half-duplex link: its directions summed
+    aqm: bool = False             # a link with a queue discipline (summary.json links.<id>.queue)
 
 
 @dataclass
@@ -159,13 +160,16 @@ class LossCause:
 
     column: str
     label: str
-    linestyle: str
+    linestyle: Any      # a matplotlib line style: a name or an (offset, dashes) tuple
 
 
 BUFFER_LOSS = LossCause("drops", "buffer full", "-")
 IMPAIRMENT_LOSS = LossCause("impairment_drops", "random loss (impairment)", ":")
 FAILURE_LOSS = LossCause("failure_drops", "link down", "--")
-LOSS_CAUSES = (BUFFER_LOSS, IMPAIRMENT_LOSS, FAILURE_LOSS)
+# queue disciplines (links with a "queue"): their drops, and their CE marks (not losses)
+AQM_LOSS = LossCause("aqm_drops", "dropped by the queue discipline", (0, (6, 2, 1, 2, 1, 2)))
+MARKS = LossCause("marks", "CE marked (not lost)", (0, (1, 3)))
+LOSS_CAUSES = (BUFFER_LOSS, IMPAIRMENT_LOSS, FAILURE_LOSS, AQM_LOSS, MARKS)
 OTHER_LOSS_STYLE = "-."       # any other "*_drops" column of links.csv (labelled by its name)
 
 
@@ -237,6 +241,8 @@ class FigureSpec:
 LOSSES_YLABEL = "packets lost per\n{interval} interval"
 BUFFER_PANEL = Panel("buffer_kb", "buffer occupancy ({KB})")
 RATE_PANEL = Panel("rate_mbps", "transmitted rate ({Mbps})")
+# links.png gains it when a plotted link has a queue discipline (summary.json links.<id>.queue)
+SOJOURN_PANEL = Panel("sojourn_ms", "queue sojourn time,\nmean per interval (ms)", style="sparse")
 
 # links.png as it is when the only losses are buffer overflows; `_links_figure_spec` adapts the
 # drops panel to the causes present, the legend title to the lines, and the buffer panel to
@@ -279,14 +285,15 @@ HALF_DUPLEX_TITLE = "link (half duplex:\nboth directions summed)"
 MIXED_LINK_TITLE = "link direction, or link\n(half duplex: both\ndirections summed)"
 
 _LINK_VALUES = ("rate_mbps", "buffer_kb", "buffer_pkts", "backlog_kb", "drops", "failure_drops",
-                "impairment_drops", "routing_rate_mbps")
+                "impairment_drops", "routing_rate_mbps", "aqm_drops", "marks", "sojourn_ms")
 _FLOW_VALUES = ("send_rate_mbps", "recv_rate_mbps", "window_pkts", "rtt_ms")
 _HOST_VALUES = ("send_rate_mbps", "recv_rate_mbps")
 # Numeric columns the figures use beyond results.SCHEMAS/OPTIONAL_COLUMNS (newer results have
 # them; older ones get zeros for the link column and the goodput panel for the flow one). Any
 # other numeric links.csv column named "*_drops" is a cause of loss too.
-_FIGURE_COLUMNS = {"links": ("impairment_drops",), "flows": ("arrival_rate_mbps",)}
-_ZEROS_WHEN_ABSENT = {"links": ("impairment_drops",)}
+_FIGURE_COLUMNS = {"links": ("impairment_drops", "aqm_drops", "marks", "sojourn_ms"),
+                   "flows": ("arrival_rate_mbps",)}
+_ZEROS_WHEN_ABSENT = {"links": ("impairment_drops", "aqm_drops", "marks")}
 
 
 def make_figures(results: Any, out_dir: Optional[PathLike] = None, *,
@@ -493,23 +500,27 @@ def _link_series(summary: dict, table: Table, link_ids: Sequence[str]) -> list[S
     """
     out: list[Series] = []
     table = _with_optional_columns(table, "links")
-    columns = _LINK_VALUES + tuple(c for c in _other_loss_columns(table))
+    columns = tuple(c for c in _LINK_VALUES if c in table) + tuple(_other_loss_columns(table))
     link_column = table["link"]
     for link_id in link_ids:
         info = summary.get("links", {}).get(link_id, {}) or {}
+        aqm = info.get("queue", "droptail") != "droptail"
         rows = link_column == link_id
         if info.get("duplex") == "half":
+            summed = tuple(c for c in columns if c != "sojourn_ms")    # a mean: not summed
             time, values = _sum_by_time(table["time_s"][rows],
-                                        {c: table[c][rows] for c in columns})
+                                        {c: table[c][rows] for c in summed})
+            values["sojourn_ms"] = np.full(len(time), np.nan)
             out.append(Series(key=link_id, label=link_id, time=time, values=values,
-                              entity=link_id, summed=True,
+                              entity=link_id, summed=True, aqm=aqm,
                               directions=tuple(_directions(info, table["direction"][rows]))))
             continue
         for direction in _directions(info, table["direction"][rows]):
             both = rows & (table["direction"] == direction)
             time, values = _sorted_rows(table, both, columns)
             out.append(Series(key=f"{link_id} {direction}", label=f"{link_id} {direction}",
-                              time=time, values=values, entity=link_id, directions=(direction,)))
+                              time=time, values=values, entity=link_id, directions=(direction,),
+                              aqm=aqm))
     return out
 
 
@@ -546,9 +557,10 @@ def _links_figure_spec(series: Sequence[Series], *, backlog: bool = False) -> Fi
     buffer panel is `BACKLOG_PANEL` (simulated backlog, with the predicted one over it) when
     `backlog` is true. `LINKS_FIGURE` itself when that is what it shows."""
     drops = dataclasses.replace(LINKS_FIGURE.panels[1], losses=_loss_causes(series))
-    spec = FigureSpec(LINKS_FIGURE.filename,
-                      (BACKLOG_PANEL if backlog else BUFFER_PANEL, drops, RATE_PANEL),
-                      _link_legend_title(series))
+    panels = (BACKLOG_PANEL if backlog else BUFFER_PANEL, drops, RATE_PANEL)
+    if any(s.aqm for s in series):
+        panels += (SOJOURN_PANEL,)
+    spec = FigureSpec(LINKS_FIGURE.filename, panels, _link_legend_title(series))
     return LINKS_FIGURE if spec == LINKS_FIGURE else spec
 
 

@@ -111,14 +111,24 @@ def test_nothing_lost_says_so(tmp_path: Path) -> None:
 
 
 def test_other_loss_columns_are_drawn(tmp_path: Path) -> None:
-    """A future links.csv column such as aqm_drops is a cause of its own (dash-dot)."""
+    """A future links.csv column such as policer_drops is a cause of its own (dash-dot)."""
     run = write_lossy(tmp_path / "run", impairment=(0,) * 5,
-                      extra={"aqm_drops": (0, 0, 7, 0, 0), "marks": (9, 9, 9, 9, 9)})
+                      extra={"policer_drops": (0, 0, 7, 0, 0)})
     _, ax, legend = _drops_panel(run)
     lines = _styled(ax, OTHER_LOSS_STYLE)
     assert [line.get_ydata().tolist() for line in lines] == [[0, 0, 0, 7, 0, 0], [0] * 6]
-    assert legend[2:] == [LOSS_HEADER, "aqm_drops: 7"]
-    assert len(ax.get_lines()) == 2                           # "marks" is not a loss
+    assert legend[2:] == [LOSS_HEADER, "policer_drops: 7"]
+    assert len(ax.get_lines()) == 2
+
+
+def test_queue_discipline_drops_and_marks_are_drawn(tmp_path: Path) -> None:
+    """aqm_drops and CE marks (queue disciplines) have their own lines and legend entries."""
+    run = write_lossy(tmp_path / "run", impairment=(0,) * 5,
+                      extra={"aqm_drops": (0, 0, 7, 0, 0), "marks": (9, 9, 9, 9, 9)})
+    _, ax, legend = _drops_panel(run)
+    assert legend[2:] == [LOSS_HEADER, "dropped by the queue discipline: 7",
+                          "CE marked (not lost): 45"]
+    assert len(ax.get_lines()) == 4
 
 
 def test_half_duplex_link_sums_its_directions(tmp_path: Path) -> None:

@@ -359,7 +359,7 @@ def test_unknown_field_with_suggestion(tmp_path):
     message = error_of(tmp_path, data)
     assert message.endswith('links[0] "L1": unknown field "rate_mpbs" (did you mean "rate_mbps"?); '
                             'known: buffer_kb, cost, delay_ms, delay_schedule, duplex, duplicate_rate, ends, id, '
-                            'impairments, jitter_ms, jitter_reorder, loss_model, loss_rate, rate_mbps, rate_schedule, '
+                            'impairments, jitter_ms, jitter_reorder, loss_model, loss_rate, queue, rate_mbps, rate_schedule, '
                             'reorder_delay_ms, reorder_rate')
 
 

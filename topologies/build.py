@@ -51,7 +51,7 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
     for ls in spec.links:
         a, b = (nodes[end] for end in ls.ends)
         link = Link(sim, ls.id, a, b, ls.rate_bps, ls.delay_s, ls.buffer_bytes, ls.duplex,
-                    ls.cost_s)
+                    ls.cost_s, queue=ls.queue)
         for direction, impairment in zip(link.directions, ls.impairments):
             direction.impair(impairment)
         links[ls.id] = link

@@ -68,7 +68,7 @@ ROUTING_FIELDS = ("protocol", "update_interval_s", "settle_s")
 IMPAIRMENT_FIELDS = ("loss_rate", "loss_model", "duplicate_rate", "reorder_rate", "reorder_delay_ms",
                      "jitter_ms", "jitter_reorder")
 LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex", "cost") + IMPAIRMENT_FIELDS \
-    + ("impairments",)
+    + ("impairments", "queue")
 LINK_REQUIRED = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb")
 LINK_FIELDS = LINK_FIELDS + ("rate_schedule", "delay_schedule")   # time-varying links
 FLOW_FIELDS = ("id", "src", "dst", "data_mb", "start_s", "algorithm", "params", "transport",
@@ -540,6 +540,60 @@ def _impairments(where: _Where, item: dict, ends: tuple) -> tuple:
 
 # -- links -----------------------------------------------------------------------------------------
 
+# discipline -> {parameter: default (None: required)}; docs/topology-format.md, "Queue disciplines"
+QUEUE_PARAMETERS = {
+    "droptail": {},
+    "red": {"min_kb": None, "max_kb": None, "max_p": 0.1, "weight": 0.002, "gentle": True,
+            "ecn": False},
+    "codel": {"target_ms": 5.0, "interval_ms": 100.0, "ecn": False},
+    "fq_codel": {"target_ms": 5.0, "interval_ms": 100.0, "quantum_bytes": None, "ecn": False},
+    "pie": {"target_ms": 15.0, "tupdate_ms": 15.0, "alpha": 0.125, "beta": 1.25,
+            "max_burst_ms": 150.0, "ecn": False},
+    "step": {"k_kb": None},
+}
+OPTIONAL_NONE = ("quantum_bytes",)    # default None is "one data packet", not "required"
+FRACTION = _Rule("a number in (0, 1]", 0, False, maximum=1, max_inclusive=True)
+
+
+def _queue(where: _Where, value, units: UnitSystem):
+    """The link's ``"queue"`` object, checked and resolved to seconds and bytes (None for
+    drop-tail): {"discipline": name, "ecn": bool, ...}; see components/queues.py."""
+    if value is None:
+        return None
+    block = _object(where, "queue", value)
+    inner = where.inner("queue")
+    if "discipline" not in block:
+        raise inner.error('missing field "discipline"')
+    name = _choice(inner, "discipline", block["discipline"], tuple(QUEUE_PARAMETERS))
+    params = QUEUE_PARAMETERS[name]
+    required = tuple(k for k, v in params.items() if v is None and k not in OPTIONAL_NONE)
+    _check_fields(inner, block, ("discipline",) + tuple(params), required)
+    if name == "droptail":
+        return None
+    given = {**params, **block}
+    out: dict = {"discipline": name, "ecn": False}
+    for key, val in given.items():
+        if key == "discipline":
+            continue
+        if key in ("ecn", "gentle"):
+            out[key] = _boolean(inner, key, val)
+        elif key == "quantum_bytes":
+            out[key] = None if val is None else _number(inner, key, val, POSITIVE_INT)
+        elif key in ("max_p", "weight"):
+            out[key] = _number(inner, key, val, FRACTION)
+        elif key in ("alpha", "beta"):
+            out[key] = _number(inner, key, val, NON_NEGATIVE)
+        elif key.endswith("_kb"):
+            kb = _number(inner, key, val, NON_NEGATIVE if key == "k_kb" else POSITIVE)
+            out[key[:-3] + "_bytes"] = _scaled(inner, key, kb, units.bytes_per_kb)
+        elif key.endswith("_ms"):
+            out[key[:-3] + "_s"] = _number(inner, key, val, POSITIVE) / 1000.0
+    if name == "red" and not out["min_bytes"] < out["max_bytes"]:
+        raise inner.field_error("max_kb", f"expected a number > min_kb ({show(block['min_kb'])}), "
+                                          f"got {show(block['max_kb'])}")
+    return out
+
+
 def _schedule(where: _Where, item: dict, name: str, rule: _Rule, factor: float) -> tuple:
     """``[[t_s, value], ...]`` (times >= 0, strictly increasing) -> ((t_s, value * factor), ...)."""
     if name not in item:
@@ -578,6 +632,7 @@ def _link(where: _Where, item: dict, kinds: dict, units: UnitSystem, duplex: str
         impairments=_impairments(where, item, ends),
         rate_schedule=_schedule(where, item, "rate_schedule", POSITIVE, units.bits_per_mbit),
         delay_schedule=_schedule(where, item, "delay_schedule", NON_NEGATIVE, 1e-3),
+        queue=_queue(where, item.get("queue"), units),
     )
 
 

@@ -108,6 +108,7 @@ class LinkSpec:
     duplex: str          # "full" or "half"
     cost_s: Optional[float] = None   # static routing cost; None: the propagation delay
     impairments: tuple = (NO_IMPAIRMENT, NO_IMPAIRMENT)   # per direction (ends[0]->ends[1], back)
+    queue: Optional[dict] = field(default=None, hash=False)   # discipline (loader._queue); None: drop-tail
     rate_schedule: tuple = ()    # ((t_s, rate_bps), ...): rate changes, sorted by time
     delay_schedule: tuple = ()   # ((t_s, delay_s), ...): propagation delay changes
 
