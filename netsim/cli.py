@@ -85,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write every packet event (offers to links: transmit, enqueue, "
                              "drop with its cause; receives at nodes) to FILE, CSV or JSON Lines "
                              "for .jsonl (docs/outputs.md, \"Event trace\")")
+    parser.add_argument("--pcap", action="store_true",
+                        help="write a pcap capture of each direction of the links of interest "
+                             "(-l, else all) under pcap/ (needs dpkt: pip install 'netsim[pcap]')")
     parser.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
                         help="load the congestion-control algorithms this Python file defines "
                              "(repeatable; docs/algorithms.md, \"Write your own\")")
@@ -269,9 +272,16 @@ def run(args) -> int:
             return EXIT_BAD_INPUT
         if trace is not None:
             trace.install(simulation.network)
+        captures = []
+        if args.pcap:                 # netsim/pcap.py; nothing is installed without --pcap
+            from netsim.pcap import install_captures
+            captures = install_captures(simulation.network, staged.path / "pcap",
+                                        args.links or None)
         try:
             results, signum = execute_interruptibly(simulation)
         finally:
+            for capture in captures:
+                capture.close()
             if trace is not None:
                 trace.close()
         report = None
