@@ -125,3 +125,31 @@ def test_every_algorithm_delivers_in_order_through_every_discipline(algorithm, q
     assert results.summary["stop_reason"] == "completed", results.summary["stop_detail"]
     assert flow["completed"] and flow["in_order"] and flow["delivered_bytes"] == 200_000
     assert check_conservation(results.network) == []
+
+
+def test_ecn_flows_are_marked_not_dropped():
+    """CoDel with "ecn": true marks ECN-capable CUBIC flows instead of dropping them (RFC 3168
+    §5), and DCTCP through step marking at K = 30 KB keeps the queue near K (24 ms at 10 Mb/s)."""
+    def ecn_run(queue, algorithm):
+        topology = dumbbell(4, algorithm=algorithm, duration_s=15, start_s=[0, 0.1, 0.2, 0.3],
+                            access_jitter_ms=1.0, bottleneck_extra={"queue": queue})
+        for flow in topology["flows"]:
+            flow["ecn"] = True
+        results = run(topology)
+        return results.summary["links"]["L"]["directions"][DATA], results
+    codel, results = ecn_run({"discipline": "codel", "ecn": True}, "cubic")
+    assert codel["marks"] > 0 and codel["aqm_drops"] == 0 and codel["drops"] == 0   # 368 marks
+    assert codel["avg_sojourn_ms"] <= 15 and codel["utilization"] >= 0.85         # 12.8 ms, 0.99
+    assert sum(f["ecn_reactions"] for f in results.summary["flows"].values()) > 0
+    step, _ = ecn_run({"discipline": "step", "k_kb": 30}, "dctcp")
+    assert step["marks"] > 0 and step["drops"] == 0 and step["utilization"] >= 0.95
+    assert 15 <= step["avg_sojourn_ms"] <= 30                                       # 23.7 ms
+
+
+def test_half_duplex_link_with_a_discipline_conserves_packets():
+    topology = dumbbell(2, algorithm="reno", data_mb=0.5, bottleneck_extra={
+        "queue": {"discipline": "fq_codel"}, "duplex": "half", "buffer_kb": 50})
+    results = run(topology)
+    assert results.summary["stop_reason"] == "completed"
+    assert all(f["in_order"] and f["completed"] for f in results.summary["flows"].values())
+    assert check_conservation(results.network) == []
