@@ -500,7 +500,7 @@ class Link:
         now = self.sim.now
         for t in self.transmitters:
             shorter = t.delay_s - delay_s
-            if shorter > 0 and type(t) is Transmitter and t.busy_until + t.delay_s > now:
+            if shorter > 0 and t.busy_until + t.delay_s > now:
                 t.busy_until += shorter                   # (a packet may still be in flight)
             t.delay_s = delay_s
         self.delay_s = delay_s

@@ -99,8 +99,11 @@ class AqmTransmitter:
     def _done(self, epoch: int) -> None:
         if epoch != self.epoch:
             return
-        self.pending = False
         now = self.sim.now
+        if now < self.busy_until:        # held idle by a shorter delay (Link.set_delay)
+            self.sim.schedule_at(self.busy_until, self._done, epoch)
+            return
+        self.pending = False
         entry = self.pick(now)
         if entry is None:
             return

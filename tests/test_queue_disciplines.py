@@ -18,10 +18,10 @@ SIZE = 1024
 
 
 class Net:
-    def __init__(self, queue=None, buffer_bytes=200 * SIZE):
+    def __init__(self, queue=None, buffer_bytes=200 * SIZE, delay_s=0.5):
         self.sim = Simulator()
         self.a, self.b = Host("A"), Host("B")
-        self.link = Link(self.sim, "L", self.a, self.b, RATE, 0.5, buffer_bytes, queue=queue)
+        self.link = Link(self.sim, "L", self.a, self.b, RATE, delay_s, buffer_bytes, queue=queue)
         self.ab = self.link.directions[0]
         self.arrivals = []
 
@@ -249,3 +249,14 @@ def test_sweep_paths_reach_the_nested_queue_field():
     link = load_topology(data).links[0]
     assert link.queue == {"discipline": "codel", "ecn": False, "target_s": 0.01, "interval_s": 0.1}
     hash(link)                            # LinkSpec stays hashable (theory.paths uses it)
+
+
+def test_a_shorter_delay_keeps_the_order_through_a_discipline():
+    net = Net(codel(target_s=100.0), delay_s=5.0)
+    for seq in range(6):
+        net.send_at(0.0, seq)
+    net.sim.schedule_at(1.5, lambda _: net.link.set_delay(0.0))   # 5 s -> 0: no overtaking
+    seqs = net.run()
+    assert seqs == list(range(6))
+    times = [t for t, _ in net.arrivals]
+    assert times == sorted(times)
