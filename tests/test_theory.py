@@ -11,7 +11,7 @@ import pytest
 
 from initializer import main
 from topologies import load_topology, simulate
-from theory.check import compare
+from theory.check import compare, predict_run
 from theory.fluid import TheoryError, predict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,13 +136,17 @@ def test_vegas_prediction_is_an_interval_and_the_run_falls_inside():
     assert backlog["predicted"] == pytest.approx([4.096, 8.192])    # 2 flows x [2, 4] x 1024 B
 
 
-def test_vegas_late_joiner_gets_more():
+def test_vegas_late_joiner_measures_the_queue_and_gets_more():
     spec = single_link(2, "vegas", {"alpha": 2, "beta": 4}, starts=[0.0, 10.0], duration_s=40.0)
     results = simulate(spec)
+    flows = results.summary["flows"]
+    # F1 joins a queue of alpha..beta packets: its baseRTT is that much too high
+    assert flows["F0"]["base_rtt_ms"] + 1.0 < flows["F1"]["base_rtt_ms"]
     late = results.trace("flows", "F1", "recv_rate_mbps")
     early = results.trace("flows", "F0", "recv_rate_mbps")
-    steady = late[0] > 20.0
-    assert late[1][steady].mean() > 1.2 * early[1][early[0] > 20.0].mean()
+    assert late[1][late[0] > 20.0].mean() > 1.05 * early[1][early[0] > 20.0].mean()
+    report = compare(results, predict_run(spec, results), settle_s=5.0, tolerance_pct=TOLERANCE_PCT)
+    assert_within_tolerance(report)
 
 
 def test_no_model_for_loss_based_flows():

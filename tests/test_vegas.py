@@ -73,23 +73,54 @@ def test_adjusts_once_per_round_trip(fake_flow):
     assert flow.cwnd == 12.0
 
 
-def test_slow_start_exits_when_diff_exceeds_gamma(fake_flow):
-    flow = fake_flow(cwnd=40.0)
+def slow_start_vegas(fake_flow, cwnd, grow, fixed=None):
+    """A Vegas flow in slow start with baseRTT 0.1 s, in the middle of a round trip."""
+    flow = fake_flow(cwnd=cwnd)
     cc = Vegas(flow)
     cc.on_rtt(0.1)
     cc.epoch_rtt = math.inf
-    cc.on_rtt(0.125)                 # diff = 40 * 0.2 = 8 > gamma
-    flow.snd_una = 1
+    cc.epoch_end = 1000                    # the round trip goes on
+    cc.ss_grow, cc.ss_fixed = grow, fixed
+    return flow, cc
+
+
+def ack(flow, cc, rtt_s):
+    cc.on_rtt(rtt_s)
+    flow.snd_una += 1
     cc.on_ack(1)
+
+
+def test_slow_start_holds_the_window_in_the_fixed_round_trip(fake_flow):
+    flow, cc = slow_start_vegas(fake_flow, 40.0, grow=False, fixed=40.0)
+    ack(flow, cc, 0.1)
+    assert flow.cwnd == 40.0
+
+
+def test_slow_start_grows_per_ack_in_the_growing_round_trip(fake_flow):
+    flow, cc = slow_start_vegas(fake_flow, 50.0, grow=True, fixed=40.0)
+    ack(flow, cc, 0.1)
+    ack(flow, cc, 0.1)
+    assert flow.cwnd == 52.0
+    ack(flow, cc, 0.125)                   # 40 * 0.2 = 8 > gamma queued: no growth on this ACK
+    assert flow.cwnd == 52.0
+
+
+def test_slow_start_exits_when_the_fixed_window_had_more_than_gamma_queued(fake_flow):
+    flow, cc = slow_start_vegas(fake_flow, 50.0, grow=True, fixed=40.0)
+    cc.epoch_end = 0                       # this ACK ends the growing round trip
+    ack(flow, cc, 0.125)                   # its smallest sample: diff = 40 * (1 - 0.1 / 0.125) = 8
     assert flow.cwnd == pytest.approx(40 * 0.1 / 0.125 + 1)    # 33
     assert flow.ssthresh == pytest.approx(32.0)
 
 
-def test_slow_start_grows_per_ack_while_diff_is_small(fake_flow):
-    flow = fake_flow(cwnd=4.0)
-    cc = Vegas(flow)
-    round_trip(flow, cc, 0.1, acks=4)
-    assert flow.cwnd == 8.0
+def test_slow_start_alternates_growing_and_fixed_round_trips(fake_flow):
+    flow, cc = slow_start_vegas(fake_flow, 50.0, grow=True, fixed=40.0)
+    cc.epoch_end = 0
+    ack(flow, cc, 0.1)                     # no queue: the growing round trip ends, hold 50
+    assert (cc.ss_grow, cc.ss_fixed, flow.cwnd, flow.ssthresh) == (False, 50.0, 50.0, math.inf)
+    cc.epoch_end = 0
+    ack(flow, cc, 0.1)                     # the fixed round trip ends: grow again
+    assert cc.ss_grow and flow.cwnd == 51.0
 
 
 def test_alpha_must_not_exceed_beta():
