@@ -296,7 +296,9 @@ def _token_position(text: str, token: str) -> str:
     return ""
 
 
-_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*+"|[\[{]|[\]}]', re.DOTALL)
+# (no possessive quantifier: the alternatives never overlap, so matching is linear; and the
+# topology format must stay readable by PyPy 3.9, whose re has no "*+")
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]', re.DOTALL)
 
 
 def _too_deep_position(text: str) -> str:
