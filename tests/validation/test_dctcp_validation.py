@@ -13,9 +13,10 @@ bound for full throughput). The sawtooth analysis (g small, synchronized flows) 
 * full throughput (utilization >= 90 %) with no drops, the queue near K.
 
 Measured (seed 1): utilization 0.998, no drops, alpha 0.279, queue 15/18/21 packets at the
-5th/50th/95th percentile, peak 22. The marking is `step_marking`, a stand-in for the ``step``
-queue discipline, until that discipline lands; `test_with_the_step_discipline` runs the same
-network through it once the loader knows it.
+5th/50th/95th percentile, peak 22. The first test marks with `step_marking` (a stand-in for the
+``step`` queue discipline that records the queue each arrival sees); `test_with_the_step_discipline`
+runs the same network through the real ``step`` discipline (components/queues.py): utilization
+0.996, no drops, average queue 19.1 packets (K = 20), no retransmissions.
 """
 from __future__ import annotations
 
