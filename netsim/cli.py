@@ -297,6 +297,9 @@ def run(args) -> int:
                 from plot_tool import make_figures
                 make_figures(staged.path, staged.path, links=args.links or None,
                              flows=args.flows or None, show=args.show)
+            if args.pcap and not args.no_plots:         # seq_<flow>.png from the captures
+                from plot_tool.seqplot import make_seq_plots
+                make_seq_plots(staged.path, results.network)
             if args.report:
                 from plot_tool.report import make_report
                 make_report(staged.path, links=args.links or None, flows=args.flows or None)

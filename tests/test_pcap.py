@@ -62,3 +62,10 @@ def test_no_capture_without_the_option(root, tmp_path):
     assert main([str(root / "topologies" / "test_case_0.json"), "--duration", "2", "--no-plots",
                  "--quiet", "--out", str(out)]) == 0
     assert not (out / "pcap").exists()
+
+
+def test_time_sequence_plot_per_flow(root, tmp_path):
+    out = tmp_path / "out"
+    assert main([str(root / "topologies" / "test_case_0.json"), "--algorithm", "reno", "--pcap",
+                 "--duration", "4", "--quiet", "--out", str(out)]) == 0
+    assert (out / "seq_F1.png").stat().st_size > 10000
