@@ -93,9 +93,10 @@ class Vegas(Reno):
         if not self.ss_grow:                  # fixed round over: grow in the next one
             self.ss_grow = True
             return True
-        if self._fixed_queued(self.epoch_rtt):
+        fixed = self.ss_fixed
+        if fixed is not None and self._fixed_queued(self.epoch_rtt):
             # even the smallest RTT of the fixed round's packets had more than gamma queued
-            sustainable = self.ss_fixed * self.base_rtt / self.epoch_rtt + 1.0
+            sustainable = fixed * self.base_rtt / self.epoch_rtt + 1.0
             flow.cwnd = max(2.0, min(flow.cwnd, sustainable))
             flow.ssthresh = max(2.0, flow.cwnd - 1.0)
             return False
