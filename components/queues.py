@@ -76,6 +76,8 @@ class AqmTransmitter:
         self.pending = False      # a dequeue event is scheduled
         self.epoch = 0            # bumped by reset: stale dequeue events do nothing
         self.max_packet = 0       # the largest packet seen (CoDel's "maxpacket", PIE's MTU)
+        self.on_queued_drop = None   # set by an event trace: (packet, direction, cause) when a
+                                     # packet already queued is dropped (CoDel at dequeue, FQ)
 
     # -- the server ---------------------------------------------------------------------------
     def offer(self, packet: Packet, d: LinkDirection) -> bool:
@@ -150,6 +152,10 @@ class AqmTransmitter:
             return True
         d.aqm_drops += 1
         return False
+
+    def _queued_drop(self, entry, cause: str) -> None:
+        if self.on_queued_drop is not None:
+            self.on_queued_drop(entry[0], entry[1], cause)
 
     def overflows(self, size: int) -> bool:
         return self.queued_bytes + size > self.capacity_bytes
@@ -453,6 +459,7 @@ class Codel(AqmTransmitter):
                 if self.mark_or_drop(entry[0], entry[1]):
                     s.drop_next = self._control_law(s.drop_next, s.count)
                     return entry
+                self._queued_drop(entry, "aqm")
                 entry, ok_to_drop = self._dodequeue(s, now)
                 if entry is None:
                     s.dropping = False
@@ -463,6 +470,7 @@ class Codel(AqmTransmitter):
                     s.drop_next = self._control_law(s.drop_next, s.count)
         elif ok_to_drop:
             if not self.mark_or_drop(entry[0], entry[1]):
+                self._queued_drop(entry, "aqm")
                 entry, _ = self._dodequeue(s, now)
             s.dropping = True
             delta = s.count - s.lastcount
@@ -499,6 +507,7 @@ class FqCodel(Codel):
             fattest.bytes -= head[0].size_bytes
             self.leave(head[0], head[1], now)
             head[1].dropped += 1
+            self._queued_drop(head, "overflow")
         key = packet.deliver
         q = self.flows.get(key)
         if q is None:

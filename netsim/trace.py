@@ -116,6 +116,13 @@ class EventTrace:
                     tracing[cls] = _tracing_class(self, cls)
                 d.__class__ = tracing[cls]
                 self._wrap_receive(d)
+                if hasattr(d.transmitter, "on_queued_drop"):     # a queue discipline
+                    d.transmitter.on_queued_drop = self._queued_drop
+
+    def _queued_drop(self, packet, d, cause: str) -> None:
+        """A queue discipline dropped a packet it had queued (CoDel at dequeue, FQ-CoDel's
+        fattest queue on overflow)."""
+        self.emit(d.sim.now, "drop", d.src.id, d.link.id, d.label, packet, cause)
 
     def _wrap_receive(self, d) -> None:
         """Wrap the innermost receive callback of direction `d` (inside the failure guard and

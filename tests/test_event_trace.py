@@ -137,3 +137,25 @@ def test_an_unwritable_trace_is_one_line(tmp_path, run_cli):
     assert done.returncode == 2 and "--trace" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists()
+
+
+def test_drops_a_queue_discipline_makes_of_queued_packets_are_traced(tmp_path, dumbbell):
+    """CoDel drops at dequeue and FQ-CoDel drops the head of its fattest queue on overflow:
+    packets that were traced as enqueued; each such drop gets its own line with its cause."""
+    for queue, cause in (({"discipline": "codel"}, "aqm"),
+                         ({"discipline": "fq_codel"}, None)):
+        data = dumbbell(3, total_mb=3.0)
+        data["links"][0]["buffer_kb"] = 150 if queue["discipline"] == "codel" else 12
+        data["links"][0]["queue"] = queue
+        path = tmp_path / f"{queue['discipline']}.csv"
+        results, trace = traced_run(load_topology(data), path)
+        with open(path, newline="") as fh:
+            drops = Counter(row["cause"] for row in csv.DictReader(fh) if row["event"] == "drop")
+        directions = [d for link in results.summary["links"].values()
+                      for d in link["directions"].values()]
+        aqm = sum(d["aqm_drops"] for d in directions)
+        overflow = sum(d["drops"] for d in directions)
+        assert drops["aqm"] == aqm and drops["overflow"] == overflow
+        assert aqm + overflow > 0
+        if cause:
+            assert aqm > 0
