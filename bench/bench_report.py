@@ -27,21 +27,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 
 def dumbbell(pairs: int, duration: float) -> dict:
-    hosts = [f"S{i}" for i in range(1, pairs + 1)] + [f"T{i}" for i in range(1, pairs + 1)]
-    links = [{"id": "LB", "ends": ["R1", "R2"], "rate_mbps": 10, "delay_ms": 20, "buffer_kb": 55}]
-    links += [{"id": f"LS{i}", "ends": [f"S{i}", "R1"], "rate_mbps": 100, "delay_ms": 1,
-               "buffer_kb": 200} for i in range(1, pairs + 1)]
-    links += [{"id": f"LT{i}", "ends": ["R2", f"T{i}"], "rate_mbps": 100, "delay_ms": 1,
-               "buffer_kb": 200} for i in range(1, pairs + 1)]
-    flows = [{"id": f"F{i}", "src": f"S{i}", "dst": f"T{i}", "data_mb": None,
-              "start_s": min(2.0 * (i - 1), duration / 2), "algorithm": "reno"}
-             for i in range(1, pairs + 1)]
-    return {"name": f"dumbbell_{pairs}", "units": "si", "packet_bytes": {"data": 1500, "ack": 40},
-            "routing": {"protocol": "static"}, "hosts": hosts, "routers": ["R1", "R2"],
-            "links": links, "flows": flows, "duration_s": duration}
+    """bench_scale's dumbbell with endless flows, one starting every 2 s, for `duration` s."""
+    from bench_scale import dumbbell as base
+    data = base(pairs)
+    for i, flow in enumerate(data["flows"]):
+        flow["data_mb"] = None
+        flow["start_s"] = min(2.0 * i, duration / 2)
+    data["duration_s"] = duration
+    return data
 
 
 def main(argv=None) -> int:

@@ -18,7 +18,7 @@ STRING_COLUMNS = {"links": ("link", "direction"), "flows": ("flow",), "hosts": (
 BUFFER_BYTES = 1 << 16
 
 
-def _quoted(text: str) -> str:
+def csv_field(text: str) -> str:
     """`text` as one CSV field (quoted only when it needs to be)."""
     out = io.StringIO()
     csv.writer(out, lineterminator="").writerow([text])
@@ -45,7 +45,7 @@ class TraceFile:
 
     def prepare(self, key: tuple) -> str:
         """The CSV text of an entity's key columns, computed once."""
-        return ",".join(_quoted(str(part)) for part in key)
+        return ",".join(csv_field(str(part)) for part in key)
 
     def append(self, time_s: float, key_text: str, values: tuple) -> None:
         line = self._template % ((time_s, key_text) + values)

@@ -24,6 +24,7 @@ import math
 
 from flows import ALGORITHMS
 from flows.transport import Flow
+from netsim.traces import csv_field
 
 FCT_COLUMNS = ("workload", "flow", "src", "dst", "size_bytes", "start_s", "finish_s", "fct_s",
                "ideal_fct_s", "slowdown")
@@ -159,7 +160,8 @@ class FctFile:
 
     def append(self, row: tuple) -> None:
         workload, flow, src, dst, size, start, finish, fct, ideal, slowdown = row
-        self._fh.write(f"{workload},{flow},{src},{dst},{size},{start:.9g},{finish:.9g},"
+        ids = ",".join(csv_field(str(part)) for part in (workload, flow, src, dst))   # as csv quotes
+        self._fh.write(f"{ids},{size},{start:.9g},{finish:.9g},"
                        f"{fct:.9g},{ideal:.9g},{slowdown:.9g}\n")
         self.rows += 1
 
