@@ -2,7 +2,6 @@
 transport and congestion-control tests (one-link flows, packet droppers, a stand-in flow)."""
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
@@ -135,52 +134,12 @@ def drop_first_copy():
     return _drop_first_copy
 
 
-class _FakeSim:
-    def __init__(self, seed=1):
-        import random
-
-        self.now = 0.0
-        self.rng = random.Random(seed)
-
-
-class _FakeFlow:
-    """A stand-in for the flow an algorithm sees (flows.congestion.FlowView), without a
-    simulator: plain attributes tests set and read. `flight` is what flight_size() reports
-    (None: the window, rounded up: a full window in flight); `inflight` what pipe() reports.
-    `dupack_threshold` and `cc` are there for the transport's recovery window
-    (flows.recovery), which tests drive on the fake too."""
-
-    def __init__(self, cwnd=10.0, ssthresh=math.inf, flight=None, srtt=None, seed=1):
-        from flows.congestion import OPEN
-
-        self.cwnd = cwnd
-        self.ssthresh = ssthresh
-        self.state = OPEN
-        self.sim = _FakeSim(seed)
-        self.packet_bytes = 1000
-        self.snd_una = 0
-        self.snd_nxt = 0
-        self.srtt = srtt
-        self.min_rtt = math.inf
-        self.delivered = 0
-        self.retransmissions = 0
-        self.pacing_rate_bps = None
-        self.app_limited_until = 0
-        self.dupack_threshold = 3
-        self.flight = flight
-        self.inflight = 0
-
-    def flight_size(self):
-        return math.ceil(self.cwnd) if self.flight is None else self.flight
-
-    def pipe(self):
-        return self.inflight
-
-
 @pytest.fixture
 def fake_flow():
-    """fake_flow(cwnd=10.0, ssthresh=inf, flight=None, srtt=None, seed=1): a stand-in flow."""
-    return _FakeFlow
+    """fake_flow(cwnd=10.0, ssthresh=inf, flight=None, srtt=None, seed=1): a stand-in flow, the
+    public one plugin authors test with (flows.testing.StandInFlow)."""
+    from flows.testing import StandInFlow
+    return StandInFlow
 
 
 @pytest.fixture(autouse=True)
