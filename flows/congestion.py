@@ -196,3 +196,13 @@ class CongestionControl:
         """Additive increase: one packet per window's worth of ACKs."""
         flow = self.flow
         flow.cwnd += acked_pkts / flow.cwnd
+
+    def standard_growth(self, acked_pkts: float) -> None:
+        """RFC 5681 window growth: slow start below ssthresh, then congestion avoidance with what
+        is left of the ACK. Algorithms whose growth is standard use it as their `on_ack`."""
+        flow = self.flow
+        if flow.cwnd < flow.ssthresh:
+            acked_pkts = self.slow_start(acked_pkts)
+            if acked_pkts <= 0:
+                return
+        self.congestion_avoidance(acked_pkts)

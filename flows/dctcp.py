@@ -83,10 +83,4 @@ class Dctcp(CongestionControl):
         return max(self.flow.cwnd * (1.0 - self.alpha / 2.0), 2.0)
 
     # -- §3.3 growth and §3.4 loss as in conventional TCP ----------------------------------------
-    def on_ack(self, acked_pkts: float) -> None:
-        flow = self.flow
-        if flow.cwnd < flow.ssthresh:
-            acked_pkts = self.slow_start(acked_pkts)
-            if acked_pkts <= 0:
-                return
-        self.congestion_avoidance(acked_pkts)
+    on_ack = CongestionControl.standard_growth

@@ -18,10 +18,4 @@ class Tahoe(CongestionControl):
     fast_recovery = False
     __slots__ = ()
 
-    def on_ack(self, acked_pkts: float) -> None:
-        flow = self.flow
-        if flow.cwnd < flow.ssthresh:
-            acked_pkts = self.slow_start(acked_pkts)
-            if acked_pkts <= 0:
-                return
-        self.congestion_avoidance(acked_pkts)
+    on_ack = CongestionControl.standard_growth      # slow start, then additive increase
