@@ -133,6 +133,7 @@ class Results:
         self.directory = run.trace_dir
         self._tempdir = run._tempdir          # keeps a temporary trace directory alive
         self._tables = {}
+        self._grid_s = None                   # the sampling instants, once a trace asked
         self.summary = self._summarize(run, stop_reason, stop_detail, wall_s)
 
     # -- tables, read back on demand -------------------------------------------------------
@@ -186,12 +187,17 @@ class Results:
         return filled, out
 
     def _grid(self, np):
-        """Every sampling instant of the run: k * interval_s, and the end time."""
+        """Every sampling instant of the run: k * interval_s, and the end time (computed once:
+        every link and host trace uses the same instants)."""
+        if self._grid_s is not None:
+            return self._grid_s
         end_s = self.summary["end_time_s"]
         ticks = int(end_s / self.interval_s) + 1
         grid = np.arange(1, ticks + 1, dtype=float) * self.interval_s
         grid = np.append(grid[grid < end_s], end_s)
-        return np.char.mod("%.9g", grid).astype(float)    # as the trace files write times
+        grid = np.char.mod("%.9g", grid).astype(float)    # as the trace files write times
+        self._grid_s = grid
+        return grid
 
     # -- the summary ------------------------------------------------------------------------
     def _summarize(self, run, stop_reason: str, stop_detail: str, wall_s: float) -> dict:
