@@ -36,7 +36,8 @@ told at once (`Node.link_changed`).
 from __future__ import annotations
 
 from collections import deque
-from math import frexp
+from heapq import heappush
+from math import floor, frexp
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
@@ -45,16 +46,41 @@ if TYPE_CHECKING:
 
 DUPLEX_MODES = ("full", "half")
 
-# Sojourn-time histogram (time from joining the buffer to the start of transmission, packets that
-# waited): 8 log-spaced buckets per octave (each at most 12.5 % wide) from 2^-21 s (0.48 us) to
-# 2^7 s; shorter and longer waits fall in the first and last bucket. Bucket i holds waits w with
-# frexp(w) = (m, e), i = (e + 20) * 8 + int((m - 0.5) * 16).
+# Sojourn-time histogram (time from joining the buffer to the start of transmission, of the
+# packets that waited), in two parts so that the common case costs one multiplication and one
+# list increment per packet:
+# - fine: linear buckets of the time it takes to transmit `sojourn_bucket_bytes(capacity)` bytes
+#   at the link's rate (64 bytes; for buffers over 256 KB, 1/4096 of the buffer), as many as
+#   cover the whole buffer plus two full-size packets: every wait of a drop-tail FIFO;
+# - coarse: waits beyond that (a discipline's scheduler can hold a packet longer): 8 log-spaced
+#   buckets per octave (each at most 12.5 % wide) from 2^-21 s (0.48 us) to 2^7 s; shorter and
+#   longer waits fall in the first and last bucket. Bucket i holds waits w with frexp(w) = (m, e),
+#   i = (e + 20) * 8 + int((m - 0.5) * 16).
+SOJOURN_FINE_BUCKETS_MAX = 4096
 SOJOURN_BUCKETS = 224
 
 
+def sojourn_bucket_bytes(capacity_bytes: int) -> int:
+    """Width in bytes (of transmission time) of the fine sojourn buckets for a buffer."""
+    return max(64, -(-(capacity_bytes + 3000) // SOJOURN_FINE_BUCKETS_MAX))
+
+
 def record_sojourn(d: LinkDirection, wait: float) -> None:
-    """Count a packet of direction `d` that waited `wait` > 0 seconds before its transmission."""
+    """Count a packet of direction `d` that waited `wait` > 0 seconds before its transmission.
+    (`LinkDirection._advance` inlines this.)"""
     d.soj_sum += wait
+    count_sojourn(d, wait)
+
+
+def count_sojourn(d: LinkDirection, wait: float) -> None:
+    """Add a wait of `wait` > 0 seconds to the sojourn histogram of `d` (not to `soj_sum`)."""
+    fine = d.soj_fine
+    if fine is None:
+        fine = d.soj_fine = [0] * d.soj_fine_count
+    i = floor(wait * d.soj_scale)
+    if i < len(fine):
+        fine[i] += 1
+        return
     hist = d.soj_hist
     if hist is None:
         hist = d.soj_hist = [0] * SOJOURN_BUCKETS
@@ -65,16 +91,21 @@ def record_sojourn(d: LinkDirection, wait: float) -> None:
 
 def sojourn_quantile(d: LinkDirection, q: float) -> float:
     """The `q` quantile (0..1) of the sojourn times of the packets `d` transmitted, in seconds:
-    0 if the packets that did not wait reach it, else the geometric middle of its bucket."""
+    0 if the packets that did not wait reach it, else the middle of its fine bucket, or the
+    geometric middle of its coarse bucket."""
     n = d.tx_pkts
     if not n:
         return 0.0
     rank = max(1, -int(-q * n // 1))          # ceil(q n)
-    hist = d.soj_hist
-    waited = sum(hist) if hist else 0
-    below = n - waited
-    if rank <= below or hist is None:
+    fine = d.soj_fine or []
+    hist = d.soj_hist or []
+    below = n - sum(fine) - sum(hist)
+    if rank <= below:
         return 0.0
+    for i, count in enumerate(fine):
+        below += count
+        if below >= rank:
+            return (i + 0.5) / d.soj_scale
     for i, count in enumerate(hist):
         below += count
         if below >= rank:
@@ -108,7 +139,8 @@ class LinkDirection:
                  "area_bytes", "area_pkts", "area_work", "last_s", "failed", "lost_in_flight",
                  "impaired_drops", "duplicated", "delayed",
                  "routing_pkts", "routing_bytes", "routing_dropped",
-                 "marks", "aqm_drops", "soj_sum", "soj_hist")
+                 "marks", "aqm_drops", "soj_sum", "soj_scale", "soj_fine_count", "soj_fine",
+                 "soj_hist")
 
     def __init__(self, link: Link, index: int, src, dst, transmitter: Transmitter):
         self.link = link
@@ -142,7 +174,12 @@ class LinkDirection:
         self.marks = 0             # CE marks set by the queue discipline (components/queues.py)
         self.aqm_drops = 0         # drops decided by the queue discipline (not overflow)
         self.soj_sum = 0.0         # sum of the sojourn times (join to start of transmission)
-        self.soj_hist: list | None = None    # their histogram (SOJOURN_BUCKETS), once one waited
+        # their histogram (see record_sojourn), allocated when a packet first waits
+        bucket_bytes = sojourn_bucket_bytes(transmitter.capacity_bytes)
+        self.soj_scale = transmitter.rate_bps / (8.0 * bucket_bytes)    # fine buckets per second
+        self.soj_fine_count = -(-(transmitter.capacity_bytes + 3000) // bucket_bytes)
+        self.soj_fine: list | None = None
+        self.soj_hist: list | None = None
 
     # -- sending -----------------------------------------------------------------------------
     def send(self, packet: Packet) -> bool:
@@ -175,7 +212,8 @@ class LinkDirection:
             return False
         finish = start + size * t.seconds_per_byte
         t.busy_until = finish
-        sim.schedule_at(finish + t.delay_s, self.dst_receive, packet)
+        sim.seq += 1                                  # sim.schedule_at, inline (engine.py)
+        heappush(sim.heap, (finish + t.delay_s, sim.seq, self.dst_receive, packet))
         return True
 
     def send_routing(self, packet: Packet) -> bool:
@@ -201,29 +239,34 @@ class LinkDirection:
         """
         t = self.transmitter
         queue = t.queue
-        while True:
-            if queue and queue[0][0] <= now:
-                at, size, d, wait = queue.popleft()   # leaves the buffer: transmission begins
-            elif joining and t.queued_bytes + joining > t.capacity_bytes:
-                return False
-            else:
-                at, size, d, wait = now, 0, self, 0.0  # this direction, up to `now`
+        while queue and queue[0][0] <= now:
+            at, size, d, wait = queue.popleft()       # leaves the buffer: transmission begins
             span = at - d.last_s
             if span > 0:
                 if d.q_pkts:                          # (an empty buffer adds nothing)
                     d.area_bytes += d.q_bytes * span
                     d.area_pkts += d.q_pkts * span
                 d.last_s = at
-            if not size:
-                return True
             t.queued_bytes -= size
             d.q_bytes -= size
             d.q_pkts -= 1
             d.tx_bytes += size
             d.tx_pkts += 1
             d.area_work += size * size * t.half_seconds_per_byte
-            if wait > 0.0:
-                record_sojourn(d, wait)
+            d.soj_sum += wait                         # (wait > 0: it joined a busy link)
+            try:                                      # record_sojourn's common case, inline
+                d.soj_fine[floor(wait * d.soj_scale)] += 1  # type: ignore[index]
+            except (TypeError, IndexError):           # first wait, or beyond the fine buckets
+                count_sojourn(d, wait)
+        if joining and t.queued_bytes + joining > t.capacity_bytes:
+            return False
+        span = now - self.last_s
+        if span > 0:
+            if self.q_pkts:                           # (an empty buffer adds nothing)
+                self.area_bytes += self.q_bytes * span
+                self.area_pkts += self.q_pkts * span
+            self.last_s = now
+        return True
 
     def settle(self, now: float) -> None:
         """Bring the counters up to `now` (packets that began transmission, occupancy integral)."""

@@ -26,14 +26,18 @@ class Simulator:
     randomness in a run derives from the seed.
     """
 
-    __slots__ = ("now", "rng", "events", "_queue", "_seq", "_stopped", "stop_reason")
+    __slots__ = ("now", "rng", "events", "heap", "seq", "_stopped", "stop_reason")
 
     def __init__(self, seed: int = 1):
         self.now = 0.0
         self.rng = random.Random(seed)
         self.events = 0           # events processed so far
-        self._queue: list = []
-        self._seq = 0
+        # The heap of events and the sequence number of the last one scheduled. Both are public
+        # for the one caller that schedules an event per packet and hop (`LinkDirection.send`):
+        # ``sim.seq += 1; heappush(sim.heap, (time_s, sim.seq, callback, argument))`` is
+        # `schedule_at` without its check and without a call. Anything else uses the methods.
+        self.heap: list = []
+        self.seq = 0
         self._stopped = False
         self.stop_reason: str | None = None
 
@@ -41,15 +45,15 @@ class Simulator:
         """Call ``callback(argument)`` after `delay_s` seconds of simulated time."""
         if delay_s < 0:
             raise SchedulingError(f"cannot schedule {delay_s} s in the past")
-        self._seq += 1
-        heappush(self._queue, (self.now + delay_s, self._seq, callback, argument))
+        self.seq += 1
+        heappush(self.heap, (self.now + delay_s, self.seq, callback, argument))
 
     def schedule_at(self, time_s: float, callback, argument=None) -> None:
         """Call ``callback(argument)`` at simulated time `time_s` (not before now)."""
         if time_s < self.now:
             raise SchedulingError(f"cannot schedule at {time_s} s, the clock is at {self.now} s")
-        self._seq += 1
-        heappush(self._queue, (time_s, self._seq, callback, argument))
+        self.seq += 1
+        heappush(self.heap, (time_s, self.seq, callback, argument))
 
     def stop(self, reason: str | None = None) -> None:
         """End `run` after the event being processed."""
@@ -60,17 +64,17 @@ class Simulator:
     @property
     def pending(self) -> int:
         """Number of entries on the heap (stale timer entries included)."""
-        return len(self._queue)
+        return len(self.heap)
 
     def peek(self) -> float | None:
         """Time of the next event, or None when the queue is empty."""
-        return self._queue[0][0] if self._queue else None
+        return self.heap[0][0] if self.heap else None
 
     def run(self, until: float | None = None) -> float:
         """Process events in time order until the queue is empty, `stop` is called, or the next
         event is later than `until`; with `until`, the clock then stands at `until` (unless
         stopped earlier). Returns the clock."""
-        queue = self._queue
+        queue = self.heap
         self._stopped = False
         processed = 0
         try:
