@@ -94,6 +94,7 @@ ROUTE_HALO = 1.3              # ... by this much per later line covering it (at 
 
 NO_LOSS_TEXT = "no packets lost"
 LOSS_HEADER = "packets lost (drops panel):"
+LOSS_AND_MARK_HEADER = "packets lost or CE-marked (drops panel):"   # when marks are drawn
 
 
 @dataclass
@@ -239,6 +240,7 @@ class FigureSpec:
 
 
 LOSSES_YLABEL = "packets lost per\n{interval} interval"
+LOSSES_AND_MARKS_YLABEL = "packets lost or CE-marked\nper {interval} interval"
 BUFFER_PANEL = Panel("buffer_kb", "buffer occupancy ({KB})")
 RATE_PANEL = Panel("rate_mbps", "transmitted rate ({Mbps})")
 # links.png gains it when a plotted link has a queue discipline (summary.json links.<id>.queue)
@@ -1024,7 +1026,10 @@ def _draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: d
             drawn["band"] |= band
         if panel.losses is None or panel.losses:
             _zero_based_ylim(ax)
-        ax.set_ylabel(panel.ylabel.format(**labels))
+        ylabel = panel.ylabel
+        if panel.losses and MARKS in panel.losses:       # marks are not losses: say so
+            ylabel = LOSSES_AND_MARKS_YLABEL
+        ax.set_ylabel(ylabel.format(**labels))
     _finish_time_axis(axes, summary)
     fig.suptitle(str(summary.get("topology", "")) or "netsim results")
     legend = _add_legend(fig, axes[0], spec.legend_title,
@@ -1088,7 +1093,8 @@ def _plot_losses(ax: Any, series: Sequence[Series], causes: Sequence[LossCause],
         ax.set_ylim(0, 1)
         ax.set_yticks([0])
         return []
-    handles: list[Any] = [Line2D([], [], linestyle="none", label=LOSS_HEADER)]
+    header = LOSS_AND_MARK_HEADER if MARKS in causes else LOSS_HEADER
+    handles: list[Any] = [Line2D([], [], linestyle="none", label=header)]
     for cause in causes:
         total = 0.0
         for s in series:

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from plot_tool import make_figures, read_results
-from plot_tool.figures import (IMPAIRMENT_LOSS, LOSS_HEADER, NO_LOSS_TEXT, OTHER_LOSS_STYLE,
-                               _link_series, _plan_figures, _render)
+from plot_tool.figures import (IMPAIRMENT_LOSS, LOSS_AND_MARK_HEADER, LOSS_HEADER, NO_LOSS_TEXT,
+                               OTHER_LOSS_STYLE, _link_series, _plan_figures, _render)
 
 TIMES = (0.1, 0.2, 0.3, 0.4, 0.5)
 HEADER = ("time_s,link,direction,rate_mbps,buffer_kb,buffer_pkts,backlog_kb,drops,failure_drops,"
@@ -126,8 +126,9 @@ def test_queue_discipline_drops_and_marks_are_drawn(tmp_path: Path) -> None:
     run = write_lossy(tmp_path / "run", impairment=(0,) * 5,
                       extra={"aqm_drops": (0, 0, 7, 0, 0), "marks": (9, 9, 9, 9, 9)})
     _, ax, legend = _drops_panel(run)
-    assert legend[2:] == [LOSS_HEADER, "dropped by the queue discipline: 7",
+    assert legend[2:] == [LOSS_AND_MARK_HEADER, "dropped by the queue discipline: 7",
                           "CE marked (not lost): 45"]
+    assert ax.get_ylabel() == "packets lost or CE-marked\nper 0.1 s interval"
     assert len(ax.get_lines()) == 4
 
 
