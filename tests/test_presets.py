@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import json
 import re
 from collections import deque
 
@@ -78,7 +79,10 @@ def test_preset_loads_with_the_shared_conventions(name):
     assert spec.routing.protocol == "static"
     assert all(link.duplex == "full" for link in spec.links)
     assert spec.flows and all(flow.data_bytes is not None for flow in spec.flows)
-    assert all(flow.algorithm == "reno" for flow in spec.flows)
+    # Reno everywhere but in the data center, which runs DCTCP with ECN (and step marking)
+    algorithm = "dctcp" if name == "profile_data_center" else "reno"
+    assert all(flow.algorithm == algorithm for flow in spec.flows)
+    assert all(flow.ecn == (algorithm == "dctcp") for flow in spec.flows)
     assert "typical" in spec.description.lower()
     assert "not measurements" in spec.description.lower()
 
@@ -101,8 +105,9 @@ PROFILE_NUMBERS = {
                             ["50 Mb/s", "10 ms", "150 kB", "24 ms", "25 MB"]),
     "profile_cross_country": (100, 38, 1000, 1000, 80, [40 * MB], 1500, 10,
                               ["100 Mb/s", "38 ms", "1000 kB", "80 ms", "40 MB"]),
-    "profile_data_center": (10_000, 1, 5000, 40_000, 2.04, [10 * MB] * 3, 1500, 10,
-                            ["10 Gb/s", "1 ms", "5000 kB", "2.04 ms", "10 MB"]),
+    "profile_data_center": (10_000, 1, 5000, 40_000, 2.04, [50 * MB] * 2, 1500, 10,
+                            ["10 Gb/s", "1 ms", "5000 kB", "2.04 ms", "50 MB", "DCTCP",
+                             "K = 400 kB"]),
 }
 
 
@@ -130,14 +135,27 @@ def test_profile_key_numbers(name):
         assert text in row, (name, text)
 
 
+# DCTCP's marking threshold on the data center's bottleneck (RFC 8257 section 3.1), and the bound
+# of Alizadeh et al. 2010 (K > C * RTT / 7 for full throughput) that it is chosen above
+DC_K_BYTES = 400 * KB
+DC_RATE_BPS = 10e9
+
+
 def test_the_data_center_bottleneck_is_10_gbps_and_1_ms():
     spec = load("profile_data_center")
-    assert spec.link("LB").rate_bps == 10e9 and spec.link("LB").delay_s == 0.001
+    assert spec.link("LB").rate_bps == DC_RATE_BPS and spec.link("LB").delay_s == 0.001
     # the buffer is large: at least one bandwidth-delay product
-    bdp_bytes = 10e9 * base_rtt_s(spec, spec.flows[0]) / 8
+    bdp_bytes = DC_RATE_BPS * base_rtt_s(spec, spec.flows[0]) / 8
+    assert bdp_bytes == pytest.approx(2.55e6) and bdp_bytes / 1500 == pytest.approx(1700)
     assert spec.link("LB").buffer_bytes >= bdp_bytes
-    assert [flow.start_s for flow in spec.flows] == [0, 2, 4]
-
+    # DCTCP step marking with K just above C * RTT / 7 (364 kB), far below the buffer
+    queue = spec.link("LB").queue
+    assert queue["discipline"] == "step" and queue["k_bytes"] == DC_K_BYTES
+    assert bdp_bytes / 7 < DC_K_BYTES < 1.2 * bdp_bytes / 7
+    assert [flow.start_s for flow in spec.flows] == [0, 0.02]          # the transfers overlap
+    assert all(flow.algorithm == "dctcp" and flow.ecn for flow in spec.flows)
+    for text in ("step", "RFC 8257", "C x RTT / 7", "364 kB"):
+        assert text in spec.description, text
 
 def test_1990s_small_buffer_overflows_and_bounds_the_rtt():
     spec = load("profile_1990s_internet")
@@ -175,19 +193,85 @@ def test_cross_country_window_must_cover_a_large_bdp():
     assert flow["finish_s"] > 40e6 * 8 / 100e6 + 5 * 0.080
 
 
-def test_data_center_transfers_are_dominated_by_slow_start():
-    results = simulate(load("profile_data_center"))
+def without_ecn(name: str, algorithm: str) -> dict:
+    """A preset as a dict, every flow running `algorithm` without ECN (its queue then drops
+    where it would have marked: the step discipline is plain drop-tail for such packets)."""
+    data = json.loads((PRESET_DIR / f"{name}.json").read_text())
+    for flow in data["flows"]:
+        flow["algorithm"] = algorithm
+        flow.pop("ecn", None)
+    return data
+
+
+@pytest.fixture(scope="module")
+def data_center_run():
+    """The data-center preset as shipped (DCTCP, step marking), run once for the tests below."""
+    return simulate(load("profile_data_center"))
+
+
+def test_data_center_dctcp_marks_at_k_and_never_overflows(data_center_run):
+    results = data_center_run
     summary = results.summary
     assert summary["stop_reason"] == "completed" and check_conservation(results.network) == []
-    line_rate_s = 10e6 * 8 / 10e9                                   # 8 ms
-    for flow in summary["flows"].values():
-        assert flow["completed"] and flow["in_order"]
-        assert flow["retransmissions"] == 0                          # the deep buffer never overflows
-        elapsed = flow["finish_s"] - flow["start_s"]
-        assert 2 * line_rate_s < elapsed < 0.05
-        assert flow["goodput_mbps"] < 0.5 * 10_000
-    assert all(d["drops"] == 0 for link in summary["links"].values()
-               for d in link["directions"].values())
+    lb = summary["links"]["LB"]["directions"]["R1->R2"]
+    # step marking on the data direction only; nothing dropped anywhere (5000 kB never fills)
+    assert lb["marks"] > 1000 and lb["aqm_drops"] == 0
+    assert all(d["drops"] == 0 and (d["marks"] == 0 or (lid, label) == ("LB", "R1->R2"))
+               for lid, link in summary["links"].items()
+               for label, d in link["directions"].items())
+    for flow_id, flow in summary["flows"].items():
+        assert flow["algorithm"] == "dctcp", flow_id
+        assert flow["completed"] and flow["in_order"], flow_id
+        assert flow["ecn_echoes"] > 0 and flow["ecn_reactions"] >= 1, flow_id
+        assert flow["retransmissions"] == 0 and flow["timeouts"] == 0, flow_id
+        # 50 MB is 40 ms at line rate; slow start and the windows below the BDP cost more
+        assert 0.040 < flow["finish_s"] - flow["start_s"] < 0.12, flow_id
+    # F2's slow start pushes the queue past K while F1 runs: F1 reacts again
+    assert summary["flows"]["F1"]["ecn_reactions"] > summary["flows"]["F2"]["ecn_reactions"]
+    # the queue stays near K: marks reach the senders a round trip after it passes K, so 99 % of
+    # packets wait more than nothing but less than the time 2 K takes to drain at 10 Gb/s
+    k_drain_ms = DC_K_BYTES * 8 / DC_RATE_BPS * 1e3                  # 0.32 ms
+    assert k_drain_ms < lb["p99_sojourn_ms"] < 2 * k_drain_ms
+    assert lb["avg_sojourn_ms"] < 0.25 * k_drain_ms                   # mostly an empty queue
+    # together the two transfers carry 100 MB at well over half the link's rate
+    last_s = max(flow["finish_s"] for flow in summary["flows"].values())
+    assert 100 * MB * 8 / last_s > 0.6 * DC_RATE_BPS
+
+
+def test_data_center_reno_without_ecn_overflows_where_dctcp_marks(data_center_run):
+    dctcp = data_center_run.summary
+    reno = simulate(load_topology(without_ecn("profile_data_center", "reno"))).summary
+    lb_dctcp = dctcp["links"]["LB"]["directions"]["R1->R2"]
+    lb_reno = reno["links"]["LB"]["directions"]["R1->R2"]
+    assert reno["stop_reason"] == "completed"
+    assert all(flow["completed"] and flow["in_order"] for flow in reno["flows"].values())
+    # Reno's slow start overshoots the 5000 kB buffer: the queue fills and overflows
+    assert lb_reno["marks"] == 0 and lb_reno["drops"] > 1000 and lb_dctcp["drops"] == 0
+    full_drain_ms = 5000 * KB * 8 / DC_RATE_BPS * 1e3                 # 4 ms
+    assert lb_reno["p99_sojourn_ms"] > 0.9 * full_drain_ms > 5 * lb_dctcp["p99_sojourn_ms"]
+    # so many losses in one window end in retransmission timeouts (minimum RTO 1 s)
+    assert sum(flow["timeouts"] for flow in reno["flows"].values()) >= 1
+    assert sum(flow["retransmissions"] for flow in reno["flows"].values()) > 1000
+    reno_last = max(flow["finish_s"] for flow in reno["flows"].values())
+    dctcp_last = max(flow["finish_s"] for flow in dctcp["flows"].values())
+    assert reno_last > 1.0 and reno_last > 10 * dctcp_last
+
+
+def test_data_center_dctcp_cuts_less_than_reno_with_ecn(data_center_run):
+    # --algorithm reno keeps the flows' ECN: Reno halves its window on a mark (RFC 3168), DCTCP
+    # cuts it by alpha / 2 (RFC 8257 section 3.3), so DCTCP keeps more of the link busy
+    dctcp = data_center_run.summary
+    reno = simulate(load("profile_data_center", algorithm="reno")).summary
+    for summary in (dctcp, reno):
+        lb = summary["links"]["LB"]["directions"]["R1->R2"]
+        assert lb["marks"] > 0 and lb["drops"] == 0
+        assert all(flow["completed"] and flow["retransmissions"] == 0
+                   for flow in summary["flows"].values())
+    assert all(flow["algorithm"] == "reno" and flow["ecn_reactions"] >= 1
+               for flow in reno["flows"].values())
+    last = {name: max(flow["finish_s"] for flow in summary["flows"].values())
+            for name, summary in (("dctcp", dctcp), ("reno", reno))}
+    assert last["dctcp"] < last["reno"]
 
 
 # -- dumbbells ---------------------------------------------------------------------------------
