@@ -89,9 +89,17 @@ def test_dctcp_without_ecn_is_an_error_naming_file_flow_and_field(tmp_path):
     message = str(info.value)
     assert message == ('<dict>: flows[0] "F1": field "ecn": algorithm "dctcp" needs ECN: '
                        'expected true, got false')
-    with pytest.raises(TopologyError, match='field "ecn"'):
-        load_topology(_topology(algorithm="reno"), algorithm="dctcp")
+    with pytest.raises(TopologyError, match='field "ecn": algorithm "dctcp" needs ECN: '
+                                            'expected true, got false'):
+        load_topology(_topology(algorithm="reno", ecn=False), algorithm="dctcp")
     assert load_topology(_topology(algorithm="dctcp", ecn=True)).flows[0].ecn
+
+
+def test_the_algorithm_override_dctcp_turns_ecn_on_where_the_file_is_silent():
+    spec = load_topology(_topology(algorithm="reno"), algorithm="dctcp")
+    assert spec.flows[0].algorithm == "dctcp" and spec.flows[0].ecn
+    assert not load_topology(_topology(algorithm="reno"), algorithm="cubic").flows[0].ecn
+    assert not load_topology(_topology(algorithm="reno")).flows[0].ecn
 
 
 def test_cli_exit_status_2_and_one_line(tmp_path):

@@ -797,8 +797,12 @@ def _flow(where: _Where, item: dict, ctx: _FlowContext) -> FlowSpec:
     start_s = _number(where, "start_s", item.get("start_s", 0), NON_NEGATIVE)
     algorithm, params = _flow_algorithm(where, item, ctx)
     transport = _flow_transport(where, item, ctx.transport)
-    ecn = _boolean(where, "ecn", item.get("ecn", False))
-    if ALGORITHMS[algorithm].ecn_mode == "dctcp" and not ecn:
+    needs_ecn = ALGORITHMS[algorithm].ecn_mode == "dctcp"
+    # --algorithm dctcp turns ECN on where the file does not say (as Linux's TCP_CONG_NEEDS_ECN
+    # and ns-3's TcpDctcp do); a file that names dctcp itself must say "ecn": true
+    implied = needs_ecn and ctx.override is not None and "ecn" not in item
+    ecn = _boolean(where, "ecn", item.get("ecn", implied))
+    if needs_ecn and not ecn:
         raise where.field_error("ecn", f"algorithm {quote(algorithm)} needs ECN: expected true, "
                                        f"got {show(item.get('ecn', False))}")
     delayed_ack = _delayed_ack(where, item.get("delayed_ack", False))
