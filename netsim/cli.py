@@ -194,26 +194,40 @@ class ProgressBar:
 
 
 def format_summary(summary: dict, links: list) -> str:
-    """The console table: flows, then links of interest."""
+    """The console table: flows, then links of interest. Runs with ECN echoes get the flows'
+    ECN reactions, and runs with a queue discipline the links' discipline drops, CE marks and
+    sojourn times (so the classic table is unchanged)."""
     units = summary["units"]["system"]
     suffix = " (binary units)" if units == "binary" else ""
     lines = [f"{summary['topology']}: {summary['stop_detail']} at t={summary['end_time_s']:.3f} s "
              f"({summary['events']} events, {summary['wall_time_s']:.2f} s wall){suffix}", ""]
+    flows = summary["flows"]
+    ecn = any(f.get("ecn_echoes") for f in flows.values())
     lines.append(f"{'flow':<8}{'algorithm':<10}{'finish s':>10}{'goodput Mbps':>14}{'RTT ms':>9}"
-                 f"{'retx':>7}{'RTOs':>6}  in order")
-    for fid, f in summary["flows"].items():
+                 f"{'retx':>7}{'RTOs':>6}" + (f"{'ECN cuts':>10}" if ecn else "") + "  in order")
+    for fid, f in flows.items():
         finish = f"{f['finish_s']:.3f}" if f["finish_s"] is not None else "-"
         rtt = f"{f['avg_rtt_ms']:.1f}" if f["avg_rtt_ms"] is not None else "-"
+        cuts = f"{f.get('ecn_reactions', 0):>10}" if ecn else ""
         lines.append(f"{fid:<8}{f['algorithm']:<10}{finish:>10}{f['goodput_mbps']:>14.3f}{rtt:>9}"
-                     f"{f['retransmissions']:>7}{f['timeouts']:>6}  {'yes' if f['in_order'] else 'NO'}")
+                     f"{f['retransmissions']:>7}{f['timeouts']:>6}{cuts}"
+                     f"  {'yes' if f['in_order'] else 'NO'}")
     lines.append("")
+    aqm = any(summary["links"][lid].get("queue", "droptail") != "droptail" for lid in links)
     lines.append(f"{'link':<8}{'direction':<14}{'rate Mbps':>10}{'util':>7}{'buffer KB':>11}"
-                 f"{'buf pkts':>10}   {'lost: overflow':>14}{'random':>8}{'failure':>9}")
+                 f"{'buf pkts':>10}   {'lost: overflow':>14}{'random':>8}{'failure':>9}"
+                 + (f"{'AQM':>7}{'marks':>8}{'sojourn ms':>12}{'p99 ms':>9}" if aqm else ""))
     for lid in links:
         for label, d in summary["links"][lid]["directions"].items():
+            extra = ""
+            if aqm:
+                avg, p99 = d.get("avg_sojourn_ms"), d.get("p99_sojourn_ms")
+                extra = (f"{d.get('aqm_drops', 0):>7}{d.get('marks', 0):>8}"
+                         f"{'-' if avg is None else f'{avg:.2f}':>12}"
+                         f"{'-' if p99 is None else f'{p99:.2f}':>9}")
             lines.append(f"{lid:<8}{label:<14}{d['avg_rate_mbps']:>10.3f}{d['utilization']:>7.2f}"
                          f"{d['avg_buffer_kb']:>11.2f}{d['avg_buffer_pkts']:>10.2f}   "
-                         f"{d['drops']:>14}{d['impairment_drops']:>8}{d['failure_drops']:>9}")
+                         f"{d['drops']:>14}{d['impairment_drops']:>8}{d['failure_drops']:>9}{extra}")
     return "\n".join(lines)
 
 

@@ -222,6 +222,39 @@ def test_table_shows_every_loss_by_cause(tmp_path):
     assert row.split()[-3:] == ["0", str(random_losses), "0"]
 
 
+def test_table_shows_ecn_cuts_and_the_queue_discipline_when_there_is_one(tmp_path):
+    data = copy.deepcopy(TC0)
+    data["duplex"] = "full"      # (half duplex: ACK clusters empty the queue every round trip)
+    data["links"][0]["queue"] = {"discipline": "codel", "ecn": True}
+    for flow in data["flows"]:
+        flow["ecn"] = True
+        flow["algorithm"] = "reno"
+    done = cli(write(tmp_path, "codel.json", data), "--no-plots", "--duration", "10",
+               "--out", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    lines = done.stdout.splitlines()
+    flow_header = next(line for line in lines if line.startswith("flow "))
+    assert "ECN cuts" in flow_header
+    flow = summary["flows"]["F1"]
+    assert flow["ecn_reactions"] > 0
+    assert next(line for line in lines if line.startswith("F1 ")).split()[-2:] == [
+        str(flow["ecn_reactions"]), "yes"]
+    header = next(line for line in lines if line.startswith("link "))
+    assert header.endswith("AQM   marks  sojourn ms   p99 ms")
+    d = summary["links"]["L1"]["directions"]["H1->H2"]
+    assert d["marks"] > 0
+    row = next(line for line in lines if line.startswith("L1      H1->H2"))
+    assert row.split()[-4:] == [str(d["aqm_drops"]), str(d["marks"]),
+                                f"{d['avg_sojourn_ms']:.2f}", f"{d['p99_sojourn_ms']:.2f}"]
+
+
+def test_the_classic_table_has_no_ecn_or_discipline_columns(tmp_path):
+    done = cli(TC0_PATH, "--no-plots", "--out", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    assert "ECN" not in done.stdout and "marks" not in done.stdout
+
+
 def test_csv_files_use_lf_line_endings(tmp_path):
     done = cli(TC0_PATH, "--no-plots", "--check", "--out", tmp_path / "r")
     assert done.returncode in (0, 1), done.stderr
