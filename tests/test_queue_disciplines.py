@@ -205,6 +205,9 @@ def test_queue_defaults_are_resolved():
     assert load_topology(topology({"discipline": "droptail"})).links[0].queue is None
     red = load_topology(topology({"discipline": "red", "min_kb": 10, "max_kb": 30})).links[0].queue
     assert red["min_bytes"] == 10_000 and red["max_p"] == 0.1 and red["gentle"] is True
+    # max_kb may exceed the buffer: the gentle profile is then cut off by overflow
+    above = {"discipline": "red", "min_kb": 50, "max_kb": 300}
+    assert load_topology(topology(above)).links[0].queue["max_bytes"] == 300_000
 
 
 @pytest.mark.parametrize("queue, message", [
@@ -216,6 +219,11 @@ def test_queue_defaults_are_resolved():
     ({"discipline": "pie", "ecn": 1}, 'field "queue.ecn": expected true or false, got 1'),
     ({"target_ms": 5}, 'field "queue": missing field "discipline"'),
     ("codel", 'field "queue": expected an object, got "codel"'),
+    ({"discipline": "red", "min_kb": 100, "max_kb": 300},
+     'field "queue.min_kb": expected a number < the link\'s buffer_kb (100): the queue never '
+     'reaches it, got 100'),
+    ({"discipline": "step", "k_kb": 120}, 'field "queue.k_kb": expected a number < the link\'s '
+                                          'buffer_kb (100): the queue never reaches it, got 120'),
 ])
 def test_queue_errors_are_one_line(queue, message):
     with pytest.raises(TopologyError) as info:

@@ -555,9 +555,12 @@ OPTIONAL_NONE = ("quantum_bytes",)    # default None is "one data packet", not "
 FRACTION = _Rule("a number in (0, 1]", 0, False, maximum=1, max_inclusive=True)
 
 
-def _queue(where: _Where, value, units: UnitSystem):
+def _queue(where: _Where, value, units: UnitSystem, buffer_bytes: int, buffer_kb):
     """The link's ``"queue"`` object, checked and resolved to seconds and bytes (None for
-    drop-tail): {"discipline": name, "ecn": bool, ...}; see components/queues.py."""
+    drop-tail): {"discipline": name, "ecn": bool, ...}; see components/queues.py. A threshold
+    the buffer can never reach (RED's `min_kb`, step's `k_kb`) is an error: the discipline would
+    silently be drop-tail. RED's `max_kb` may exceed the buffer (the profile is then cut off by
+    overflow)."""
     if value is None:
         return None
     block = _object(where, "queue", value)
@@ -591,6 +594,11 @@ def _queue(where: _Where, value, units: UnitSystem):
     if name == "red" and not out["min_bytes"] < out["max_bytes"]:
         raise inner.field_error("max_kb", f"expected a number > min_kb ({show(block['min_kb'])}), "
                                           f"got {show(block['max_kb'])}")
+    threshold = {"red": "min_kb", "step": "k_kb"}.get(name)
+    if threshold is not None and not out[threshold[:-3] + "_bytes"] < buffer_bytes:
+        raise inner.field_error(threshold, f"expected a number < the link's buffer_kb "
+                                           f"({show(buffer_kb)}): the queue never reaches it, got "
+                                           f"{show(block[threshold])}")
     return out
 
 
@@ -619,6 +627,7 @@ def _link(where: _Where, item: dict, kinds: dict, units: UnitSystem, duplex: str
     rate = _number(where, "rate_mbps", item["rate_mbps"], POSITIVE)
     delay = _number(where, "delay_ms", item["delay_ms"], NON_NEGATIVE)
     buffer = _number(where, "buffer_kb", item["buffer_kb"], NON_NEGATIVE)
+    buffer_bytes = round(_scaled(where, "buffer_kb", buffer, units.bytes_per_kb))
     cost = _number(where, "cost", item["cost"], POSITIVE) if "cost" in item else None
     link_duplex = _choice(where, "duplex", item.get("duplex", duplex), DUPLEX_MODES)
     return LinkSpec(
@@ -626,13 +635,13 @@ def _link(where: _Where, item: dict, kinds: dict, units: UnitSystem, duplex: str
         ends=ends,
         rate_bps=float(_scaled(where, "rate_mbps", rate, units.bits_per_mbit)),
         delay_s=delay / 1000.0,
-        buffer_bytes=round(_scaled(where, "buffer_kb", buffer, units.bytes_per_kb)),
+        buffer_bytes=buffer_bytes,
         duplex=link_duplex,
         cost_s=None if cost is None else cost / 1000.0,
         impairments=_impairments(where, item, ends),
         rate_schedule=_schedule(where, item, "rate_schedule", POSITIVE, units.bits_per_mbit),
         delay_schedule=_schedule(where, item, "delay_schedule", NON_NEGATIVE, 1e-3),
-        queue=_queue(where, item.get("queue"), units),
+        queue=_queue(where, item.get("queue"), units, buffer_bytes, item["buffer_kb"]),
     )
 
 
