@@ -480,9 +480,10 @@ def _cell(value):
     return "" if value is None else value
 
 
-def _row(run: PlannedRun, result: dict, metrics: list) -> dict:
+def _row(sweep: Sweep, run: PlannedRun, result: dict) -> dict:
+    metrics = sweep.metrics
     row = {"run_id": run.run_id, "point": run.point, "seed": run.seed}
-    row.update({param: value for param, value in run.params})
+    row.update({param: sweep.cell(param, value) for param, value in run.params})
     row.update({metric: None for metric in metrics})
     row.update(config_digest=run.digest, wall_time_s=result.get("wall_time_s"),
                status=result["status"], error=result["error"])
@@ -525,8 +526,8 @@ def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str 
             todo[run.digest] = (point_data(sweep, run.params), run.digest, run.seed,
                                 sweep.interval_s, want_check, sweep.plugins)
             continue
-        rows[run.run_id] = _row(run, {"status": "ok", "error": "", "record": record,
-                                      "wall_time_s": record.get("wall_time_s")}, sweep.metrics)
+        rows[run.run_id] = _row(sweep, run, {"status": "ok", "error": "", "record": record,
+                                             "wall_time_s": record.get("wall_time_s")})
     order = [run.run_id for run in runs]
 
     def in_order():
@@ -546,7 +547,7 @@ def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str 
                     if result["status"] == "ok":
                         _save_record(out, result["record"])
                     for run in by_digest[result["config_digest"]]:
-                        row = _row(run, result, sweep.metrics)
+                        row = _row(sweep, run, result)
                         rows[run.run_id] = row
                         writer.writerow({k: _cell(v) for k, v in row.items()})
                         fh.flush()

@@ -57,27 +57,98 @@ class SweepError(InputError):
 
 PLAIN_DATA_KIND = "sweep files"   # in "jsonpickle tag ... is not allowed; <kind> are plain JSON data"
 RANGE_FIELDS = ("from", "to", "num", "scale")
+LABELLED_FIELDS = ("values", "labels")
+MAX_LABEL_CHARS = 64
 
 # The "did you mean" suffix (' (did you mean "X"?)' or ''), from the shared toolkit.
 _closest = suggestion
 
 
 # -- loading and validation --------------------------------------------------------------------
-def _values(where: str, spec) -> list:
-    """A parameter's values: a list, or {"from", "to", "num", "scale"} (at most MAX_RANGE_NUM)."""
+def _values(where: str, spec) -> tuple:
+    """A parameter's values and their labels (None: shown as they are): a list, a
+    {"values", "labels"} object, or a range {"from", "to", "num", "scale"} (at most
+    MAX_RANGE_NUM values). A value may be an object (a whole topology field, e.g. a link's
+    "queue"); the topology's validation judges it at every point."""
     if isinstance(spec, list):
         if not spec:
             raise SweepError(f"{where}: expected at least one value")
         for value in spec:
-            if not isinstance(value, (int, float, str, bool)) and value is not None:
-                raise SweepError(f"{where}: expected numbers, strings, booleans or null, "
+            if isinstance(value, list):
+                raise SweepError(f"{where}: expected numbers, strings, booleans, null or objects, "
                                  f"got {show(value)}")
-        return list(spec)
+        return list(spec), None
+    if isinstance(spec, dict) and ("values" in spec or "labels" in spec):
+        return _labelled_values(where, spec)
+    if isinstance(spec, dict):
+        return _range_values(where, spec), None
+    raise SweepError(f"{where}: expected a list of values, a {{\"values\", \"labels\"}} object "
+                     f"or a range object, got {show(spec)}")
+
+
+def _labelled_values(where: str, spec: dict) -> tuple:
+    for name in spec:
+        if name not in LABELLED_FIELDS:
+            raise SweepError(f"{where}: unknown field {quote(name)}"
+                             f"{suggestion(name, LABELLED_FIELDS)}; known: "
+                             f"{', '.join(LABELLED_FIELDS)}")
+    if "values" not in spec or "labels" not in spec:
+        raise SweepError(f'{where}: a labelled list needs "values" and "labels"')
+    values, _ = _values(f'{where}: field "values"', spec["values"]) \
+        if isinstance(spec["values"], list) else (None, None)
+    if values is None:
+        raise SweepError(f'{where}: field "values": expected a list of values, '
+                         f"got {show(spec['values'])}")
+    for i, value in enumerate(values):
+        if value in values[:i]:
+            raise SweepError(f'{where}: field "values": {show(value)} is given twice; each '
+                             f"value has its own label")
+    labels = spec["labels"]
+    if not isinstance(labels, list) or len(labels) != len(values):
+        raise SweepError(f'{where}: field "labels": expected a list of {len(values)} names, one '
+                         f"per value, got {show(labels)}")
+    for label in labels:
+        problem = None if isinstance(label, str) else "expected a string"
+        if problem is None:
+            problem = label_problem(label)
+        if problem:
+            raise SweepError(f'{where}: field "labels": {problem}, got {show(label)}')
+    if len(set(labels)) != len(labels):
+        twice = next(label for label in labels if labels.count(label) > 1)
+        raise SweepError(f'{where}: field "labels": {quote(twice)} is given twice; labels name '
+                         f"the values in results.csv and legends, so they must differ")
+    return values, list(labels)
+
+
+def label_problem(label: str) -> str | None:
+    """Why `label` cannot name a value in results.csv and legends (None if it can)."""
+    if not label.strip():
+        return "expected a non-empty name"
+    if len(label) > MAX_LABEL_CHARS:
+        return f"expected at most {MAX_LABEL_CHARS} characters"
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in label):
+        return "expected no control characters"
+    return None
+
+
+def value_cell(value, label: str | None = None):
+    """How a parameter value appears in results.csv and figure legends: its label if it has
+    one, an object as compact JSON, anything else as it is."""
+    if label is not None:
+        return label
+    if isinstance(value, dict):
+        return json.dumps(value, separators=(", ", ": "))
+    return value
+
+
+def _range_values(where: str, spec: dict) -> list:
     if isinstance(spec, dict):
         for name in spec:
             if name not in RANGE_FIELDS:
                 raise SweepError(f"{where}: unknown field {quote(name)}"
-                                 f"{suggestion(name, RANGE_FIELDS)}; known: {', '.join(RANGE_FIELDS)}")
+                                 f"{suggestion(name, RANGE_FIELDS + LABELLED_FIELDS)}; known: "
+                                 f"{', '.join(RANGE_FIELDS)} (a range) or "
+                                 f"{', '.join(LABELLED_FIELDS)} (a labelled list)")
         if any(key not in spec for key in ("from", "to", "num")):
             raise SweepError(f'{where}: a range needs numbers "from" and "to" and a count "num"')
         for key in ("from", "to"):
@@ -184,7 +255,8 @@ class Sweep:
         self.base = base
         self.topology_path = topology_path
         self.parameters = list(raw["parameters"].items())
-        self.values = {}
+        self.values: dict = {}
+        self.labels: dict = {}        # path: a label per value, for the labelled parameters
         self.combine = raw.get("combine", "cross")
         seeds = raw.get("seeds", 1)
         self.seeds = list(range(1, seeds + 1)) if isinstance(seeds, int) else list(seeds)
@@ -200,6 +272,12 @@ class Sweep:
         columns = [self.values[path] for path in paths]
         combos = zip(*columns) if self.combine == "zip" else itertools.product(*columns)
         return [list(zip(paths, combo)) for combo in combos]
+
+    def cell(self, path: str, value):
+        """`value` of parameter `path` as results.csv and legends show it (see `value_cell`)."""
+        labels = self.labels.get(path)
+        label = labels[self.values[path].index(value)] if labels is not None else None
+        return value_cell(value, label)
 
     def runs(self) -> list:
         """(run_id, point index, seed, parameters) of every run, in order."""
@@ -262,7 +340,10 @@ def load_sweep(path, plugins=()) -> Sweep:
     sweep = Sweep(label, raw, base, topology_path)
     sweep.plugins = plugin_files
     for param, spec in sweep.parameters:
-        sweep.values[param] = _values(f"{label}: parameters: {quote(param)}", spec)
+        values, labels = _values(f"{label}: parameters: {quote(param)}", spec)
+        sweep.values[param] = values
+        if labels is not None:
+            sweep.labels[param] = labels
     if sweep.combine == "zip" and len({len(v) for v in sweep.values.values()}) > 1:
         sizes = ", ".join(f"{p}: {len(v)}" for p, v in sweep.values.items())
         raise SweepError(f'{label}: field "combine": "zip" needs equally many values ({sizes})')
@@ -279,7 +360,7 @@ def load_sweep(path, plugins=()) -> Sweep:
         try:
             load_topology(data)
         except TopologyError as exc:
-            shown = ", ".join(f"{p} = {show(v)}" for p, v in point)
+            shown = ", ".join(f"{p} = {show(sweep.cell(p, v))}" for p, v in point)
             message = str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc)
             raise SweepError(f"{label}: parameters ({shown}): {message}") from None
     _check_metrics(label, sweep)
