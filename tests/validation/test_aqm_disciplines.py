@@ -8,20 +8,19 @@
   min_kb and max_kb.
 * FQ-CoDel (RFC 8290): CUBIC at 44 and 164 ms and BBR share the bottleneck with Jain >= 0.95, and
   a small transfer started later sees almost no queueing (drop-tail: hundreds of ms).
-* Every algorithm delivers every byte in order through every discipline.
+* Every algorithm delivers every byte in order through every discipline: the stress matrix
+  (tests/validation/test_stress_matrix.py).
 
 Each steady-state measure is taken after 5 s (10 s for fairness), from links.csv / flows.csv.
 """
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from components.queues import Red
-from flows import ALGORITHMS
 from topologies import check_conservation
 
-from .conftest import dumbbell, run, steady_goodput_bps, two_hosts
+from .conftest import dumbbell, run, steady_goodput_bps
 
 DATA = "R1->R2"
 
@@ -100,31 +99,6 @@ def test_fq_codel_isolates_flows():
     assert small["avg_rtt_ms"] - base_ms < 20         # measured 14 ms (its own slow start)
     droptail = mixed(None).summary["flows"]["F3"]
     assert droptail["avg_rtt_ms"] - base_ms > 300     # measured 604 ms
-
-
-QUEUES = {
-    "red": {"discipline": "red", "min_kb": 5, "max_kb": 15},
-    "codel": {"discipline": "codel"},
-    "fq_codel": {"discipline": "fq_codel"},
-    "pie": {"discipline": "pie"},
-    "step": {"discipline": "step", "k_kb": 10},
-}
-
-
-@pytest.mark.parametrize("queue", sorted(QUEUES))
-@pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
-def test_every_algorithm_delivers_in_order_through_every_discipline(algorithm, queue):
-    topology = two_hosts(rate_mbps=10.0, delay_ms=10.0, buffer_kb=30.0, algorithm=algorithm,
-                         data_mb=0.2, impairment={"loss_rate": 0.01, "jitter_ms": 2},
-                         name=f"aqm_{queue}_{algorithm}")
-    topology["links"][0]["queue"] = QUEUES[queue]
-    if getattr(ALGORITHMS[algorithm], "ecn_mode", None) == "dctcp":
-        topology["flows"][0]["ecn"] = True
-    results = run(topology)
-    flow = results.summary["flows"]["F1"]
-    assert results.summary["stop_reason"] == "completed", results.summary["stop_detail"]
-    assert flow["completed"] and flow["in_order"] and flow["delivered_bytes"] == 200_000
-    assert check_conservation(results.network) == []
 
 
 def test_ecn_flows_are_marked_not_dropped():
