@@ -178,12 +178,20 @@ def test_dask_cluster_gives_the_same_rows_as_the_local_path(tmp_path):
         comparable(rows_of(tmp_path / "local" / "results.csv"))
 
 
+def _first_two(spec):
+    """A parameter's first two values: of a list, a labelled list or a range."""
+    if isinstance(spec, list):
+        return spec[:2]
+    if "values" in spec:
+        return {"values": spec["values"][:2], "labels": spec["labels"][:2]}
+    return dict(spec, num=2)
+
+
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: p.stem)
 def test_example_sweep_reduced(tmp_path, path):
     """Each shipped example, cut to its first two values per parameter, one seed, short runs."""
     data = json.loads(path.read_text())
-    data["parameters"] = {k: (v[:2] if isinstance(v, list) else dict(v, num=2))
-                          for k, v in data["parameters"].items()}
+    data["parameters"] = {k: _first_two(v) for k, v in data["parameters"].items()}
     data["seeds"] = 1
     if data.get("duration_s"):
         data["duration_s"] = min(data["duration_s"], 3)
