@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 
 from topologies.validation import (MAX_RANGE_NUM, MAX_SEEDS, MAX_SWEEP_RUNS, InputError,
-                                   count_problem, file_name_problem, is_number, quote,
+                                   count_problem, file_name_problem, id_problem, is_number, quote,
                                    read_json, show, suggestion)
 
 SWEEP_FIELDS = ("name", "description", "topology", "parameters", "combine", "seeds", "metrics",
@@ -58,7 +58,6 @@ class SweepError(InputError):
 PLAIN_DATA_KIND = "sweep files"   # in "jsonpickle tag ... is not allowed; <kind> are plain JSON data"
 RANGE_FIELDS = ("from", "to", "num", "scale")
 LABELLED_FIELDS = ("values", "labels")
-MAX_LABEL_CHARS = 64
 
 # The "did you mean" suffix (' (did you mean "X"?)' or ''), from the shared toolkit.
 _closest = suggestion
@@ -94,11 +93,10 @@ def _labelled_values(where: str, spec: dict) -> tuple:
                              f"{', '.join(LABELLED_FIELDS)}")
     if "values" not in spec or "labels" not in spec:
         raise SweepError(f'{where}: a labelled list needs "values" and "labels"')
-    values, _ = _values(f'{where}: field "values"', spec["values"]) \
-        if isinstance(spec["values"], list) else (None, None)
-    if values is None:
+    if not isinstance(spec["values"], list):
         raise SweepError(f'{where}: field "values": expected a list of values, '
                          f"got {show(spec['values'])}")
+    values, _ = _values(f'{where}: field "values"', spec["values"])
     for i, value in enumerate(values):
         if value in values[:i]:
             raise SweepError(f'{where}: field "values": {show(value)} is given twice; each '
@@ -107,28 +105,15 @@ def _labelled_values(where: str, spec: dict) -> tuple:
     if not isinstance(labels, list) or len(labels) != len(values):
         raise SweepError(f'{where}: field "labels": expected a list of {len(values)} names, one '
                          f"per value, got {show(labels)}")
-    for label in labels:
-        problem = None if isinstance(label, str) else "expected a string"
-        if problem is None:
-            problem = label_problem(label)
+    for label in labels:           # names like ids: non-empty, short, no control characters
+        problem = id_problem(label)
         if problem:
-            raise SweepError(f'{where}: field "labels": {problem}, got {show(label)}')
+            raise SweepError(f'{where}: field "labels": {problem}')
     if len(set(labels)) != len(labels):
         twice = next(label for label in labels if labels.count(label) > 1)
         raise SweepError(f'{where}: field "labels": {quote(twice)} is given twice; labels name '
                          f"the values in results.csv and legends, so they must differ")
     return values, list(labels)
-
-
-def label_problem(label: str) -> str | None:
-    """Why `label` cannot name a value in results.csv and legends (None if it can)."""
-    if not label.strip():
-        return "expected a non-empty name"
-    if len(label) > MAX_LABEL_CHARS:
-        return f"expected at most {MAX_LABEL_CHARS} characters"
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in label):
-        return "expected no control characters"
-    return None
 
 
 def value_cell(value, label: str | None = None):
@@ -142,35 +127,33 @@ def value_cell(value, label: str | None = None):
 
 
 def _range_values(where: str, spec: dict) -> list:
-    if isinstance(spec, dict):
-        for name in spec:
-            if name not in RANGE_FIELDS:
-                raise SweepError(f"{where}: unknown field {quote(name)}"
-                                 f"{suggestion(name, RANGE_FIELDS + LABELLED_FIELDS)}; known: "
-                                 f"{', '.join(RANGE_FIELDS)} (a range) or "
-                                 f"{', '.join(LABELLED_FIELDS)} (a labelled list)")
-        if any(key not in spec for key in ("from", "to", "num")):
-            raise SweepError(f'{where}: a range needs numbers "from" and "to" and a count "num"')
-        for key in ("from", "to"):
-            if not is_number(spec[key]):
-                raise SweepError(f'{where}: field "{key}": expected a finite number, '
-                                 f"got {show(spec[key])}")
-        problem = count_problem(spec["num"], 1, MAX_RANGE_NUM, "a whole number")
-        if problem:
-            raise SweepError(f'{where}: field "num": {problem}')
-        start, stop, num = float(spec["from"]), float(spec["to"]), spec["num"]
-        scale = spec.get("scale", "linear")
-        if scale not in ("linear", "log"):
-            raise SweepError(f'{where}: field "scale": expected "linear" or "log", got {show(scale)}')
-        if scale == "log" and (start <= 0 or stop <= 0):
-            raise SweepError(f'{where}: a log range needs positive "from" and "to"')
-        if num == 1:
-            return [start]
-        if scale == "linear":
-            return [start + (stop - start) * k / (num - 1) for k in range(num)]
-        ratio = math.log(stop / start)
-        return [start * math.exp(ratio * k / (num - 1)) for k in range(num)]
-    raise SweepError(f"{where}: expected a list of values or a range object, got {show(spec)}")
+    for name in spec:
+        if name not in RANGE_FIELDS:
+            raise SweepError(f"{where}: unknown field {quote(name)}"
+                             f"{suggestion(name, RANGE_FIELDS + LABELLED_FIELDS)}; known: "
+                             f"{', '.join(RANGE_FIELDS)} (a range) or "
+                             f"{', '.join(LABELLED_FIELDS)} (a labelled list)")
+    if any(key not in spec for key in ("from", "to", "num")):
+        raise SweepError(f'{where}: a range needs numbers "from" and "to" and a count "num"')
+    for key in ("from", "to"):
+        if not is_number(spec[key]):
+            raise SweepError(f'{where}: field "{key}": expected a finite number, '
+                             f"got {show(spec[key])}")
+    problem = count_problem(spec["num"], 1, MAX_RANGE_NUM, "a whole number")
+    if problem:
+        raise SweepError(f'{where}: field "num": {problem}')
+    start, stop, num = float(spec["from"]), float(spec["to"]), spec["num"]
+    scale = spec.get("scale", "linear")
+    if scale not in ("linear", "log"):
+        raise SweepError(f'{where}: field "scale": expected "linear" or "log", got {show(scale)}')
+    if scale == "log" and (start <= 0 or stop <= 0):
+        raise SweepError(f'{where}: a log range needs positive "from" and "to"')
+    if num == 1:
+        return [start]
+    if scale == "linear":
+        return [start + (stop - start) * k / (num - 1) for k in range(num)]
+    ratio = math.log(stop / start)
+    return [start * math.exp(ratio * k / (num - 1)) for k in range(num)]
 
 
 def set_path(data: dict, path: str, value) -> None:

@@ -64,9 +64,10 @@ def test_run_keys_depend_on_the_values_not_on_the_labels(tmp_path):
      'field "labels": expected a list of 1 names, one per value, got a list'),
     ({"values": [RED, {"discipline": "codel"}], "labels": ["x", "x"]},
      'field "labels": "x" is given twice'),
-    ({"values": [RED], "labels": [""]}, 'field "labels": expected a non-empty name, got ""'),
-    ({"values": [RED], "labels": [3]}, 'field "labels": expected a string, got 3'),
-    ({"values": [RED], "labels": ["a\nb"]}, 'field "labels": expected no control characters'),
+    ({"values": [RED], "labels": [""]}, 'field "labels": expected a non-empty string, got ""'),
+    ({"values": [RED], "labels": [3]}, 'field "labels": expected a non-empty string, got 3'),
+    ({"values": [RED], "labels": ["a\nb"]},
+     'field "labels": expected an id without control characters, got "a\\nb" (U+000A)'),
     ({"values": RED, "labels": ["a"]}, 'field "values": expected a list of values'),
     ({"values": [RED], "labels": ["a"], "lables": 1}, 'unknown field "lables" (did you mean '
                                                       '"labels"?)'),
