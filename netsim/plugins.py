@@ -8,9 +8,13 @@ packages register algorithms through the entry-point group ``netsim.algorithms``
 point names a CongestionControl subclass, or a module whose subclasses are all registered):
 `load_entry_points`.
 
-Code is only ever loaded because the command line (or a sweep file's ``"plugins"``) asked for
-it; a topology file never causes an import. Every failure is a `PluginError` with one line
-naming the file (and the line, for errors raised while importing it).
+Code runs only from the command line: a file is imported because ``--plugin`` named it (and a
+sweep's worker processes import the files the command line gave), or because an installed
+package declares an entry point. No input file ever causes an import: a topology names
+algorithms, and a sweep file's ``"plugins"`` only names the files it needs, so that the error
+can say which ``--plugin`` to add. Every failure is a `PluginError` with one line naming the
+file (and the line, for errors raised while importing it); ``sys.exit`` while importing is one
+too.
 """
 from __future__ import annotations
 
@@ -93,6 +97,10 @@ def load_plugin(path) -> list:
     except SyntaxError as exc:
         sys.modules.pop(name, None)
         raise PluginError(f"--plugin {_where(resolved, exc)}: SyntaxError: {exc.msg}") from None
+    except SystemExit as exc:                                # sys.exit() at import
+        sys.modules.pop(name, None)
+        raise PluginError(f"--plugin {_where(resolved, exc)}: called sys.exit({exc.code!r}) "
+                          f"while being imported") from None
     except Exception as exc:                                 # anything the import raised
         sys.modules.pop(name, None)
         message = str(exc).splitlines()[0] if str(exc) else ""
@@ -129,6 +137,9 @@ def load_entry_points() -> list:
         origin = f"entry point {point.name} = {point.value} ({ENTRY_POINT_GROUP})"
         try:
             target = point.load()
+        except SystemExit as exc:
+            raise PluginError(f"{origin}: called sys.exit({exc.code!r}) while being "
+                              f"imported") from None
         except Exception as exc:
             raise PluginError(f"{origin}: {type(exc).__name__}: {exc}") from None
         classes = _classes_of(target) if inspect.ismodule(target) else [target]

@@ -70,8 +70,8 @@ examples:
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
                         help="load the congestion-control algorithms this Python file defines, "
-                             "here and in every worker (repeatable; a sweep file may also list "
-                             "\"plugins\", relative to itself)")
+                             "here and in every worker (repeatable; a sweep file's \"plugins\" only "
+                             "names the files it needs: code runs only from the command line)")
     return parser
 
 

@@ -18,8 +18,8 @@ import stat
 from pathlib import Path
 
 from topologies.validation import (MAX_RANGE_NUM, MAX_SEEDS, MAX_SWEEP_RUNS, InputError,
-                                   count_problem, file_name_problem, id_problem, is_number, quote,
-                                   read_json, show, suggestion)
+                                   count_problem, file_name_problem, id_problem, is_number,
+                                   one_line, quote, read_json, show, suggestion)
 
 SWEEP_FIELDS = ("name", "description", "topology", "parameters", "combine", "seeds", "metrics",
                 "plots", "duration_s", "interval_s", "plugins")
@@ -247,7 +247,7 @@ class Sweep:
         self.plots = list(raw.get("plots", []))
         self.duration_s = raw.get("duration_s")
         self.interval_s = raw.get("interval_s", 0.1)
-        self.plugins: tuple = ()      # absolute paths of the plugin files (--plugin, "plugins")
+        self.plugins: tuple = ()      # absolute paths of the --plugin files (never "plugins")
 
     def points(self) -> list:
         """Every parameter combination, as a list of (path, value) pairs."""
@@ -273,20 +273,45 @@ class Sweep:
 
 
 def _load_plugins(label: str, raw: dict, base_dir: Path, given) -> tuple:
-    """Load the --plugin files `given` and the file's "plugins" (relative to the sweep file);
-    their absolute paths, which the sweep hands to its workers."""
+    """Load the --plugin files `given` (code comes only from the command line or an installed
+    entry point) and check the file's ``"plugins"``: a list of the plugin files the sweep needs,
+    relative to the sweep file, which is never imported. Returns (the absolute paths of the
+    loaded files, which the sweep hands to its workers; the listed files no --plugin gave, as
+    the command line should name them)."""
     from netsim.plugins import PluginError, load_entry_points, load_plugins, plugin_paths
     listed = raw.get("plugins", [])
     if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed):
         raise SweepError(f'{label}: field "plugins": expected a list of Python file paths '
                          f'(relative to the sweep file), got {show(listed)}')
-    paths = plugin_paths(list(given or ()) + [str(base_dir / p) for p in listed])
+    paths = plugin_paths(given)
     try:
         load_entry_points()
         load_plugins(paths)
     except PluginError as exc:
-        raise SweepError(f"{label}: {exc}" if listed else str(exc)) from None
-    return tuple(dict.fromkeys(paths))
+        raise SweepError(str(exc)) from None
+    missing = []
+    for name in listed:
+        candidate = base_dir / name
+        try:
+            loaded = str(candidate.resolve()) in paths
+        except (OSError, ValueError):           # a NUL in the name, a loop of links
+            loaded = False
+        if not loaded:
+            missing.append(one_line(str(candidate)))
+    return tuple(dict.fromkeys(paths)), missing
+
+
+def _plugin_hint(label: str, exc: Exception, missing: list) -> SweepError | None:
+    """The error for a topology that names an algorithm no loaded plugin provides while the
+    sweep file lists plugin files the command line did not give: which --plugin to add."""
+    text = str(exc)
+    if not missing or "unknown algorithm" not in text:
+        return None
+    unknown = text[text.index("unknown algorithm"):].split(" (did you mean")[0].split(";")[0]
+    options = " ".join(f"--plugin {path}" for path in missing)
+    return SweepError(f'{label}: field "plugins": {unknown}; the sweep file names the plugin '
+                      f"files it needs, but a sweep file never loads code: add {options} to "
+                      f"the command line")
 
 
 def load_sweep(path, plugins=()) -> Sweep:
@@ -311,13 +336,14 @@ def load_sweep(path, plugins=()) -> Sweep:
             raise SweepError(f'{label}: missing field "{key}"')
     _check_name(label, raw, path)
     _check_settings(label, raw)
-    plugin_files = _load_plugins(label, raw, path.parent, plugins)
+    plugin_files, missing_plugins = _load_plugins(label, raw, path.parent, plugins)
     topology_path = _resolve_topology(label, raw["topology"], path.parent)
     try:
         topology_label, base = read_json(topology_path, error=TopologyError, kind="topology files")
         load_topology(base, label=topology_label)
     except TopologyError as exc:
-        raise SweepError(f'{label}: field "topology": {exc}') from None
+        raise (_plugin_hint(label, exc, missing_plugins)
+               or SweepError(f'{label}: field "topology": {exc}')) from None
     if not isinstance(raw["parameters"], dict) or not raw["parameters"]:
         raise SweepError(f'{label}: field "parameters": expected an object of path: values')
     sweep = Sweep(label, raw, base, topology_path)
@@ -343,6 +369,9 @@ def load_sweep(path, plugins=()) -> Sweep:
         try:
             load_topology(data)
         except TopologyError as exc:
+            hint = _plugin_hint(label, exc, missing_plugins)
+            if hint is not None:
+                raise hint from None
             shown = ", ".join(f"{p} = {show(sweep.cell(p, v))}" for p, v in point)
             message = str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc)
             raise SweepError(f"{label}: parameters ({shown}): {message}") from None

@@ -115,8 +115,8 @@ def test_register_algorithm_refuses_builtins_and_nameless_classes():
     assert "tahoe" in BUILTIN_ALGORITHMS and ALGORITHMS["tahoe"].__module__ == "flows.tahoe"
 
 
-def test_sweep_workers_load_the_sweep_files_plugins(tmp_path):
-    """The shipped example's plugin list, run in worker processes (--jobs 2)."""
+def test_sweep_workers_load_the_command_lines_plugins(tmp_path):
+    """The shipped example with its plugin given by --plugin, run in worker processes (--jobs 2)."""
     sweep = json.loads((ROOT / "experiments" / "plugin_aimd.json").read_text())
     for key, values in sweep["parameters"].items():
         sweep["parameters"][key] = values[:3]                       # the 1990s profile only
@@ -126,7 +126,8 @@ def test_sweep_workers_load_the_sweep_files_plugins(tmp_path):
     path = tmp_path / "plugin_aimd.json"
     path.write_text(json.dumps(sweep))
     done = subprocess.run([sys.executable, str(ROOT / "initializer.py"), "sweep", str(path),
-                           "--jobs", "2", "--out", str(tmp_path / "out"), "--quiet"],
+                           "--plugin", str(AIMD), "--jobs", "2", "--out", str(tmp_path / "out"),
+                           "--quiet"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     rows = (tmp_path / "out" / "results.csv").read_text().splitlines()
@@ -134,17 +135,25 @@ def test_sweep_workers_load_the_sweep_files_plugins(tmp_path):
     assert ",aimd," in rows[1]
 
 
-def test_sweep_plugin_paths_are_relative_to_the_sweep_file(tmp_path):
+def test_a_sweep_files_plugins_name_the_plugin_to_add_and_are_never_loaded(tmp_path):
     from netsim.sweep_file import SweepError, load_sweep
-    sweep = load_sweep(ROOT / "experiments" / "plugin_aimd.json")
+    shipped = ROOT / "experiments" / "plugin_aimd.json"
+    with pytest.raises(SweepError) as caught:
+        load_sweep(shipped)
+    message = str(caught.value)
+    assert message.startswith(f'{shipped}: field "plugins": unknown algorithm "aimd"')
+    assert f"add --plugin {shipped.parent / 'plugins' / 'aimd.py'} to the command line" in message
+    assert "aimd" not in ALGORITHMS
+    sweep = load_sweep(shipped, plugins=[AIMD])
     assert sweep.plugins == (str(AIMD.resolve()),)
-    data = json.loads((ROOT / "experiments" / "plugin_aimd.json").read_text())
-    data["plugins"] = ["nowhere.py"]
+    data = json.loads(shipped.read_text())
     data["topology"] = str(ROOT / "topologies" / "profile_cross_country.json")
+    data["plugins"] = ["nowhere.py"]                       # named only: never opened
     path = tmp_path / "s.json"
     path.write_text(json.dumps(data))
+    assert load_sweep(path, plugins=[AIMD]).plugins == (str(AIMD.resolve()),)
     with pytest.raises(SweepError, match=r"nowhere\.py: no such file"):
-        load_sweep(path)
+        load_sweep(path, plugins=[tmp_path / "nowhere.py"])
 
 
 def test_entry_points_register_algorithms(monkeypatch):

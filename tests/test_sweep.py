@@ -196,9 +196,8 @@ def test_example_sweep_reduced(tmp_path, path):
     if data.get("duration_s"):
         data["duration_s"] = min(data["duration_s"], 3)
     data["topology"] = str(ROOT / "topologies" / f"{data['topology']}.json")
-    if "plugins" in data:                     # relative to the shipped sweep file
-        data["plugins"] = [str(path.parent / plugin) for plugin in data["plugins"]]
-    sweep = load_sweep(write(tmp_path, data, path.name))
+    plugins = [path.parent / plugin for plugin in data.pop("plugins", [])]   # as --plugin gives them
+    sweep = load_sweep(write(tmp_path, data, path.name), plugins=plugins)
     rows = run_sweep(sweep, tmp_path / "out", jobs=2)
     assert rows and all(row["status"] == "ok" for row in rows), [r["error"] for r in rows]
     for metric in sweep.metrics:

@@ -40,7 +40,8 @@ def with_theory(theory, **changes):
 def test_shipped_theory_settings_agree_with_the_topology(path):
     """The packet size, RTT, units and rates each theory curve uses are the topology's, at every
     point of the sweep."""
-    sweep = load_sweep(path)
+    named = json.loads(path.read_text()).get("plugins", [])          # given as --plugin
+    sweep = load_sweep(path, plugins=[path.parent / plugin for plugin in named])
     for plot in sweep.resolved_plots:
         theory = plot.get("theory")
         if theory is None or theory["model"] == "column":

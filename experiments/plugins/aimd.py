@@ -3,7 +3,7 @@ multiplicative decrease to `b` times the window on a loss, SACK recovery.
 
     python initializer.py topologies/lossy_link.json --plugin experiments/plugins/aimd.py \
         --algorithm aimd
-    python initializer.py sweep experiments/plugin_aimd.json    # lists this file in "plugins"
+    python initializer.py sweep experiments/plugin_aimd.json --plugin experiments/plugins/aimd.py
 
 With a = 1, b = 0.5 it is Reno's window rule; the defaults (a = 1, b = 0.8) back off less and
 so keep a fuller pipe after a loss, at the price of a larger standing queue.
