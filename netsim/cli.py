@@ -383,6 +383,9 @@ def main(argv=None) -> int:
     if argv and argv[0] == "convert" and not Path("convert").is_file():
         from netsim.convert import convert_main          # the 2015 CS/EE 143 files
         return convert_main(argv[1:])
+    if argv and argv[0] == "generate" and not Path("generate").is_file():
+        from netsim.generate_cli import generate_main    # topology generators
+        return generate_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.topology is None:
