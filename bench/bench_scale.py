@@ -1,15 +1,24 @@
 #!/usr/bin/env python3
 """Whole-command cost at scale: CPU time and peak memory of `initializer.py` runs (bench/README.md).
 
-    python bench/bench_scale.py [--pairs 256] [--repeat 1] [--json FILE] [--skip-slow]
+    python bench/bench_scale.py [--cases NAME ...] [--skip-slow] [--root DIR] [--json FILE]
 
-Each case runs the real command line in a child process (`os.wait4` gives its CPU time and
-peak RSS), so imports, the simulation, writing results and drawing figures are all counted:
+Each case runs the real command line in a child process (`os.wait4` gives its CPU time, user +
+system, and peak RSS), so imports, loading, building routes, the simulation and writing results
+(and, where asked, figures) are all counted. The run's event count is read from the
+summary.json it writes. Cases (`--list` prints them):
 
-* test cases 0 and 2, with and without figures;
+* test cases 0 and 2, with and without figures; test case 2 also against a bare heapq loop;
 * a dumbbell of N sender/receiver pairs (default 256; 32 MB in all, Reno, 10 Mb/s bottleneck)
   sampled every 0.1 s (the default) and every 10 s: statistics must cost about the same;
-* one 1 MB flow that starts at t = 1e6 s: nothing happens for a million simulated seconds.
+* one 1 MB flow that starts at t = 1e6 s: nothing happens for a million simulated seconds;
+* issue 19's scale targets: k=16 and k=24 fat trees, random router graphs of 1 000 (static and
+  Bellman-Ford), 5 000 and 10 000 routers, 10 000 long-lived flows over 100 host pairs, and
+  10 000 flows over 10 000 host pairs (with its set-up cost measured apart).
+
+The topology files are built here with this checkout's topologies/generate.py and written to a
+temporary directory, so `--root DIR` can run another checkout's initializer.py (one without the
+`generate` subcommand too) on exactly the same files.
 
 A measurement, not a test: it reports figures and never fails because something is slow.
 """
@@ -18,15 +27,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CLI = str(ROOT / "initializer.py")
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+for _path in (str(ROOT), str(HERE)):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+from topologies.generate import Common, dumbbell as dumbbell_dc, dumps, fat_tree, random_graph  # noqa: E402
+
 DUMBBELL_TOTAL_MB = 32.0
+SETUP_DURATION_S = 1e-6       # the set-up run: stopped before any flow has started
+BARE_LOOP_EVENTS = 1_000_000
+BARE_LOOP_REPEAT = 3
 
 
 def dumbbell(pairs: int) -> dict:
@@ -51,79 +70,265 @@ def far_future() -> dict:
             "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 1, "start_s": 1e6}]}
 
 
-def run_child(args: list, timeout_s: float) -> dict:
-    """Run the CLI with `args`; its CPU seconds (user + system), peak RSS and exit status."""
+# -- issue 19's scale cases: (topology builder, targets) ------------------------------------------
+
+def fat_tree_case(k: int) -> dict:
+    """k-ary fat tree, 1 Gb/s links (the generator's defaults otherwise), hosts/8 random flows
+    of 100 kB, static routing."""
+    return fat_tree(k, common=Common(flows=k ** 3 // 32, data_mb=0.1, seed=1))
+
+
+def random_case(routers: int, routing: str = "static") -> dict:
+    """Random router graph (mean degree 4, 100 Mb/s, 1 ms, 100 kB links), 20 hosts on random
+    routers, 10 random flows of 1 MB."""
+    return random_graph(routers, degree=4.0, hosts=20,
+                        common=Common(flows=10, data_mb=1.0, routing=routing, seed=1,
+                                      name=f"random_{routers}_{routing}"))
+
+
+def long_lived_case() -> dict:
+    """10 000 long-lived flows over 100 pairs of a 1 Gb/s dumbbell (1 Gb/s access links), starts
+    spread over 0.1 s, 2 simulated seconds."""
+    return dumbbell_dc(100, rate_mbps=1000.0, access_rate_mbps=1000.0,
+                       common=Common(flows=10_000, data_mb=None, duration_s=2.0,
+                                     start_spread_s=0.1, seed=1, name="long_lived_10000"))
+
+
+def many_pairs_case() -> dict:
+    """10 000 host pairs of a 1 Gb/s dumbbell, one 10 kB flow each, starts spread over 1 s
+    (a load of 0.8)."""
+    return dumbbell_dc(10_000, rate_mbps=1000.0, access_rate_mbps=1000.0,
+                       common=Common(data_mb=0.01, start_spread_s=1.0, seed=1,
+                                     name="pairs_10000"))
+
+
+# name: (label, builder, extra CLI args, targets, slow); targets: us_per_event, peak_mb, cpu_s
+SCALE_CASES = {
+    "fat-tree-16": ("k=16 fat tree (1 344 nodes, 128 flows)", lambda: fat_tree_case(16), [],
+                    {"us_per_event": 3.0, "peak_mb": 200.0}, False),
+    "fat-tree-24": ("k=24 fat tree (4 176 nodes, 432 flows)", lambda: fat_tree_case(24), [],
+                    {"us_per_event": 3.0, "peak_mb": 400.0}, True),
+    "random-1000": ("random graph 1 000 routers, static", lambda: random_case(1000), [], {},
+                    False),
+    "random-1000-bf": ("random graph 1 000 routers, Bellman-Ford",
+                       lambda: random_case(1000, "bellman-ford"), [], {"vs_static": 2.0}, False),
+    "random-5000": ("random graph 5 000 routers, static", lambda: random_case(5000), [],
+                    {"us_per_event": 3.0}, False),
+    "random-10000": ("random graph 10 000 routers, static", lambda: random_case(10_000), [],
+                     {"us_per_event": 3.0}, True),
+    "long-lived": ("10 000 long-lived flows, 100 pairs, 2 s", long_lived_case, [],
+                   {"us_per_event": 2.5, "peak_mb": 300.0}, False),
+    "pairs-10000": ("10 000 flows over 10 000 pairs", many_pairs_case, [],
+                    {"peak_mb": 500.0}, True),
+    "pairs-10000-setup": ("  its set-up (stopped at 1 us)", many_pairs_case,
+                          ["--duration", str(SETUP_DURATION_S)], {"cpu_s": 5.0}, True),
+}
+CLASSIC_CASES = {"tc0-figures": "test case 0 with figures", "tc0": "test case 0, --no-plots",
+                 "tc2-figures": "test case 2 -l L1 L3 with figures",
+                 "tc2": "test case 2 -l L1 L3, --no-plots (and the bare loop)",
+                 "dumbbell-0.1": "dumbbell of --pairs pairs, 0.1 s sampling",
+                 "dumbbell-10": "dumbbell of --pairs pairs, 10 s sampling",
+                 "far-future": "one flow starting at 1e6 s"}
+SLOW_CLASSIC = ("far-future",)
+
+
+def run_child(root: Path, args: list, timeout_s: float) -> dict:
+    """Run `root`/initializer.py with `args`; its CPU seconds (user + system), peak RSS, exit
+    status and the last line of its standard error."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, CLI] + args, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, cwd=ROOT)
+    proc = subprocess.Popen([sys.executable, str(root / "initializer.py")] + args,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=root)
     deadline = start + timeout_s
+    killed = False
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             break
         if time.perf_counter() > deadline:
             proc.kill()
+            killed = True
             pid, status, usage = os.wait4(proc.pid, 0)
             break
         time.sleep(0.01)
     stderr = proc.stderr.read().decode(errors="replace").strip() if proc.stderr else ""
     return {"cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024.0,
             "wall_s": time.perf_counter() - start, "exit": os.waitstatus_to_exitcode(status),
-            "stderr": stderr.splitlines()[-1] if stderr else ""}
+            "killed": killed,
+            "stderr": f"killed after {timeout_s:g} s" if killed else
+                      (stderr.splitlines()[-1] if stderr else "")}
 
 
-def cases(tmp: Path, pairs: int, skip_slow: bool) -> list:
-    db = tmp / f"dumbbell_{pairs}.json"
-    db.write_text(json.dumps(dumbbell(pairs)))
-    future = tmp / "far_future.json"
-    future.write_text(json.dumps(far_future()))
+def events_of(out_dir: Path):
+    """The event count of the run whose results are in `out_dir` (None if it wrote none)."""
+    try:
+        with open(out_dir / "summary.json", encoding="utf-8") as fh:
+            return int(json.load(fh)["events"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def bare_loop_us_per_event() -> float:
+    """CPU microseconds per event of the bare heapq loop (bench/bench_core.py), best of 3."""
+    from bench_core import _loop_deltas, bare_loop_once
+    deltas = _loop_deltas()
+    best = min(bare_loop_once(BARE_LOOP_EVENTS, deltas)[1] for _ in range(BARE_LOOP_REPEAT))
+    return best / BARE_LOOP_EVENTS * 1e6
+
+
+def cases(tmp: Path, pairs: int, selected: list) -> list:
+    """(name, label, CLI args, targets) of the selected cases, their files written to `tmp`."""
+    out = []
     tc0, tc2 = "topologies/test_case_0.json", "topologies/test_case_2.json"
-    out = [
-        ("test_case_0 figures", [tc0]),
-        ("test_case_0 no figures", [tc0, "--no-plots"]),
-        ("test_case_2 figures", [tc2, "-l", "L1", "L3"]),
-        ("test_case_2 no figures", [tc2, "-l", "L1", "L3", "--no-plots"]),
-        (f"dumbbell {pairs} pairs, 0.1 s", [str(db), "--no-plots"]),
-        (f"dumbbell {pairs} pairs, 10 s", [str(db), "--no-plots", "--interval", "10"]),
-    ]
-    if not skip_slow:
-        out.append(("flow starting at 1e6 s", [str(future), "--no-plots"]))
-    return [(label, args + ["--quiet", "--out", str(tmp / f"out{i}")])
-            for i, (label, args) in enumerate(out)]
+    classic = {
+        "tc0-figures": ("test_case_0 figures", [tc0]),
+        "tc0": ("test_case_0 no figures", [tc0, "--no-plots"]),
+        "tc2-figures": ("test_case_2 figures", [tc2, "-l", "L1", "L3"]),
+        "tc2": ("test_case_2 no figures", [tc2, "-l", "L1", "L3", "--no-plots"]),
+        "dumbbell-0.1": (f"dumbbell {pairs} pairs, 0.1 s", ["@dumbbell", "--no-plots"]),
+        "dumbbell-10": (f"dumbbell {pairs} pairs, 10 s", ["@dumbbell", "--no-plots",
+                                                          "--interval", "10"]),
+        "far-future": ("flow starting at 1e6 s", ["@far_future", "--no-plots"]),
+    }
+    files: dict = {}
+    for index, name in enumerate(selected):
+        if name in classic:
+            label, args = classic[name]
+            targets: dict = {"vs_bare_loop": True} if name == "tc2" else {}
+            if args[0].startswith("@"):
+                key = args[0][1:]
+                if key not in files:
+                    files[key] = tmp / f"{key}.json"
+                    data = dumbbell(pairs) if key == "dumbbell" else far_future()
+                    files[key].write_text(json.dumps(data))
+                args = [str(files[key])] + args[1:]
+        else:
+            label, build, extra, targets, _slow = SCALE_CASES[name]
+            key = name[:-len("-setup")] if name.endswith("-setup") else name
+            if key not in files:
+                files[key] = tmp / f"{key}.json"
+                files[key].write_text(dumps(build()))
+            args = [str(files[key]), "--no-plots"] + extra
+        out.append((name, label, args + ["--quiet", "--out", str(tmp / f"out{index}")], targets))
+    return out
+
+
+def judge(row: dict, targets: dict, by_name: dict) -> str:
+    """The target column: what is asked, then ok / OVER (informative only)."""
+    parts, ok = [], True
+    if "us_per_event" in targets:
+        parts.append(f"<= {targets['us_per_event']:g} us/ev")
+        ok &= row["us_per_event"] is not None and row["us_per_event"] <= targets["us_per_event"]
+    if "peak_mb" in targets:
+        parts.append(f"<= {targets['peak_mb']:g} MB")
+        ok &= row["peak_mb"] <= targets["peak_mb"]
+    if "cpu_s" in targets:
+        parts.append(f"<= {targets['cpu_s']:g} s")
+        ok &= row["cpu_s"] <= targets["cpu_s"]
+    if "vs_static" in targets:
+        static = by_name.get(row["name"][:-len("-bf")])
+        if static and static["cpu_s"]:
+            row["vs_static"] = row["cpu_s"] / static["cpu_s"]
+            parts.append(f"<= {targets['vs_static']:g}x static: {row['vs_static']:.2f}x")
+            ok &= row["vs_static"] <= targets["vs_static"]
+        else:
+            parts.append(f"<= {targets['vs_static']:g}x static (static run not measured)")
+            ok = False
+    if "vs_bare_loop" in targets:
+        parts.append("unchanged or faster")
+        return ", ".join(parts)
+    if not parts:
+        return ""
+    return ", ".join(parts) + ("  ok" if ok and row["exit"] == 0 else "  OVER")
+
+
+def print_table(rows: list) -> None:
+    header = (f"{'run':<42} {'events':>10} {'CPU s':>8} {'CPU us/event':>13} {'peak MB':>8} "
+              f"{'vs bare loop':>13}  target")
+    print(header)
+    print("-" * len(header))
+    for row in rows:
+        events = f"{row['events']:,}" if row["events"] is not None else "-"
+        per = f"{row['us_per_event']:.2f}" if row["us_per_event"] is not None else "-"
+        bare = f"{row['vs_bare_loop']:.3f}" if row.get("vs_bare_loop") else ""
+        note = f"   (exit {row['exit']}: {row['stderr']})" if row["exit"] else ""
+        print(f"{row['label']:<42} {events:>10} {row['cpu_s']:>8.2f} {per:>13} "
+              f"{row['peak_mb']:>8.1f} {bare:>13}  {row['target']}{note}", flush=True)
 
 
 def main(argv=None) -> int:
+    known = list(CLASSIC_CASES) + list(SCALE_CASES)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", nargs="+", metavar="NAME", choices=known,
+                        help="cases to run, in this order (default: all; --list shows them)")
+    parser.add_argument("--list", action="store_true", help="list the cases and exit")
+    parser.add_argument("--skip-slow", action="store_true",
+                        help="leave out the slow cases: " + ", ".join(
+                            list(SLOW_CLASSIC) + [n for n, c in SCALE_CASES.items() if c[4]]))
     parser.add_argument("--pairs", type=int, default=256, help="dumbbell pairs (default 256)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per case; best CPU reported")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per child")
-    parser.add_argument("--skip-slow", action="store_true", help="leave out the far-future flow")
+    parser.add_argument("--root", metavar="DIR", default=str(ROOT),
+                        help="checkout whose initializer.py runs (default: this one); the "
+                             "topology files always come from this checkout's generators")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args(argv)
+    if args.list:
+        for name in known:
+            label = SCALE_CASES[name][0] if name in SCALE_CASES else CLASSIC_CASES[name]
+            slow = name in SLOW_CLASSIC or (name in SCALE_CASES and SCALE_CASES[name][4])
+            print(f"{name:<20} {label.strip()}{'  (slow)' if slow else ''}")
+        return 0
+    selected = args.cases or known
+    if args.skip_slow:
+        selected = [n for n in selected
+                    if n not in SLOW_CLASSIC and not (n in SCALE_CASES and SCALE_CASES[n][4])]
+    root = Path(args.root).resolve()
+    if not (root / "initializer.py").is_file():
+        parser.error(f"--root: no initializer.py in {root}")
+    commit = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h %s"],
+                            capture_output=True, text=True).stdout.strip()
+    print(f"# {root} at {commit[:100]}")
+    print(f"# {platform.python_implementation()} {platform.python_version()}, "
+          f"{os.cpu_count()} CPUs; CPU = user + system of the whole command (--no-plots unless "
+          f"'figures'), peak = its peak RSS; events from its summary.json", flush=True)
     rows = []
+    by_name: dict = {}
     with tempfile.TemporaryDirectory(prefix="netsim-bench-") as tmp:
-        for label, cli_args in cases(Path(tmp), args.pairs, args.skip_slow):
+        for name, label, cli_args, targets in cases(Path(tmp), args.pairs, selected):
             best = None
             for _ in range(args.repeat):
-                result = run_child(cli_args, args.timeout)
+                result = run_child(root, cli_args, args.timeout)
+                out_dir = Path(cli_args[cli_args.index("--out") + 1])
+                result["events"] = events_of(out_dir) if result["exit"] == 0 else None
+                if targets.get("vs_bare_loop"):
+                    result["bare_us_per_event"] = bare_loop_us_per_event()
                 if best is None or result["cpu_s"] < best["cpu_s"]:
                     best = result
-            best["case"] = label
+            best.update(name=name, label=label, args=cli_args)
+            best["us_per_event"] = (best["cpu_s"] / best["events"] * 1e6
+                                    if best["events"] else None)
+            if best.get("bare_us_per_event") and best["us_per_event"]:
+                best["vs_bare_loop"] = best["bare_us_per_event"] / best["us_per_event"]
+            best["target"] = judge(best, targets, by_name)
+            by_name[name] = best
             rows.append(best)
-            print(f"{label:<30} CPU {best['cpu_s']:7.2f} s   peak {best['peak_mb']:7.1f} MB   "
-                  f"wall {best['wall_s']:7.2f} s   exit {best['exit']}"
-                  + (f"   ({best['stderr']})" if best["exit"] else ""), flush=True)
-    by_case = {row["case"]: row for row in rows}
-    fig = {k: by_case.get(f"test_case_{k} figures", {}).get("cpu_s") for k in (0, 2)}
-    bare = {k: by_case.get(f"test_case_{k} no figures", {}).get("cpu_s") for k in (0, 2)}
+            print(f"# done: {name} ({best['wall_s']:.1f} s wall)", file=sys.stderr, flush=True)
+    print()
+    print_table(rows)
+    fig = {k: by_name.get(f"tc{k}-figures", {}).get("cpu_s") for k in (0, 2)}
+    bare = {k: by_name.get(f"tc{k}", {}).get("cpu_s") for k in (0, 2)}
     for k in (0, 2):
         if fig[k] and bare[k]:
             print(f"figures cost on test_case_{k}: {fig[k] - bare[k]:.2f} s CPU")
-    fine = by_case.get(f"dumbbell {args.pairs} pairs, 0.1 s")
-    coarse = by_case.get(f"dumbbell {args.pairs} pairs, 10 s")
+    fine, coarse = by_name.get("dumbbell-0.1"), by_name.get("dumbbell-10")
     if fine and coarse:
         print(f"dumbbell: 0.1 s sampling costs {fine['cpu_s'] / coarse['cpu_s']:.2f}x the CPU of "
               f"10 s sampling (target <= 3x), peak {fine['peak_mb']:.0f} MB (target <= 150 MB)")
+    tc2 = by_name.get("tc2")
+    if tc2 and tc2.get("vs_bare_loop"):
+        print(f"bare heapq loop: {tc2['bare_us_per_event']:.3f} us/event CPU (best of "
+              f"{BARE_LOOP_REPEAT} x {BARE_LOOP_EVENTS:,}); 'vs bare loop' = its us/event / the "
+              f"run's")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     return 0

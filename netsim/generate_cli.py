@@ -92,7 +92,7 @@ def _common_options(parser: argparse.ArgumentParser, *, flows: str, flow_mb: flo
                           "without extension, else e.g. fat_tree_k4)")
 
 
-def _fabric_options(parser, *, rate_mbps: float, buffer_kb: float, rate_note: str,
+def _fabric_options(parser, *, rate_mbps: tuple, buffer_kb: float, rate_note: str,
                     buffer_note: str) -> None:
     links = parser.add_argument_group("links (every link direction has its own buffer)")
     links.add_argument("--host-rate-mbps", type=float, default=None, metavar="MBPS",

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Tuple
 
 from topologies.validation import MAX_FILE_BYTES, InputError
 
@@ -70,8 +70,8 @@ class Common:
     from every host in turn to its image under a random permutation without fixed points.
     `mark_k_kb` puts DCTCP step marking at K on every link (RFC 8257 §3.1)."""
 
-    flows: Optional[int] = None
-    data_mb: Optional[float] = 1.0
+    flows: int | None = None
+    data_mb: float | None = 1.0
     algorithm: str = "reno"
     ecn: bool = False
     start_s: float = 0.0
@@ -79,16 +79,16 @@ class Common:
     pattern: str = "random"
     routing: str = "static"
     seed: int = 1
-    duration_s: Optional[float] = None
-    min_rto_ms: Optional[float] = None
-    mark_k_kb: Optional[float] = None
-    name: Optional[str] = None
+    duration_s: float | None = None
+    min_rto_ms: float | None = None
+    mark_k_kb: float | None = None
+    name: str | None = None
     description: str = ""
 
 
 # -- checks -------------------------------------------------------------------------------------
 
-def _integer(option: str, value, minimum: int, maximum: Optional[int] = None) -> int:
+def _integer(option: str, value, minimum: int, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum or (
             maximum is not None and value > maximum):
         bound = f" and <= {maximum}" if maximum is not None else ""
@@ -146,19 +146,19 @@ def _plain(value):
 
 
 def _link(a: str, b: str, rate_mbps: float, delay_ms: float, buffer_kb: float,
-          link_id: Optional[str] = None) -> dict:
+          link_id: str | None = None) -> dict:
     return {"id": link_id or f"{a}-{b}", "ends": [a, b], "rate_mbps": _plain(rate_mbps),
             "delay_ms": _plain(delay_ms), "buffer_kb": _plain(buffer_kb)}
 
 
 # -- flows --------------------------------------------------------------------------------------
 
-Pair = Tuple[str, str]
+Pair = tuple[str, str]
 
 
-def _random_pairs(hosts: List[str], pattern: str) -> Callable[[random.Random, int], List[Pair]]:
+def _random_pairs(hosts: list[str], pattern: str) -> Callable[[random.Random, int], list[Pair]]:
     """A drawer of `count` (src, dst) pairs over `hosts` (at least 2) by `pattern`."""
-    def draw(rng: random.Random, count: int) -> List[Pair]:
+    def draw(rng: random.Random, count: int) -> list[Pair]:
         n = len(hosts)
         if pattern == "permutation":
             image = list(range(n))              # Sattolo: a random cycle, so no fixed point
@@ -175,10 +175,10 @@ def _random_pairs(hosts: List[str], pattern: str) -> Callable[[random.Random, in
     return draw
 
 
-def _flows(pairs: List[Pair], common: Common, rng: random.Random, first_id: int = 1) -> list:
+def _flows(pairs: list[Pair], common: Common, rng: random.Random, first_id: int = 1) -> list:
     flows = []
     for index, (src, dst) in enumerate(pairs):
-        flow = {"id": f"F{index + first_id}", "src": src, "dst": dst}
+        flow: dict = {"id": f"F{index + first_id}", "src": src, "dst": dst}
         if common.data_mb is not None:
             flow["data_mb"] = _plain(common.data_mb)
         start = common.start_s
@@ -323,7 +323,7 @@ def _one_bdp_kb(rate_mbps: float, rtt_ms: float) -> float:
 
 
 def dumbbell(pairs: int = 4, *, rate_mbps: float = 10.0, delay_ms: float = 20.0,
-             buffer_kb: Optional[float] = None, access_rate_mbps: float = 100.0,
+             buffer_kb: float | None = None, access_rate_mbps: float = 100.0,
              access_delay_ms: float = 1.0, access_buffer_kb: float = 200.0,
              common: Common = Common(data_mb=4.0)) -> dict:
     """N sender/receiver pairs S_i -> T_i over one bottleneck R1-R2 (LB), access links LS_i and
@@ -412,7 +412,7 @@ def random_graph(routers: int = 100, *, degree: float = 4.0, hosts: int = 20,
     _integer("--hosts", hosts, 2)
     _number("--degree", degree, positive=True)
     possible = routers * (routers - 1) // 2
-    edges = max(routers - 1, int(round(routers * degree / 2)))
+    edges = max(routers - 1, round(routers * degree / 2))
     if edges > possible:
         raise GenerateError(f"--degree: at most {routers - 1} with {routers} routers, got {degree:g}")
     _check_links(edges + hosts)
@@ -451,7 +451,8 @@ def _wrapped(values: list, indent: str, width: int = 100) -> str:
     """A JSON list of strings over as many lines as needed, `width` characters at most each."""
     if not values:
         return "[]"
-    lines, line = [], []
+    lines: list = []
+    line: list = []
     length = len(indent) + 2
     for value in values:
         text = json.dumps(value)
