@@ -13,8 +13,16 @@ from collections import Counter, deque
 import pytest
 
 from netsim.generate_cli import generate_main
-from topologies.generate import (Common, GenerateError, dumbbell, dumps, fat_tree, leaf_spine,
-                                 parking_lot, random_graph)
+from topologies.generate import (
+    Common,
+    GenerateError,
+    dumbbell,
+    dumps,
+    fat_tree,
+    leaf_spine,
+    parking_lot,
+    random_graph,
+)
 from topologies.loader import load_topology
 
 
