@@ -22,12 +22,13 @@ EXTRA_FILES = ("fct",)      # written only by some runs (fct.csv: workloads)
 _ENTITY_KEY = {"links": "link", "flows": "flow", "hosts": "host"}
 
 
-def down_spans(spec, link_id: str, end_s: float) -> list:
-    """[start_s, end_s] of every span in which the link was down (the topology's `events` up to
-    the end of the run; a span still open at the end closes at the end)."""
+def down_spans(events, end_s: float) -> list:
+    """[start_s, end_s] of every span in which a link was down, from its events (the topology's
+    `events` naming it, in file order) up to the end of the run; a span still open at the end
+    closes at the end."""
     spans, down_at = [], None
-    for event in spec.events:
-        if event.link != link_id or event.at_s > end_s:
+    for event in events:
+        if event.at_s > end_s:
             continue
         if event.action == "down" and down_at is None:
             down_at = event.at_s
@@ -224,9 +225,14 @@ class Results:
             } if getattr(flow, "kind", "bulk") == "bulk" else _rate_flow_fields(flow, end_s, mbit, mb)
         links = {}
         queues = {ls.id: ls.queue["discipline"] for ls in spec.links if ls.queue}
+        link_specs = {ls.id: ls for ls in spec.links}          # O(1) lookups, not a scan per link
+        link_events: dict = {}
+        for event in spec.events:
+            link_events.setdefault(event.link, []).append(event)
         for link in net.links.values():
             directions = {}
-            capacity_bps = mean_capacity_bps(spec.link(link.id), end_s)
+            ls = link_specs[link.id]
+            capacity_bps = mean_capacity_bps(ls, end_s)
             for d in link.directions:
                 d.settle(end_s)
                 rate_bps = d.tx_bytes * 8.0 / end_s if end_s > 0 else 0.0
@@ -249,10 +255,10 @@ class Results:
                 }
             links[link.id] = {"ends": [n.id for n in link.ends], "rate_mbps": _round(link.rate_bps / mbit),
                               "delay_ms": _round(link.delay_s * 1e3), "buffer_kb": _round(link.buffer_bytes / kb),
-                              "duplex": link.duplex, "down_s": down_spans(spec, link.id, end_s),
+                              "duplex": link.duplex,
+                              "down_s": down_spans(link_events.get(link.id, ()), end_s),
                               "queue": queues.get(link.id, "droptail"),
                               "directions": directions}
-            ls = spec.link(link.id)
             if ls.rate_schedule or ls.delay_schedule:      # time-varying link
                 links[link.id].update(
                     rate_mbps=_round(ls.rate_bps / mbit), delay_ms=_round(ls.delay_s * 1e3),

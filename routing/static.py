@@ -6,10 +6,20 @@ router and destination host, the next hop is the link that
 minimises (link cost + distance of the neighbour to the destination); equal costs (within a
 relative 1e-9) are broken by the link's position in the topology file, first wins. The same rule
 is the reference for dynamic routing.
+
+How it is computed (`ShortestPaths`): one adjacency structure of the routers, built once; then a
+plain heap Dijkstra per *attachment* rather than per host: hosts that reach the routers through
+the same links at the same costs (every host of an access router, typically) have the same
+distances, so one search serves them all, and so does each router's choice of next hop, except at
+the routers attached to the host itself. The search relaxes neighbours in the order of the links
+in the file and breaks equal heap keys by insertion, so its floating-point distances are exactly
+those of a textbook per-destination Dijkstra over the same graph (the tests compare it with
+networkx's). Cost: O(attachments x links x log routers) to compute, O(routers x hosts) to fill the
+forwarding tables, no graph object per destination.
 """
 from __future__ import annotations
 
-import networkx as nx
+from heapq import heappop, heappush
 
 from components.node import Router
 
@@ -32,6 +42,167 @@ def pick_next_hop(candidates):
     return next(c for c in candidates if c[0] <= limit)
 
 
+def _keep_lowest(neighbours: dict, node, weight) -> None:
+    """Add an edge to an adjacency dict; a parallel edge keeps the first position, lowest weight."""
+    if node not in neighbours or neighbours[node] > weight:
+        neighbours[node] = weight
+
+
+def dijkstra(adjacency: dict, starts) -> dict:
+    """Distances from a virtual source over `adjacency` (node -> {neighbour: weight}, in link
+    order). `starts` are (node, distance) pairs, the source's own edges in link order. Neighbours
+    are relaxed in adjacency order and equal keys leave the heap in insertion order."""
+    dist: dict = {}
+    seen: dict = {}
+    heap: list = []
+    count = 0
+    for node, d in starts:
+        if node not in seen or d < seen[node]:
+            seen[node] = d
+            heappush(heap, (d, count, node))
+            count += 1
+    while heap:
+        d, _, v = heappop(heap)
+        if v in dist:
+            continue
+        dist[v] = d
+        for u, weight in adjacency[v].items():
+            if u in dist:
+                continue
+            vu = d + weight
+            if u not in seen or vu < seen[u]:
+                seen[u] = vu
+                heappush(heap, (vu, count, u))
+                count += 1
+    return dist
+
+
+def _choose(ports, dist, destination=None):
+    """(cost, hop) of a router's ports [(cost, far, hop)] by the tie rule; `destination` (at
+    distance 0) is a far end too. None if no port leads anywhere."""
+    candidates = []
+    for cost, far, hop in ports:
+        if far == destination:
+            candidates.append((cost + 0, hop))
+        else:
+            d = dist.get(far)
+            if d is not None:
+                candidates.append((cost + d, hop))
+    if not candidates:
+        return None
+    lowest = min(c for c, _ in candidates)
+    limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
+    for candidate in candidates:
+        if candidate[0] <= limit:
+            return candidate
+    return None    # pragma: no cover - the lowest is always within its own limit
+
+
+class _Attachment:
+    """The hosts reaching the routers through the same (router, cost) edges: one search."""
+
+    __slots__ = ("starts", "hosts", "dist", "choices", "near")
+
+    def __init__(self, starts: tuple):
+        self.starts = starts
+        self.hosts: list = []
+        self.dist: dict = {}
+        self.choices: dict = {}     # router -> (cost, hop), routers not attached to the hosts
+        self.near: dict = {}        # (router, host) -> (cost, hop), routers attached to them
+
+
+class ShortestPaths:
+    """Shortest-path routes of every router towards every host.
+
+    `routers` and `hosts` are node keys, `edges` are (end, end, cost) in file order, `ports` maps
+    each router to its ports [(cost, far end, hop)] in its link order (the tie order); a hop is
+    whatever the caller wants back (a `LinkDirection`, a link index). `entry(router, host)` is
+    the chosen (cost, hop) or None when the router cannot reach the host."""
+
+    def __init__(self, routers, hosts, edges, ports: dict):
+        is_router = set(routers)
+        self.routers = list(routers)
+        self.hosts = list(hosts)
+        self.ports = ports
+        adjacency: dict = {r: {} for r in self.routers}
+        host_edges: dict = {h: {} for h in self.hosts}
+        for a, b, weight in edges:
+            if a in is_router:
+                if b in is_router:
+                    _keep_lowest(adjacency[a], b, weight)
+                    _keep_lowest(adjacency[b], a, weight)
+                elif b in host_edges:
+                    _keep_lowest(host_edges[b], a, weight)
+            elif b in is_router and a in host_edges:
+                _keep_lowest(host_edges[a], b, weight)
+        self.adjacency = adjacency
+        attachments: dict = {}
+        self._attachment_of: dict = {}
+        for host in self.hosts:
+            starts = tuple(host_edges[host].items())
+            attachment = attachments.get(starts)
+            if attachment is None:
+                attachment = attachments[starts] = _Attachment(starts)
+            attachment.hosts.append(host)
+            self._attachment_of[host] = attachment
+        self.attachments = list(attachments.values())
+        for attachment in self.attachments:
+            self._solve(attachment)
+
+    def _solve(self, attachment: _Attachment) -> None:
+        dist = attachment.dist = dijkstra(self.adjacency, attachment.starts)
+        near = {router for router, _ in attachment.starts}
+        for router in dist:
+            if router in near:
+                for host in attachment.hosts:
+                    chosen = _choose(self.ports[router], dist, host)
+                    if chosen is not None:
+                        attachment.near[router, host] = chosen
+            else:
+                chosen = _choose(self.ports[router], dist)
+                if chosen is not None:
+                    attachment.choices[router] = chosen
+
+    def entry(self, router, host):
+        """(cost, hop) of `router`'s route to `host`, or None."""
+        attachment = self._attachment_of[host]
+        found = attachment.near.get((router, host))
+        return found if found is not None else attachment.choices.get(router)
+
+    def distance(self, router, host):
+        """Shortest-path cost from `router` to `host` (None if unreachable)."""
+        entry = self.entry(router, host)
+        return None if entry is None else entry[0]
+
+    def table(self, router) -> dict:
+        """host -> (cost, hop) of every host `router` reaches, in host order."""
+        out = {}
+        for host in self.hosts:
+            entry = self.entry(router, host)
+            if entry is not None:
+                out[host] = entry
+        return out
+
+    def hops(self) -> dict:
+        """router -> {host: hop}, every route (built by whole attachments at once)."""
+        tables: dict = {router: {} for router in self.routers}
+        for attachment in self.attachments:
+            hosts = attachment.hosts
+            for router, (_, hop) in attachment.choices.items():
+                tables[router].update(dict.fromkeys(hosts, hop))
+            for (router, host), (_, hop) in attachment.near.items():
+                tables[router][host] = hop
+        return tables
+
+
+def network_paths(routers, hosts, links, cost=link_cost) -> ShortestPaths:
+    """`ShortestPaths` of a built network: hops are outgoing `LinkDirection`s."""
+    ports = {router: [(cost(link), d.dst, d) for link, d in zip(router.links, router.out)]
+             for router in routers}
+    edges = [(link.ends[0], link.ends[1], cost(link)) for link in links]
+    return ShortestPaths(routers, hosts, edges, ports)
+
+
 def distances_to(destination, routers, links, cost=link_cost, is_router=None) -> dict:
     """Shortest-path cost from every router (and the destination) to `destination`.
 
@@ -40,32 +211,29 @@ def distances_to(destination, routers, links, cost=link_cost, is_router=None) ->
     if is_router is None:
         def is_router(node):
             return isinstance(node, Router)
-    graph = nx.Graph()
-    graph.add_node(destination)
-    graph.add_nodes_from(routers)
-    for link in links:
-        a, b = link.ends
-        if (a == destination or is_router(a)) and (b == destination or is_router(b)):
-            weight = cost(link)
-            if not graph.has_edge(a, b) or graph[a][b]["weight"] > weight:
-                graph.add_edge(a, b, weight=weight)
-    return nx.single_source_dijkstra_path_length(graph, destination, weight="weight")
+    routers = [r for r in routers if is_router(r)]
+    edges = [(link.ends[0], link.ends[1], cost(link)) for link in links]
+    adjacency: dict = {r: {} for r in routers}
+    starts: dict = {}
+    for a, b, weight in edges:
+        if a in adjacency and b in adjacency:
+            _keep_lowest(adjacency[a], b, weight)
+            _keep_lowest(adjacency[b], a, weight)
+        elif a == destination and b in adjacency:
+            _keep_lowest(starts, b, weight)
+        elif b == destination and a in adjacency:
+            _keep_lowest(starts, a, weight)
+    dist = {destination: 0}
+    dist.update(dijkstra(adjacency, starts.items()))
+    return dist
 
 
 def shortest_routes(destination, routers, links, cost=link_cost) -> dict:
     """Router -> (cost, outgoing LinkDirection) towards `destination`; routers with no path are
-    absent. A router's links are attached in file order, so `pick_next_hop` implements the
-    documented tie rule."""
-    dist = distances_to(destination, routers, links, cost)
-    table = {}
-    for router in routers:
-        if router not in dist:
-            continue
-        chosen = pick_next_hop((cost(link) + dist[d.dst], d) for link, d in zip(router.links, router.out)
-                               if d.dst in dist)
-        if chosen is not None:
-            table[router] = chosen
-    return table
+    absent. A router's links are attached in file order, so the documented tie rule applies."""
+    paths = network_paths(routers, [destination], links, cost)
+    return {router: entry for router in routers
+            if (entry := paths.entry(router, destination)) is not None}
 
 
 def next_hops(destination, routers, links, cost=link_cost) -> dict:
@@ -73,46 +241,40 @@ def next_hops(destination, routers, links, cost=link_cost) -> dict:
     return {router: d for router, (_, d) in shortest_routes(destination, routers, links, cost).items()}
 
 
-def install_static_routes(routers, hosts, links, cost=link_cost) -> dict:
+def install_static_routes(routers, hosts, links, cost=link_cost) -> ShortestPaths:
     """Fill every router's forwarding table with shortest paths to every host.
 
-    Returns router -> {host: (cost, direction)}, the installed tables with their costs."""
-    tables: dict = {router: {} for router in routers}
-    for host in hosts:
-        for router, (total, d) in shortest_routes(host, routers, links, cost).items():
-            router.routes[host] = d
-            tables[router][host] = (total, d)
-    return tables
+    Returns the `ShortestPaths` (costs and directions of the installed routes, by `entry`)."""
+    paths = network_paths(routers, hosts, links, cost)
+    for router, table in paths.hops().items():
+        router.routes.update(table)
+    return paths
+
+
+def plain_paths(routers, hosts, links) -> ShortestPaths:
+    """`ShortestPaths` of a topology given as plain data, without building it: `routers` and
+    `hosts` are node ids, `links` are (link id, (end, end), cost_s) in file order. Hops are
+    (link index, next node id)."""
+    ports: dict = {router: [] for router in routers}
+    for index, (_, (a, b), cost_s) in enumerate(links):
+        if a in ports:
+            ports[a].append((cost_s, b, (index, b)))
+        if b in ports:
+            ports[b].append((cost_s, a, (index, a)))
+    edges = [(a, b, cost_s) for _, (a, b), cost_s in links]
+    return ShortestPaths(routers, hosts, edges, ports)
 
 
 def plain_next_hops(routers, hosts, links) -> dict:
-    """The static forwarding tables of a topology given as plain data, without building it:
-    `routers` and `hosts` are node ids, `links` are (link id, (end, end), cost_s) in file order.
+    """The static forwarding tables of a topology given as plain data (see `plain_paths`).
     Returns (router id, host id) -> (cost_s, link index, next node id), by the same distances and
     tie rule as `install_static_routes` (a router's links in file order)."""
-    router_set = set(routers)
-
-    class _Edge:
-        __slots__ = ("ends", "cost_s")
-
-        def __init__(self, ends, cost_s):
-            self.ends, self.cost_s = ends, cost_s
-
-    edges = [_Edge(tuple(ends), cost_s) for _, ends, cost_s in links]
-    attached: dict = {node: [] for node in list(routers) + list(hosts)}
-    for index, (_, (a, b), cost_s) in enumerate(links):
-        attached[a].append((index, b, cost_s))
-        attached[b].append((index, a, cost_s))
+    paths = plain_paths(routers, hosts, links)
     tables = {}
-    for host in hosts:
-        dist = distances_to(host, routers, edges, cost=lambda edge: edge.cost_s,
-                            is_router=router_set.__contains__)
-        for router in routers:
-            if router not in dist:
-                continue
-            chosen = pick_next_hop((cost_s + dist[far], (index, far))
-                                   for index, far, cost_s in attached[router] if far in dist)
-            if chosen is not None:
-                total, (index, far) = chosen
+    for host in paths.hosts:
+        for router in paths.routers:
+            entry = paths.entry(router, host)
+            if entry is not None:
+                total, (index, far) = entry
                 tables[router, host] = (total, index, far)
     return tables

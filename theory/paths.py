@@ -1,8 +1,9 @@
 """The routes of a topology's flows and their base round trips, from the spec alone.
 
 Paths follow the static shortest-path tables every run starts with, computed by the routing code
-itself (`routing.static.plain_next_hops`, the same distances and tie rule that fill the routers'
-tables) on the topology's plain data: no network is built. A hop is a `Hop`: one direction of a
+itself (`routing.static.plain_paths`, the same distances and tie rule that fill the routers'
+tables) on the topology's plain data: no network is built, and a route is looked up per router
+and destination when a path asks for it (no routers x hosts table). A hop is a `Hop`: one direction of a
 link. Hosts do not forward, so a path leaves its source host on the host's one link and then
 follows the routers' tables.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from routing.static import plain_next_hops
+from routing.static import plain_paths
 
 
 class NoRouteError(ValueError):
@@ -44,12 +45,14 @@ class Paths:
     def __init__(self, spec):
         self.spec = spec
         self.links = list(spec.links)
-        self.tables = plain_next_hops(list(spec.routers), list(spec.hosts),
-                                      [(ls.id, ls.ends, _cost_s(ls)) for ls in self.links])
+        self.routes = plain_paths(list(spec.routers), list(spec.hosts),
+                                  [(ls.id, ls.ends, _cost_s(ls)) for ls in self.links])
+        self._routers = set(spec.routers)
         self._host_link = {}
+        hosts = set(spec.hosts)
         for ls in self.links:
             for index, end in enumerate(ls.ends):
-                if end in spec.hosts:
+                if end in hosts:
                     self._host_link.setdefault(end, Hop(ls, index))
 
     def path(self, src: str, dst: str) -> list:
@@ -59,10 +62,10 @@ class Paths:
             if node == src:
                 hop = self._host_link.get(src)
             else:
-                entry = self.tables.get((node, dst))
+                entry = self.routes.entry(node, dst) if node in self._routers else None
                 hop = None
                 if entry is not None:
-                    link = self.links[entry[1]]
+                    link = self.links[entry[1][0]]
                     hop = Hop(link, 0 if link.ends[0] == node else 1)
             if hop is None or hop in seen:
                 raise NoRouteError(f"no loop-free route from {src} to {dst}")

@@ -7,7 +7,7 @@ from flows import ALGORITHMS
 from flows.cbr import RateFlow
 from flows.transport import Flow
 from routing.distance_vector import start_distance_vector
-from routing.static import install_static_routes
+from routing.static import ShortestPaths, install_static_routes
 from simulator.engine import Simulator
 from topologies.spec import TopologySpec
 
@@ -70,13 +70,15 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
     net = Network(spec, sim, hosts, routers, links, flows)
     router_list, host_list = list(routers.values()), list(hosts.values())
     static = install_static_routes(router_list, host_list, list(links.values()))
-    for router, table in static.items():
+    dynamic = spec.routing.protocol == "bellman-ford"
+    for router, table in initial_route_entries(spec, net, static, dynamic):
         net.log_routes(0.0, router, table)
-    if spec.routing.protocol == "bellman-ford":
+    if dynamic:
         net.agents = start_distance_vector(
             sim, router_list, host_list, update_interval_s=spec.routing.update_interval_s,
             settle_s=spec.routing.settle_s, packet_bytes=sizes.routing_bytes,
-            on_install=net.log_routes, installed=static)
+            on_install=net.log_routes,
+            installed={router: static.table(router) for router in router_list})
     for ls in spec.links:                      # time-varying links: changes at their times
         link = links[ls.id]
         for changes, change in ((ls.rate_schedule, link.set_rate), (ls.delay_schedule, link.set_delay)):
@@ -90,3 +92,63 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
     for event in spec.events:
         sim.schedule_at(event.at_s, net.apply_event, event)
     return net
+
+
+def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPaths,
+                          dynamic: bool) -> list:
+    """The t = 0 entries routes.csv logs, as [(router, {host: (cost_s, direction)})] in router
+    order, hosts in file order: with static routing the entries the flows' packets use (every
+    router on the data path of a flow towards its destination, and on its ACK path towards its
+    source; for a workload, between every sender and receiver it may draw); with Bellman-Ford,
+    whose later changes may move a flow onto any router, every router's entry towards every host
+    a flow or workload sends to. Cost O(entries logged + path lengths), never routers x hosts
+    unless the flows ask for it."""
+    hosts, routers = net.hosts, net.routers
+    pairs = [(fs.src, fs.dst) for fs in spec.flows]
+    workload_pairs = [(ws.src, ws.dst) for ws in spec.workloads]
+    order = {host_id: index for index, host_id in enumerate(spec.hosts)}
+    wanted: dict = {}                                  # router -> {host ids}
+    if dynamic:
+        ends = {h for pair in pairs for h in pair}
+        ends.update(h for sources, sinks in workload_pairs for h in (*sources, *sinks))
+        if ends:
+            for router in routers.values():
+                wanted[router] = ends
+    else:
+        by_destination: dict = {}
+        for src, dst in pairs:
+            by_destination.setdefault(dst, set()).add(src)
+            by_destination.setdefault(src, set()).add(dst)
+        for sources, sinks in workload_pairs:
+            for dst in sinks:
+                by_destination.setdefault(dst, set()).update(sources)
+            for src in sources:
+                by_destination.setdefault(src, set()).update(sinks)
+        for dst_id, src_ids in by_destination.items():
+            dst = hosts[dst_id]
+            marked: set = set()
+            for src_id in src_ids:
+                if src_id == dst_id:
+                    continue
+                node = hosts[src_id].out[0].dst        # a host has exactly one link
+                while isinstance(node, Router) and node not in marked:
+                    marked.add(node)
+                    entry = static.entry(node, dst)
+                    if entry is None:
+                        break
+                    node = entry[1].dst
+            for router in marked:
+                wanted.setdefault(router, set()).add(dst_id)
+    out = []
+    for router in routers.values():
+        ids = wanted.get(router)
+        if not ids:
+            continue
+        table = {}
+        for host_id in sorted(ids, key=order.__getitem__):
+            entry = static.entry(router, hosts[host_id])
+            if entry is not None:
+                table[hosts[host_id]] = entry
+        if table:
+            out.append((router, table))
+    return out

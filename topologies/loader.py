@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import os
-from collections import deque
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -664,27 +663,43 @@ def _check_host_links(top: _Where, kinds: dict, links: list) -> None:
                               f"a host has exactly one link")
 
 
-def _adjacency(kinds: dict, links: list) -> dict:
-    adjacency = {node: set() for node in kinds}
+def _components(kinds: dict, links: list) -> dict:
+    """Node -> label of its connected component when hosts do not forward: routers joined by
+    router-router links (union-find, computed once), a host with the component of the router at
+    the other end of its one link (two hosts linked to each other form their own component).
+    Two hosts can reach each other iff their labels are equal."""
+    parent = {node: node for node, kind in kinds.items() if kind == "router"}
+
+    def find(node):
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    host_links = []
     for link in links:
         a, b = link.ends
-        adjacency[a].add(b)
-        adjacency[b].add(a)
-    return adjacency
+        if a in parent and b in parent:
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                parent[rb] = ra
+        else:
+            host_links.append((a, b))
+    component = {router: find(router) for router in parent}
+    for a, b in host_links:
+        if a in parent:
+            component[b] = component[a]
+        elif b in parent:
+            component[a] = component[b]
+        else:                      # host - host: the two of them
+            component[a] = component[b] = ("hosts", a, b)
+    return component
 
 
-def _connected(src: str, dst: str, adjacency: dict, kinds: dict) -> bool:
+def _connected(src: str, dst: str, components: dict) -> bool:
     """Is there a path src -> dst whose intermediate nodes are all routers (hosts do not forward)?"""
-    seen = {src}
-    queue = deque([src])
-    while queue:
-        for neighbour in adjacency[queue.popleft()]:
-            if neighbour == dst:
-                return True
-            if neighbour not in seen and kinds[neighbour] == "router":
-                seen.add(neighbour)
-                queue.append(neighbour)
-    return False
+    label = components.get(src)
+    return label is not None and label == components.get(dst)
 
 
 # -- flows -----------------------------------------------------------------------------------------
@@ -692,7 +707,7 @@ def _connected(src: str, dst: str, adjacency: dict, kinds: dict) -> bool:
 @dataclass(frozen=True)
 class _FlowContext:
     kinds: dict
-    adjacency: dict
+    components: dict          # node -> connected component (`_components`)
     units: UnitSystem
     transport: TransportSpec
     algorithms: dict          # the file's per-algorithm parameter overrides
@@ -758,7 +773,7 @@ def _rate_flow(where: _Where, item: dict, ctx: _FlowContext, kind: str) -> FlowS
     dst = _host_ref(where, "dst", item["dst"], ctx.kinds)
     if src == dst:
         raise where.field_error("dst", f"expected a host other than src, got {quote(dst)}")
-    if not _connected(src, dst, ctx.adjacency, ctx.kinds):
+    if not _connected(src, dst, ctx.components):
         raise where.error(f"hosts {quote(src)} and {quote(dst)} are not connected")
     rate = _number(where, "rate_mbps", item["rate_mbps"], POSITIVE)
     on_s = off_s = None
@@ -815,7 +830,7 @@ def _flow(where: _Where, item: dict, ctx: _FlowContext) -> FlowSpec:
         raise where.field_error("ecn", f"algorithm {quote(algorithm)} needs ECN: expected true, "
                                        f"got {show(item.get('ecn', False))}")
     delayed_ack = _delayed_ack(where, item.get("delayed_ack", False))
-    if not _connected(src, dst, ctx.adjacency, ctx.kinds):
+    if not _connected(src, dst, ctx.components):
         raise where.error(f"hosts {quote(src)} and {quote(dst)} are not connected")
     return FlowSpec(id=item["id"], src=src, dst=dst, data_bytes=data_bytes, start_s=start_s,
                     algorithm=algorithm, params=params, transport=transport, ecn=ecn,
@@ -900,7 +915,7 @@ def _workload(where: _Where, item: dict, ctx: _FlowContext) -> WorkloadSpec:
         raise where.field_error("dst", "expected a host other than the only src")
     for a in src:
         for b in dst:
-            if a != b and not _connected(a, b, ctx.adjacency, ctx.kinds):
+            if a != b and not _connected(a, b, ctx.components):
                 raise where.error(f"hosts {quote(a)} and {quote(b)} are not connected")
     rate = float(_number(where, "arrivals_per_s", item["arrivals_per_s"], POSITIVE))
     sizes = item["sizes"]
@@ -1008,7 +1023,7 @@ def _build(label: str, data, default_name: str, override: str | None) -> Topolog
     kinds = _nodes(top, data)
     links = _links(top, data, kinds, units, duplex)
     _check_host_links(top, kinds, links)
-    ctx = _FlowContext(kinds, _adjacency(kinds, links), units, transport, algorithms, override)
+    ctx = _FlowContext(kinds, _components(kinds, links), units, transport, algorithms, override)
     flows = _flows(top, data, ctx)
     events = _events(top, data, links)
     workloads = _workloads(top, data, ctx)

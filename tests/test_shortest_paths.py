@@ -1,0 +1,162 @@
+"""Static shortest paths (routing.static): the one-adjacency, per-attachment heap Dijkstra gives
+exactly the routes and costs of the documented rule computed the textbook way, one networkx
+graph and Dijkstra per destination host, next hop by (link cost + neighbour's distance) with
+ties within a relative 1e-9 broken by the link's position in the file."""
+from __future__ import annotations
+
+import networkx as nx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from components.link import Link
+from components.node import Host, Router
+from routing.static import (ShortestPaths, install_static_routes, pick_next_hop, plain_next_hops,
+                            plain_paths)
+from simulator.engine import Simulator
+
+# small integers make equal-cost paths common; the decimals make float sums order-sensitive
+COSTS = st.sampled_from([0.001, 0.002, 0.003, 0.1, 0.2, 0.3, 0.7, 1.0, 2.0, 3.0])
+
+
+@st.composite
+def plain_topologies(draw):
+    """(routers, hosts, links) as plain data: random router links (parallel links allowed, the
+    graph possibly disconnected), one link per host, to a router or now and then to a host."""
+    n_routers = draw(st.integers(1, 12))
+    routers = [f"R{i}" for i in range(n_routers)]
+    links = []
+    for _ in range(draw(st.integers(0, 3 * n_routers))):
+        a, b = draw(st.sampled_from(routers)), draw(st.sampled_from(routers))
+        if a != b:
+            links.append((f"L{len(links)}", (a, b), draw(COSTS)))
+    hosts = [f"H{i}" for i in range(draw(st.integers(1, 10)))]
+    unlinked = list(hosts)
+    while unlinked:
+        host = unlinked.pop()
+        if unlinked and draw(st.integers(0, 9)) == 0:      # a host-to-host link
+            other = unlinked.pop()
+            ends = (host, other)
+        else:
+            router = draw(st.sampled_from(routers))
+            ends = (host, router) if draw(st.booleans()) else (router, host)
+        links.append((f"A{host}", ends, draw(COSTS)))
+    order = draw(st.permutations(range(len(links))))     # file order decides ties
+    return routers, hosts, [links[i] for i in order]
+
+
+def reference_tables(routers, hosts, links) -> dict:
+    """(router, host) -> (cost, link index, next node), the textbook way: a networkx graph of the
+    destination and the routers for every destination, Dijkstra from it, then every router's
+    links in file order through the tie rule."""
+    router_set = set(routers)
+    attached = {r: [] for r in routers}
+    for index, (_, (a, b), cost) in enumerate(links):
+        if a in attached:
+            attached[a].append((index, b, cost))
+        if b in attached:
+            attached[b].append((index, a, cost))
+    tables = {}
+    for host in hosts:
+        graph = nx.Graph()
+        graph.add_node(host)
+        graph.add_nodes_from(routers)
+        for _, (a, b), cost in links:
+            if (a == host or a in router_set) and (b == host or b in router_set):
+                if not graph.has_edge(a, b) or graph[a][b]["weight"] > cost:
+                    graph.add_edge(a, b, weight=cost)
+        dist = nx.single_source_dijkstra_path_length(graph, host, weight="weight")
+        for router in routers:
+            if router not in dist:
+                continue
+            chosen = pick_next_hop((cost + dist[far], (index, far))
+                                   for index, far, cost in attached[router] if far in dist)
+            if chosen is not None:
+                tables[router, host] = (chosen[0], chosen[1][0], chosen[1][1])
+    return tables
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plain_topologies())
+def test_routes_and_costs_equal_a_networkx_dijkstra_per_destination(topology):
+    routers, hosts, links = topology
+    assert plain_next_hops(routers, hosts, links) == reference_tables(routers, hosts, links)
+
+
+def build(routers, hosts, links):
+    """The plain topology as components (links attached in file order)."""
+    sim = Simulator(1)
+    nodes = {r: Router(r) for r in routers}
+    nodes.update({h: Host(h) for h in hosts})
+    built = [Link(sim, lid, nodes[a], nodes[b], 1e6, 0.001, 10_000, "full", cost)
+             for lid, (a, b), cost in links]
+    return nodes, built
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plain_topologies())
+def test_installed_tables_follow_the_plain_tables(topology):
+    routers, hosts, links = topology
+    nodes, built = build(routers, hosts, links)
+    router_objs = [nodes[r] for r in routers]
+    host_objs = [nodes[h] for h in hosts]
+    paths = install_static_routes(router_objs, host_objs, built)
+    expected = reference_tables(routers, hosts, links)
+    got = {}
+    for router in router_objs:
+        for host, d in router.routes.items():
+            cost, same_d = paths.entry(router, host)
+            assert same_d is d
+            got[router.id, host.id] = (cost, built.index(d.link), d.dst.id)
+    assert got == expected
+    for router in router_objs:             # table(): the same entries, hosts in file order
+        assert list(paths.table(router)) == [h for h in host_objs if h in router.routes]
+
+
+def test_ties_go_to_the_first_link_in_the_file():
+    # R0 reaches H over R1 or R2 at the same cost; the link listed first wins, whatever the names
+    links = [("b", ("R0", "R2"), 1.0), ("a", ("R0", "R1"), 1.0), ("x", ("R1", "R3"), 1.0),
+             ("y", ("R2", "R3"), 1.0), ("h", ("R3", "H"), 1.0)]
+    tables = plain_next_hops(["R0", "R1", "R2", "R3"], ["H"], links)
+    assert tables["R0", "H"] == (3.0, 0, "R2")
+    links[0], links[1] = links[1], links[0]
+    assert plain_next_hops(["R0", "R1", "R2", "R3"], ["H"], links)["R0", "H"] == (3.0, 0, "R1")
+
+
+def test_costs_within_the_tolerance_are_ties_and_beyond_it_are_not():
+    def route(bottom_cost):
+        links = [("top", ("R0", "R1"), 1.0), ("bottom", ("R0", "R2"), bottom_cost),
+                 ("t", ("R1", "R3"), 1.0), ("u", ("R2", "R3"), 1.0), ("h", ("R3", "H"), 1.0)]
+        return plain_next_hops(["R0", "R1", "R2", "R3"], ["H"], links)["R0", "H"][2]
+    assert route(1.0 - 0.5e-9 * 3) == "R1"          # cheaper, but within 1e-9 of 3: a tie
+    assert route(1.0 - 2e-9 * 3) == "R2"            # cheaper beyond the tolerance
+
+
+def test_one_search_per_attachment_not_per_host():
+    # 50 hosts on each of two routers: two searches serve the 100 destinations
+    links = [("core", ("R0", "R1"), 1.0)]
+    links += [(f"a{i}", (f"H{i}", "R0" if i < 50 else "R1"), 0.5) for i in range(100)]
+    paths = plain_paths(["R0", "R1"], [f"H{i}" for i in range(100)], links)
+    assert len(paths.attachments) == 2
+    assert paths.entry("R0", "H99") == (1.5, (0, "R1"))
+    assert paths.entry("R0", "H3") == (0.5, (4, "H3"))
+    assert paths.distance("R1", "H3") == 1.5
+
+
+def test_unreachable_hosts_have_no_entry():
+    links = [("l", ("R0", "R1"), 1.0), ("a", ("H0", "R0"), 1.0), ("b", ("H1", "R2"), 1.0),
+             ("c", ("H2", "H3"), 1.0)]
+    paths = plain_paths(["R0", "R1", "R2"], ["H0", "H1", "H2", "H3"], links)
+    assert paths.entry("R1", "H0") == (2.0, (0, "R0"))
+    assert paths.entry("R0", "H1") is None and paths.entry("R2", "H0") is None
+    assert all(paths.entry(r, h) is None for r in ("R0", "R1", "R2") for h in ("H2", "H3"))
+    assert isinstance(paths, ShortestPaths)
+
+
+@pytest.mark.parametrize("module", ["routing", "routing.static", "topologies", "netsim.run"])
+def test_the_run_path_does_not_import_networkx(module):
+    import subprocess
+    import sys
+    code = (f"import sys, {module}; "
+            f"sys.exit(1 if any(m == 'networkx' or m.startswith('networkx.') for m in sys.modules) else 0)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
