@@ -6,6 +6,20 @@ next interval. Link directions and hosts sleep while idle (see `simulator.sampli
 returns None when nothing happened in the interval and nothing is left to happen without a new
 packet, and their wake function is a counter that any new packet changes. A flow's probe sleeps
 before the flow starts and for good once it has finished; it writes no rows then.
+
+Sleepers cost nothing per tick (the `arm` protocol of `simulator.sampling`), and nothing is added
+to the per-packet path to achieve it:
+
+* a sleeping link direction is switched to a subclass of its own class (no new slots, the same
+  technique as the event trace's, netsim/trace.py) whose `send`, `lost_in_transit` and `fail` --
+  the only methods that change its wake counter -- switch it back, nudge the sampler and go on as
+  before. Awake directions run their own class untouched (`DirectionWatch`);
+* a flow that has not started is compared at its start time; a finished flow never again;
+* a sleeping host is nudged by either direction of its link when that direction wakes (every
+  packet it sends or receives is offered to one of them first). It sleeps that deeply only when
+  both directions sleep watched and nothing is in flight towards it (its incoming direction has
+  transmitted exactly the bytes the host received, and delivers straight to the host); otherwise
+  (packets propagating, an impairment or a failure guard in between) it is compared every tick.
 """
 from __future__ import annotations
 
@@ -22,15 +36,78 @@ LINK_IDLE_ROW = (0.0,) * (len(LINK_COLUMNS) - 1) + (math.nan,)   # no sojourn: e
 HOST_IDLE_ROW = (0.0,) * len(HOST_COLUMNS)
 
 
+class DirectionWatch:
+    """Wakes the probes of a run's sleeping link directions when their direction becomes active.
+
+    `watch(probe)` switches the probe's direction to a subclass of its class whose `send`,
+    `lost_in_transit` and `fail` first switch it back (`release`) and call the probe's `woke`;
+    one subclass per direction class and run. Nothing changes for a direction that is awake.
+    """
+
+    __slots__ = ("probes", "classes")
+
+    def __init__(self):
+        self.probes: dict = {}    # id(direction) -> the DirectionProbe of a watched direction
+        self.classes: dict = {}   # a direction class -> its watched subclass
+
+    def watch(self, probe: DirectionProbe) -> None:
+        d = probe.d
+        if id(d) in self.probes:
+            return
+        base = type(d)
+        watched = self.classes.get(base)
+        if watched is None:
+            watched = self.classes[base] = self._watched_class(base)
+        self.probes[id(d)] = probe
+        probe.base = base
+        d.__class__ = watched
+
+    def release(self, d) -> DirectionProbe:
+        """Switch `d` back to its own class; its probe."""
+        probe = self.probes.pop(id(d))
+        d.__class__ = probe.base
+        probe.base = None
+        return probe
+
+    def _watched_class(self, base: type) -> type:
+        release = self.release
+        send, lost_in_transit, fail = base.send, base.lost_in_transit, base.fail
+
+        def watched_send(d, packet):
+            release(d).woke()
+            return send(d, packet)
+
+        def watched_lost_in_transit(d):
+            release(d).woke()
+            lost_in_transit(d)
+
+        def watched_fail(d, now):
+            release(d).woke()
+            fail(d, now)
+
+        return type(f"Watched{base.__name__}", (base,),
+                    {"__slots__": (), "__doc__": f"A sleeping {base.__name__} (DirectionWatch).",
+                     "send": watched_send, "lost_in_transit": watched_lost_in_transit,
+                     "fail": watched_fail})
+
+
 class DirectionProbe:
-    """Rate, buffer occupancy, backlog, losses by cause and routing traffic of a link direction."""
+    """Rate, buffer occupancy, backlog, losses by cause and routing traffic of a link direction.
+    With a `DirectionWatch`, it can be armed (`arm`): the direction then nudges the sampler, and
+    the probes of the hosts it leaves and enters (`src_nudge`, `dst_nudge`), when it wakes."""
 
     __slots__ = ("d", "mbit", "kb", "tx_bytes", "dropped", "area_bytes", "area_pkts", "area_work",
                  "failures", "impaired", "routing_bytes", "marks", "aqm_drops", "tx_pkts",
-                 "soj_sum")
+                 "soj_sum", "watcher", "base", "nudge", "src_nudge", "dst_nudge")
 
-    def __init__(self, d, bits_per_mbit: float, bytes_per_kb: float):
+    def __init__(self, d, bits_per_mbit: float, bytes_per_kb: float,
+                 watch: DirectionWatch | None = None):
         self.d = d
+        self.watcher = watch
+        self.base = None           # the direction's own class while it is watched
+        self.nudge = None
+        self.src_nudge = None      # the nudge of the host the direction leaves, if armed
+        self.dst_nudge = None      # and of the host it enters
         self.mbit = float(bits_per_mbit)
         self.kb = float(bytes_per_kb)
         self.tx_bytes = self.dropped = self.failures = self.impaired = self.routing_bytes = 0
@@ -43,6 +120,26 @@ class DirectionProbe:
         way (the only things that can end an idle spell)."""
         d = self.d
         return d.arrived + d.impaired_drops + d.lost_in_flight
+
+    def arm(self, nudge) -> float:
+        """Asleep: have the direction call `nudge` when it wakes (see `DirectionWatch`)."""
+        if self.watcher is None:
+            return -math.inf
+        self.nudge = nudge
+        self.watcher.watch(self)
+        return math.inf
+
+    def disarm(self) -> None:
+        if self.base is not None:
+            self.watcher.release(self.d)
+
+    def woke(self) -> None:
+        """The direction left its sleep (called by the watched class)."""
+        self.nudge()
+        if self.src_nudge is not None:
+            self.src_nudge()
+        if self.dst_nudge is not None:
+            self.dst_nudge()
 
     def __call__(self, now: float, span: float):
         d = self.d
@@ -93,6 +190,13 @@ class FlowProbe:
         f = self.f
         return f.started, f.finish_s
 
+    def arm(self, nudge) -> float:
+        """Nothing changes before the start; a finished flow never changes again."""
+        f = self.f
+        if f.finish_s is not None:
+            return math.inf
+        return f.start_s if not f.started else -math.inf
+
     def __call__(self, now: float, span: float):
         f = self.f
         if now <= f.start_s:
@@ -116,18 +220,41 @@ class FlowProbe:
 
 
 class HostProbe:
-    """Bytes a host sent to and received from its link, as rates."""
+    """Bytes a host sent to and received from its link, as rates. Given the probes of its link's
+    directions (`direction_probes`: direction -> DirectionProbe), it can be armed (`arm`)."""
 
-    __slots__ = ("h", "mbit", "sent", "received")
+    __slots__ = ("h", "mbit", "sent", "received", "out_probe", "in_probe")
 
-    def __init__(self, h, bits_per_mbit: float):
+    def __init__(self, h, bits_per_mbit: float, direction_probes: dict | None = None):
         self.h = h
         self.mbit = float(bits_per_mbit)
         self.sent = self.received = 0
+        self.out_probe = self.in_probe = None
+        port = getattr(h, "port", None)
+        if direction_probes and port is not None:
+            for d in port.link.directions:
+                if d is port:
+                    self.out_probe = direction_probes.get(d)
+                elif d.dst is h:
+                    self.in_probe = direction_probes.get(d)
 
     def wake(self) -> int:
         h = self.h
         return h.sent_bytes + h.received_bytes
+
+    def arm(self, nudge) -> float:
+        """Nudged by its link's directions; compared every tick while either is awake, or while
+        anything may still arrive without passing through them (see the module docstring)."""
+        out, into = self.out_probe, self.in_probe
+        if out is None or into is None:
+            return -math.inf
+        out.src_nudge = into.dst_nudge = nudge
+        h = self.h
+        d = into.d
+        if (out.base is not None and into.base is not None and d.tx_bytes == h.received_bytes
+                and d.dst_receive == h.receive):
+            return math.inf
+        return -math.inf
 
     def __call__(self, now: float, span: float):
         h = self.h

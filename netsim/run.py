@@ -18,7 +18,8 @@ from pathlib import Path
 from simulator.sampling import Sampler
 from topologies.build import Network, build_network
 from netsim.probes import (FLOW_COLUMNS, HOST_COLUMNS, HOST_IDLE_ROW, LINK_COLUMNS,
-                               LINK_IDLE_ROW, DirectionProbe, FlowProbe, HostProbe)
+                               LINK_IDLE_ROW, DirectionProbe, DirectionWatch, FlowProbe,
+                               HostProbe)
 from netsim.results import Results
 from topologies.spec import TopologySpec
 from netsim.traces import RouteLog, TraceFile
@@ -89,19 +90,22 @@ class Run:
         self.traces = {"links": links, "flows": flows, "hosts": hosts}
         for name, table in self.traces.items():
             sampler.add_table(name, table)
+        watch = DirectionWatch()                  # sleepers cost nothing per tick (probes.py)
+        direction_probes = {}
         for link in net.links.values():
             for d in link.directions:
-                probe = DirectionProbe(d, mbit, kb)
+                probe = direction_probes[d] = DirectionProbe(d, mbit, kb, watch)
                 sampler.register(links, (link.id, d.label), probe, wake=probe.wake,
-                                 idle_row=LINK_IDLE_ROW)
+                                 idle_row=LINK_IDLE_ROW, arm=probe.arm, disarm=probe.disarm)
         for flow in net.flows.values():
             probe = FlowProbe(flow, mbit)
             self.flow_probes[flow.id] = probe
-            sampler.register(flows, (flow.id,), probe, wake=probe.wake)
+            sampler.register(flows, (flow.id,), probe, wake=probe.wake, arm=probe.arm)
             flow.on_finish = self._on_flow_finish
         for host in net.hosts.values():
-            probe = HostProbe(host, mbit)
-            sampler.register(hosts, (host.id,), probe, wake=probe.wake, idle_row=HOST_IDLE_ROW)
+            probe = HostProbe(host, mbit, direction_probes)
+            sampler.register(hosts, (host.id,), probe, wake=probe.wake, idle_row=HOST_IDLE_ROW,
+                             arm=probe.arm)
         routes = RouteLog(directory / "routes.csv")
         for row in net.route_log:                 # the tables installed while building
             routes.append(row)

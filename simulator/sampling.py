@@ -7,18 +7,31 @@ hands one row per entity to a table. A table is anything with ``prepare(key)`` a
 file, so that the memory of a run does not grow with the number of samples. The sampler knows
 nothing of what it samples.
 
-Idle entities cost almost nothing. A probe registered with a `wake` function may return None to
+Idle entities cost nothing per tick. A probe registered with a `wake` function may return None to
 say "my entity was idle in this interval, and stays idle until ``wake()`` returns something else":
-the sampler then stops calling it (the probe is *asleep*) and only compares ``wake()`` with the
-value it had, once per tick. With an `idle_row`, the sampler writes that row where the entity
-goes to sleep, at the end of the last idle interval before it wakes up again, and at the end of
-the run, so that a reader can tell an idle gap (bounded by idle rows) from missing data. When every
-probe is asleep, the sampler skips the ticks before the next scheduled event: nothing can change
-before it, so a network that waits for a far-future flow costs no sampling work.
+the sampler then stops calling it (the probe is *asleep*). With an `idle_row`, the sampler writes
+that row where the entity goes to sleep, at the end of the last idle interval before it wakes up
+again, and at the end of the run, so that a reader can tell an idle gap (bounded by idle rows)
+from missing data. When every probe is asleep, the sampler skips the ticks before the next
+scheduled event: nothing can change before it, so a network that waits for a far-future flow costs
+no sampling work.
+
+How a sleeper is noticed when it wakes is the probe's choice, through its `arm` function, called
+when the probe falls asleep (and again whenever a check finds it still asleep):
+``arm(nudge) -> float`` returns the simulated time before which ``wake()`` cannot change unless
+``nudge()`` is called (the probe arranges for its entity to call `nudge` when it becomes active).
+``math.inf``: only a nudge can wake it; a time t: compare ``wake()`` at the first tick at or after
+t; ``-math.inf`` (or any past time): compare ``wake()`` at every tick. A probe without `arm` is
+compared at every tick. Only the compared sleepers cost anything, so a network of idle entities
+armed with nudges costs nothing per tick; `disarm` (if given) undoes an arrangement when the run
+finishes. ``wake()`` stays the only judge: a nudge or a due time only says "compare now", so rows
+do not depend on how a probe is armed.
 """
 from __future__ import annotations
 
+import math
 from array import array
+from heapq import heappop, heappush
 
 SKIP = ()       # a probe's answer for "no row this time" that does not put it to sleep
 
@@ -57,19 +70,37 @@ class Table:
         return out
 
 
+AWAKE, POLLED, TIMED, DORMANT = 0, 1, 2, 3    # _Entry.mode: called each tick / asleep, and
+                                              # compared each tick / at a time / when nudged
+
+
 class _Entry:
     """One registered probe and its sampling state."""
 
-    __slots__ = ("table", "handle", "probe", "wake", "idle_row", "token", "last_row_s")
+    __slots__ = ("sampler", "table", "handle", "probe", "wake", "idle_row", "arm", "disarm",
+                 "token", "last_row_s", "mode", "stamp", "nudged", "timed_seq")
 
-    def __init__(self, table, handle, probe, wake, idle_row):
+    def __init__(self, sampler, table, handle, probe, wake, idle_row, arm, disarm):
+        self.sampler = sampler
         self.table = table
         self.handle = handle
         self.probe = probe
         self.wake = wake
         self.idle_row = idle_row
+        self.arm = arm
+        self.disarm = disarm
         self.token = None
         self.last_row_s = None    # time of the last row written for this entity
+        self.mode = AWAKE
+        self.stamp = 0            # order of falling asleep (sleepers wake in this order)
+        self.nudged = False
+        self.timed_seq = 0
+
+    def nudge(self) -> None:
+        """The entity may have changed: compare its wake() value at the next tick."""
+        if self.mode != AWAKE and not self.nudged:
+            self.nudged = True
+            self.sampler._nudged.append(self)
 
 
 class Sampler:
@@ -82,8 +113,9 @@ class Sampler:
     later interval would give `idle_row` (or no row) as long as ``wake()`` keeps its value.
     """
 
-    __slots__ = ("sim", "interval_s", "tables", "_awake", "_asleep", "_last_s", "_idle_until",
-                 "_running", "_origin_s", "_ticks", "_generation")
+    __slots__ = ("sim", "interval_s", "tables", "_awake", "_sleeping", "_polled", "_timed",
+                 "_nudged", "_stamps", "_timed_seqs", "_last_s", "_idle_until", "_running",
+                 "_origin_s", "_ticks", "_generation")
 
     def __init__(self, sim, interval_s: float):
         if not interval_s > 0:
@@ -92,7 +124,12 @@ class Sampler:
         self.interval_s = interval_s
         self.tables: dict = {}
         self._awake: list = []    # entries called every tick, in registration order
-        self._asleep: list = []   # entries waiting for their wake() value to change
+        self._sleeping: dict = {}  # every asleep entry, in the order they fell asleep
+        self._polled: list = []   # asleep entries compared every tick
+        self._timed: list = []    # heap of (time, seq, entry): asleep, compared from that time
+        self._nudged: list = []   # asleep entries nudged since the last tick
+        self._stamps = 0
+        self._timed_seqs = 0
         self._last_s = 0.0
         self._idle_until: float | None = None   # end of the ticks skipped while all slept
         self._running = False
@@ -110,16 +147,27 @@ class Sampler:
         """Use `table` (any object with ``prepare`` and ``append``) as table `name`."""
         self.tables[name] = table
 
-    def register(self, table, key: tuple, probe, *, wake=None, idle_row: tuple | None = None) -> None:
-        """Sample `probe` into `table` under `key`; see the class docstring for `wake`/`idle_row`."""
+    def register(self, table, key: tuple, probe, *, wake=None, idle_row: tuple | None = None,
+                 arm=None, disarm=None) -> None:
+        """Sample `probe` into `table` under `key`; see the class docstring for `wake`/`idle_row`
+        and the module docstring for `arm`/`disarm`."""
         if idle_row is not None and wake is None:
             raise ValueError("idle_row needs a wake function")
-        self._awake.append(_Entry(table, table.prepare(tuple(key)), probe, wake, idle_row))
+        if (arm is not None or disarm is not None) and wake is None:
+            raise ValueError("arm and disarm need a wake function")
+        self._awake.append(_Entry(self, table, table.prepare(tuple(key)), probe, wake, idle_row,
+                                  arm, disarm))
 
     @property
     def asleep(self) -> int:
         """Number of probes asleep now."""
-        return len(self._asleep)
+        return len(self._sleeping)
+
+    @property
+    def compared(self) -> int:
+        """Number of sleeping probes whose wake() the next tick compares at the least (those
+        compared every tick, and those nudged since the last tick)."""
+        return len(self._polled) + len(self._nudged)
 
     def start(self) -> None:
         """Begin sampling from the current simulated time."""
@@ -168,8 +216,8 @@ class Sampler:
         span = now - last
         if span <= 0:
             return
-        if self._asleep:
-            self._wake_changed(last)
+        if self._sleeping:
+            self._wake_changed(last, now)
         awake = self._awake
         sleepers = None
         for entry in awake:
@@ -179,31 +227,67 @@ class Sampler:
                 entry.last_row_s = now
             elif values is None and entry.wake is not None:
                 if sleepers is None:
-                    sleepers = set()
-                sleepers.add(entry)
+                    sleepers = []
+                sleepers.append(entry)
                 entry.token = entry.wake()
                 if entry.idle_row is not None and entry.last_row_s != now:
                     entry.table.append(now, entry.handle, entry.idle_row)
                     entry.last_row_s = now
         if sleepers is not None:
-            self._awake = [entry for entry in awake if entry not in sleepers]
-            self._asleep.extend(entry for entry in awake if entry in sleepers)
+            sleeping = self._sleeping
+            for entry in sleepers:
+                entry.mode = POLLED       # (until armed) not AWAKE, so that it is not kept
+                self._stamps += 1
+                entry.stamp = self._stamps
+                sleeping[entry] = None
+                self._arm(entry, now)
+            self._awake = [entry for entry in awake if entry.mode == AWAKE]
         self._last_s = now
 
-    def _wake_changed(self, previous_s: float) -> None:
-        """Move to the awake list every sleeping probe whose wake() value changed; `previous_s`
-        ends the last interval in which they were idle."""
-        still = []
+    def _arm(self, entry: _Entry, now: float) -> None:
+        """File the asleep `entry` by when its wake() must next be compared."""
+        entry.nudged = False
+        when = -math.inf if entry.arm is None else entry.arm(entry.nudge)
+        if when <= now:
+            entry.mode = POLLED
+            self._polled.append(entry)
+        elif when == math.inf:
+            entry.mode = DORMANT
+        else:
+            entry.mode = TIMED
+            self._timed_seqs += 1
+            entry.timed_seq = self._timed_seqs
+            heappush(self._timed, (when, self._timed_seqs, entry))
+
+    def _wake_changed(self, previous_s: float, now: float) -> None:
+        """Move to the awake list every sleeping probe whose wake() value changed among those
+        due for a comparison; `previous_s` ends the last interval in which they were idle."""
+        due = self._polled
+        self._polled = []
+        if self._nudged:
+            due.extend(entry for entry in self._nudged if entry.mode != POLLED)
+            self._nudged = []
+        timed = self._timed
+        while timed and timed[0][0] <= now:
+            _, seq, entry = heappop(timed)
+            if entry.mode == TIMED and entry.timed_seq == seq and not entry.nudged:
+                due.append(entry)
+        if not due:
+            return
         woken = []
-        for entry in self._asleep:
+        for entry in due:
             if entry.wake() == entry.token:
-                still.append(entry)
+                self._arm(entry, now)
             else:
                 woken.append(entry)
         if not woken:
             return
-        self._asleep = still
+        woken.sort(key=_stamp)        # in the order they fell asleep
+        sleeping = self._sleeping
         for entry in woken:
+            entry.mode = AWAKE
+            entry.nudged = False
+            del sleeping[entry]
             if entry.idle_row is not None and entry.last_row_s is not None \
                     and entry.last_row_s < previous_s:
                 entry.table.append(previous_s, entry.handle, entry.idle_row)
@@ -212,12 +296,18 @@ class Sampler:
 
     def finish(self) -> None:
         """Record the last, possibly shorter, interval, close every idle gap with an idle row at
-        the end, and stop."""
+        the end, undo the probes' wake-up arrangements, and stop."""
         self.sample()
         now = self._last_s
-        for entry in self._asleep:
+        for entry in self._sleeping:
             if entry.idle_row is not None and entry.last_row_s is not None \
                     and entry.last_row_s < now:
                 entry.table.append(now, entry.handle, entry.idle_row)
                 entry.last_row_s = now
+            if entry.disarm is not None:
+                entry.disarm()
         self._running = False
+
+
+def _stamp(entry: _Entry) -> int:
+    return entry.stamp

@@ -78,7 +78,7 @@ def test_sparse_traces_carry_the_same_values_as_dense_ones(dumbbell):
     sparse = Run(spec).execute()
 
     class Dense(Sampler):          # a sampler whose probes never sleep: the reference
-        def register(self, table, key, probe, *, wake=None, idle_row=None):
+        def register(self, table, key, probe, *, wake=None, idle_row=None, **arming):
             def dense(now, span, probe=probe, idle_row=idle_row):
                 row = probe(now, span)
                 return idle_row if row is None and idle_row is not None else row
