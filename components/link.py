@@ -13,7 +13,9 @@ link's delay and arrives at the far node.
 Because the queue is FIFO and the rate constant, a packet's departure time is known the moment it
 is accepted. The direction therefore schedules the arrival at the far end directly, one event per
 packet and hop, and accounts lazily for packets leaving the buffer (in time order, before any later
-arrival or sample), which keeps buffer statistics exact.
+arrival or sample), which keeps buffer statistics exact. Arrivals come due in the order the packets
+were accepted, so they go on the transmitter's event line (`Simulator.schedule_line`): one heap
+entry per busy transmitter, not per packet in flight.
 
 Who owns what:
 
@@ -35,12 +37,14 @@ told at once (`Node.link_changed`).
 """
 from __future__ import annotations
 
+from array import array
 from collections import deque
-from heapq import heappush
 from math import floor, frexp
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from components.packet import Packet
     from simulator.engine import Simulator
 
@@ -48,15 +52,19 @@ DUPLEX_MODES = ("full", "half")
 
 # Sojourn-time histogram (time from joining the buffer to the start of transmission, of the
 # packets that waited), in two parts so that the common case costs one multiplication and one
-# list increment per packet:
+# array increment per packet:
 # - fine: linear buckets of the time it takes to transmit `sojourn_bucket_bytes(capacity)` bytes
 #   at the link's rate (64 bytes; for buffers over 256 KB, 1/4096 of the buffer), as many as
-#   cover the whole buffer plus two full-size packets: every wait of a drop-tail FIFO;
+#   cover the whole buffer plus two full-size packets: every wait of a drop-tail FIFO. The counts
+#   are an array('I') (4 bytes a bucket; 'Q' should one reach 2^32), allocated when a packet
+#   first waits and grown (doubling, from 256 buckets) only as far as the longest wait so far, so
+#   a direction whose packets never wait long pays for the buckets it uses;
 # - coarse: waits beyond that (a discipline's scheduler can hold a packet longer): 8 log-spaced
 #   buckets per octave (each at most 12.5 % wide) from 2^-21 s (0.48 us) to 2^7 s; shorter and
 #   longer waits fall in the first and last bucket. Bucket i holds waits w with frexp(w) = (m, e),
 #   i = (e + 20) * 8 + int((m - 0.5) * 16).
 SOJOURN_FINE_BUCKETS_MAX = 4096
+SOJOURN_FINE_FIRST = 256       # fine buckets allocated by the first wait (then doubled as needed)
 SOJOURN_BUCKETS = 224
 
 
@@ -74,19 +82,42 @@ def record_sojourn(d: LinkDirection, wait: float) -> None:
 
 def count_sojourn(d: LinkDirection, wait: float) -> None:
     """Add a wait of `wait` > 0 seconds to the sojourn histogram of `d` (not to `soj_sum`)."""
-    fine = d.soj_fine
-    if fine is None:
-        fine = d.soj_fine = [0] * d.soj_fine_count
     i = floor(wait * d.soj_scale)
-    if i < len(fine):
-        fine[i] += 1
-        return
-    hist = d.soj_hist
-    if hist is None:
-        hist = d.soj_hist = [0] * SOJOURN_BUCKETS
-    m, e = frexp(wait)
-    i = (e + 20) * 8 + int((m - 0.5) * 16)
-    hist[0 if i < 0 else i if i < SOJOURN_BUCKETS else SOJOURN_BUCKETS - 1] += 1
+    hist: array
+    if i < d.soj_fine_count:
+        fine = d.soj_fine
+        hist = _grow_fine(d, i) if fine is None or i >= len(fine) else fine
+    else:
+        coarse = d.soj_hist
+        if coarse is None:
+            coarse = d.soj_hist = array("I", [0]) * SOJOURN_BUCKETS
+        hist = coarse
+        m, e = frexp(wait)
+        i = (e + 20) * 8 + int((m - 0.5) * 16)
+        i = 0 if i < 0 else i if i < SOJOURN_BUCKETS else SOJOURN_BUCKETS - 1
+    try:
+        hist[i] += 1
+    except OverflowError:                       # 2^32 packets in one bucket: 8-byte counts
+        wide = array("Q", hist)
+        wide[i] += 1
+        if hist is d.soj_fine:
+            d.soj_fine = wide
+        else:
+            d.soj_hist = wide
+
+
+def _grow_fine(d: LinkDirection, i: int) -> array:
+    """The fine buckets of `d`, allocated or grown so that bucket `i` exists."""
+    fine = d.soj_fine
+    size = SOJOURN_FINE_FIRST if fine is None else len(fine)
+    while size <= i:
+        size *= 2
+    size = min(size, d.soj_fine_count)
+    if fine is None:
+        fine = d.soj_fine = array("I", [0]) * size
+    else:
+        fine.extend(array(fine.typecode, [0]) * (size - len(fine)))
+    return fine
 
 
 def sojourn_quantile(d: LinkDirection, q: float) -> float:
@@ -97,8 +128,8 @@ def sojourn_quantile(d: LinkDirection, q: float) -> float:
     if not n:
         return 0.0
     rank = max(1, -int(-q * n // 1))          # ceil(q n)
-    fine = d.soj_fine or []
-    hist = d.soj_hist or []
+    fine: Sequence[int] = d.soj_fine or ()
+    hist: Sequence[int] = d.soj_hist or ()
     below = n - sum(fine) - sum(hist)
     if rank <= below:
         return 0.0
@@ -178,8 +209,8 @@ class LinkDirection:
         bucket_bytes = sojourn_bucket_bytes(transmitter.capacity_bytes)
         self.soj_scale = transmitter.rate_bps / (8.0 * bucket_bytes)    # fine buckets per second
         self.soj_fine_count = -(-(transmitter.capacity_bytes + 3000) // bucket_bytes)
-        self.soj_fine: list | None = None
-        self.soj_hist: list | None = None
+        self.soj_fine: array | None = None
+        self.soj_hist: array | None = None
 
     # -- sending -----------------------------------------------------------------------------
     def send(self, packet: Packet) -> bool:
@@ -212,8 +243,7 @@ class LinkDirection:
             return False
         finish = start + size * t.seconds_per_byte
         t.busy_until = finish
-        sim.seq += 1                                  # sim.schedule_at, inline (engine.py)
-        heappush(sim.heap, (finish + t.delay_s, sim.seq, self.dst_receive, packet))
+        sim.schedule_line(t.line, finish + t.delay_s, self.dst_receive, packet)
         return True
 
     def send_routing(self, packet: Packet) -> bool:
@@ -256,8 +286,8 @@ class LinkDirection:
             d.soj_sum += wait                         # (wait > 0: it joined a busy link)
             try:                                      # record_sojourn's common case, inline
                 d.soj_fine[floor(wait * d.soj_scale)] += 1  # type: ignore[index]
-            except (TypeError, IndexError):           # first wait, or beyond the fine buckets
-                count_sojourn(d, wait)
+            except (TypeError, IndexError, OverflowError):  # first wait, beyond the buckets
+                count_sojourn(d, wait)                      # allocated so far, or 2^32
         if joining and t.queued_bytes + joining > t.capacity_bytes:
             return False
         span = now - self.last_s
@@ -330,7 +360,7 @@ class Transmitter:
     state the directions that share it (one, or both on a half-duplex link) send into."""
 
     __slots__ = ("sim", "rate_bps", "seconds_per_byte", "half_seconds_per_byte", "delay_s",
-                 "capacity_bytes", "queue", "queued_bytes", "busy_until")
+                 "capacity_bytes", "queue", "queued_bytes", "busy_until", "line")
 
     def __init__(self, sim: Simulator, rate_bps: float, delay_s: float, capacity_bytes: int):
         self.sim = sim
@@ -343,6 +373,7 @@ class Transmitter:
         self.queue: deque[tuple[float, int, LinkDirection, float]] = deque()
         self.queued_bytes = 0
         self.busy_until = 0.0     # when the last accepted packet finishes transmission
+        self.line = sim.line()    # the arrivals at the far end(s), in order (engine.py)
 
     def offer(self, packet: Packet, d: LinkDirection) -> bool:
         """Offer `packet` for direction `d`: the same as ``d.send(packet)``."""

@@ -73,6 +73,7 @@ class AqmTransmitter:
         self.queued_bytes = 0
         self.queued_pkts = 0
         self.busy_until = 0.0
+        self.line = sim.line()    # the arrivals at the far end(s), in order (engine.py)
         self.pending = False      # a dequeue event is scheduled
         self.epoch = 0            # bumped by reset: stale dequeue events do nothing
         self.max_packet = 0       # the largest packet seen (CoDel's "maxpacket", PIE's MTU)
@@ -124,7 +125,7 @@ class AqmTransmitter:
             record_sojourn(d, now - enqueued)
         finish = now + size * self.seconds_per_byte
         self.busy_until = finish
-        self.sim.schedule_at(finish + self.delay_s, d.dst_receive, packet)
+        self.sim.schedule_line(self.line, finish + self.delay_s, d.dst_receive, packet)
 
     # -- bookkeeping used by the disciplines ---------------------------------------------------
     def join(self, packet: Packet, d: LinkDirection, now: float) -> None:

@@ -1,17 +1,28 @@
 """The event loop: a clock and a priority queue of callbacks.
 
-An event is a plain tuple ``(time_s, sequence, callback, argument)`` on a `heapq`. The sequence
-number grows with every scheduling call, so events due at the same time run in the order they were
-scheduled and a run is reproducible. The engine knows nothing of networks: it calls
-``callback(argument)`` at the event's time and advances the clock, which never goes backwards.
+An event is a plain tuple ``(time_s, sequence, callback, argument, line)`` on a private `heapq`.
+The sequence number grows with every scheduling call, so events due at the same time run in the
+order they were scheduled and a run is reproducible. The engine knows nothing of networks: it
+calls ``callback(argument)`` at the event's time and advances the clock, which never goes
+backwards. `run` processes events until none is left (or a time, or `stop`); `step` processes one.
 
-Timers that are re-armed often (a retransmission timer is restarted on nearly every ACK) are
-`Timer` objects: restarting one later than its pending event costs nothing on the heap, cancelling
-one is O(1), and stale heap entries are skipped when they come up (lazy removal).
+Two structures keep the heap as small as the set of things that are busy, not the number of
+events pending:
+
+* A **line** (`line`, `schedule_line`) holds events of one source that come due in the order they
+  are scheduled, such as the packets propagating on one direction of a FIFO link: they wait in a
+  deque and only the first is on the heap; when it runs, the next one takes its place. Each event
+  keeps the sequence number of the moment it was scheduled, so the order of events is exactly
+  what one heap entry per event would give. An event due before the last one of its line (the
+  line would be out of order) gets a heap entry of its own.
+* Timers that are re-armed often (a retransmission timer is restarted on nearly every ACK) are
+  `Timer` objects: restarting one later than its pending event costs nothing on the heap,
+  cancelling one is O(1), and stale heap entries are skipped when they come up (lazy removal).
 """
 from __future__ import annotations
 
 import random
+from collections import deque
 from heapq import heappop, heappush
 
 
@@ -26,18 +37,14 @@ class Simulator:
     randomness in a run derives from the seed.
     """
 
-    __slots__ = ("now", "rng", "events", "heap", "seq", "_stopped", "stop_reason")
+    __slots__ = ("now", "rng", "events", "_heap", "_seq", "_stopped", "stop_reason")
 
     def __init__(self, seed: int = 1):
         self.now = 0.0
         self.rng = random.Random(seed)
         self.events = 0           # events processed so far
-        # The heap of events and the sequence number of the last one scheduled. Both are public
-        # for the one caller that schedules an event per packet and hop (`LinkDirection.send`):
-        # ``sim.seq += 1; heappush(sim.heap, (time_s, sim.seq, callback, argument))`` is
-        # `schedule_at` without its check and without a call. Anything else uses the methods.
-        self.heap: list = []
-        self.seq = 0
+        self._heap: list = []     # (time_s, sequence, callback, argument, line or None)
+        self._seq = 0             # sequence number of the last event scheduled
         self._stopped = False
         self.stop_reason: str | None = None
 
@@ -45,15 +52,39 @@ class Simulator:
         """Call ``callback(argument)`` after `delay_s` seconds of simulated time."""
         if delay_s < 0:
             raise SchedulingError(f"cannot schedule {delay_s} s in the past")
-        self.seq += 1
-        heappush(self.heap, (self.now + delay_s, self.seq, callback, argument))
+        self._seq += 1
+        heappush(self._heap, (self.now + delay_s, self._seq, callback, argument, None))
 
     def schedule_at(self, time_s: float, callback, argument=None) -> None:
         """Call ``callback(argument)`` at simulated time `time_s` (not before now)."""
         if time_s < self.now:
             raise SchedulingError(f"cannot schedule at {time_s} s, the clock is at {self.now} s")
-        self.seq += 1
-        heappush(self.heap, (time_s, self.seq, callback, argument))
+        self._seq += 1
+        heappush(self._heap, (time_s, self._seq, callback, argument, None))
+
+    @staticmethod
+    def line() -> deque:
+        """A new, empty line for `schedule_line` (the caller keeps it; only the engine changes it)."""
+        return deque()
+
+    def schedule_line(self, line: deque, time_s: float, callback, argument=None) -> None:
+        """Call ``callback(argument)`` at simulated time `time_s` (not before now), as the last
+        event of `line`: the same order as `schedule_at`, with one heap entry per line."""
+        self._seq = seq = self._seq + 1
+        if line:
+            if time_s >= line[-1][0]:
+                line.append((time_s, seq, callback, argument, line))
+            else:                                     # out of order: an entry of its own
+                if time_s < self.now:
+                    raise SchedulingError(f"cannot schedule at {time_s} s, the clock is at "
+                                          f"{self.now} s")
+                heappush(self._heap, (time_s, seq, callback, argument, None))
+            return
+        if time_s < self.now:
+            raise SchedulingError(f"cannot schedule at {time_s} s, the clock is at {self.now} s")
+        entry = (time_s, seq, callback, argument, line)
+        line.append(entry)
+        heappush(self._heap, entry)
 
     def stop(self, reason: str | None = None) -> None:
         """End `run` after the event being processed."""
@@ -63,35 +94,58 @@ class Simulator:
 
     @property
     def pending(self) -> int:
-        """Number of entries on the heap (stale timer entries included)."""
-        return len(self.heap)
+        """Number of entries on the heap: a line counts one, stale timer entries are included."""
+        return len(self._heap)
 
     def peek(self) -> float | None:
         """Time of the next event, or None when the queue is empty."""
-        return self.heap[0][0] if self.heap else None
+        return self._heap[0][0] if self._heap else None
+
+    def step(self) -> bool:
+        """Process the next event (if it exists: False otherwise)."""
+        heap = self._heap
+        if not heap:
+            return False
+        time_s, _, callback, argument, line = heappop(heap)
+        self.now = time_s
+        if line is not None:
+            line.popleft()
+            if line:
+                heappush(heap, line[0])
+        self.events += 1
+        callback(argument)
+        return True
 
     def run(self, until: float | None = None) -> float:
         """Process events in time order until the queue is empty, `stop` is called, or the next
         event is later than `until`; with `until`, the clock then stands at `until` (unless
         stopped earlier). Returns the clock."""
-        queue = self.heap
+        heap = self._heap
         self._stopped = False
         processed = 0
         try:
             if until is None:
-                while queue and not self._stopped:
-                    time_s, _, callback, argument = heappop(queue)
+                while heap and not self._stopped:
+                    time_s, _, callback, argument, line = heappop(heap)
                     self.now = time_s
+                    if line is not None:              # the next event of the line takes its place
+                        line.popleft()
+                        if line:
+                            heappush(heap, line[0])
                     processed += 1
                     callback(argument)
             else:
                 if until < self.now:
                     raise SchedulingError(f"cannot run until {until} s, the clock is at {self.now} s")
-                while queue and not self._stopped:
-                    if queue[0][0] > until:
+                while heap and not self._stopped:
+                    if heap[0][0] > until:
                         break
-                    time_s, _, callback, argument = heappop(queue)
+                    time_s, _, callback, argument, line = heappop(heap)
                     self.now = time_s
+                    if line is not None:
+                        line.popleft()
+                        if line:
+                            heappush(heap, line[0])
                     processed += 1
                     callback(argument)
                 if not self._stopped:

@@ -101,3 +101,48 @@ def test_packets_that_did_not_wait_count_as_zero():
     assert waits[:3] == [0.0, 0.0, 0.0]
     assert sojourn_quantile(d, 0.75) == 0.0
     assert sojourn_quantile(d, 1.0) == pytest.approx(0.008, abs=32 * 8 / 1e6)
+
+
+def test_fine_buckets_are_allocated_when_needed_and_only_as_far_as_the_longest_wait():
+    sim = Simulator()
+    a, b = Host("A"), Host("B")
+    d = Link(sim, "L", a, b, 1e9, 0.0, 1_000_000).directions[0]   # 4096 fine buckets of 245 B
+    assert d.soj_fine is None and d.soj_hist is None
+    bucket_s = 1.0 / d.soj_scale
+    record_sojourn(d, 3.5 * bucket_s)
+    assert d.soj_fine.typecode == "I" and len(d.soj_fine) == 256 and d.soj_fine[3] == 1
+    record_sojourn(d, 700.5 * bucket_s)                              # grows by doubling
+    assert len(d.soj_fine) == 1024 and d.soj_fine[700] == 1 and d.soj_fine[3] == 1
+    record_sojourn(d, 5000 * bucket_s)                               # beyond the fine buckets
+    assert len(d.soj_fine) == 1024 and sum(d.soj_hist) == 1
+    top = d.soj_fine_count - 1                                       # 4093: the last fine bucket
+    record_sojourn(d, (top + 0.5) * bucket_s)
+    assert len(d.soj_fine) == d.soj_fine_count and d.soj_fine[top] == 1
+    d.tx_pkts = 4
+    assert sojourn_quantile(d, 0.25) == pytest.approx(3.5 * bucket_s)
+    assert sojourn_quantile(d, 0.5) == pytest.approx(700.5 * bucket_s)
+
+
+def test_a_bucket_that_reaches_2_to_the_32_keeps_counting():
+    sim = Simulator()
+    a, b = Host("A"), Host("B")
+    d = Link(sim, "L", a, b, 1e9, 0.0, 10_000).directions[0]
+    wait = 2.5 / d.soj_scale
+    record_sojourn(d, wait)
+    d.soj_fine[2] = 2 ** 32 - 1
+    record_sojourn(d, wait)
+    assert d.soj_fine.typecode == "Q" and d.soj_fine[2] == 2 ** 32
+    record_sojourn(d, 1e3)                                           # the coarse part too
+    d.soj_hist[-1] = 2 ** 32 - 1
+    record_sojourn(d, 1e3)
+    assert d.soj_hist.typecode == "Q" and d.soj_hist[-1] == 2 ** 32
+
+
+def test_the_histogram_of_a_direction_costs_at_most_16_kb():
+    sim = Simulator()
+    a, b = Host("A"), Host("B")
+    d = Link(sim, "L", a, b, 1e9, 0.0, 50_000_000).directions[0]
+    for k in range(d.soj_fine_count):
+        record_sojourn(d, (k + 0.5) / d.soj_scale)
+    assert d.soj_fine.itemsize * len(d.soj_fine) <= 4 * SOJOURN_FINE_BUCKETS_MAX
+    assert sum(d.soj_fine) == d.soj_fine_count

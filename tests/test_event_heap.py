@@ -1,0 +1,157 @@
+"""The event heap stays as wide as the busy links (simulator/engine.py lines, components/link.py):
+events on a line run exactly when and in the order one heap entry each would have run them; a
+link with thousands of packets in flight holds one heap entry; `step` processes one event."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from components.link import Link
+from components.node import Host
+from components.packet import DATA, Packet
+from simulator.engine import SchedulingError, Simulator
+
+
+def replay(ops, use_lines: bool):
+    """Schedule `ops` -- (at, line index or None, delay) at integer times -- and return the order
+    in which the scheduled events ran, as (time, name). With `use_lines`, events of a line index
+    go on that line; otherwise every event is a plain schedule_at."""
+    sim = Simulator()
+    lines = {}
+    log = []
+
+    def record(name):
+        log.append((sim.now, name))
+
+    def act(op):
+        i, (line, delay) = op
+        if line is None or not use_lines:
+            sim.schedule_at(sim.now + delay, record, i)
+        else:
+            sim.schedule_line(lines.setdefault(line, sim.line()), sim.now + delay, record, i)
+
+    for i, (at, line, delay) in enumerate(ops):
+        sim.schedule_at(float(at), act, (i, (line, delay)))
+    sim.run()
+    return log, sim.events
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.sampled_from([None, 0, 1, 2]),
+                          st.sampled_from([0.0, 0.5, 1.0, 1.5, 3.0])), max_size=40))
+def test_lines_run_events_in_the_order_of_plain_entries(ops):
+    # Delays may put an event of a line before the line's last one (out of order): it then gets
+    # an entry of its own, and the order is still that of plain entries, ties included.
+    assert replay(ops, True) == replay(ops, False)
+
+
+def test_a_line_holds_one_heap_entry():
+    sim = Simulator()
+    line = sim.line()
+    seen = []
+    for i in range(1000):
+        sim.schedule_line(line, 1.0 + i * 1e-3, seen.append, i)
+    assert sim.pending == 1
+    sim.schedule_at(0.5, seen.append, "plain")
+    assert sim.pending == 2
+    sim.run()
+    assert seen == ["plain", *range(1000)]
+    assert sim.events == 1001
+    assert sim.pending == 0 and not line
+
+
+def test_an_event_before_the_end_of_its_line_gets_its_own_entry():
+    sim = Simulator()
+    line = sim.line()
+    seen = []
+    sim.schedule_line(line, 2.0, seen.append, "b")
+    sim.schedule_line(line, 1.0, seen.append, "a")        # earlier than the line's last
+    assert sim.pending == 2 and len(line) == 1
+    sim.run()
+    assert seen == ["a", "b"]
+
+
+def test_a_line_in_the_past_is_refused():
+    sim = Simulator()
+    line = sim.line()
+    sim.run(until=5.0)
+    with pytest.raises(SchedulingError):
+        sim.schedule_line(line, 4.0, print)
+    sim.schedule_line(line, 6.0, print)
+    with pytest.raises(SchedulingError):
+        sim.schedule_line(line, 4.5, print)               # out of order and in the past
+    assert sim.pending == 1
+
+
+def test_step_processes_one_event_at_a_time():
+    sim = Simulator()
+    line = sim.line()
+    seen = []
+    sim.schedule_line(line, 1.0, seen.append, "a")
+    sim.schedule_line(line, 3.0, seen.append, "c")
+    sim.schedule_at(2.0, seen.append, "b")
+    assert sim.step() and seen == ["a"] and sim.now == 1.0
+    assert sim.step() and seen == ["a", "b"] and sim.now == 2.0
+    assert sim.step() and seen == ["a", "b", "c"] and sim.now == 3.0
+    assert not sim.step()
+    assert sim.events == 3 and sim.now == 3.0
+
+
+def test_step_and_run_agree():
+    def build():
+        sim = Simulator()
+        line = sim.line()
+        seen = []
+        for i in range(50):
+            sim.schedule_line(line, i * 0.1, seen.append, ("line", i))
+            sim.schedule_at(i * 0.1, seen.append, ("plain", i))
+        return sim, seen
+
+    a, seen_a = build()
+    a.run()
+    b, seen_b = build()
+    while b.step():
+        pass
+    assert seen_a == seen_b and a.events == b.events and a.now == b.now
+
+
+def test_a_link_with_many_packets_in_flight_holds_one_heap_entry():
+    """10 000 packets propagating on a 1 s link: one heap entry, and they arrive in order."""
+    sim = Simulator()
+    a, b = Host("A"), Host("B")
+    Link(sim, "L", a, b, 1e9, 1.0, 10_000_000)
+    arrived = []
+
+    def deliver(packet):
+        arrived.append(packet.seq)
+
+    def burst(_):
+        for seq in range(10_000):
+            a.send(Packet(DATA, a, b, 1000, deliver, seq=seq))
+        assert sim.pending == 1
+
+    sim.schedule_at(0.0, burst)
+    sim.run()
+    assert arrived == list(range(10_000))
+    assert sim.now == pytest.approx(1.0 + 10_000 * 8e-6)
+
+
+def test_a_half_duplex_link_shares_one_line_between_its_directions():
+    sim = Simulator()
+    a, b = Host("A"), Host("B")
+    Link(sim, "L", a, b, 1e6, 0.5, 100_000, duplex="half")
+    arrived = []
+
+    def deliver(packet):
+        arrived.append((packet.src.id, packet.seq))
+
+    def send(_):
+        for seq in range(5):
+            a.send(Packet(DATA, a, b, 500, deliver, seq=seq))
+            b.send(Packet(DATA, b, a, 500, deliver, seq=seq))
+        assert sim.pending == 1
+
+    sim.schedule_at(0.0, send)
+    sim.run()
+    assert arrived == [(end, seq) for seq in range(5) for end in ("A", "B")]

@@ -1,0 +1,142 @@
+"""Speed-ups keep every event: runs give the figures the code gave before them, bit for bit.
+
+Each case (test cases 0 and 2, test case 1 with a link failure, the dumbbell with impairments and
+with CoDel) runs a topology and digests (SHA-256) two things: every packet arrival at a node, in
+order (simulated time, node, and the packet's fields), and the final figures of every flow and
+link direction (exact float reprs). The pinned digests were computed with the code of commit
+70212d8, before link directions kept their packets in flight on event lines instead of one heap
+entry per packet (simulator/engine.py, components/link.py): the arrivals and figures must be
+unchanged. The engine's `events` count is not pinned here because it also counts the statistics
+sampler's ticks (simulator/sampling.py decides how many); bench/identity.py compares it, with
+every other figure, against a saved run.
+
+A change that is meant to alter behaviour updates the pins, saying why in its commit.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from components.link import sojourn_quantile
+from netsim.run import Run
+from topologies import load_topology
+
+TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
+
+
+def _file(name: str) -> dict:
+    return json.loads((TOPOLOGY_DIR / f"{name}.json").read_text())
+
+
+def _failing_test_case_1() -> dict:
+    """Test case 1 with one branch down from 3 s to 9 s (packets cut in flight, rerouting)."""
+    data = _file("test_case_1")
+    data["events"] = [{"at_s": 3.0, "link": "L1", "action": "down"},
+                      {"at_s": 9.0, "link": "L1", "action": "up"}]
+    return data
+
+
+def _impaired_dumbbell() -> dict:
+    """The dumbbell with loss, jitter, reordering and duplication on its bottleneck."""
+    data = _file("dumbbell")
+    data["links"][0].update({"loss_rate": 0.002, "jitter_ms": 2.0, "reorder_rate": 0.01,
+                             "reorder_delay_ms": 3.0, "duplicate_rate": 0.005})
+    return data
+
+
+def _codel_dumbbell() -> dict:
+    """The dumbbell with CoDel on its bottleneck (the queue disciplines' own dequeue events)."""
+    data = _file("dumbbell")
+    data["links"][0]["queue"] = {"discipline": "codel"}
+    return data
+
+
+CASES = {
+    "test_case_0": lambda: _file("test_case_0"),
+    "test_case_2": lambda: _file("test_case_2"),
+    "test_case_1_failure": _failing_test_case_1,
+    "dumbbell_impaired": _impaired_dumbbell,
+    "dumbbell_codel": _codel_dumbbell,
+}
+
+# (arrivals digest, figures digest, arrivals) computed with the code of commit 70212d8
+PINNED = {
+    'dumbbell_codel': ('b7bddfb066a1fef496926c30', '4f09505d8449d03265cf6389', 64121),
+    'dumbbell_impaired': ('ab1044f3bd54cd6e04921bab', '70843ba97fd42e44f746d84d', 64526),
+    'test_case_0': ('d0964ad052c905405398371a', '823f9afdda17701a3d11e085', 40960),
+    'test_case_1_failure': ('3eadb9a7bdd6439084198c09', '7e385fb61d5172442269776b', 163825),
+    'test_case_2': ('54df04c69aad6b76bba7b202', '70bc0301c4fd82c7fbc5981e', 635036),
+}
+
+
+def _record_arrivals(run: Run, digest) -> list:
+    """Feed every packet arrival at a node to `digest` (innermost receive callback of each
+    direction, inside failure guards and impairments); returns a one-item list counting them."""
+    count = [0]
+    sim = run.sim
+    for link in run.network.links.values():
+        for d in link.directions:
+            parent, inner = None, d.dst_receive
+            while hasattr(inner, "receive") and not hasattr(inner, "__self__"):
+                parent, inner = inner, inner.receive
+            node = d.dst.id
+
+            def receive(packet, _inner=inner, _node=node):
+                count[0] += 1
+                digest.update(f"{sim.now!r} {_node} {packet.kind} {packet.src.id} "
+                              f"{packet.dst.id} {packet.size_bytes} {packet.seq} "
+                              f"{packet.ack_seq} {packet.sack_seq} {packet.sent_s!r} "
+                              f"{packet.retx} {packet.ce}\n".encode())
+                _inner(packet)
+
+            if parent is None:
+                d.dst_receive = receive
+            else:
+                parent.receive = receive
+    return count
+
+
+def _figures(run: Run) -> str:
+    """The final figures of every flow and link direction, as text (floats exact)."""
+    lines = [f"end {run.sim.now!r}"]
+    for fid, f in sorted(run.network.flows.items()):
+        s = getattr(f, "sender", None)
+        if s is None:
+            continue
+        lines.append(f"flow {fid} {s.finish_s!r} {s.packets_sent} {s.bytes_sent} "
+                     f"{s.retransmissions} {s.timeouts} {s.cwnd!r} {s.ssthresh!r} "
+                     f"{s.snd_una} {s.rtt.srtt!r} {s.rtt.rto!r} {s.rtt.rtt_sum!r} "
+                     f"{s.rtt.rtt_count} {f.receiver.delivered_bytes} {s.ecn_echoes}")
+    for lid, link in sorted(run.network.links.items()):
+        for d in link.directions:
+            d.settle(run.sim.now)
+            lines.append(f"link {lid} {d.label} {d.arrived} {d.dropped} {d.tx_pkts} {d.tx_bytes} "
+                         f"{d.area_bytes!r} {d.area_pkts!r} {d.area_work!r} {d.soj_sum!r} "
+                         f"{sojourn_quantile(d, 0.5)!r} {sojourn_quantile(d, 0.99)!r} "
+                         f"{d.failed} {d.lost_in_flight} {d.impaired_drops} {d.duplicated} "
+                         f"{d.delayed} {d.routing_pkts} {d.routing_bytes} {d.marks} "
+                         f"{d.aqm_drops}")
+    return "\n".join(lines)
+
+
+def digests(case: str) -> tuple:
+    """(arrivals digest, figures digest, number of arrivals) of one case."""
+    run = Run(load_topology(CASES[case]()))
+    arrivals = hashlib.sha256()
+    count = _record_arrivals(run, arrivals)
+    run.execute()
+    figures = hashlib.sha256(_figures(run).encode())
+    return arrivals.hexdigest()[:24], figures.hexdigest()[:24], count[0]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_arrival_and_figure_as_before(case):
+    assert digests(case) == PINNED[case]
+
+
+if __name__ == "__main__":          # print the digests of this tree (to pin them)
+    for name in sorted(CASES):
+        print(f"    {name!r}: {digests(name)!r},")
