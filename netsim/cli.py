@@ -20,6 +20,8 @@ import signal
 import sys
 from pathlib import Path
 
+from netsim.console import TABLE_ROWS, format_summary   # the console table (netsim/console.py)
+
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -81,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "plotly: pip install 'netsim[report]')")
     parser.add_argument("--quiet", action="store_true",
                         help="print nothing but errors (no progress bar, no summary table)")
+    parser.add_argument("--table-rows", type=int, default=TABLE_ROWS, metavar="N",
+                        help=f"summary table: list the first N flows and N link directions, "
+                             f"then one line per algorithm, workload and for all links "
+                             f"(default {TABLE_ROWS}; 0: list all)")
     parser.add_argument("--trace", metavar="FILE",
                         help="write every packet event (offers to links: transmit, enqueue, "
                              "drop with its cause; receives at nodes) to FILE, CSV or JSON Lines "
@@ -193,44 +199,6 @@ class ProgressBar:
         self.bar.close()
 
 
-def format_summary(summary: dict, links: list) -> str:
-    """The console table: flows, then links of interest. Runs with ECN echoes get the flows'
-    ECN reactions, and runs with a queue discipline the links' discipline drops, CE marks and
-    sojourn times (so the classic table is unchanged)."""
-    units = summary["units"]["system"]
-    suffix = " (binary units)" if units == "binary" else ""
-    lines = [f"{summary['topology']}: {summary['stop_detail']} at t={summary['end_time_s']:.3f} s "
-             f"({summary['events']} events, {summary['wall_time_s']:.2f} s wall){suffix}", ""]
-    flows = summary["flows"]
-    ecn = any(f.get("ecn_echoes") for f in flows.values())
-    lines.append(f"{'flow':<8}{'algorithm':<10}{'finish s':>10}{'goodput Mbps':>14}{'RTT ms':>9}"
-                 f"{'retx':>7}{'RTOs':>6}" + (f"{'ECN cuts':>10}" if ecn else "") + "  in order")
-    for fid, f in flows.items():
-        finish = f"{f['finish_s']:.3f}" if f["finish_s"] is not None else "-"
-        rtt = f"{f['avg_rtt_ms']:.1f}" if f["avg_rtt_ms"] is not None else "-"
-        cuts = f"{f.get('ecn_reactions', 0):>10}" if ecn else ""
-        lines.append(f"{fid:<8}{f['algorithm']:<10}{finish:>10}{f['goodput_mbps']:>14.3f}{rtt:>9}"
-                     f"{f['retransmissions']:>7}{f['timeouts']:>6}{cuts}"
-                     f"  {'yes' if f['in_order'] else 'NO'}")
-    lines.append("")
-    aqm = any(summary["links"][lid].get("queue", "droptail") != "droptail" for lid in links)
-    lines.append(f"{'link':<8}{'direction':<14}{'rate Mbps':>10}{'util':>7}{'buffer KB':>11}"
-                 f"{'buf pkts':>10}   {'lost: overflow':>14}{'random':>8}{'failure':>9}"
-                 + (f"{'AQM':>7}{'marks':>8}{'sojourn ms':>12}{'p99 ms':>9}" if aqm else ""))
-    for lid in links:
-        for label, d in summary["links"][lid]["directions"].items():
-            extra = ""
-            if aqm:
-                avg, p99 = d.get("avg_sojourn_ms"), d.get("p99_sojourn_ms")
-                extra = (f"{d.get('aqm_drops', 0):>7}{d.get('marks', 0):>8}"
-                         f"{'-' if avg is None else f'{avg:.2f}':>12}"
-                         f"{'-' if p99 is None else f'{p99:.2f}':>9}")
-            lines.append(f"{lid:<8}{label:<14}{d['avg_rate_mbps']:>10.3f}{d['utilization']:>7.2f}"
-                         f"{d['avg_buffer_kb']:>11.2f}{d['avg_buffer_pkts']:>10.2f}   "
-                         f"{d['drops']:>14}{d['impairment_drops']:>8}{d['failure_drops']:>9}{extra}")
-    return "\n".join(lines)
-
-
 def run(args) -> int:
     from topologies.loader import TopologyError, load_topology
     from netsim.results_dir import ResultsDirError, StagedDirectory
@@ -243,6 +211,8 @@ def run(args) -> int:
         check_ids("-F", args.flows, [flow.id for flow in spec.flows])
         positive("--duration", args.duration)
         positive("--interval", args.interval)
+        if args.table_rows < 0:
+            raise UsageError(f"--table-rows: expected a number >= 0, got {args.table_rows}")
         if args.seed is not None and args.seed < 0:
             raise UsageError(f"--seed: expected a non-negative integer, got {args.seed}")
         if args.check_tolerance is not None and not args.check:
@@ -323,7 +293,7 @@ def run(args) -> int:
             print(f"error: cannot write results to {out}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
     if not args.quiet:
-        print(format_summary(results.summary, args.links or link_ids))
+        print(format_summary(results.summary, args.links or link_ids, rows=args.table_rows))
         if report is not None:
             from theory.check import format_report
             print("\n" + format_report(report))

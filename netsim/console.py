@@ -1,0 +1,129 @@
+"""The console table printed after a run: its flows, then the links of interest.
+
+A run of a few flows and links gets one line per flow and per link direction. Beyond `rows` of
+them (`TABLE_ROWS` = 20 by default, the command line's ``--table-rows``; 0 shows every one), the
+table shows the first `rows`, says how many more there are (every one stays in summary.json and
+the trace files), and adds aggregate lines: one per congestion-control algorithm (flows: count,
+completed, mean / p50 / p99 of finish time and of goodput), one per workload (flows started and
+completed, mean / p50 / p99 flow completion time, from summary.json's "workloads"), and one for
+the link directions of interest (count, mean / p50 / p99 / max utilization, losses by cause). A
+run's own workloads are listed whenever it has some. Percentiles interpolate linearly between
+order statistics, as numpy's default does.
+"""
+from __future__ import annotations
+
+TABLE_ROWS = 20     # flows and link directions listed before the table turns to aggregates
+
+
+def quantile(values: list, q: float) -> float:
+    """The q-quantile (0..1) of a non-empty list, linear between order statistics."""
+    ordered = sorted(values)
+    position = q * (len(ordered) - 1)
+    low = int(position)
+    if low + 1 >= len(ordered):
+        return float(ordered[-1])
+    return ordered[low] + (ordered[low + 1] - ordered[low]) * (position - low)
+
+
+def _stats(values: list, fmt: str) -> list:
+    """mean, p50 and p99 of `values` as text ('-' each when there are none)."""
+    if not values:
+        return ["-", "-", "-"]
+    mean = sum(values) / len(values)
+    return [format(v, fmt) for v in (mean, quantile(values, 0.5), quantile(values, 0.99))]
+
+
+def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
+    """The console table: flows, then links of interest. Runs with ECN echoes get the flows'
+    ECN reactions, and runs with a queue discipline the links' discipline drops, CE marks and
+    sojourn times (so the classic table is unchanged). At most `rows` flows and `rows` link
+    directions are listed (0: all), then aggregate lines (see the module docstring)."""
+    units = summary["units"]["system"]
+    suffix = " (binary units)" if units == "binary" else ""
+    lines = [f"{summary['topology']}: {summary['stop_detail']} at t={summary['end_time_s']:.3f} s "
+             f"({summary['events']} events, {summary['wall_time_s']:.2f} s wall){suffix}", ""]
+    flows = summary["flows"]
+    ecn = any(f.get("ecn_echoes") for f in flows.values())
+    lines.append(f"{'flow':<8}{'algorithm':<10}{'finish s':>10}{'goodput Mbps':>14}{'RTT ms':>9}"
+                 f"{'retx':>7}{'RTOs':>6}" + (f"{'ECN cuts':>10}" if ecn else "") + "  in order")
+    shown = flows if not rows or len(flows) <= rows else dict(list(flows.items())[:rows])
+    for fid, f in shown.items():
+        finish = f"{f['finish_s']:.3f}" if f["finish_s"] is not None else "-"
+        rtt = f"{f['avg_rtt_ms']:.1f}" if f["avg_rtt_ms"] is not None else "-"
+        cuts = f"{f.get('ecn_reactions', 0):>10}" if ecn else ""
+        lines.append(f"{fid:<8}{f['algorithm']:<10}{finish:>10}{f['goodput_mbps']:>14.3f}{rtt:>9}"
+                     f"{f['retransmissions']:>7}{f['timeouts']:>6}{cuts}"
+                     f"  {'yes' if f['in_order'] else 'NO'}")
+    if len(shown) < len(flows):
+        lines += [f"... {len(flows) - len(shown)} more flows (all {len(flows)} in summary.json "
+                  f"and flows.csv)", "", *flow_aggregates(flows)]
+    workloads = summary.get("workloads") or {}
+    if workloads:
+        lines += ["", *workload_lines(workloads)]
+    lines.append("")
+    aqm = any(summary["links"][lid].get("queue", "droptail") != "droptail" for lid in links)
+    lines.append(f"{'link':<8}{'direction':<14}{'rate Mbps':>10}{'util':>7}{'buffer KB':>11}"
+                 f"{'buf pkts':>10}   {'lost: overflow':>14}{'random':>8}{'failure':>9}"
+                 + (f"{'AQM':>7}{'marks':>8}{'sojourn ms':>12}{'p99 ms':>9}" if aqm else ""))
+    directions = [(lid, label, d) for lid in links
+                  for label, d in summary["links"][lid]["directions"].items()]
+    listed = directions if not rows or len(directions) <= rows else directions[:rows]
+    for lid, label, d in listed:
+        extra = ""
+        if aqm:
+            avg, p99 = d.get("avg_sojourn_ms"), d.get("p99_sojourn_ms")
+            extra = (f"{d.get('aqm_drops', 0):>7}{d.get('marks', 0):>8}"
+                     f"{'-' if avg is None else f'{avg:.2f}':>12}"
+                     f"{'-' if p99 is None else f'{p99:.2f}':>9}")
+        lines.append(f"{lid:<8}{label:<14}{d['avg_rate_mbps']:>10.3f}{d['utilization']:>7.2f}"
+                     f"{d['avg_buffer_kb']:>11.2f}{d['avg_buffer_pkts']:>10.2f}   "
+                     f"{d['drops']:>14}{d['impairment_drops']:>8}{d['failure_drops']:>9}{extra}")
+    if len(listed) < len(directions):
+        lines += [f"... {len(directions) - len(listed)} more link directions (all "
+                  f"{len(directions)} in summary.json and links.csv)", ""]
+        lines += link_aggregate([d for _, _, d in directions])
+    return "\n".join(lines)
+
+
+def flow_aggregates(flows: dict) -> list:
+    """One line per algorithm, in order of first appearance: flows, completed, finish time and
+    goodput (mean, p50, p99; finish times of the completed flows only)."""
+    by_algorithm: dict = {}
+    for f in flows.values():
+        by_algorithm.setdefault(f["algorithm"], []).append(f)
+    lines = [f"{'algorithm':<10}{'flows':>7}{'done':>7}  {'finish s: mean':>14}{'p50':>9}"
+             f"{'p99':>9}  {'goodput Mbps: mean':>18}{'p50':>9}{'p99':>9}"]
+    for name, group in by_algorithm.items():
+        finish = [f["finish_s"] for f in group if f["finish_s"] is not None]
+        goodput = [f["goodput_mbps"] for f in group]
+        f_mean, f_p50, f_p99 = _stats(finish, ".3f")
+        g_mean, g_p50, g_p99 = _stats(goodput, ".3f")
+        lines.append(f"{name:<10}{len(group):>7}{len(finish):>7}  {f_mean:>14}{f_p50:>9}"
+                     f"{f_p99:>9}  {g_mean:>18}{g_p50:>9}{g_p99:>9}")
+    return lines
+
+
+def workload_lines(workloads: dict) -> list:
+    """One line per workload: flows started and completed, and their completion times (mean,
+    p50, p99 over every size, as summary.json's "all" bucket)."""
+    lines = [f"{'workload':<10}{'flows':>7}{'done':>7}  {'FCT s: mean':>14}{'p50':>9}{'p99':>9}"]
+    for wid, w in workloads.items():
+        every = w.get("all", {})
+        fields = [every.get(k) for k in ("mean_fct_s", "p50_fct_s", "p99_fct_s")]
+        text = ["-" if v is None else f"{v:.4f}" for v in fields]
+        lines.append(f"{wid:<10}{w['flows_started']:>7}{w['flows_completed']:>7}  "
+                     f"{text[0]:>14}{text[1]:>9}{text[2]:>9}")
+    return lines
+
+
+def link_aggregate(directions: list) -> list:
+    """One line for all listed link directions: utilization (mean, p50, p99, max) and the
+    losses by cause, summed."""
+    util = [d["utilization"] for d in directions]
+    mean, p50, p99 = _stats(util, ".2f")
+    return [f"{'directions':<12}{'util: mean':>12}{'p50':>9}{'p99':>9}{'max':>9}   "
+            f"{'lost: overflow':>14}{'random':>8}{'failure':>9}",
+            f"{len(directions):<12}{mean:>12}{p50:>9}{p99:>9}{max(util):>9.2f}   "
+            f"{sum(d['drops'] for d in directions):>14}"
+            f"{sum(d['impairment_drops'] for d in directions):>8}"
+            f"{sum(d['failure_drops'] for d in directions):>9}"]

@@ -1,0 +1,121 @@
+"""The console table (netsim/console.py): a few flows and links one line each; beyond
+--table-rows, the first rows, how many more, and aggregate lines per algorithm, workload and for
+the links, with the values asserted here."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from netsim.console import TABLE_ROWS, format_summary, quantile
+
+
+def flow(algorithm, finish_s, goodput):
+    return {"algorithm": algorithm, "finish_s": finish_s, "goodput_mbps": goodput,
+            "avg_rtt_ms": 10.0, "retransmissions": 0, "timeouts": 0, "in_order": True}
+
+
+def direction(util, drops=0, random=0, failure=0):
+    return {"avg_rate_mbps": util * 10, "utilization": util, "avg_buffer_kb": 0.0,
+            "avg_buffer_pkts": 0.0, "drops": drops, "impairment_drops": random,
+            "failure_drops": failure}
+
+
+def summary(flows, links, workloads=None):
+    out = {"topology": "t", "units": {"system": "si"}, "stop_detail": "all flows completed",
+           "end_time_s": 30.0, "events": 1, "wall_time_s": 0.1, "flows": flows,
+           "links": {lid: {"queue": "droptail", "directions": dirs} for lid, dirs in links.items()}}
+    if workloads:
+        out["workloads"] = workloads
+    return out
+
+
+def many():
+    """20 Reno flows finishing at 1..20 s with goodput 1..20 Mb/s, then 10 CUBIC flows of which
+    the last 4 never finish (goodput 0.5 each, finish 2, 4, ..., 12 s for the others)."""
+    flows = {f"F{i}": flow("reno", float(i), float(i)) for i in range(1, 21)}
+    flows.update({f"F{20 + i}": flow("cubic", 2.0 * i if i <= 6 else None, 0.5)
+                  for i in range(1, 11)})
+    links = {f"L{i}": {"a->b": direction(i / 100, drops=i), "b->a": direction(0.0, random=1)}
+             for i in range(1, 16)}
+    return summary(flows, links)
+
+
+def lines_after(text, header_start):
+    lines = text.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith(header_start))
+    return lines[i + 1:]
+
+
+def test_a_small_run_lists_everything_and_has_no_aggregates():
+    s = summary({"F1": flow("reno", 1.5, 2.0)}, {"L1": {"a->b": direction(0.5)}})
+    text = format_summary(s, ["L1"])
+    assert "more flows" not in text and "algorithm   flows" not in text
+    assert "more link directions" not in text and "util: mean" not in text
+    assert [line.split()[0] for line in text.splitlines()[3:] if line] == ["F1", "link", "L1"]
+
+
+def test_many_flows_list_the_first_rows_then_one_line_per_algorithm():
+    text = format_summary(many(), [f"L{i}" for i in range(1, 16)], rows=5)
+    listed = [line.split()[0] for line in text.splitlines() if line.startswith("F")]
+    assert listed == ["F1", "F2", "F3", "F4", "F5"]
+    assert "... 25 more flows (all 30 in summary.json and flows.csv)" in text
+    reno, cubic = lines_after(text, "algorithm   flows")[:2]
+    # Reno: finish 1..20 -> mean 10.5, p50 10.5, p99 = 19 + 0.81 = 19.81; goodput the same
+    assert reno.split() == ["reno", "20", "20", "10.500", "10.500", "19.810",
+                            "10.500", "10.500", "19.810"]
+    # CUBIC: 6 of 10 done, finish 2..12 -> mean 7, p50 7, p99 = 10 + 0.95 * 2 = 11.9
+    assert cubic.split() == ["cubic", "10", "6", "7.000", "7.000", "11.900",
+                             "0.500", "0.500", "0.500"]
+
+
+def test_many_link_directions_list_the_first_rows_then_one_aggregate_line():
+    text = format_summary(many(), [f"L{i}" for i in range(1, 16)], rows=4)
+    listed = [line.split()[:2] for line in text.splitlines() if line.startswith("L")]
+    assert listed == [["L1", "a->b"], ["L1", "b->a"], ["L2", "a->b"], ["L2", "b->a"]]
+    assert "... 26 more link directions (all 30 in summary.json and links.csv)" in text
+    values = lines_after(text, "directions")[0].split()
+    util = [i / 100 for i in range(1, 16)] + [0.0] * 15
+    assert values == ["30", f"{np.mean(util):.2f}", f"{np.percentile(util, 50):.2f}",
+                      f"{np.percentile(util, 99):.2f}", "0.15", str(sum(range(1, 16))), "15", "0"]
+
+
+def test_zero_rows_lists_everything():
+    text = format_summary(many(), [f"L{i}" for i in range(1, 16)], rows=0)
+    assert sum(line.startswith("F") for line in text.splitlines()) == 30
+    assert sum(line.startswith("L") for line in text.splitlines()) == 30
+    assert "more" not in text
+    assert TABLE_ROWS == 20
+
+
+def test_workloads_get_one_line_each():
+    workloads = {"web": {"flows_started": 120, "flows_completed": 118,
+                         "all": {"mean_fct_s": 0.0123, "p50_fct_s": 0.005, "p99_fct_s": None}}}
+    s = summary({"F1": flow("reno", 1.0, 1.0)}, {"L1": {"a->b": direction(0.5)}}, workloads)
+    assert lines_after(format_summary(s, ["L1"]), "workload")[0].split() == [
+        "web", "120", "118", "0.0123", "0.0050", "-"]
+
+
+@given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=40), st.floats(0, 1))
+def test_quantile_is_numpys_linear_percentile(values, q):
+    assert quantile(values, q) == pytest.approx(np.percentile(values, 100 * q), rel=1e-9, abs=1e-6)
+
+
+def test_the_command_line_cuts_the_table(run_cli, tmp_path, dumbbell):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(dumbbell(4, total_mb=0.2)))
+    done = run_cli(path, "--no-plots", "--table-rows", "2", "--out", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    assert "... 2 more flows (all 4 in summary.json and flows.csv)" in done.stdout
+    reno = lines_after(done.stdout, "algorithm   flows")[0].split()
+    assert reno[:3] == ["reno", "4", "4"]
+    saved = json.loads((tmp_path / "r" / "summary.json").read_text())
+    finish = [f["finish_s"] for f in saved["flows"].values()]
+    assert reno[3] == f"{np.mean(finish):.3f}" and reno[5] == f"{np.percentile(finish, 99):.3f}"
+    assert "... 16 more link directions (all 18 in summary.json and links.csv)" in done.stdout
+    bad = run_cli(path, "--no-plots", "--table-rows", "-1", "--out", tmp_path / "r2")
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines()[-1].endswith("--table-rows: expected a number >= 0, got -1")
