@@ -18,12 +18,19 @@ events pending:
 * Timers that are re-armed often (a retransmission timer is restarted on nearly every ACK) are
   `Timer` objects: restarting one later than its pending event costs nothing on the heap,
   cancelling one is O(1), and stale heap entries are skipped when they come up (lazy removal).
+  A timer's entry due in a later slot of 1/128 s than the current one is *parked* in that slot's
+  list rather than on the heap; one heap entry per slot (its start time, sequence 0: before any
+  event of the slot) moves the slot's entries onto the heap when the slot begins. So 10 000 flows'
+  retransmission timers, a second away, cost the heap a few hundred entries, not 10 000; the
+  moves are not events (`events` does not count them) and change no order.
 """
 from __future__ import annotations
 
 import random
 from collections import deque
 from heapq import heappop, heappush
+
+SLOTS_PER_S = 128.0     # parked timer entries are grouped in slots of 1/128 s (exact binary times)
 
 
 class SchedulingError(ValueError):
@@ -37,7 +44,7 @@ class Simulator:
     randomness in a run derives from the seed.
     """
 
-    __slots__ = ("now", "rng", "events", "_heap", "_seq", "_stopped", "stop_reason")
+    __slots__ = ("now", "rng", "events", "_heap", "_seq", "_parked", "_stopped", "stop_reason")
 
     def __init__(self, seed: int = 1):
         self.now = 0.0
@@ -45,6 +52,7 @@ class Simulator:
         self.events = 0           # events processed so far
         self._heap: list = []     # (time_s, sequence, callback, argument, line or None)
         self._seq = 0             # sequence number of the last event scheduled
+        self._parked: dict = {}   # slot -> entries parked until the slot begins (Timer)
         self._stopped = False
         self.stop_reason: str | None = None
 
@@ -86,6 +94,30 @@ class Simulator:
         line.append(entry)
         heappush(self._heap, entry)
 
+    def _schedule_parked(self, time_s: float, callback, argument) -> None:
+        """`schedule_at` for an event that is usually far ahead (a timer): parked in its slot's
+        list if the slot begins after now, on the heap otherwise."""
+        if time_s < self.now:
+            raise SchedulingError(f"cannot schedule at {time_s} s, the clock is at {self.now} s")
+        self._seq = seq = self._seq + 1
+        slot = int(time_s * SLOTS_PER_S)
+        start = slot / SLOTS_PER_S                    # <= time_s, exactly
+        if start <= self.now:
+            heappush(self._heap, (time_s, seq, callback, argument, None))
+            return
+        parked = self._parked.get(slot)
+        if parked is None:
+            parked = self._parked[slot] = []
+            heappush(self._heap, (start, 0, self._unpark, slot, None))
+        parked.append((time_s, seq, callback, argument, None))
+
+    def _unpark(self, slot: int) -> None:
+        """A slot begins: its parked entries go on the heap. Not an event."""
+        heap = self._heap
+        for entry in self._parked.pop(slot):
+            heappush(heap, entry)
+        self.events -= 1                              # (run and step counted it)
+
     def stop(self, reason: str | None = None) -> None:
         """End `run` after the event being processed."""
         self._stopped = True
@@ -94,12 +126,18 @@ class Simulator:
 
     @property
     def pending(self) -> int:
-        """Number of entries on the heap: a line counts one, stale timer entries are included."""
+        """Number of entries on the heap: a line counts one, a slot of parked timer entries one,
+        stale timer entries are included."""
         return len(self._heap)
 
     def peek(self) -> float | None:
         """Time of the next event, or None when the queue is empty."""
-        return self._heap[0][0] if self._heap else None
+        heap = self._heap
+        while heap and heap[0][1] == 0:              # a slot's start: unpark it now (early
+            slot = heappop(heap)[3]                   # changes no order)
+            for entry in self._parked.pop(slot):
+                heappush(heap, entry)
+        return heap[0][0] if heap else None
 
     def step(self) -> bool:
         """Process the next event (if it exists: False otherwise)."""
@@ -190,7 +228,7 @@ class Timer:
         self._token += 1
         self._pending = self._token
         self._pending_time = time_s
-        self.sim.schedule_at(time_s, self._fire, self._token)
+        self.sim._schedule_parked(time_s, self._fire, self._token)
 
     def _fire(self, token: int) -> None:
         if token != self._pending:

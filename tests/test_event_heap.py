@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from components.link import Link
 from components.node import Host
 from components.packet import DATA, Packet
-from simulator.engine import SchedulingError, Simulator
+from simulator.engine import SchedulingError, Simulator, Timer
 
 
 def replay(ops, use_lines: bool):
@@ -155,3 +155,63 @@ def test_a_half_duplex_link_shares_one_line_between_its_directions():
     sim.schedule_at(0.0, send)
     sim.run()
     assert arrived == [(end, seq) for seq in range(5) for end in ("A", "B")]
+
+
+# -- parked timer entries -------------------------------------------------------------------------
+def timer_run(ops, parking: bool):
+    """Run timers started (delay) or cancelled (None) at given times, with plain events at the
+    same times; the order in which everything ran. Without `parking`, timer entries go straight
+    on the heap (the engine before slots existed)."""
+    with pytest.MonkeyPatch.context() as m:
+        if not parking:
+            m.setattr(Simulator, "_schedule_parked", Simulator.schedule_at)
+        sim = Simulator()
+        log = []
+        timers = [Timer(sim, lambda k=k: log.append((sim.now, "timer", k))) for k in range(3)]
+
+        def act(op):
+            k, delay = op
+            log.append((sim.now, "op", k))
+            if delay is None:
+                timers[k].cancel()
+            else:
+                timers[k].start(delay)
+
+        for at, k, delay in ops:
+            sim.schedule_at(at, act, (k, delay))
+        sim.run()
+        return log, sim.events, sim.now
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 0.004, 0.5, 0.75, 1.0, 2.0]), st.integers(0, 2),
+                          st.sampled_from([None, 0.001, 0.25, 0.5, 1.0, 1.25])), max_size=30))
+def test_parked_timers_run_as_plain_entries_would(ops):
+    # Deadlines tie with each other and with operations; some fall in the current slot (on the
+    # heap at once), most in later ones (parked).
+    assert timer_run(ops, True) == timer_run(ops, False)
+
+
+def test_ten_thousand_armed_timers_hold_a_few_heap_entries():
+    sim = Simulator()
+    fired = []
+    timers = [Timer(sim, lambda k=k: fired.append(k)) for k in range(10_000)]
+    for k, timer in enumerate(timers):
+        timer.start(1.0 + k * 1e-4)                  # spread over one second: 129 slots
+    assert sim.pending <= 129
+    assert sim.peek() == 1.0                          # the first deadline, not its slot's start
+    sim.run()
+    assert fired == list(range(10_000))
+    assert sim.events == 10_000                       # unparking slots is not an event
+    assert sim.pending == 0
+
+
+def test_a_timer_due_in_the_current_slot_goes_on_the_heap():
+    sim = Simulator()
+    fired = []
+    sim.run(until=0.5)
+    timer = Timer(sim, lambda: fired.append(sim.now))
+    timer.start(0.001)                                # 0.501: the slot of 0.5 (1/128 s)
+    assert sim.peek() == 0.501
+    sim.run()
+    assert fired == [0.501]
