@@ -7,6 +7,8 @@ import tracemalloc
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from components.link import LinkDirection
 from netsim.run import Run
 from netsim.trace import FIELDS, EventTrace
@@ -117,6 +119,7 @@ def test_without_trace_nothing_is_swapped_in(dumbbell):
             assert getattr(d.dst_receive, "__self__", None) is d.dst
 
 
+@pytest.mark.slow
 def test_memory_stays_bounded_on_a_long_run(tmp_path):
     spec = load_topology(ROOT / "topologies" / "test_case_2.json")
     tracemalloc.start()

@@ -1195,6 +1195,7 @@ def _chain(n_links: int) -> dict:
             "flows": [{"id": "F1", "src": "H0", "dst": "H1", "data_mb": 1}]}
 
 
+@pytest.mark.slow
 def test_large_real_topologies_still_load(tmp_path):
     many_links = write(tmp_path, json.dumps(_chain(10_000), indent=2), name="links.json")
     data = base()

@@ -105,6 +105,7 @@ def test_fct_csv_is_streamed_and_matches_the_summary(tmp_path):
         assert 1 <= int(r["size_bytes"]) <= 20000
 
 
+@pytest.mark.slow
 def test_memory_stays_bounded_over_1e5_flows():
     """10^5 one-packet flows (10^4 per second for 10 s): finished flows are dropped, so the
     memory allocated in the last second and still held is that of the flows of about one

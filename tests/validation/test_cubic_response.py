@@ -125,6 +125,7 @@ def test_reno_friendly_region_average_window_matches_aimd(delay_ms, p, duration_
         f"AIMD(alpha_cubic, beta) {aimd:.1f} ({error:+.1%}); CUBIC-region formula {cubic:.1f}")
 
 
+@pytest.mark.slow
 def test_cubic_beats_reno_on_a_long_fat_pipe():
     """100 Mbps, base RTT 100 ms (BDP 1221 packets), p = 0.01 %: RFC 9438 Table 1 gives CUBIC
     187 packets and Reno 120 on average; the goodput ratio must exceed 1.2."""
