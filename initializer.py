@@ -5,7 +5,21 @@
 
 The same program is installed as `netsim` and runs as ``python -m netsim``.
 """
-from netsim.cli import entry, main  # noqa: F401
+import os
+import signal
+
+
+def _stopped_while_starting(signum, frame):   # before netsim is imported: nothing to clean up
+    os.write(2, f"interrupted ({signal.Signals(signum).name}) while starting: no results "
+                f"written\n".encode())
+    os._exit(128 + signum)
+
+
+if __name__ == "__main__":                    # the handlers first; `entry` installs its own
+    for _signal in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(_signal, _stopped_while_starting)
+
+from netsim.cli import entry, main  # noqa: E402,F401
 
 if __name__ == "__main__":
     entry()

@@ -52,6 +52,15 @@ if TYPE_CHECKING:
     from simulator.engine import Simulator
 
 
+class WindowError(ValueError):
+    """An algorithm set the window (`cwnd`) to something that is not a finite number > 0."""
+
+    def __init__(self, cc, value):
+        self.algorithm = type(cc)
+        super().__init__(f"algorithm {getattr(cc, 'name', '?')!r} set cwnd to {value!r} "
+                         f"({type(value).__name__}); a window is a finite number of packets > 0")
+
+
 class Sender:
     """Sends packets 0 .. n_packets - 1 from host `src` to host `dst` under a congestion-control
     algorithm (`cc_class(self, params)`), and processes their ACKs (`on_ack`)."""
@@ -192,6 +201,9 @@ class Sender:
             return
         n_packets = self.n_packets
         sacked = self.scoreboard.sacked
+        cwnd = self.cwnd                  # the algorithm's window: a finite number > 0
+        if not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < math.inf):
+            raise WindowError(self.cc, cwnd)
         while self.snd_nxt < n_packets and self.snd_nxt - self.snd_una < self.cwnd:
             seq = self.snd_nxt
             if seq in sacked:           # the receiver has it: skip

@@ -139,6 +139,14 @@ def report_main(argv) -> int:
     args = build_report_parser().parse_args(argv)
     try:
         report_available("report")
+        if args.out is not None:                # never over an input, a device, a link...
+            from netsim.output_paths import OutputPathError, check_output_file
+            from plot_tool.report import REPORT_FILE
+            try:
+                check_output_file("-o", args.out, replaced_dirs=[args.directory],
+                                  allowed_inside=[Path(args.directory) / REPORT_FILE])
+            except OutputPathError as exc:
+                raise UsageError(str(exc)) from None
         from plot_tool.report import make_report
         path = make_report(args.directory, args.out, links=args.links or None,
                            flows=args.flows or None)
@@ -153,15 +161,43 @@ def report_main(argv) -> int:
     return EXIT_OK
 
 
-def configure_logging(level: str, logfile: str | None) -> None:
-    handlers = [logging.StreamHandler(sys.stderr)]
+LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
+def configure_logging(level: str, logfile: str | None = None) -> None:
+    """Log to stderr at `level`; and to `logfile` if given (see `open_log_file`)."""
+    logging.basicConfig(level=getattr(logging, level), handlers=[logging.StreamHandler(sys.stderr)],
+                        force=True, format=LOG_FORMAT)
     if logfile:
-        try:
-            handlers.append(logging.FileHandler(logfile, mode="w", encoding="utf-8"))
-        except OSError as exc:
-            raise UsageError(f"-f {logfile}: cannot write the log file: {exc.strerror or exc}") from None
-    logging.basicConfig(level=getattr(logging, level), handlers=handlers, force=True,
-                        format="%(levelname)s %(name)s: %(message)s")
+        open_log_file(logfile)
+
+
+def open_log_file(logfile: str) -> None:
+    """Also log to `logfile` (opened only once the inputs are read and the path is checked)."""
+    try:
+        handler = logging.FileHandler(logfile, mode="w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"-f {logfile}: cannot write the log file: {exc.strerror or exc}") from None
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    logging.getLogger().addHandler(handler)
+
+
+def check_run_outputs(args, out: Path) -> None:
+    """The output-path rule (netsim/output_paths.py) for a run's outputs: -f and --trace are
+    files that are neither an input (the topology, the plugins) nor each other, nor inside a
+    results directory (this run's --out, which is replaced whole, or another); --out holds no
+    input. UsageError naming the option."""
+    from netsim.output_paths import OutputPathError, check_inputs_outside, check_output_file
+    inputs = [args.topology] + list(args.plugin)
+    try:
+        check_inputs_outside("--out", out, inputs)
+        if args.logfile:
+            check_output_file("-f", args.logfile, inputs=inputs, replaced_dirs=[out])
+        if args.trace:
+            check_output_file("--trace", args.trace, inputs=inputs, replaced_dirs=[out],
+                              outputs=[args.logfile])
+    except OutputPathError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def check_ids(kind: str, wanted: list, known: list) -> None:
@@ -204,6 +240,7 @@ def run(args) -> int:
     from netsim.results_dir import ResultsDirError, StagedDirectory
     from netsim.run import Run, RunError
 
+    staged = None
     try:
         spec = load_topology(args.topology, algorithm=args.algorithm)
         link_ids = [link.id for link in spec.links]
@@ -233,17 +270,21 @@ def run(args) -> int:
             if problem:
                 raise UsageError(f"--check: {problem}")
         out = Path(args.out) if args.out else Path("results") / spec.name
-        trace = open_trace(args.trace)
+        check_run_outputs(args, out)
         staged = StagedDirectory(out)
-    except (TopologyError, RunError, UsageError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except ResultsDirError as exc:
-        print(f"error: --out: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except OSError as exc:
-        print(f"error: cannot write results to {args.out or 'results/'}: {exc.strerror or exc}",
-              file=sys.stderr)
+        if args.logfile:                  # after the inputs are read and the paths checked
+            open_log_file(args.logfile)
+        trace = open_trace(args.trace)
+    except (TopologyError, RunError, UsageError, ResultsDirError, OSError) as exc:
+        if staged is not None:
+            staged.discard()
+        if isinstance(exc, ResultsDirError):
+            print(f"error: --out: {exc}", file=sys.stderr)
+        elif isinstance(exc, OSError):
+            print(f"error: cannot write results to {args.out or 'results/'}: "
+                  f"{exc.strerror or exc}", file=sys.stderr)
+        else:
+            print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     with staged:                      # an exception (Ctrl-C while drawing...) discards the staging
         try:
@@ -262,12 +303,26 @@ def run(args) -> int:
             captures = install_captures(simulation.network, staged.path / "pcap",
                                         args.links or None)
         try:
-            results, signum = execute_interruptibly(simulation)
-        finally:
-            for capture in captures:
-                capture.close()
+            try:
+                results, signum = execute_interruptibly(simulation)
+            finally:
+                close_all(captures)
             if trace is not None:
-                trace.close()
+                trace.finish()
+        except OSError as exc:            # a full disk: one line, nothing half-written kept
+            staged.discard()
+            if trace is not None:
+                trace.discard()
+            print(f"error: cannot write {failed_file(exc)}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
+        failure = getattr(results, "failure", None)
+        failure_line = None
+        if failure is not None:           # a plugin failed: one line, the partial results
+            from netsim.plugins import failure_line as plugin_failure_line
+            failure_line = plugin_failure_line(failure)
+            if failure_line is None:      # not a plugin's doing: netsim's own bug
+                raise failure
         report = None
         try:
             results.write_summary()
@@ -288,18 +343,30 @@ def run(args) -> int:
                 from plot_tool.report import make_report
                 make_report(staged.path, links=args.links or None, flows=args.flows or None)
             staged.commit()
+            if trace is not None:
+                trace.commit()
         except OSError as exc:
             staged.discard()
+            if trace is not None:
+                trace.discard()
             print(f"error: cannot write results to {out}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
+        except BaseException:
+            if trace is not None:
+                trace.discard()
+            raise
     if not args.quiet:
         print(format_summary(results.summary, args.links or link_ids, rows=args.table_rows))
         if report is not None:
             from theory.check import format_report
             print("\n" + format_report(report))
         print(f"\nresults written to {out}/")
-    if results.summary["stop_reason"] == "stalled":
+    if results.summary["stop_reason"] in ("stalled", "limit"):
         print(f"warning: {results.summary['stop_detail']}", file=sys.stderr)
+    if failure_line is not None:
+        print(f"error: {failure_line} (at t={results.summary['end_time_s']:.3f} s; partial "
+              f"results written to {out}/)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if signum is not None:
         print(f"interrupted at t={results.summary['end_time_s']:.3f} s: partial results written "
               f"to {out}/", file=sys.stderr)
@@ -307,6 +374,34 @@ def run(args) -> int:
     if report is not None and report["passed"] is False:
         return EXIT_CHECK_FAILED
     return EXIT_OK
+
+
+def close_all(files) -> None:
+    """Close every one of `files`; then raise the first OSError any of them gave."""
+    first = None
+    for item in files:
+        try:
+            item.close()
+        except OSError as exc:
+            first = first or exc
+    if first is not None:
+        raise first
+
+
+def failed_file(exc: OSError) -> str:
+    """The file an OSError of a write was about: its filename, else the `path` of the writer
+    (a trace file, a capture, the event trace) whose method raised it."""
+    if exc.filename:
+        return str(exc.filename)
+    tb = exc.__traceback__
+    path = None
+    while tb is not None:
+        owner = tb.tb_frame.f_locals.get("self")
+        found = getattr(owner, "path", None)
+        if found is not None and isinstance(found, (str, os.PathLike)):
+            path = found
+        tb = tb.tb_next
+    return str(path) if path is not None else "the results"
 
 
 def open_trace(path):
@@ -336,7 +431,7 @@ def execute_interruptibly(simulation):
     for sig in (signal.SIGINT, signal.SIGTERM):
         previous[sig] = signal.signal(sig, stop)
     try:
-        results = simulation.execute()
+        results = simulation.execute(keep_failure=True)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -361,7 +456,7 @@ def main(argv=None) -> int:
     if args.topology is None:
         take_topology_from_lists(args, parser)
     try:
-        configure_logging(args.verbosity, args.logfile)
+        configure_logging(args.verbosity)     # the log file (-f) once the inputs are read
         load_algorithm_plugins(args.plugin)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -379,17 +474,41 @@ def take_topology_from_lists(args, parser) -> None:
     parser.error("the following arguments are required: topology")
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGINT or SIGTERM outside a run (loading, drawing): a KeyboardInterrupt that knows which
+    signal it was, so that SIGTERM ends the program as cleanly as Ctrl-C."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum, frame):
+    raise Stopped(signum)
+
+
+def install_stop_handlers() -> None:
+    """SIGINT and SIGTERM raise `Stopped` (a run and a sweep put their own handlers in place
+    while they go, and this one back after)."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _stop)
+
+
 def entry() -> None:
-    """Console entry point: `main`, quiet when the reader of stdout goes away (e.g. `| head`)."""
+    """Console entry point: `main`, quiet when the reader of stdout goes away (e.g. `| head`).
+    The signal handlers are installed first: a signal at any moment ends the program with one
+    line and 128 + its number."""
+    install_stop_handlers()
     try:
         code = main()
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = EXIT_OK
-    except KeyboardInterrupt:         # outside the simulation (loading, drawing): nothing written
-        print("interrupted: no results written", file=sys.stderr)
-        code = EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # outside the simulation (loading, drawing): nothing written
+        signum = getattr(exc, "signum", signal.SIGINT)
+        print(f"interrupted ({signal.Signals(signum).name}): no results written", file=sys.stderr)
+        code = 128 + int(signum)
     sys.exit(code)
 
 

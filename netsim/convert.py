@@ -191,6 +191,12 @@ def convert_file(source, target=None) -> dict:
     """Convert the 2015 file `source`; validate the result as a topology; write it to `target`
     (if given). Returns the topology dict. Raises LegacyError (one line)."""
     from topologies.loader import TopologyError, load_topology
+    from netsim.output_paths import OutputPathError, check_output_file, write_atomic
+    if target:                    # never over the input, a device, a link, a results directory
+        try:
+            check_output_file("-o", target, inputs=[source])
+        except OutputPathError as exc:
+            raise LegacyError(str(exc)) from None
     label, data = read_legacy(source)
     name = Path(target).stem if target else Path(source).stem
     topology = convert(data, label=label, name=name)
@@ -200,7 +206,7 @@ def convert_file(source, target=None) -> dict:
         raise LegacyError(f"converted topology is not valid: {exc}") from None
     if target:
         try:
-            Path(target).write_text(dumps(topology), encoding="utf-8")
+            write_atomic(target, dumps(topology))        # whole or not at all
         except OSError as exc:
             raise LegacyError(f"-o {one_line(str(target))}: cannot write: "
                               f"{exc.strerror or exc}") from None

@@ -30,8 +30,25 @@ RECEIVER_PORT = 5001
 ROUTING_PORT = 520
 
 
-def _safe(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+MAX_PART_CHARS = 60       # an id's part of a file name; longer ones end in a digest
+
+
+def file_part(text: str) -> str:
+    """An id as part of a file name, one to one: ASCII letters and digits are kept, every other
+    character (UTF-8 byte) is written %XX, so "L_1" and "L 1" (or "a-b" + "c" and "a" + "b-c")
+    never give the same name and the separators "_" and "-" of the capture names stay
+    unambiguous; an id longer than MAX_PART_CHARS once encoded is cut and ends in "~" and
+    16 hex digits of its SHA-256 ("~" is never produced by the encoding)."""
+    out = "".join(c if c.isascii() and c.isalnum() else
+                  "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass")) for c in text)
+    if len(out) > MAX_PART_CHARS:
+        import hashlib
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        out = out[:MAX_PART_CHARS - 17] + "~" + digest
+    return out
+
+
+_safe = file_part            # the name plot_tool.seqplot imports (seq_<flow>.png)
 
 
 class Endpoints:
@@ -55,7 +72,7 @@ class Endpoints:
 class Capture:
     """Writes one direction's packets to a pcap file, then hands them on to `receive`."""
 
-    __slots__ = ("d", "ends", "fh", "receive", "sim", "packets")
+    __slots__ = ("d", "ends", "fh", "receive", "sim", "packets", "path")
 
     def __init__(self, d, ends: Endpoints, path: Path, receive):
         self.d = d
@@ -63,6 +80,7 @@ class Capture:
         self.sim = d.sim
         self.receive = receive
         self.packets = 0
+        self.path = path
         self.fh = open(path, "wb")
         self.fh.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 262144, dpkt.pcap.DLT_EN10MB))
 
@@ -136,7 +154,8 @@ class Capture:
 
 
 def install_captures(network, directory, links=None) -> list:
-    """Capture every direction of `links` (ids; None: all) into `directory`/<link>_<A>-<B>.pcap.
+    """Capture every direction of `links` (ids; None: all) into `directory`/<link>_<A>-<B>.pcap
+    (each id written by `file_part`, so different ids never share a file).
     Call before the run; close the returned captures after it."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

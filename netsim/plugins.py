@@ -28,6 +28,7 @@ from pathlib import Path
 ENTRY_POINT_GROUP = "netsim.algorithms"
 
 _loaded: dict = {}            # resolved path -> the classes it defines (a file is imported once)
+_shown: dict = {}             # resolved path -> the path as the command line gave it
 _entry_points_loaded = False
 
 
@@ -113,6 +114,7 @@ def load_plugin(path) -> list:
                           f"flows.congestion.CongestionControl")
     names = _register_all(named or classes, f"--plugin {given}")
     _loaded[resolved] = named or classes
+    _shown[resolved] = str(given)
     return names
 
 
@@ -133,7 +135,11 @@ def load_entry_points() -> list:
     _entry_points_loaded = True
     from importlib.metadata import entry_points
     names = []
-    for point in entry_points(group=ENTRY_POINT_GROUP):
+    if sys.version_info >= (3, 10):
+        points = entry_points(group=ENTRY_POINT_GROUP)
+    else:                            # Python 3.9 (Debian's PyPy): a dict by group
+        points = entry_points().get(ENTRY_POINT_GROUP, ())
+    for point in points:
         origin = f"entry point {point.name} = {point.value} ({ENTRY_POINT_GROUP})"
         try:
             target = point.load()
@@ -144,7 +150,47 @@ def load_entry_points() -> list:
             raise PluginError(f"{origin}: {type(exc).__name__}: {exc}") from None
         classes = _classes_of(target) if inspect.ismodule(target) else [target]
         names.extend(_register_all(classes, origin))
+        for cls in classes:
+            source = _source_file(cls)
+            if source is not None:
+                _shown.setdefault(source, str(source))
     return names
+
+
+def _source_file(cls):
+    try:
+        name = inspect.getsourcefile(cls)
+        return Path(name).resolve() if name else None
+    except (TypeError, OSError):
+        return None
+
+
+def failure_line(exc: BaseException) -> str | None:
+    """One line for an exception raised while a run went because of plugin code: ``plugin FILE,
+    line N, in hook HOOK: Type: message`` (FILE as the command line gave it, N the deepest line
+    of the plugin in the traceback, HOOK the plugin's function the transport called), or, for a
+    window a plugin set out of bounds (`flows.sender.WindowError`), ``plugin FILE: message``.
+    None when no plugin code is involved (a bug of netsim's own: the caller lets it through)."""
+    from flows.sender import WindowError
+    if isinstance(exc, WindowError):
+        source = _source_file(exc.algorithm)
+        if source in _shown:
+            return f"plugin {_shown[source]}: {exc}"
+    frames = []
+    for frame in traceback.extract_tb(exc.__traceback__):
+        try:
+            resolved = Path(frame.filename).resolve()
+        except (OSError, ValueError):
+            continue
+        if resolved in _shown:
+            frames.append((resolved, frame))
+    if not frames:
+        return None
+    path, outer = frames[0]                           # the hook the transport called
+    deepest = [frame for resolved, frame in frames if resolved == path][-1]
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    return (f"plugin {_shown[path]}, line {deepest.lineno}, in hook {outer.name}: "
+            f"{type(exc).__name__}{': ' + message if message else ''}")
 
 
 def plugin_paths(paths) -> tuple:

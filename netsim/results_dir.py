@@ -9,21 +9,26 @@ survives a later one. Staging directories left behind by killed runs are removed
 into the same place once their process is gone.
 
 An existing destination is replaced only when it is empty or is itself a results directory (it
-holds a ``summary.json`` written by netsim): a results directory is never allowed to swallow a
-directory of something else.
+holds a ``summary.json`` written by netsim, the marker of a single run's results): a results
+directory is never allowed to swallow a directory of something else. A sweep directory (marked by
+its ``sweep.json``) and a single run's results directory each refuse the other, and neither may
+be put inside a results directory (replacing that one would delete it).
 """
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
 import json
+import math
 import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
 
-SUMMARY_FILE = "summary.json"
+SUMMARY_FILE = "summary.json"     # the marker of a single run's results directory
+SWEEP_FILE = "sweep.json"         # the marker of a sweep directory (netsim.sweep), with
+SWEEP_RESULTS_FILE = "results.csv"  # its table of runs
 _STAGING = re.compile(r"^\.(?P<name>.+)\.(?:partial|old)-(?P<pid>\d+)-[^/]+$")
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
@@ -44,13 +49,66 @@ def is_results_dir(path: Path) -> bool:
     return isinstance(data, dict) and "netsim_version" in data
 
 
+def is_sweep_dir(path: Path) -> bool:
+    """True when `path` is a directory holding a sweep.json written by netsim (a JSON object
+    with the sweep's name, topology and parameters) and its results.csv (a sweep file that
+    happens to be called sweep.json does not make its folder a sweep directory)."""
+    if not (path / SWEEP_RESULTS_FILE).is_file():
+        return False
+    try:
+        with open(path / SWEEP_FILE, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and all(key in data for key in ("name", "topology",
+                                                                  "parameters"))
+
+
+def enclosing_results_dir(path: Path):
+    """The nearest directory above `path` that is a results or sweep directory, or None."""
+    try:
+        resolved = Path(path).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    for parent in resolved.parents:
+        if is_results_dir(parent) or is_sweep_dir(parent):
+            return parent
+    return None
+
+
 def check_destination(path: Path, what: str = "results") -> None:
     """Raise ResultsDirError unless `path` may receive (or be replaced by) a results directory."""
     if path.is_symlink() or (path.exists() and not path.is_dir()):
         raise ResultsDirError(f"{path} exists and is not a directory")
+    if is_sweep_dir(path):
+        raise ResultsDirError(f"{path} is a sweep directory (it holds {SWEEP_FILE}), not the "
+                              f"results directory of a single run; choose another directory")
+    outer = enclosing_results_dir(path)
+    if outer is not None:
+        raise ResultsDirError(f"{path} is inside the netsim results directory {outer}, which "
+                              f"holds one run (or sweep) and nothing else; choose another "
+                              f"directory")
     if path.is_dir() and any(path.iterdir()) and not is_results_dir(path):
         raise ResultsDirError(f"{path} exists and is not a netsim {what} directory (no netsim "
                               f"{SUMMARY_FILE}); choose another directory or remove it")
+
+
+def finite(value):
+    """`value` (JSON-like data) with every NaN or infinite float replaced by None: strict JSON,
+    where null is a value that is not defined (no RTT sample, no slowdown...)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(item) for item in value]
+    return value
+
+
+def json_text(data, **options) -> str:
+    """`data` as strict JSON (`json.dumps` with ``allow_nan=False``, after `finite`): what every
+    JSON file netsim writes holds, so that browsers, jq and other JSON readers accept it."""
+    return json.dumps(finite(data), allow_nan=False, **options)
 
 
 def _pid_alive(pid: int) -> bool:

@@ -24,6 +24,7 @@ from netsim.results import Results
 from topologies.spec import TopologySpec
 from netsim.traces import RouteLog, TraceFile
 from netsim.workloads import start_workloads
+from topologies.bounds import MAX_TRACE_ROWS, time_problem, trace_rows
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,21 @@ class Run:
             raise RunError(f"--interval: expected a positive number of seconds, got {interval_s}")
         if self.duration_s is not None and not self.duration_s > 0:
             raise RunError(f"duration: expected a positive number of seconds, got {self.duration_s}")
+        for what, value in (("--interval", interval_s), ("duration", self.duration_s)):
+            problem = None if value is None else time_problem(value, zero=False)
+            if problem:                        # topologies/bounds.py
+                raise RunError(f"{what}: {problem}, got {value!r}")
+        entities = 2 * len(spec.links) + len(spec.flows) + len(spec.hosts)
+        if self.duration_s is not None and \
+                trace_rows(self.duration_s, interval_s, entities) > MAX_TRACE_ROWS:
+            shortest = self.duration_s * entities / MAX_TRACE_ROWS
+            raise RunError(f"--interval: {interval_s!r} s over a {self.duration_s:g} s run of "
+                           f"{entities} traced entities (link directions, flows, hosts) would "
+                           f"write {trace_rows(self.duration_s, interval_s, entities):.3g} trace "
+                           f"rows; at most {MAX_TRACE_ROWS:.3g} are written: use an interval of "
+                           f"at least {shortest:.3g} s")
+        # a run of unknown length stops when the traces reach MAX_TRACE_ROWS rows
+        self.row_limit_s = MAX_TRACE_ROWS // max(1, entities) * interval_s
         endless = [f.id for f in spec.flows if f.data_bytes is None]
         if self.duration_s is None and (endless or not spec.flows or spec.workloads):
             what = f"flow {endless[0]} has no data_mb" if endless else "the topology has no flows"
@@ -68,6 +84,7 @@ class Run:
         self._unfinished = sum(1 for f in spec.flows if f.data_bytes is not None)
         self._endless = bool(endless) or bool(spec.workloads)   # workloads run to the duration
         self._stall_detail = None
+        self._limit_detail = None
         self._progress_step_s = 0.0
         if trace_dir is None:
             self._tempdir = tempfile.TemporaryDirectory(prefix="netsim-")
@@ -115,6 +132,19 @@ class Run:
     def _close_traces(self) -> None:
         for trace in self.traces.values():
             trace.close()
+
+    def stop_at_limit(self, detail: str) -> None:
+        """Stop the run at a bound of topologies/bounds.py (flows alive, trace rows): it ends
+        cleanly with stop reason "limit" and `detail` saying which bound, and its results are
+        written as for any other end."""
+        if self.sim.stop_reason is None:
+            self._limit_detail = detail
+            log.info("stopping at t=%.6f s: %s", self.sim.now, detail)
+            self.sim.stop("limit")
+
+    def _row_limit(self, _=None) -> None:
+        self.stop_at_limit(f"the trace files reached their limit of {MAX_TRACE_ROWS:.3g} rows "
+                           f"(every {self.interval_s!r} s); use a longer --interval")
 
     def interrupt(self) -> None:
         """Stop the run after the event being processed (safe to call from a signal handler);
@@ -172,32 +202,74 @@ class Run:
             fractions.append(sum(f.delivered_bytes for f in finite) / sum(f.data_bytes for f in finite))
         return min(1.0, max(fractions)) if fractions else None
 
-    def execute(self) -> Results:
+    def execute(self, *, keep_failure: bool = False) -> Results:
+        """Run to the end; the `Results`. An exception raised while the run goes propagates,
+        unless `keep_failure` (the command line's choice, to report a plugin's failure with the
+        partial results): the results then have stop reason "error" and the exception as
+        `results.failure` (an OSError, e.g. a full disk, always propagates)."""
         sim = self.sim
         self.sampler.start()
         sim.schedule(STALL_CHECK_S, self._check_stall)
         if self.progress is not None:
             self._progress_step_s = max(self.interval_s, (self.duration_s or 10.0) / PROGRESS_STEPS)
             sim.schedule(0.0, self._report_progress)
+        if self.duration_s is None:
+            sim.schedule_at(self.row_limit_s, self._row_limit)
         wall_start = time.perf_counter()
+        failure = None
         try:
             sim.run(until=self.duration_s)
+        except Exception as exc:
+            if not keep_failure or isinstance(exc, OSError):
+                self._finish_after_failure()
+                raise
+            failure = exc
         finally:
             wall_s = time.perf_counter() - wall_start
-            self.sampler.finish()
-            self._close_traces()
-        reason = sim.stop_reason or "duration"
+        if failure is None:
+            try:
+                self.sampler.finish()
+            finally:
+                self._close_traces()
+        else:
+            self._finish_after_failure()
+        reason = "error" if failure is not None else sim.stop_reason or "duration"
         if reason == "completed":
             detail = "all flows completed"
         elif reason == "stalled":
             detail = f"stall guard: {self._stall_detail}"
         elif reason == "interrupted":
             detail = "interrupted"
+        elif reason == "limit":
+            detail = f"stopped at a bound: {self._limit_detail}"
+        elif reason == "error":
+            detail = f"failed: {type(failure).__name__}: {failure}"
         else:
             detail = f"simulated time reached {self.duration_s} s"
         if self.progress is not None:
             self.progress(sim.now, 1.0 if reason == "completed" else self._fraction_done())
-        return Results(self, reason, detail, wall_s)
+        results = Results(self, reason, detail, wall_s)
+        results.failure = failure
+        return results
+
+    def _finish_after_failure(self) -> None:
+        """Close the traces after an exception stopped the run: a window left out of bounds
+        is sampled as "no value" (its failure is what is reported), and nothing raised here
+        hides the failure."""
+        import math
+        for flow in self.network.flows.values():
+            sender = getattr(flow, "sender", None)
+            cwnd = getattr(sender, "cwnd", 1.0)
+            if not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < math.inf):
+                sender.cwnd = math.nan
+        try:
+            self.sampler.finish()
+        except Exception:                          # the failure is what is reported
+            log.debug("sampling after a failure", exc_info=True)
+        try:
+            self._close_traces()
+        except OSError:
+            log.debug("closing the traces after a failure", exc_info=True)
 
 
 def simulate(spec: TopologySpec, **options) -> Results:

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from netsim.sweep_file import (DERIVED_METRICS, Sweep, SweepError, load_sweep,  # noqa: F401
                                    set_path)
+from netsim.results_dir import json_text
 from topologies.validation import suggestion
 
 SWEEP_FILE = "sweep.json"
@@ -290,7 +291,7 @@ def run_one(task) -> dict:
             from theory.check import compare
             from theory.fluid import predict
             record["check"] = compare(results, predict(spec))
-        out["record"] = json.loads(json.dumps(record, default=_jsonable))
+        out["record"] = json.loads(json_text(record, default=_jsonable))
     except Exception as exc:                      # recorded, the sweep goes on
         out["status"], out["error"] = "error", f"{type(exc).__name__}: {exc}"
     out["wall_time_s"] = round(time.perf_counter() - start, 4)
@@ -358,11 +359,32 @@ def compute_metrics(record: dict, metrics: list) -> dict:
     return out
 
 
+class MetricUnavailable(KeyError):
+    """A metric the run's record cannot give (a check interval the run did not reach...); its
+    message is the one line results.csv records."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 def _check_value(report: dict, parts: list):
     if parts[1] == "max_error_pct":
         return report["max_error_pct"]
-    index, entity, quantity, field = int(parts[1]), parts[2], parts[3], parts[4]
-    for row in report["intervals"][index]["rows"]:
+    metric = ".".join(parts)
+    try:
+        index = int(parts[1])
+    except ValueError:
+        raise MetricUnavailable(f"{metric}: expected a check interval number (0, 1, ...) or "
+                                f"max_error_pct, got {parts[1]!r}") from None
+    entity, quantity, field = parts[2], parts[3], parts[4]
+    intervals = report.get("intervals") or []
+    if not 0 <= index < len(intervals):
+        have = (f"only intervals 0 to {len(intervals) - 1}" if intervals
+                else "no interval long enough to compare")
+        raise MetricUnavailable(f"{metric}: the run's --check comparison has {have} (the run is "
+                                f"too short for interval {index}: lengthen duration_s, or collect "
+                                f"an earlier interval)")
+    for row in intervals[index]["rows"]:
         if row["id"] == entity and row["quantity"] == quantity:
             if field in ("predicted_low", "predicted_high"):
                 value = row["predicted"]
@@ -395,10 +417,39 @@ def _describe(ident: dict) -> str:
             f"{', '.join(ident['parameters']) or 'no parameters'}")
 
 
+def check_sweep_dir(out: Path, sweep: Sweep) -> None:
+    """Refuse (SweepError, whatever --force says) a directory that cannot hold the sweep: one
+    that is not a directory, a single run's results directory, a non-empty directory that holds
+    no sweep, one inside a results or sweep directory, or one holding an input of the sweep
+    (its file, topology or plugins)."""
+    from netsim.output_paths import OutputPathError, check_inputs_outside
+    from netsim.results_dir import enclosing_results_dir, is_results_dir
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise SweepError(f"--out {out}: exists and is not a directory")
+    if is_results_dir(out):
+        raise SweepError(f"--out {out}: is the results directory of a single run (it holds "
+                         f"summary.json), not a sweep directory; use another --out")
+    if out.is_dir() and not (out / SWEEP_FILE).is_file() and not (out / RESULTS_FILE).exists() \
+            and any(not entry.name.startswith(".") for entry in out.iterdir()):
+        raise SweepError(f"--out {out}: exists, is not empty and holds no sweep (no "
+                         f"{SWEEP_FILE}); choose another --out or remove what is there")
+    outer = enclosing_results_dir(out)
+    if outer is not None:
+        raise SweepError(f"--out {out}: is inside the netsim results directory {outer}; use "
+                         f"another --out")
+    try:
+        check_inputs_outside("--out", out, [getattr(sweep, "path", None), sweep.topology_path,
+                                            *sweep.plugins])
+    except OutputPathError as exc:
+        raise SweepError(str(exc)) from None
+
+
 def claim(out: Path, sweep: Sweep, force: bool = False) -> None:
-    """Make `out` the directory of `sweep`: refuse (SweepConflict) when it holds another sweep,
-    unless `force`, which removes what that sweep wrote (sweep.json, results.csv, runs/ and its
-    figures). Then write sweep.json."""
+    """Make `out` the directory of `sweep`: refuse (SweepError) a directory that cannot hold it
+    (`check_sweep_dir`) and (SweepConflict) one that holds another sweep, unless `force`, which
+    removes what that sweep wrote (sweep.json, results.csv, runs/ and its figures). Then write
+    sweep.json."""
+    check_sweep_dir(out, sweep)
     saved = saved_sweep(sweep)
     sweep_path, results_path = out / SWEEP_FILE, out / RESULTS_FILE
     previous = None
@@ -419,7 +470,7 @@ def claim(out: Path, sweep: Sweep, force: bool = False) -> None:
                                 f"use another --out, or pass --force to replace them")
         _remove_sweep(out, previous)
     out.mkdir(parents=True, exist_ok=True)
-    _write_atomic(sweep_path, json.dumps(saved, indent=2) + "\n")
+    _write_atomic(sweep_path, json_text(saved, indent=2) + "\n")
 
 
 def _remove_sweep(out: Path, previous: dict) -> None:
@@ -461,7 +512,7 @@ def _read_record(out: Path, digest: str):
 def _save_record(out: Path, record: dict) -> None:
     (out / RECORDS_DIR).mkdir(exist_ok=True)
     _write_atomic(_record_path(out, record["config_digest"]),
-                  json.dumps(record, separators=(",", ":")) + "\n")
+                  json_text(record, separators=(",", ":")) + "\n")
 
 
 def _write_csv(path: Path, columns: list, rows: list) -> None:

@@ -110,9 +110,9 @@ def sweep_main(argv) -> int:
               f"{stop.total} runs done, kept in {out}/results.csv; run the same command to resume",
               file=sys.stderr)
         return 128 + int(stop.signum)
-    except KeyboardInterrupt:                 # before the runs started: nothing to keep
+    except KeyboardInterrupt as exc:          # before the runs started: nothing to keep
         print(f"{sweep.name}: interrupted before any run finished", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return 128 + int(getattr(exc, "signum", signal.SIGINT))
     except SweepError as exc:                 # another sweep in --out
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -17,6 +17,7 @@ import os
 import stat
 from pathlib import Path
 
+from topologies.bounds import time_problem
 from topologies.validation import (MAX_RANGE_NUM, MAX_SEEDS, MAX_SWEEP_RUNS, InputError,
                                    count_problem, file_name_problem, id_problem, is_number,
                                    one_line, quote, read_json, show, suggestion)
@@ -347,6 +348,7 @@ def load_sweep(path, plugins=()) -> Sweep:
     if not isinstance(raw["parameters"], dict) or not raw["parameters"]:
         raise SweepError(f'{label}: field "parameters": expected an object of path: values')
     sweep = Sweep(label, raw, base, topology_path)
+    sweep.path = path
     sweep.plugins = plugin_files
     for param, spec in sweep.parameters:
         values, labels = _values(f"{label}: parameters: {quote(param)}", spec)
@@ -420,6 +422,9 @@ def _check_settings(label: str, raw: dict) -> None:
         value = raw.get(key)
         if value is not None and not (is_number(value) and value > 0):
             raise SweepError(f'{label}: field "{key}": expected a positive number, got {show(value)}')
+        problem = None if value is None else time_problem(value, zero=False)
+        if problem:                               # topologies/bounds.py
+            raise SweepError(f'{label}: field "{key}": {problem}, got {show(value)}')
     combine = raw.get("combine", "cross")
     if combine not in ("cross", "zip"):
         raise SweepError(f'{label}: field "combine": expected "cross" or "zip", got {show(combine)}'

@@ -22,7 +22,9 @@ class of each `LinkDirection` for a tracing subclass (same slots, `send` traced)
 innermost receive callback of each direction (and the classes of its impairment and failure
 guard, to see their losses); without a trace the simulator's code is the same
 objects and methods as ever. Lines are written through a buffered file (1 MiB), so memory stays
-bounded however long the run.
+bounded however long the run; the file is written under a hidden temporary name beside the
+target and renamed into place by `commit` when the run's results are in place, so a run that
+fails (a full disk) or is killed never leaves a truncated trace.
 """
 from __future__ import annotations
 
@@ -44,10 +46,13 @@ class EventTrace:
     """Writes the packet events of one network to `path` (CSV, or JSON Lines for ``.jsonl``)."""
 
     def __init__(self, path):
+        from netsim.output_paths import AtomicFile
         self.path = Path(path)
         self.jsonl = self.path.suffix.lower() in (".jsonl", ".ndjson")
         try:
-            self.fh = open(self.path, "w", encoding="utf-8", newline="", buffering=BUFFER_BYTES)
+            self.out = AtomicFile(self.path, "w", encoding="utf-8", newline="",
+                                  buffering=BUFFER_BYTES)
+            self.fh = self.out.fh
         except OSError as exc:
             raise TraceError(f"--trace {self.path}: cannot write the trace file: "
                              f"{exc.strerror or exc}") from None
@@ -79,15 +84,31 @@ class EventTrace:
                           f"{seq},{packet.size_bytes},{cause},"
                           f"{'' if start_s is None else repr(start_s)}\n")
 
-    def close(self) -> None:
+    def finish(self) -> None:
+        """Write out what is buffered (OSError when the disk is full)."""
         if not self.fh.closed:
-            self.fh.close()
+            self.fh.flush()
+
+    def commit(self) -> None:
+        """Put the complete trace file in place (it is written under a temporary name beside
+        it, so that a failed or killed run never leaves a truncated trace)."""
+        if not self.out.done:
+            self.out.commit()
+
+    close = commit
+
+    def discard(self) -> None:
+        """Remove the trace written so far (the previous file at the path, if any, stays)."""
+        self.out.discard()
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, exc_type, *exc):
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
 
     # -- hooking in ---------------------------------------------------------------------------
     def trace_wrapper(self, wrapper, d) -> None:

@@ -11,7 +11,9 @@ When a flow finishes, one row goes to `fct.csv` (streamed: nothing is kept per f
 completion time and slowdown go into fixed-size log histograms, per workload and size bucket, from
 which the summary reports the count, mean, median and 99th percentile. A finished flow is
 referenced by nothing: workload flows are never registered with the sampler or the run's flow
-table, so memory depends on the number of flows in progress, not on how many have run.
+table, so memory depends on the number of flows in progress, not on how many have run; and the
+flows in progress are at most MAX_FLOWS_ALIVE (topologies/bounds.py): an overloaded workload
+stops the run cleanly there (stop reason "limit"), its results written.
 
 The slowdown divides the flow completion time (FCT: from the flow's start to the moment the
 sender has every byte acknowledged) by the FCT the same flow would have on an empty network,
@@ -25,6 +27,7 @@ import math
 from flows import ALGORITHMS
 from flows.transport import Flow
 from netsim.traces import csv_field
+from topologies.bounds import MAX_FLOWS_ALIVE
 
 FCT_COLUMNS = ("workload", "flow", "src", "dst", "size_bytes", "start_s", "finish_s", "fct_s",
                "ideal_fct_s", "slowdown")
@@ -176,8 +179,10 @@ class FctFile:
 class Workload:
     """Runs one `WorkloadSpec` in a built network; results in `summary()`."""
 
-    def __init__(self, spec, network, fct_file: FctFile, units):
+    def __init__(self, spec, network, fct_file: FctFile, units, alive=None, stop=None):
         self.spec = spec
+        self.alive = alive if alive is not None else [0]   # flows in progress, all workloads
+        self.stop = stop                    # called with a reason at MAX_FLOWS_ALIVE
         self.sim = network.sim
         self.hosts = network.hosts
         self.src = [network.hosts[h] for h in spec.src]
@@ -205,6 +210,12 @@ class Workload:
         sim, spec = self.sim, self.spec
         if spec.stop_s is not None and sim.now >= spec.stop_s:
             return
+        if self.alive[0] >= MAX_FLOWS_ALIVE:    # overloaded: memory would grow without bound
+            if self.stop is not None:
+                self.stop(f"workload {spec.id}: {self.alive[0]} workload flows in progress at "
+                          f"once, the limit (MAX_FLOWS_ALIVE); the offered load "
+                          f"({spec.arrivals_per_s:g} flows/s) is more than the network carries")
+                return
         rng = sim.rng
         src = self.src[int(rng.random() * len(self.src))]
         dst = src
@@ -215,6 +226,7 @@ class Workload:
         flow = Flow(sim, f"{spec.id}#{self.started}", src, dst, size, sim.now, self.cc_class,
                     spec.params, spec.transport, self.packet_bytes, self.ack_bytes)
         flow.on_finish = self._finished
+        self.alive[0] += 1
         sim.schedule(self._gap(), self._arrival)
 
     def _ideal(self, flow) -> float:
@@ -229,6 +241,7 @@ class Workload:
 
     def _finished(self, flow) -> None:
         self.finished += 1
+        self.alive[0] -= 1
         fct = flow.finish_s - flow.start_s
         ideal = self._ideal(flow)
         slowdown = fct / ideal if ideal > 0 else math.nan
@@ -272,4 +285,6 @@ def start_workloads(run) -> list:
         return []
     fct_file = FctFile(run.trace_dir / "fct.csv")
     run.traces["fct"] = fct_file
-    return [Workload(w, run.network, fct_file, spec.units) for w in spec.workloads]
+    alive = [0]                     # flows in progress over all workloads (MAX_FLOWS_ALIVE)
+    return [Workload(w, run.network, fct_file, spec.units, alive, run.stop_at_limit)
+            for w in spec.workloads]

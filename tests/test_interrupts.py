@@ -17,7 +17,7 @@ from netsim.run import Run
 
 ROOT = Path(__file__).resolve().parent.parent
 
-ENDLESS = {"name": "endless", "duration_s": 1e6, "hosts": ["H1", "H2"],
+ENDLESS = {"name": "endless", "duration_s": 1e5, "hosts": ["H1", "H2"],
            "links": [{"id": "L1", "ends": ["H1", "H2"], "rate_mbps": 10, "delay_ms": 10,
                       "buffer_kb": 64}],
            "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": None, "start_s": 0}]}

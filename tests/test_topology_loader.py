@@ -1041,6 +1041,7 @@ def test_input_dict_is_not_modified():
 
 positive = st.floats(min_value=1e-3, max_value=1e4, allow_nan=False)
 non_negative = st.floats(min_value=0, max_value=1e4, allow_nan=False)
+times = st.just(0.0) | positive        # 0 or resolvable (topologies/bounds.py)
 
 
 @st.composite
@@ -1048,10 +1049,10 @@ def chains(draw):
     """Random valid topologies: H0 - R0 - ... - Rk - H1 with random link numbers."""
     n_routers = draw(st.integers(min_value=0, max_value=6))
     nodes = ["H0"] + [f"R{i}" for i in range(n_routers)] + ["H1"]
-    links = [{"id": f"L{i}", "ends": [a, b], "rate_mbps": draw(positive), "delay_ms": draw(non_negative),
+    links = [{"id": f"L{i}", "ends": [a, b], "rate_mbps": draw(positive), "delay_ms": draw(times),
               "buffer_kb": draw(non_negative), "duplex": draw(st.sampled_from(["full", "half"]))}
              for i, (a, b) in enumerate(zip(nodes, nodes[1:]))]
-    flow = {"id": "F", "src": "H0", "dst": "H1", "data_mb": draw(positive), "start_s": draw(non_negative)}
+    flow = {"id": "F", "src": "H0", "dst": "H1", "data_mb": draw(positive), "start_s": draw(times)}
     return {"units": draw(st.sampled_from(["si", "binary"])), "hosts": ["H0", "H1"],
             "routers": nodes[1:-1], "links": links, "flows": [flow]}
 

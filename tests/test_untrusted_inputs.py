@@ -59,3 +59,40 @@ def test_a_sweep_needing_a_named_plugin_says_which_plugin_option_to_add(tmp_path
                    "--jobs", "1")
     assert done.returncode == 0, done.stderr
     assert (folder / "PWNED").exists()                # the command line asked for it
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@"])
+@pytest.mark.parametrize("where", ["hosts", "links", "flows"])
+def test_ids_a_spreadsheet_would_run_as_formulas_are_refused(tmp_path, run_cli, start, where):
+    data = {"hosts": ["H1", "H2"], "duration_s": 1,
+            "links": [{"id": "L1", "ends": ["H1", "H2"], "rate_mbps": 10, "delay_ms": 5,
+                       "buffer_kb": 100}],
+            "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 0.1}]}
+    bad = f'{start}HYPERLINK("http://x","y")'
+    if where == "hosts":
+        data["hosts"][0] = bad
+        data["links"][0]["ends"][0] = data["flows"][0]["src"] = bad
+    else:
+        data[where][0]["id"] = bad
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(data))
+    done = run_cli(path, "--no-plots", "--out", tmp_path / "r")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    line, = done.stderr.splitlines()
+    assert f'expected an id not starting with "{start}" (a spreadsheet opening the CSV files would ' \
+           f"run it as a formula)" in line
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("bad", ["\tL1", "\rL1"])
+def test_ids_starting_with_a_tab_or_carriage_return_are_refused(bad):
+    from topologies.validation import id_problem
+    assert "expected an id" in id_problem(bad)
+
+
+def test_sweep_labels_follow_the_same_rule(tmp_path):
+    from netsim.sweep_file import SweepError, load_sweep
+    path = sweep_file(tmp_path, parameters={"links.L1.delay_ms": {"values": [1, 2],
+                                                                   "labels": ["ok", "=1+1"]}})
+    with pytest.raises(SweepError, match='field "labels": expected an id not starting with "="'):
+        load_sweep(path)

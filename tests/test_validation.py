@@ -79,7 +79,7 @@ def test_closest_keeps_the_cutoff_and_the_message_shape():
 
 # -- file names, ids, counts ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["tc2", "goodput.png", "a b", "ü-名前", ".hidden", "x" * MAX_NAME_BYTES])
+@pytest.mark.parametrize("name", ["tc2", "goodput.png", "a b", "ü-名前", "x.", "x" * MAX_NAME_BYTES])
 def test_plain_file_names_are_accepted(name):
     assert file_name_problem(name) is None
 
@@ -92,6 +92,8 @@ def test_plain_file_names_are_accepted(name):
     ("C:x", 'expected a plain file name (no ":"), got "C:x"'),
     ("..", 'expected a plain file name (not "." or ".."), got ".."'),
     (".", 'expected a plain file name (not "." or ".."), got "."'),
+    (".hidden", 'expected a plain file name (not starting with "."), got ".hidden"'),
+    (".x.partial-99999-abc", 'expected a plain file name (not starting with ".")'),
     ("", 'expected a plain file name, got ""'),
     ("a\nb", 'expected a plain file name (no control characters), got "a\\nb" (U+000A)'),
     ("a\x00b", 'expected a plain file name (no control characters), got "a\\u0000b" (U+0000)'),

@@ -542,13 +542,24 @@ def _format_row(row: dict) -> str:
     return line + (f"  {row['model']}" if row.get("model") else "")
 
 
+def _finite(value):
+    """`value` with every NaN or infinite float (numpy's too) as None."""
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
 def write_check(out_dir, report: dict, model: Model, units) -> None:
     """check.json (the report) and predictions.csv (the predicted timeline, for the figures; the
     per-flow models of Reno, NewReno, CUBIC and BBR add their rows per simulated interval)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "check.json", "w") as fh:
-        json.dump(report, fh, indent=2)
+        json.dump(_finite(report), fh, indent=2, allow_nan=False)    # strict JSON: NaN is null
         fh.write("\n")
     mbps = 8.0 / units.bits_per_mbit
     kb = float(units.bytes_per_kb)

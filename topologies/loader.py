@@ -46,6 +46,7 @@ from topologies.spec import (
     UnitSystem,
 )
 from topologies.spec import WorkloadSpec
+from topologies.bounds import MAX_ARRIVALS_PER_S, TIME_RESOLUTION_S, time_problem
 from topologies.validation import (InputError, check_plain, file_name_problem, id_problem,
                                    one_line, quote, read_json, show, suggestion)
 
@@ -203,6 +204,12 @@ def _number(where: _Where, name: str, value, rule: _Rule, *, nullable: bool = Fa
                (value <= rule.maximum if rule.max_inclusive else value < rule.maximum))
     if not (low_ok and high_ok):
         raise where.field_error(name, f"expected {rule.expected}{or_null}, got {show(value)}")
+    unit = ("s" if name.endswith("_s") and not name.endswith("_per_s") else
+            "ms" if name.endswith("_ms") or name == "cost" else None)
+    if unit is not None:                     # times stay resolvable (topologies/bounds.py)
+        problem = time_problem(value, unit=unit)
+        if problem:
+            raise where.field_error(name, f"{problem}, got {show(value)}")
     return int(value) if rule.integer else float(value)
 
 
@@ -612,7 +619,13 @@ def _schedule(where: _Where, item: dict, name: str, rule: _Rule, factor: float) 
         if not isinstance(entry, list) or len(entry) != 2:
             raise where.field_error(label, f"expected a [time_s, value] pair, got {show(entry)}")
         t_s = float(_number(where, label, entry[0], NON_NEGATIVE))
+        problem = time_problem(t_s)              # topologies/bounds.py
+        if problem:
+            raise where.field_error(label, f"{problem}, got {show(entry[0])}")
         value = _number(where, label, entry[1], rule)
+        problem = time_problem(value, unit="ms") if name == "delay_schedule" else None
+        if problem:
+            raise where.field_error(label, f"{problem}, got {show(entry[1])}")
         if out and t_s <= out[-1][0]:
             raise where.field_error(label, f"times must increase: {_seconds(t_s)} s after "
                                            f"{_seconds(out[-1][0])} s")
@@ -918,6 +931,10 @@ def _workload(where: _Where, item: dict, ctx: _FlowContext) -> WorkloadSpec:
             if a != b and not _connected(a, b, ctx.components):
                 raise where.error(f"hosts {quote(a)} and {quote(b)} are not connected")
     rate = float(_number(where, "arrivals_per_s", item["arrivals_per_s"], POSITIVE))
+    if rate > MAX_ARRIVALS_PER_S:            # the mean gap would vanish against the clock
+        raise where.field_error("arrivals_per_s", f"expected at most {MAX_ARRIVALS_PER_S:g} "
+                                                  f"arrivals per second (a mean gap of at least "
+                                                  f"{TIME_RESOLUTION_S:g} s), got {show(item['arrivals_per_s'])}")
     sizes = item["sizes"]
     if isinstance(sizes, str):
         name = _choice(where, "sizes", sizes, SIZE_DISTRIBUTIONS)

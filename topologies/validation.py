@@ -29,11 +29,11 @@ import unicodedata
 from pathlib import Path
 
 __all__ = [
-    "InputError", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_ID_CHARS", "MAX_INT_DIGITS", "MAX_ITEMS",
-    "MAX_NAME_BYTES", "MAX_RANGE_NUM", "MAX_SEEDS", "MAX_STRING_CHARS", "MAX_SWEEP_RUNS",
-    "SUGGESTION_CUTOFF", "check_plain", "closest", "count_problem", "file_name_problem",
-    "id_problem", "is_number", "one_line", "parse_json", "path_text", "quote", "read_json", "show",
-    "suggestion",
+    "FORMULA_STARTS", "InputError", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_ID_CHARS",
+    "MAX_INT_DIGITS", "MAX_ITEMS", "MAX_NAME_BYTES", "MAX_RANGE_NUM", "MAX_SEEDS",
+    "MAX_STRING_CHARS", "MAX_SWEEP_RUNS", "SUGGESTION_CUTOFF", "check_plain", "closest",
+    "count_problem", "file_name_problem", "id_problem", "is_number", "one_line", "parse_json",
+    "path_text", "quote", "read_json", "show", "suggestion",
 ]
 
 # -- input limits (docs/topology-format.md and docs/sweeps.md, "Input limits") ------------------
@@ -178,8 +178,9 @@ def file_name_problem(value) -> str | None:
     'expected a plain file name ..., got ...'.
 
     A plain file name is a string of 1 to MAX_NAME_BYTES bytes in UTF-8, without path separators
-    ("/" or "\\"), without ":" (a drive on Windows), not "." or "..", and without control, format,
-    surrogate or line-separator characters.
+    ("/" or "\\"), without ":" (a drive on Windows), not "." or "..", not starting with "." (hidden
+    names are those of staging directories and partial files, ``.NAME.partial-PID-...``), and
+    without control, format, surrogate or line-separator characters.
     """
     expected = "expected a plain file name"
     if not isinstance(value, str):
@@ -194,17 +195,29 @@ def file_name_problem(value) -> str | None:
             return f"{expected} (no {quote(separator)}), got {show(value)}"
     if value in (".", ".."):
         return f'{expected} (not "." or ".."), got {show(value)}'
+    if value.startswith("."):       # hidden names are the staging directories' and files'
+        return f'{expected} (not starting with "."), got {show(value)}'
     size = len(value.encode("utf-8"))
     if size > MAX_NAME_BYTES:
         return f"{expected} of at most {MAX_NAME_BYTES} bytes, got {show(value)} ({size} bytes)"
     return None
 
 
+# First characters that make a spreadsheet read a CSV cell as a formula (OWASP, "CSV Injection"):
+# ids reach the CSV files as they are, so none may start with one (tab and carriage return are
+# control characters, refused anyway).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def id_problem(value) -> str | None:
     """None if `value` is a valid id: a non-empty string of at most MAX_ID_CHARS characters, none
-    of them a control, format, surrogate or line-separator character; else what is wrong."""
+    of them a control, format, surrogate or line-separator character, not starting with a
+    character of FORMULA_STARTS; else what is wrong."""
     if not isinstance(value, str) or not value:
         return f"expected a non-empty string, got {show(value)}"
+    if value[0] in FORMULA_STARTS:
+        return (f"expected an id not starting with {quote(value[0])} (a spreadsheet opening the "
+                f"CSV files would run it as a formula), got {show(value)}")
     bad = _forbidden_char(value)
     if bad is not None:
         return f"expected an id without control characters, got {show(value)} ({_char_name(bad)})"

@@ -1,0 +1,138 @@
+"""The bounds of a run (topologies/bounds.py; docs/outputs.md, "Bounds and rules"): time values
+stay resolvable, arrival gaps do not vanish, flows alive and trace rows are capped."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from topologies import bounds
+from topologies.loader import TopologyError, load_topology
+
+ROOT = Path(__file__).resolve().parent.parent
+WEBSEARCH = json.loads((ROOT / "topologies" / "examples" / "websearch.json").read_text())
+
+
+def one_line(done) -> str:
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+def small(**flow) -> dict:
+    return {"hosts": ["H1", "H2"], "duration_s": 2,
+            "links": [{"id": "L1", "ends": ["H1", "H2"], "rate_mbps": 10, "delay_ms": 5,
+                       "buffer_kb": 100}],
+            "flows": [dict({"id": "F1", "src": "H1", "dst": "H2", "data_mb": 0.1}, **flow)]}
+
+
+def test_the_bounds_keep_the_smallest_delay_resolvable_at_the_largest_time():
+    t = bounds.MAX_TIME_S
+    assert t + bounds.TIME_RESOLUTION_S / 8 != t         # resolved with margin
+    assert bounds.MAX_ARRIVALS_PER_S == 1 / bounds.TIME_RESOLUTION_S
+
+
+@pytest.mark.parametrize("start_s", [1e15, 1e308, 1e6 + 1])
+def test_start_times_beyond_the_bound_are_refused_at_load(tmp_path, run_cli, start_s):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(small(start_s=start_s, algorithm="fast")))
+    done = run_cli(path, "--no-plots", "--out", tmp_path / "r")
+    assert done.returncode == 2
+    assert one_line(done) == (f'error: {path}: flows[0] "F1": field "start_s": expected 0 or a '
+                              f"time from 1e-09 s to 1e+06 s, got {start_s!r}")
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda d: d.update(duration_s=2e6), "duration_s"),
+    (lambda d: d["links"][0].update(delay_ms=1e-9), "delay_ms"),
+    (lambda d: d["links"][0].update(delay_ms=2e9), "delay_ms"),
+    (lambda d: d["links"][0].update(jitter_ms=1e-12), "jitter_ms"),
+    (lambda d: d.update(transport={"min_rto_s": 1e-300}), "min_rto_s"),
+    (lambda d: d.update(events=[{"at_s": 1e300, "link": "L1", "action": "down"}]), "at_s"),
+    (lambda d: d["links"][0].update(rate_schedule=[[5e6, 1]]), "rate_schedule[0]"),
+    (lambda d: d["links"][0].update(delay_schedule=[[1, 1e-12]]), "delay_schedule[0]"),
+])
+def test_every_time_field_is_bounded(change, field):
+    data = small()
+    change(data)
+    with pytest.raises(TopologyError, match=rf'field "{re.escape(field)}": expected (0 or )?a time from'):
+        load_topology(data)
+
+
+def test_zero_and_the_bounds_themselves_are_accepted():
+    data = small(start_s=0)
+    data["links"][0].update(delay_ms=bounds.TIME_RESOLUTION_S * 1e3, jitter_ms=0)
+    data["duration_s"] = bounds.MAX_TIME_S
+    spec = load_topology(data)
+    assert spec.duration_s == bounds.MAX_TIME_S and spec.links[0].delay_s == pytest.approx(1e-9)
+
+
+def test_an_arrival_rate_whose_gap_is_below_the_resolution_is_refused():
+    data = json.loads(json.dumps(WEBSEARCH))
+    data["workloads"][0]["arrivals_per_s"] = 1e12
+    with pytest.raises(TopologyError, match=r'field "arrivals_per_s": expected at most 1e\+09 '
+                                            r"arrivals per second \(a mean gap of at least 1e-09 s\), "
+                                            r"got 1000000000000\.0"):
+        load_topology(data)
+
+
+def test_an_overloaded_workload_stops_cleanly_at_the_flow_limit_and_keeps_its_results(
+        tmp_path, run_cli):
+    data = json.loads(json.dumps(WEBSEARCH))
+    data["workloads"][0]["arrivals_per_s"] = 1e6
+    data["duration_s"] = 20
+    path = tmp_path / "overload.json"
+    path.write_text(json.dumps(data))
+    done = run_cli(path, "--no-plots", "--quiet", "--out", tmp_path / "r", timeout=120)
+    assert done.returncode == 0, done.stderr
+    line = one_line(done)
+    assert line.startswith("warning: stopped at a bound: workload W")
+    assert f"{bounds.MAX_FLOWS_ALIVE} workload flows in progress at once" in line
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["stop_reason"] == "limit" and summary["end_time_s"] < 1
+    workload = summary["workloads"]["W"]
+    assert workload["flows_started"] - workload["flows_completed"] == bounds.MAX_FLOWS_ALIVE
+    assert (tmp_path / "r" / "fct.csv").exists()
+
+
+def test_an_interval_writing_too_many_rows_is_refused_with_the_smallest_that_fits(tmp_path,
+                                                                                   run_cli):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(small()))
+    done = run_cli(path, "--interval", "1e-9", "--duration", "3", "--no-plots",
+                   "--out", tmp_path / "r")
+    assert done.returncode == 2
+    line = one_line(done)
+    assert line.startswith("error: --interval: 1e-09 s over a 3 s run of 5 traced entities")
+    assert line.endswith("at most 2e+07 are written: use an interval of at least 7.5e-07 s")
+    assert not (tmp_path / "r").exists()
+    done = run_cli(path, "--interval", "7.5e-7", "--duration", "3e-4", "--no-plots", "--quiet",
+                   "--out", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_run_of_unknown_length_stops_at_the_row_limit(monkeypatch):
+    from netsim import run as run_module
+    monkeypatch.setattr(run_module, "MAX_TRACE_ROWS", 1000)
+    data = small(data_mb=1e6)                           # would take 800 000 s
+    data.pop("duration_s")
+    results = run_module.simulate(load_topology(data), interval_s=0.01)
+    summary = results.summary
+    assert summary["stop_reason"] == "limit"
+    assert summary["end_time_s"] == pytest.approx(1000 // 5 * 0.01)
+    assert "trace files reached their limit" in summary["stop_detail"]
+    assert sum(summary["trace_rows"][name] for name in ("links", "flows", "hosts")) <= 1000
+
+
+def test_sweep_durations_and_intervals_are_bounded(tmp_path):
+    from netsim.sweep_file import SweepError, load_sweep
+    for key, value in (("interval_s", 1e-12), ("duration_s", 1e7)):
+        path = tmp_path / "s.json"
+        path.write_text(json.dumps({"topology": "lossy_link", "parameters": {"seed": [1]},
+                                    key: value}))
+        with pytest.raises(SweepError, match=rf'field "{key}": expected a time from 1e-09 s '
+                                             rf"to 1e\+06 s, got {value!r}"):
+            load_sweep(path)

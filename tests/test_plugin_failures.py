@@ -1,0 +1,99 @@
+"""Plugins that fail while a run goes: one line naming the plugin file, line, hook and exception,
+exit 2, the partial results written as for an interrupt; windows must be finite and positive;
+summary.json is strict JSON."""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LOSSY = ROOT / "topologies" / "lossy_link.json"
+
+HEADER = """\
+from flows.congestion import CongestionControl
+
+
+class Bad(CongestionControl):
+    name = "bad"
+"""
+
+
+def plugin(tmp_path, body: str) -> Path:
+    path = tmp_path / "bad_cc.py"
+    path.write_text(HEADER + textwrap.indent(textwrap.dedent(body), "    "))
+    return path
+
+
+def run_with(run_cli, tmp_path, path, *extra):
+    return run_cli(LOSSY, "--plugin", path, "--algorithm", "bad", "--duration", "5",
+                   "--no-plots", "--out", tmp_path / "r", *extra)
+
+
+def the_line(done) -> str:
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+def strict_summary(tmp_path) -> dict:
+    text = (tmp_path / "r" / "summary.json").read_text()
+    def refuse(literal):
+        raise AssertionError(f"{literal} in summary.json")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_an_exception_in_a_hook_is_one_line_and_keeps_the_partial_results(tmp_path, run_cli):
+    path = plugin(tmp_path, """\
+        def on_ack(self, acked_pkts):
+            if self.flow.sim.now > 0.5:
+                return helper(acked_pkts)
+            self.flow.cwnd += 1.0 / self.flow.cwnd
+    """)
+    path.write_text(path.read_text() + "\n\ndef helper(n):\n    return n / 0\n")
+    done = run_with(run_cli, tmp_path, path)
+    assert done.returncode == 2
+    line = the_line(done)
+    assert line.startswith(f"error: plugin {path}, line 13, in hook on_ack: ZeroDivisionError: "
+                           f"division by zero (at t=0.5")
+    assert line.endswith(f"partial results written to {tmp_path / 'r'}/)")
+    summary = strict_summary(tmp_path)
+    assert summary["stop_reason"] == "error" and 0.5 < summary["end_time_s"] < 0.7
+    assert "ZeroDivisionError" in summary["stop_detail"]
+    assert (tmp_path / "r" / "flows.csv").exists()
+
+
+@pytest.mark.parametrize("value, shown", [
+    ("float('nan')", "nan (float)"), ("0.0", "0.0 (float)"), ("-3", "-3 (int)"),
+    ("'ten'", "'ten' (str)"), ("float('inf')", "inf (float)"),
+])
+def test_a_window_that_is_not_a_finite_positive_number_is_refused(tmp_path, run_cli, value, shown):
+    path = plugin(tmp_path, f"""\
+        def on_ack(self, acked_pkts):
+            self.flow.cwnd = {value} if self.flow.sim.now > 0.3 else self.flow.cwnd + 1
+    """)
+    done = run_with(run_cli, tmp_path, path)
+    assert done.returncode == 2
+    line = the_line(done)
+    assert line.startswith(f"error: plugin {path}: algorithm 'bad' set cwnd to {shown}; a window "
+                           f"is a finite number of packets > 0 (at t=")
+    summary = strict_summary(tmp_path)                  # NaN nowhere: strict JSON
+    assert summary["stop_reason"] == "error"
+
+
+def test_sys_exit_at_import_is_an_error_line(tmp_path, run_cli):
+    path = tmp_path / "leaves.py"
+    path.write_text("import sys\n\nsys.exit(3)\n")
+    done = run_cli(LOSSY, "--plugin", path, "--out", tmp_path / "r")
+    assert done.returncode == 2
+    assert the_line(done) == (f"error: --plugin {path}, line 3: called sys.exit(3) while being "
+                              f"imported")
+
+
+def test_summary_json_is_strict_json_with_null_for_undefined_values(tmp_path):
+    from netsim.results_dir import json_text
+    text = json_text({"a": float("nan"), "b": [1.0, float("inf")], "c": {"d": -float("inf")}})
+    assert json.loads(text) == {"a": None, "b": [1.0, None], "c": {"d": None}}

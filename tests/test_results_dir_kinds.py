@@ -1,0 +1,77 @@
+"""A sweep directory and a single run's results directory each refuse the other, and neither
+goes inside a results directory (netsim/results_dir.py; docs/outputs.md, "Bounds and rules")."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TC0 = ROOT / "topologies" / "test_case_0.json"
+
+
+def sweep_file(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"topology": "test_case_0", "parameters": {"seed": [1]},
+                                "duration_s": 0.5, "metrics": ["end_time_s"]}))
+    return path
+
+
+def test_a_sweep_refuses_a_single_runs_results_directory(tmp_path, run_cli):
+    out = tmp_path / "r"
+    assert run_cli(TC0, "--duration", "0.5", "--no-plots", "--quiet", "--out", out).returncode == 0
+    before = sorted(p.name for p in out.iterdir())
+    for force in ([], ["--force"]):
+        done = run_cli("sweep", sweep_file(tmp_path), "--out", out, "--quiet", *force)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert done.stderr == (f"error: --out {out}: is the results directory of a single run "
+                               f"(it holds summary.json), not a sweep directory; use another "
+                               f"--out\n")
+    assert sorted(p.name for p in out.iterdir()) == before
+
+
+def test_a_sweep_refuses_a_directory_of_something_else(tmp_path, run_cli):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep")
+    done = run_cli("sweep", sweep_file(tmp_path), "--out", out, "--quiet", "--force")
+    assert done.returncode == 2
+    assert "exists, is not empty and holds no sweep" in done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+def test_a_single_run_refuses_a_sweep_directory(tmp_path, run_cli):
+    out = tmp_path / "sw"
+    done = run_cli("sweep", sweep_file(tmp_path), "--out", out, "--quiet", "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    before = sorted(p.name for p in out.iterdir())
+    done = run_cli(TC0, "--duration", "0.5", "--no-plots", "--quiet", "--out", out)
+    assert done.returncode == 2
+    assert done.stderr == (f"error: --out: {out} is a sweep directory (it holds sweep.json), not "
+                           f"the results directory of a single run; choose another directory\n")
+    assert sorted(p.name for p in out.iterdir()) == before
+
+
+@pytest.mark.parametrize("kind", ["run", "sweep"])
+def test_nothing_goes_inside_a_results_directory(tmp_path, run_cli, kind):
+    out = tmp_path / "r"
+    assert run_cli(TC0, "--duration", "0.5", "--no-plots", "--quiet", "--out", out).returncode == 0
+    inner = out / "inner"
+    if kind == "run":
+        done = run_cli(TC0, "--duration", "0.5", "--no-plots", "--quiet", "--out", inner)
+    else:
+        done = run_cli("sweep", sweep_file(tmp_path), "--out", inner, "--quiet")
+    assert done.returncode == 2
+    assert f"inside the netsim results directory {out}" in done.stderr
+    assert not inner.exists()
+
+
+def test_names_like_staging_directories_are_refused(tmp_path, run_cli):
+    data = json.loads(TC0.read_text())
+    data["name"] = ".x.partial-99999-abc"
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(data))
+    done = run_cli(path, "--no-plots", "--quiet", cwd=tmp_path)
+    assert done.returncode == 2
+    assert 'field "name": expected a plain file name (not starting with ".")' in done.stderr

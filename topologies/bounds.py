@@ -1,0 +1,52 @@
+"""The bounds of a run, in one place (documented in docs/outputs.md, "Bounds and rules", and the
+README): what keeps every run resolvable in time, bounded in memory and in output size.
+
+Time. Simulated time is a float (seconds). At time t the clock resolves steps of about
+t * 2.2e-16 s, so a delay vanishes (t + delay == t) once t is large enough: at t = 1e15 s a
+microsecond RTT is zero and FAST divides by it. Every time value of an input (start and stop
+times, event and schedule times, durations, delays, timeouts, intervals; in seconds or ms) is
+therefore either 0 where 0 is allowed, or within [TIME_RESOLUTION_S, MAX_TIME_S]: at MAX_TIME_S
+the clock still resolves 1e-10 s, ten times finer than TIME_RESOLUTION_S, the smallest delay an
+input may give.
+
+Rates. A workload's Poisson arrivals are refused when their mean gap (1 / arrivals_per_s) is
+below TIME_RESOLUTION_S: the clock could not advance between them.
+
+Memory. Flows of workloads alive at once are at most MAX_FLOWS_ALIVE (about 2 to 4 kB each
+without their packets): an overloaded workload stops the run cleanly at that point, with a
+warning, and its results are written (stop reason "limit").
+
+Output. The trace files (links.csv, flows.csv, hosts.csv) get at most MAX_TRACE_ROWS rows, counted
+as sampling instants (duration / interval) times traced entities (link directions, flows,
+hosts): a sampling interval that would write more over a run of known duration is refused (with
+the smallest interval that fits); a run of unknown length stops cleanly when it reaches the
+limit (stop reason "limit").
+"""
+from __future__ import annotations
+
+import math
+
+TIME_RESOLUTION_S = 1e-9      # the smallest positive time value (delay, duration, gap) accepted
+MAX_TIME_S = 1e6              # the largest time value accepted (11.6 days of simulated time)
+MAX_ARRIVALS_PER_S = 1.0 / TIME_RESOLUTION_S   # a workload's mean gap >= TIME_RESOLUTION_S
+MAX_FLOWS_ALIVE = 50_000      # workload flows in progress at once
+MAX_TRACE_ROWS = 20_000_000   # rows of the trace files of one run (about 1 GB of CSV)
+
+
+def time_problem(value: float, *, unit: str = "s", zero: bool = True) -> str | None:
+    """None if `value` (a finite number of seconds, or of milliseconds for unit "ms") is a usable
+    time value: 0 (when `zero`) or within [TIME_RESOLUTION_S, MAX_TIME_S]; else 'expected ...'
+    for the caller's message."""
+    scale = 1e3 if unit == "ms" else 1.0
+    if value == 0 and zero:
+        return None
+    if TIME_RESOLUTION_S * scale <= value <= MAX_TIME_S * scale:
+        return None
+    low = "0 or " if zero else ""
+    return (f"expected {low}a time from {TIME_RESOLUTION_S * scale:g} {unit} to "
+            f"{MAX_TIME_S * scale:g} {unit}")
+
+
+def trace_rows(duration_s: float, interval_s: float, entities: int) -> float:
+    """Rows the trace files of a run of `duration_s` get at most (sampling instants x entities)."""
+    return math.ceil(duration_s / interval_s) * max(1, entities)
