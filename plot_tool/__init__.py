@@ -24,16 +24,19 @@ packages, so it can be used on results copied to another machine.
 """
 from plot_tool.figures import make_figures
 from plot_tool.results import ResultSet, Table, read_results, select
-from plot_tool.sweep_figures import aggregate, make_sweep_figures
 
 __all__ = ["ResultSet", "Table", "aggregate", "make_figures", "make_report", "make_sweep_figures",
            "read_results", "select"]
 
 
 def __getattr__(name):
-    """`make_report` is imported on first use: ``import plot_tool`` never loads the report code
-    (nor plotly, which the report imports only while writing a page)."""
+    """`make_report`, `make_sweep_figures` and `aggregate` are imported on first use:
+    ``import plot_tool`` (a run's figures) never loads the report code (nor plotly, which the
+    report imports only while writing a page) nor the sweep figures (nor theory)."""
     if name == "make_report":
         from plot_tool.report import make_report
         return make_report
+    if name in ("make_sweep_figures", "aggregate"):
+        from plot_tool import sweep_figures
+        return getattr(sweep_figures, name)
     raise AttributeError(f"module 'plot_tool' has no attribute {name!r}")

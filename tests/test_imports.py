@@ -1,0 +1,45 @@
+"""What is not used is not imported: the command line and a run import no heavy third-party
+module they do not use (numpy and matplotlib only to draw figures; plotly only for --report; tqdm
+only for a progress bar on a terminal; networkx, dask, scipy, pandas never on the run path).
+Each check runs in a fresh interpreter."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAVY = ("networkx", "numpy", "matplotlib", "plotly", "dask", "distributed", "tqdm", "scipy",
+         "pandas", "PIL", "dpkt", "hypothesis")
+
+
+def modules_after(code: str, *args) -> set:
+    """Top-level names of the modules imported by `code` (run with `args` in sys.argv[1:])."""
+    script = (code + "\nimport json, sys\n"
+              "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
+    done = subprocess.run([sys.executable, "-c", script, *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_importing_the_command_line_or_the_api_imports_nothing_heavy():
+    assert modules_after("import netsim.cli") & set(HEAVY) == set()
+    assert modules_after("import netsim") & set(HEAVY) == set()
+
+
+def test_a_run_without_figures_imports_nothing_heavy(tmp_path):
+    code = ("import sys\nfrom netsim.cli import main\n"
+            "assert main([sys.argv[1], '-l', 'L1', 'L3', '--no-plots', '--out', sys.argv[2]]) == 0")
+    modules = modules_after(code, ROOT / "topologies" / "test_case_2.json", tmp_path / "r")
+    assert modules & set(HEAVY) == set()
+
+
+def test_a_run_with_figures_imports_only_what_drawing_needs(tmp_path):
+    code = ("import sys\nfrom netsim.cli import main\n"
+            "assert main([sys.argv[1], '--quiet', '--out', sys.argv[2]]) == 0\n"
+            "assert 'matplotlib.pyplot' not in sys.modules and 'plot_tool.report' not in "
+            "sys.modules and 'plot_tool.sweep_figures' not in sys.modules")
+    modules = modules_after(code, ROOT / "topologies" / "test_case_0.json", tmp_path / "r")
+    assert modules & set(HEAVY) == {"numpy", "matplotlib", "PIL"}
+    assert (tmp_path / "r" / "links.png").is_file()
