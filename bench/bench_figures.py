@@ -9,14 +9,18 @@ matplotlib), the first ``make_figures`` call of the process (it also pays matplo
 start-up: font cache, mathtext, first canvas) and the best of N further calls. ``make_figures``
 reads the results directory and writes every PNG, as ``initializer.py`` does. Issue 9's target:
 the figures of test case 2 cost at most 0.4 x the simulation's CPU. ``--profile`` prints the
-cProfile of one warm ``make_figures`` call per topology. This is a benchmark: it reports figures
-and asserts nothing.
+cProfile of one warm ``make_figures`` call per topology. Then the whole commands of test case 2
+(``initializer.py topologies/test_case_2.json -l L1 L3``, with and without ``--no-plots``) in
+child processes, CPU time of the process (``os.wait4``), against the simulation's CPU time: issue
+19's target is the command with figures at most 1.5 x the simulation. This is a benchmark: it
+reports figures and asserts nothing.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import logging
+import os
 import subprocess
 import sys
 import tempfile
@@ -27,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 CASES = {"test_case_0": None, "test_case_2": ["L1", "L3"]}   # topology -> links of interest
 TARGET_RATIO = 0.4
+COMMAND_TARGET_RATIO = 1.5
 
 log = logging.getLogger("bench_figures")
 
@@ -98,7 +103,34 @@ def main(argv=None) -> int:
                  (r["import_cpu_s"] + r["first_figures_cpu_s"]) / sim, " ".join(r["figures"]))
     log.info("cpu in seconds; figs = best warm make_figures call; target: figs/sim <= %.1f "
              "for test_case_2", TARGET_RATIO)
+    command_costs(args.repeat, sim)
     return 0
+
+
+def command_cpu(args: list) -> float:
+    """CPU seconds (user + system) of ``initializer.py ARGS`` in a child process."""
+    with tempfile.TemporaryDirectory(prefix="bench_figures_cli_") as tmp:
+        proc = subprocess.Popen([sys.executable, str(ROOT / "initializer.py"), *args, "--quiet",
+                                 "--out", str(Path(tmp) / "r")], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"initializer.py {' '.join(args)} failed")
+    return usage.ru_utime + usage.ru_stime
+
+
+def command_costs(repeat: int, sim_s: float) -> None:
+    """The default test case 2 command with and without figures, best of `repeat` each
+    (interleaved), against the simulation's CPU time `sim_s` (test case 2 is measured last)."""
+    tc2 = ["topologies/test_case_2.json", "-l", "L1", "L3"]
+    bare, full = [], []
+    for _ in range(repeat):
+        bare.append(command_cpu([*tc2, "--no-plots"]))
+        full.append(command_cpu(tc2))
+    log.info("test_case_2 command: %.3f s CPU with figures, %.3f s without; simulation %.3f s; "
+             "with figures / simulation = %.2f (target <= %.1f), without = %.2f",
+             min(full), min(bare), sim_s, min(full) / sim_s, COMMAND_TARGET_RATIO,
+             min(bare) / sim_s)
 
 
 if __name__ == "__main__":
