@@ -40,7 +40,8 @@ for _path in (str(ROOT), str(HERE)):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
-from topologies.generate import Common, dumbbell as dumbbell_dc, dumps, fat_tree, random_graph  # noqa: E402
+from topologies.generate import Common, dumps, fat_tree, random_graph  # noqa: E402
+from topologies.generate import dumbbell as dumbbell_dc  # noqa: E402
 
 DUMBBELL_TOTAL_MB = 32.0
 SETUP_DURATION_S = 1e-6       # the set-up run: stopped before any flow has started
@@ -136,7 +137,7 @@ def run_child(root: Path, args: list, timeout_s: float) -> dict:
     """Run `root`/initializer.py with `args`; its CPU seconds (user + system), peak RSS, exit
     status and the last line of its standard error."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(root / "initializer.py")] + args,
+    proc = subprocess.Popen([sys.executable, str(root / "initializer.py"), *args],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=root)
     deadline = start + timeout_s
     killed = False
@@ -200,15 +201,15 @@ def cases(tmp: Path, pairs: int, selected: list) -> list:
                     files[key] = tmp / f"{key}.json"
                     data = dumbbell(pairs) if key == "dumbbell" else far_future()
                     files[key].write_text(json.dumps(data))
-                args = [str(files[key])] + args[1:]
+                args = [str(files[key]), *args[1:]]
         else:
             label, build, extra, targets, _slow = SCALE_CASES[name]
             key = name[:-len("-setup")] if name.endswith("-setup") else name
             if key not in files:
                 files[key] = tmp / f"{key}.json"
                 files[key].write_text(dumps(build()))
-            args = [str(files[key]), "--no-plots"] + extra
-        out.append((name, label, args + ["--quiet", "--out", str(tmp / f"out{index}")], targets))
+            args = [str(files[key]), "--no-plots", *extra]
+        out.append((name, label, [*args, "--quiet", "--out", str(tmp / f"out{index}")], targets))
     return out
 
 
