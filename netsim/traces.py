@@ -78,15 +78,22 @@ class RouteLog:
     """routes.csv, written as forwarding tables change: a list-like sink for `Network.route_log`
     (``append((time_s, router, destination, next_hop, link, cost_s))`` and ``len``)."""
 
-    __slots__ = ("file",)
+    __slots__ = ("file", "_fields")
 
     def __init__(self, path):
         self.file = TraceFile(path, ("router", "destination", "next_hop", "link"), ("cost_ms",))
+        self._fields: dict = {}          # id -> its CSV field, quoted once per id
 
     def append(self, row: tuple) -> None:
         time_s, router, destination, next_hop, link, cost_s = row
-        key = self.file.prepare((router, destination, next_hop, link))
-        self.file.append(time_s, key, (cost_s * 1e3,))
+        fields = self._fields
+        parts = []
+        for part in (router, destination, next_hop, link):
+            text = fields.get(part)
+            if text is None:
+                text = fields[part] = csv_field(str(part))
+            parts.append(text)
+        self.file.append(time_s, "," + ",".join(parts) + ",", (cost_s * 1e3,))
 
     def close(self) -> None:
         self.file.close()

@@ -11,8 +11,18 @@ it never reads another router's state. Destinations are the hosts.
   arriving at a random instant of that window would have had. Costs are snapshotted when a round
   starts and held until the next round.
 * **Rounds**: every `update_interval_s`, from t = 0, all routers snapshot costs, recompute, and
-  send their vector to every neighbour router. **Triggered updates**: whenever a router's
+  send their whole vector to every neighbour router. **Triggered updates**: whenever a router's
   distances change, it sends its vector again to each neighbour whose advertisement changed.
+* **Damping**: a triggered update that only changes advertised *costs* (every destination keeps
+  its reachability and hop count) is a cost-only update; a router sends at most
+  `COST_UPDATES_PER_ROUND` of them to each neighbour per round. Further cost-only changes wait
+  and go with the next update to that neighbour (triggered by a reachability or hop-count change,
+  or the next round's periodic one). Updates that make a destination reachable or unreachable
+  (including the poison below, i.e. a change of next hop) or change its hop count are never held,
+  so convergence after a change of topology and the count-to-infinity bound are as fast as
+  without damping. Without it, the measured costs of every busy link of a chain change at each
+  round and each change travels as its own wave: a chain of K routers sent about K^2 packets per
+  round; damped, at most (1 + COST_UPDATES_PER_ROUND) per neighbour and round once converged.
 * **Count to infinity**: split horizon with poison reverse (a route learned from a neighbour is
   advertised back to it as unreachable) and a maximum metric: a route of more hops than there are
   routers is unreachable. Unreachable destinations have no forwarding entry: routers drop their
@@ -24,7 +34,14 @@ it never reads another router's state. Destinations are the hosts.
   infinite, or the static cost again) and recomputes.
 * Routing packets are ordinary packets in the FIFO buffers: a full buffer drops them (counted as
   routing drops of that link direction); the neighbour then keeps the previous vector until the
-  next round.
+  next one arrives.
+
+Cost: a packet carries the whole vector (an immutable tuple shared by sender and receiver, never
+copied entry by entry) together with the destinations that changed since the previous packet on
+that link and a sequence number; a receiver that got the previous packet recomputes only those
+destinations, otherwise it compares the whole vector. A round recomputes every destination only
+when one of the router's link costs changed. Per router: its table, the last vector sent to and
+heard from each neighbour (one list of D entries each, entries shared), no dict per destination.
 """
 from __future__ import annotations
 
@@ -32,10 +49,11 @@ import math
 
 from components.node import Router
 from components.packet import ROUTING, Packet
-from routing.static import link_cost, pick_next_hop
+from routing.static import TIE_TOLERANCE, link_cost
 from simulator.engine import Timer
 
 UNREACHABLE = (math.inf, math.inf)
+COST_UPDATES_PER_ROUND = 2     # cost-only triggered updates per neighbour and round (damping)
 
 
 def queue_sharers(d):
@@ -49,23 +67,34 @@ class DistanceVectorAgent:
 
     def __init__(self, sim, router: Router, destinations: list, *, update_interval_s: float,
                  settle_s: float, packet_bytes: int, max_hops: int, on_install=None,
-                 installed: dict | None = None):
+                 installed: dict | None = None, index: dict | None = None):
         self.sim = sim
         self.router = router
         self.destinations = destinations
+        self.index = index if index is not None else {d: i for i, d in enumerate(destinations)}
         self.update_interval_s = update_interval_s
         self.settle_s = settle_s
         self.packet_bytes = packet_bytes
         self.max_hops = max_hops
         self.on_install = on_install       # callable(time, router, {dest: (cost, direction)})
         self.ports = list(router.out)      # outgoing directions, in file order of the links
-        self.costs = {d: link_cost(d.link) for d in self.ports}
-        self.vectors: dict = {}            # direction -> {dest: (cost, hops)} heard over it
-        self.table: dict = {}              # dest -> (cost, hops, direction)
-        self.last_sent: dict = {}          # direction -> the vector last advertised over it
-        self.marks = {d: (0.0, 0.0) for d in self.ports}   # (time, buffer byte-seconds)
+        n_ports, n_dest = len(self.ports), len(destinations)
+        self.port_of = {d.link: p for p, d in enumerate(self.ports)}
+        self.direct = [self.index.get(d.dst, -1) for d in self.ports]  # destination at the far end
+        self.port_dst = [d.dst for d in self.ports]
+        self.router_ports = [p for p, d in enumerate(self.ports) if isinstance(d.dst, Router)]
+        self.costs = [link_cost(d.link) for d in self.ports]
+        self.heard: list = [None] * n_ports        # port -> tuple of (cost, hops) per destination
+        self.heard_seq = [0] * n_ports
+        self.sent: list = [None] * n_ports         # port -> list: the vector last advertised
+        self.sent_seq = [0] * n_ports
+        self.dirty: list = [set() for _ in range(n_ports)]   # destinations changed since then
+        self.cost_updates = [0] * n_ports          # cost-only triggered updates this round
+        self.best: list = [None] * n_dest          # dest -> (cost, hops, port, (cost, hops))
+        self.marks = [(0.0, 0.0)] * n_ports        # (time, buffer byte-seconds)
         self.rounds = 0
         self.packets_sent = 0
+        self._flush_pending = False
         self._timer = Timer(sim, self._install)
         self._installed = installed        # {dest: (cost, direction)} in use; None: none yet
         router.agent = self
@@ -73,126 +102,207 @@ class DistanceVectorAgent:
     def start(self) -> None:
         self.sim.schedule_at(self.sim.now, self._round)
 
+    @property
+    def table(self) -> dict:
+        """dest -> (cost, hops, direction): the current (not necessarily installed) table."""
+        return {self.destinations[i]: (e[0], e[1], self.ports[e[2]])
+                for i, e in enumerate(self.best) if e is not None}
+
     # -- costs -----------------------------------------------------------------------------
-    def _queue_delay_s(self, d, now: float) -> float:
+    def _queue_delay_s(self, p: int, now: float) -> float:
+        d = self.ports[p]
         area = 0.0
         for shared in queue_sharers(d):
             shared.settle(now)
             area += shared.area_bytes
-        since, area_then = self.marks[d]
-        self.marks[d] = (now, area)
+        since, area_then = self.marks[p]
+        self.marks[p] = (now, area)
         if now <= since:
             return 0.0
         return (area - area_then) / (now - since) / (d.link.rate_bps / 8.0)
 
-    def _snapshot_costs(self) -> None:
+    def _snapshot_costs(self) -> bool:
+        """Measure every link cost; True if any changed."""
         now = self.sim.now
-        for d in self.ports:
-            delay = self._queue_delay_s(d, now)
-            self.costs[d] = link_cost(d.link) + delay if d.link.up else math.inf
+        changed = False
+        for p, d in enumerate(self.ports):
+            delay = self._queue_delay_s(p, now)
+            cost = link_cost(d.link) + delay if d.link.up else math.inf
+            if cost != self.costs[p]:
+                self.costs[p] = cost
+                changed = True
+        return changed
 
     # -- rounds and messages ---------------------------------------------------------------
     def _round(self, _=None) -> None:
         self.rounds += 1
-        self._snapshot_costs()
-        self._recompute()
+        changed = self._snapshot_costs()
+        if changed or self.rounds == 1:     # the table is a function of costs and vectors heard
+            if self._recompute(range(len(self.best))):
+                self._timer.start(self.settle_s)
+        self.cost_updates = [0] * len(self.ports)
         self._advertise(periodic=True)
         self.sim.schedule_at(self.rounds * self.update_interval_s, self._round)
 
-    def _vector_for(self, d) -> dict:
-        """What to tell the neighbour at the far end of `d` (poison reverse)."""
-        vector = {}
-        for dest in self.destinations:
-            entry = self.table.get(dest)
-            if entry is None or entry[2] is d or entry[2].dst is d.dst:
-                vector[dest] = UNREACHABLE
-            else:
-                vector[dest] = (entry[0], entry[1])
-        return vector
-
     def _advertise(self, periodic: bool) -> None:
-        for d in self.ports:
-            neighbour = d.dst
-            if not isinstance(neighbour, Router) or not d.link.up or neighbour.agent is None:
+        """Send the vector to every neighbour router (periodic), or to those whose advertisement
+        changed (triggered; cost-only changes damped, see the module docstring). The vector for
+        a neighbour poisons (UNREACHABLE) the routes through that neighbour."""
+        best, ports, port_dst = self.best, self.ports, self.port_dst
+        for p in self.router_ports:
+            d = ports[p]
+            if not d.link.up or d.dst.agent is None:
                 continue
-            vector = self._vector_for(d)
-            if not periodic and self.last_sent.get(d) == vector:
+            dirty = self.dirty[p]
+            sent = self.sent[p]
+            if sent is None:                          # nothing sent since the link (re)appeared
+                sent = self.sent[p] = [None] * len(best)
+                pending = range(len(best))
+            elif not dirty and not periodic:
                 continue
-            self.last_sent[d] = vector
-            packet = Packet(ROUTING, self.router, neighbour, self.packet_bytes,
-                            neighbour.agent.receive, payload=(d.link, vector))
+            else:
+                pending = dirty
+            far = d.dst
+            changed, values, significant = [], [], False
+            for i in pending:
+                entry = best[i]
+                new = UNREACHABLE if entry is None or port_dst[entry[2]] is far else entry[3]
+                old = sent[i]
+                if new is not old and new != old:
+                    changed.append(i)
+                    values.append(new)
+                    if old is None or new[1] != old[1]:   # reachability or hop count
+                        significant = True
+            if not periodic:
+                if not changed:
+                    dirty.clear()
+                    continue
+                if not significant:
+                    if self.cost_updates[p] >= COST_UPDATES_PER_ROUND:
+                        continue                  # damped: waits for the next update
+                    self.cost_updates[p] += 1
+            for i, new in zip(changed, values):
+                sent[i] = new
+            dirty.clear()
+            self.sent_seq[p] += 1
+            packet = Packet(ROUTING, self.router, far, self.packet_bytes, far.agent.receive,
+                            payload=(d.link, self.sent_seq[p], tuple(sent), changed))
             self.packets_sent += 1
             d.send_routing(packet)
 
     def receive(self, packet) -> None:
-        link, vector = packet.payload
-        d = link.direction_from(self.router)
-        self.vectors[d] = vector
-        if self._recompute():
-            self._advertise(periodic=False)
+        link, seq, vector, changed = packet.payload
+        p = self.port_of[link]
+        old = self.heard[p]
+        if old is None:                               # only reachable entries add routes
+            changed = [i for i, entry in enumerate(vector) if entry[0] != math.inf]
+        elif seq != self.heard_seq[p] + 1:            # missed a packet: compare everything
+            changed = [i for i, (a, b) in enumerate(zip(old, vector)) if a != b]
+        self.heard[p] = vector
+        self.heard_seq[p] = seq
+        if self._recompute(changed):
+            self._timer.start(self.settle_s)
+            if not self._flush_pending:           # once every vector of this instant is in
+                self._flush_pending = True
+                self.sim.schedule(0.0, self._flush)
+
+    def _flush(self, _=None) -> None:
+        """Send the triggered updates of the vectors received at this instant, as one."""
+        self._flush_pending = False
+        self._advertise(periodic=False)
 
     def link_changed(self, link) -> None:
         now = self.sim.now
-        for d in self.ports:
+        for p, d in enumerate(self.ports):
             if d.link is link:
-                self.last_sent.pop(d, None)         # tell the neighbour again either way
+                self.sent[p] = None                  # tell the neighbour again either way
                 if link.up:
-                    self.costs[d] = link_cost(link)
-                    self.marks[d] = (now, sum(s.area_bytes for s in queue_sharers(d)))
+                    self.costs[p] = link_cost(link)
+                    self.marks[p] = (now, sum(s.area_bytes for s in queue_sharers(d)))
                 else:
-                    self.costs[d] = math.inf
-                    self.vectors.pop(d, None)
-        if self._recompute() or link.up:
+                    self.costs[p] = math.inf
+                    self.heard[p] = None
+        changed = self._recompute(range(len(self.best)))
+        if changed:
+            self._timer.start(self.settle_s)
+        if changed or link.up:
             self._advertise(periodic=False)
 
     # -- Bellman-Ford ----------------------------------------------------------------------
-    def _candidates(self, dest):
-        for d in self.ports:
-            cost = self.costs[d]
+    def _choose(self, i: int):
+        """(cost, hops, port) of the best route to destination `i`: the lowest cost, and among
+        costs equal within TIE_TOLERANCE the first port in file order; None if none."""
+        costs, heard, direct, max_hops = self.costs, self.heard, self.direct, self.max_hops
+        candidates = []
+        for p, cost in enumerate(costs):
             if cost == math.inf:
                 continue
-            if d.dst is dest:
-                yield cost, (1, d)
+            if direct[p] == i:
+                candidates.append((cost, 1, p))
                 continue
-            heard = self.vectors.get(d)
-            if heard is None or dest not in heard:
+            vector = heard[p]
+            if vector is None:
                 continue
-            far_cost, far_hops = heard[dest]
-            if far_cost == math.inf or far_hops + 1 > self.max_hops:
+            far_cost, far_hops = vector[i]
+            if far_cost == math.inf or far_hops + 1 > max_hops:
                 continue
-            yield cost + far_cost, (far_hops + 1, d)
+            candidates.append((cost + far_cost, far_hops + 1, p))
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        lowest = min(c[0] for c in candidates)
+        limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
+        for candidate in candidates:
+            if candidate[0] <= limit:
+                return candidate
+        return None    # pragma: no cover - the lowest is within its own limit
 
-    def _recompute(self) -> bool:
-        """Recompute the table; True if any route's next hop or cost changed."""
-        table = {}
-        for dest in self.destinations:
-            chosen = pick_next_hop(self._candidates(dest))
-            if chosen is not None:
-                cost, (hops, d) = chosen
-                table[dest] = (cost, hops, d)
-        changed = table != self.table
-        self.table = table
-        if changed:
-            self._timer.start(self.settle_s)
+    def _recompute(self, destinations) -> bool:
+        """Recompute the routes to `destinations` (indices); True if any next hop or cost
+        changed. Changed destinations are marked for every neighbour's next advertisement."""
+        best, dirty = self.best, self.dirty
+        changed = False
+        for i in destinations:
+            new = self._choose(i)
+            old = best[i]
+            if new is None:
+                if old is None:
+                    continue
+                best[i] = None
+            elif old is not None and new[0] == old[0] and new[1] == old[1] and new[2] == old[2]:
+                continue
+            else:
+                best[i] = (new[0], new[1], new[2], (new[0], new[1]))
+            changed = True
+            for marks in dirty:
+                marks.add(i)
         return changed
 
     def _install(self) -> None:
-        routes = {dest: entry[2] for dest, entry in self.table.items()}
+        ports, dests = self.ports, self.destinations
+        routes = {}
+        current = {}
+        for i, entry in enumerate(self.best):
+            if entry is not None:
+                d = ports[entry[2]]
+                routes[dests[i]] = d
+                current[dests[i]] = (entry[0], d)
         self.router.routes = routes
         previous = self._installed or {}
-        changes = {dest: (entry[0], entry[2]) for dest, entry in self.table.items()
+        changes = {dest: entry for dest, entry in current.items()
                    if not _same_route(previous.get(dest), entry)}
-        changes.update({dest: (math.inf, None) for dest in previous if dest not in self.table})
-        self._installed = {dest: (entry[0], entry[2]) for dest, entry in self.table.items()}
+        changes.update({dest: (math.inf, None) for dest in previous if dest not in current})
+        self._installed = current
         if changes and self.on_install is not None:
             self.on_install(self.sim.now, self.router, changes)
 
 
-def _same_route(old, entry) -> bool:
-    """Whether an installed (cost, direction) equals a table entry (cost, hops, direction)."""
-    if old is None or old[1] is not entry[2]:
+def _same_route(old, new) -> bool:
+    """Whether two installed routes (cost, direction) are the same (costs within 1e-9)."""
+    if old is None or old[1] is not new[1]:
         return False
-    return abs(old[0] - entry[0]) <= 1e-9 * max(abs(entry[0]), 1e-12)
+    return abs(old[0] - new[0]) <= 1e-9 * max(abs(new[0]), 1e-12)
 
 
 def start_distance_vector(sim, routers: list, hosts: list, *, update_interval_s: float,
@@ -201,13 +311,12 @@ def start_distance_vector(sim, routers: list, hosts: list, *, update_interval_s:
     """Create and start an agent on every router; returns the agents. `installed` maps each
     router to the {host: (cost, direction)} table it forwards with now (static routes)."""
     installed = installed or {}
+    index = {host: i for i, host in enumerate(hosts)}
     agents = [DistanceVectorAgent(sim, router, hosts, update_interval_s=update_interval_s,
                                   settle_s=settle_s, packet_bytes=packet_bytes,
                                   max_hops=len(routers) + 1, on_install=on_install,
-                                  installed=installed.get(router))
+                                  installed=installed.get(router), index=index)
               for router in routers]
     for agent in agents:
         agent.start()
     return agents
-
-

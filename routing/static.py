@@ -77,25 +77,21 @@ def dijkstra(adjacency: dict, starts) -> dict:
     return dist
 
 
-def _choose(ports, dist, destination=None):
-    """(cost, hop) of a router's ports [(cost, far, hop)] by the tie rule; `destination` (at
-    distance 0) is a far end too. None if no port leads anywhere."""
-    candidates = []
-    for cost, far, hop in ports:
-        if far == destination:
-            candidates.append((cost + 0, hop))
-        else:
-            d = dist.get(far)
-            if d is not None:
-                candidates.append((cost + d, hop))
-    if not candidates:
-        return None
-    lowest = min(c for c, _ in candidates)
+def _first_within(ports, lowest, dist):
+    """(position, cost, hop) of the first of a router's router-facing ports [(position, cost,
+    far, hop)] whose (link cost + far end's distance) is within the tie tolerance of `lowest`,
+    or None. `lowest` is the router's own distance: Dijkstra makes it exactly the lowest such sum
+    (every neighbour settled before the router relaxed it with that sum; every other one is at
+    least as far), so this is the tie rule's choice among those ports."""
     limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
-    for candidate in candidates:
-        if candidate[0] <= limit:
-            return candidate
-    return None    # pragma: no cover - the lowest is always within its own limit
+    get = dist.get
+    for position, cost, far, hop in ports:
+        d = get(far)
+        if d is not None:
+            total = cost + d
+            if total <= limit:
+                return position, total, hop
+    return None
 
 
 class _Attachment:
@@ -136,6 +132,18 @@ class ShortestPaths:
             elif b in is_router and a in host_edges:
                 _keep_lowest(host_edges[a], b, weight)
         self.adjacency = adjacency
+        self._router_ports: dict = {}      # router -> [(position, cost, far router, hop)]
+        self._host_ports: dict = {}        # router -> {host: [(position, cost, hop)]}
+        for router in self.routers:
+            towards_routers: list = []
+            towards_hosts: dict = {}
+            for position, (cost, far, hop) in enumerate(ports[router]):
+                if far in is_router:
+                    towards_routers.append((position, cost, far, hop))
+                else:
+                    towards_hosts.setdefault(far, []).append((position, cost, hop))
+            self._router_ports[router] = towards_routers
+            self._host_ports[router] = towards_hosts
         attachments: dict = {}
         self._attachment_of: dict = {}
         for host in self.hosts:
@@ -152,16 +160,26 @@ class ShortestPaths:
     def _solve(self, attachment: _Attachment) -> None:
         dist = attachment.dist = dijkstra(self.adjacency, attachment.starts)
         near = {router for router, _ in attachment.starts}
-        for router in dist:
-            if router in near:
-                for host in attachment.hosts:
-                    chosen = _choose(self.ports[router], dist, host)
-                    if chosen is not None:
-                        attachment.near[router, host] = chosen
-            else:
-                chosen = _choose(self.ports[router], dist)
+        router_ports, choices = self._router_ports, attachment.choices
+        for router, lowest in dist.items():
+            chosen = _first_within(router_ports[router], lowest, dist)
+            if router not in near:
                 if chosen is not None:
-                    attachment.choices[router] = chosen
+                    choices[router] = chosen[1:]
+                continue
+            # attached to the hosts: a host's own port (at distance cost + 0) may come first
+            limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
+            own_ports = self._host_ports[router]
+            for host in attachment.hosts:
+                pick = chosen
+                for position, cost, hop in own_ports.get(host, ()):
+                    total = cost + 0
+                    if total <= limit:
+                        if pick is None or position < pick[0]:
+                            pick = (position, total, hop)
+                        break
+                if pick is not None:
+                    attachment.near[router, host] = pick[1:]
 
     def entry(self, router, host):
         """(cost, hop) of `router`'s route to `host`, or None."""

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from components.link import Link
 from components.node import Host, Router
-from routing.static import (ShortestPaths, install_static_routes, pick_next_hop, plain_next_hops,
-                            plain_paths)
+from routing.static import ShortestPaths, install_static_routes, pick_next_hop, plain_next_hops, plain_paths
 from simulator.engine import Simulator
 
 # small integers make equal-cost paths common; the decimals make float sums order-sensitive

@@ -1,0 +1,215 @@
+"""Bellman-Ford dynamics (routing/distance_vector.py): the incremental tables always equal a
+recomputation from scratch, convergence to the static shortest paths, poison reverse, the
+count-to-infinity bound, link failure and repair, damping of cost-only updates, coalescing of
+simultaneous vectors, and recovery from a lost routing packet."""
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from netsim.run import Run
+from routing.distance_vector import COST_UPDATES_PER_ROUND, UNREACHABLE
+from routing.static import network_paths
+from topologies import load_topology
+
+
+def link(lid, a, b, delay_ms=5, rate_mbps=10, **extra):
+    return {"id": lid, "ends": [a, b], "rate_mbps": rate_mbps, "delay_ms": delay_ms,
+            "buffer_kb": 64, **extra}
+
+
+def topology(routers, hosts, links, flows=(), events=(), name="dv", **routing):
+    return {"name": name, "routing": {"protocol": "bellman-ford", **routing}, "hosts": hosts,
+            "routers": routers, "links": links, "flows": list(flows), "events": list(events)}
+
+
+def chain(k, flows=(), delay_ms=1, rate_mbps=10):
+    """R0 - R1 - ... - R(k-1), host Hi on Ri."""
+    routers = [f"R{i}" for i in range(k)]
+    links = [link(f"L{i}", routers[i], routers[i + 1], delay_ms, rate_mbps) for i in range(k - 1)]
+    links += [link(f"A{i}", f"H{i}", routers[i], delay_ms, rate_mbps) for i in range(k)]
+    return topology(routers, [f"H{i}" for i in range(k)], links, flows, name=f"chain_{k}")
+
+
+def run(data, duration_s, **kwargs):
+    r = Run(load_topology(data), duration_s=duration_s, **kwargs)
+    return r, r.execute()
+
+
+def assert_consistent(agent):
+    """The incremental table is what a recomputation from scratch would give."""
+    for i, entry in enumerate(agent.best):
+        fresh = agent._choose(i)
+        assert (entry is None and fresh is None) or entry[:3] == fresh, (agent.router.id, i)
+
+
+def random_topology(seed, n_routers):
+    rng = random.Random(seed)
+    routers = [f"R{i}" for i in range(n_routers)]
+    links, pairs = [], set()
+    for i in range(1, n_routers):
+        pair = (routers[i], routers[rng.randrange(i)])
+        links.append(link(f"L{len(links)}", *pair, rng.randint(1, 4)))
+        pairs.add(frozenset(pair))
+    for _ in range(rng.randint(0, n_routers)):
+        a, b = rng.sample(routers, 2)
+        if frozenset((a, b)) not in pairs:
+            pairs.add(frozenset((a, b)))
+            links.append(link(f"L{len(links)}", a, b, rng.randint(1, 4)))
+    hosts = [f"H{i}" for i in range(rng.randint(1, n_routers))]
+    links += [link(f"A{h}", h, rng.choice(routers), rng.randint(1, 4)) for h in hosts]
+    rng.shuffle(links)
+    return topology(routers, hosts, links, name=f"random_{seed}")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n_routers=st.integers(2, 25))
+def test_converges_to_the_static_routes_and_costs_with_consistent_incremental_state(seed, n_routers):
+    _, results = run(random_topology(seed, n_routers), 3.0)
+    net = results.network
+    routers, hosts = list(net.routers.values()), list(net.hosts.values())
+    static = network_paths(routers, hosts, list(net.links.values()))
+    for agent in net.agents:
+        assert_consistent(agent)
+        for host in hosts:
+            entry = agent.table.get(host)
+            want = static.entry(agent.router, host)
+            assert (entry is None) == (want is None)
+            if entry is not None:
+                assert entry[2] is want[1]
+                assert entry[0] == pytest.approx(want[0], rel=1e-12)
+                assert agent.router.routes[host] is want[1]
+
+
+def test_poison_reverse_advertises_a_route_as_unreachable_to_its_next_hop():
+    _, results = run(chain(3), 1.0)
+    agents = {a.router.id: a for a in results.network.agents}
+    r1 = agents["R1"]
+    h2 = r1.index[results.network.hosts["H2"]]
+    towards = {r1.ports[p].dst.id: p for p in r1.router_ports}
+    assert r1.table[results.network.hosts["H2"]][2].dst.id == "R2"
+    assert r1.sent[towards["R2"]][h2] is UNREACHABLE          # poisoned back to its next hop
+    cost, hops = r1.sent[towards["R0"]][h2]                    # advertised to the other side
+    assert hops == 2 and math.isfinite(cost)
+    # and what R0 heard from R1 is exactly that
+    r0 = agents["R0"]
+    assert r0.heard[0 if r0.ports[0].dst.id == "R1" else 1][h2] == (cost, hops)
+
+
+def test_count_to_infinity_is_bounded_by_the_hop_limit():
+    # a ring R0-R1-R2-R3 (poison reverse alone cannot stop counting around a loop); H on R4 behind
+    # L4 from R0: when L4 fails, every router must withdraw H within the hop limit
+    routers = ["R0", "R1", "R2", "R3", "R4"]
+    links = [link("L0", "R0", "R1"), link("L1", "R1", "R2"), link("L2", "R2", "R3"),
+             link("L3", "R3", "R0"), link("L4", "R0", "R4"), link("A", "H", "R4"),
+             link("B", "G", "R2")]
+    data = topology(routers, ["H", "G"], links, events=[{"at_s": 1.0, "link": "L4", "action": "down"}])
+    _, results = run(data, 4.0)
+    net = results.network
+    h = net.hosts["H"]
+    for agent in net.agents:
+        if agent.router.id != "R4":
+            assert h not in agent.table, agent.router.id
+            assert h not in agent.router.routes
+        assert_consistent(agent)
+    routes = results.routes
+    withdrawn = [(t, router) for t, router, dest, hop in zip(routes["time_s"], routes["router"],
+                                                            routes["destination"], routes["next_hop"])
+                 if dest == "H" and hop == ""]
+    assert {router for _, router in withdrawn} == {"R0", "R1", "R2", "R3"}
+    assert max(t for t, _ in withdrawn) < 1.0 + 0.5               # long before the next round
+    # and no route ever counted beyond the limit: hop counts stay <= max_hops
+    assert all(e is None or e[1] <= a.max_hops for a in net.agents for e in a.best)
+
+
+def test_a_failed_link_is_noticed_at_once_and_routes_return_after_repair():
+    # two branches R1-R2-R4 (cheap) and R1-R3-R4; L1 fails at 1 s and returns at 2 s
+    links = [link("LA", "H1", "R1"), link("L1", "R1", "R2", cost=1), link("L2", "R1", "R3", cost=1000),
+             link("L3", "R2", "R4", cost=1), link("L4", "R3", "R4", cost=1000), link("LB", "R4", "H2")]
+    events = [{"at_s": 1.0, "link": "L1", "action": "down"}, {"at_s": 2.0, "link": "L1", "action": "up"}]
+    flows = [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 0.1, "start_s": 2.5}]
+    data = topology(["R1", "R2", "R3", "R4"], ["H1", "H2"], links, flows, events)
+    settle = 0.15
+    r = Run(load_topology(data), duration_s=1.0 + settle / 2)
+    results = r.execute()
+    r1 = next(a for a in results.network.agents if a.router.id == "R1")
+    h2 = results.network.hosts["H2"]
+    assert r1.table[h2][2].dst.id == "R3"          # recomputed at once
+    assert r1.router.routes[h2].dst.id == "R2"     # but installed only after the hold-down
+    _, results = run(data, 3.0)
+    routes = results.routes
+    rows = [(t, hop) for t, router, dest, hop in zip(routes["time_s"], routes["router"],
+                                                     routes["destination"], routes["next_hop"])
+            if router == "R1" and dest == "H2"]
+    assert rows[0] == (0.0, "R2")
+    assert rows[1][1] == "R3" and rows[1][0] == pytest.approx(1.0 + settle)
+    assert rows[2][1] == "R2" and 2.0 + settle <= rows[2][0] < 2.0 + settle + 0.05
+    for agent in results.network.agents:
+        assert_consistent(agent)
+
+
+def routing_packets_per_round(k):
+    """Routing packets of rounds 2-4 of a loaded chain of k routers (2 long flows end to end)."""
+    flows = [{"id": "F1", "src": "H0", "dst": f"H{k - 1}", "data_mb": 100, "start_s": 0},
+             {"id": "F2", "src": f"H{k - 1}", "dst": "H0", "data_mb": 100, "start_s": 0}]
+    data = chain(k, flows, rate_mbps=1)
+    counts = []
+    for duration in (5.0 - 1e-6, 20.0 - 1e-6):
+        _, results = run(data, duration)
+        counts.append(results.summary["routing"]["routing_packets"])
+    return (counts[1] - counts[0]) / 3
+
+
+def test_cost_only_updates_are_damped_so_a_loaded_chain_does_not_cascade():
+    small, large = routing_packets_per_round(6), routing_packets_per_round(12)
+    neighbours = lambda k: 2 * (k - 1)                      # noqa: E731
+    # per round and neighbour: the periodic vector and at most the budget of cost-only updates
+    assert small <= neighbours(6) * (1 + COST_UPDATES_PER_ROUND)
+    assert large <= neighbours(12) * (1 + COST_UPDATES_PER_ROUND)
+    # linear in K (ratio 11/5 = 2.2 in neighbours), far from quadratic ((11/5)^2 = 4.8)
+    assert large / small < (11 / 5) ** 1.5
+
+
+def test_vectors_arriving_at_the_same_instant_make_one_triggered_update():
+    # R0 hears R1 and R2 at the same instant (equal delays), each bringing new destinations:
+    # one triggered update per neighbour carries both
+    links = [link("L1", "R0", "R1"), link("L2", "R0", "R2"), link("L3", "R0", "R3"),
+             link("A1", "H1", "R1"), link("A2", "H2", "R2"), link("A3", "H3", "R3")]
+    data = topology(["R0", "R1", "R2", "R3"], ["H1", "H2", "H3"], links)
+    _, results = run(data, 1.0)
+    r0 = next(a for a in results.network.agents if a.router.id == "R0")
+    # round 1: one periodic packet per neighbour; then one triggered packet per neighbour carrying
+    # the two destinations learned from the other two neighbours
+    assert r0.packets_sent == 3 + 3
+    for agent in results.network.agents:
+        assert_consistent(agent)
+
+
+def test_a_lost_routing_packet_is_recovered_by_comparing_whole_vectors(monkeypatch):
+    from components.link import LinkDirection
+    original = LinkDirection.send_routing
+    lost = []
+
+    def send_routing(self, packet):
+        # lose the second packet R1 sends to R0 (a triggered update carrying H2)
+        if packet.src.id == "R1" and packet.dst.id == "R0" and packet.payload[1] == 2 and not lost:
+            lost.append(packet)
+            self.routing_pkts += 1
+            self.routing_dropped += 1
+            return False
+        return original(self, packet)
+
+    monkeypatch.setattr(LinkDirection, "send_routing", send_routing)
+    _, results = run(chain(4), 12.0)                 # rounds at 0, 5 and 10 s
+    assert lost
+    net = results.network
+    static = network_paths(list(net.routers.values()), list(net.hosts.values()),
+                           list(net.links.values()))
+    for agent in net.agents:
+        assert_consistent(agent)
+        for host in net.hosts.values():
+            assert agent.table[host][2] is static.entry(agent.router, host)[1]
