@@ -242,9 +242,12 @@ def judge(row: dict, targets: dict, by_name: dict) -> str:
     return ", ".join(parts) + ("  ok" if ok and row["exit"] == 0 else "  OVER")
 
 
-def print_table(rows: list) -> None:
+def print_table(rows: list, before: dict | None = None) -> None:
+    """The table; with `before` (rows of an earlier --json by case name), its CPU s, the
+    speed-up (before CPU / now CPU) and whether the event counts are the same."""
+    extra = f" {'before s':>9} {'speed-up':>8} {'events':>7}" if before is not None else ""
     header = (f"{'run':<42} {'events':>10} {'CPU s':>8} {'CPU us/event':>13} {'peak MB':>8} "
-              f"{'vs bare loop':>13}  target")
+              f"{'vs bare loop':>13}{extra}  target")
     print(header)
     print("-" * len(header))
     for row in rows:
@@ -252,8 +255,16 @@ def print_table(rows: list) -> None:
         per = f"{row['us_per_event']:.2f}" if row["us_per_event"] is not None else "-"
         bare = f"{row['vs_bare_loop']:.3f}" if row.get("vs_bare_loop") else ""
         note = f"   (exit {row['exit']}: {row['stderr']})" if row["exit"] else ""
+        extra = ""
+        if before is not None:
+            old = before.get(row["name"])
+            if old and old.get("cpu_s") and row["cpu_s"]:
+                same = "same" if old.get("events") == row["events"] else "differ"
+                extra = f" {old['cpu_s']:>9.2f} {old['cpu_s'] / row['cpu_s']:>7.2f}x {same:>7}"
+            else:
+                extra = f" {'-':>9} {'-':>8} {'-':>7}"
         print(f"{row['label']:<42} {events:>10} {row['cpu_s']:>8.2f} {per:>13} "
-              f"{row['peak_mb']:>8.1f} {bare:>13}  {row['target']}{note}", flush=True)
+              f"{row['peak_mb']:>8.1f} {bare:>13}{extra}  {row['target']}{note}", flush=True)
 
 
 def main(argv=None) -> int:
@@ -272,6 +283,9 @@ def main(argv=None) -> int:
                         help="checkout whose initializer.py runs (default: this one); the "
                              "topology files always come from this checkout's generators")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--before", metavar="FILE",
+                        help="an earlier --json (e.g. bench/results/scale_before.json): add its "
+                             "CPU s, the speed-up and whether the event counts are the same")
     args = parser.parse_args(argv)
     if args.list:
         for name in known:
@@ -279,6 +293,10 @@ def main(argv=None) -> int:
             slow = name in SLOW_CLASSIC or (name in SCALE_CASES and SCALE_CASES[name][4])
             print(f"{name:<20} {label.strip()}{'  (slow)' if slow else ''}")
         return 0
+    before = None
+    if args.before:
+        with open(args.before, encoding="utf-8") as fh:
+            before = {row["name"]: row for row in json.load(fh)}
     selected = args.cases or known
     if args.skip_slow:
         selected = [n for n in selected
@@ -315,7 +333,7 @@ def main(argv=None) -> int:
             rows.append(best)
             print(f"# done: {name} ({best['wall_s']:.1f} s wall)", file=sys.stderr, flush=True)
     print()
-    print_table(rows)
+    print_table(rows, before)
     fig = {k: by_name.get(f"tc{k}-figures", {}).get("cpu_s") for k in (0, 2)}
     bare = {k: by_name.get(f"tc{k}", {}).get("cpu_s") for k in (0, 2)}
     for k in (0, 2):
