@@ -66,11 +66,13 @@ def variants(path: str) -> list:
 
 # -- child side: each worker prints one JSON object on stdout -------------------------------------
 def worker_info() -> dict:
+    from simulator.compiled import compiled_modules
     return {"implementation": platform.python_implementation(),
             "version": platform.python_version(),
             "executable": sys.executable,
             "build": " ".join(platform.python_build()),
-            "compiler": platform.python_compiler()}
+            "compiler": platform.python_compiler(),
+            "compiled": compiled_modules()}          # tools/compile_core.py (mypyc), if built
 
 
 def load(path: str, routing: str):
@@ -351,7 +353,9 @@ def print_report(report: dict) -> None:
         if run["error"]:
             print(f"{run['python']}: {run['error']}")
             continue
-        print(f"{run['implementation']} {run['version']} ({run['executable']})")
+        compiled = run.get("compiled") or []
+        print(f"{run['implementation']} {run['version']} ({run['executable']}); core "
+              + (f"compiled: {', '.join(compiled)}" if compiled else "pure Python"))
         header = ("topology", "routing", "wall s", "1st s", "sim end s", "events", "events/s",
                   "pkt-hops", "hops/s", "peak MB", "base MB", "vs loop", "target")
         widths = (12, 7, 7, 7, 9, 8, 9, 8, 9, 7, 7, 7, 6)

@@ -40,13 +40,20 @@ from __future__ import annotations
 from array import array
 from collections import deque
 from math import floor, frexp
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from components.packet import Packet
     from simulator.engine import Simulator
+
+try:                            # mypyc reads the decorator (tools/compile_core.py); Python ignores it
+    from mypy_extensions import mypyc_attr
+except ImportError:             # (e.g. PyPy without mypy installed)
+    def mypyc_attr(*_args, **_flags):  # type: ignore[misc]
+        return lambda cls: cls
+
 
 DUPLEX_MODES = ("full", "half")
 
@@ -146,6 +153,7 @@ def sojourn_quantile(d: LinkDirection, q: float) -> float:
     return 2.0 ** 7
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class LinkDirection:
     """One direction of a link, from `src` to `dst`: where its packets enter the link, and its
     counters.
@@ -251,7 +259,8 @@ class LinkDirection:
         `routing_dropped`) as well as in the ordinary counters; False if it was dropped."""
         self.routing_pkts += 1
         self.routing_bytes += packet.size_bytes
-        if self.send(packet):
+        me: Any = self                  # (a dynamic call: docs/model.md, "Compiled core")
+        if me.send(packet):
             return True
         self.routing_dropped += 1
         return False
@@ -355,6 +364,7 @@ class LinkDirection:
         self.down = False
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Transmitter:
     """One FIFO drop-tail buffer of `capacity_bytes` and the transmitter that drains it: the
     state the directions that share it (one, or both on a half-duplex link) send into."""
@@ -377,7 +387,8 @@ class Transmitter:
 
     def offer(self, packet: Packet, d: LinkDirection) -> bool:
         """Offer `packet` for direction `d`: the same as ``d.send(packet)``."""
-        return d.send(packet)
+        target: Any = d                 # (a dynamic call: docs/model.md, "Compiled core")
+        return target.send(packet)
 
     def reset(self, now: float) -> None:
         """Empty buffer and idle transmitter (the link failed)."""
@@ -386,6 +397,7 @@ class Transmitter:
         self.busy_until = now
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Impairment:
     """What happens to one direction's packets between transmitter and far node.
 
@@ -432,7 +444,8 @@ class Impairment:
 
     def __call__(self, packet: Packet) -> None:
         if self._lost():
-            self.d.lost_in_transit()
+            d: Any = self.d             # (a dynamic call: docs/model.md, "Compiled core")
+            d.lost_in_transit()
             return
         random = self.rng.random
         delay = 0.0
@@ -457,6 +470,7 @@ class Impairment:
                 self.receive(packet)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Arrival:
     """Hands packets of one direction to the far node, unless the link failed after sending
     them; counts the packets it delivered (`delivered`, cumulative over the link's up periods)."""

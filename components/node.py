@@ -13,7 +13,14 @@ if TYPE_CHECKING:
     from components.link import Link, LinkDirection
     from components.packet import Packet
 
+try:                            # mypyc reads the decorator (tools/compile_core.py); Python ignores it
+    from mypy_extensions import mypyc_attr
+except ImportError:             # (e.g. PyPy without mypy installed)
+    def mypyc_attr(*_args, **_flags):  # type: ignore[misc]
+        return lambda cls: cls
 
+
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Node:
     """Common part of hosts and routers: an id and the link directions leaving it."""
 
@@ -38,6 +45,7 @@ class Node:
         return f"{type(self).__name__}({self.id})"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Host(Node):
     """An end system with exactly one link; counts the bytes it sends and receives."""
 
@@ -62,7 +70,8 @@ class Host(Node):
     def send(self, packet: Packet) -> bool:
         """Put `packet` on the host's link; False if the link dropped it."""
         self.sent_bytes += packet.size_bytes
-        return self.port.send(packet)
+        port: Any = self.port           # (a dynamic call: see "Compiled core" in docs/model.md)
+        return port.send(packet)
 
     def receive(self, packet: Packet) -> None:
         self.received_bytes += packet.size_bytes
@@ -72,6 +81,7 @@ class Host(Node):
             self.misdelivered += 1
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Router(Node):
     """Forwards packets by destination; packets addressed to the router go to `packet.deliver`.
 
@@ -96,7 +106,7 @@ class Router(Node):
         if dst is self:
             packet.deliver(packet)
             return
-        out = self.routes.get(dst)
+        out: Any = self.routes.get(dst)   # (a dynamic call: docs/model.md, "Compiled core")
         if out is None:
             self.no_route_drops += 1
             return

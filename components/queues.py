@@ -17,7 +17,7 @@ from collections import deque
 from math import sqrt
 from typing import TYPE_CHECKING
 
-from components.link import LinkDirection, record_sojourn
+from components.link import LinkDirection, Transmitter, record_sojourn
 
 if TYPE_CHECKING:
     from components.packet import Packet
@@ -54,26 +54,19 @@ def touch(d: LinkDirection, now: float) -> None:
         d.last_s = now
 
 
-class AqmTransmitter:
-    """A buffer with a discipline and the transmitter draining it. Subclasses implement `admit`
+class AqmTransmitter(Transmitter):
+    """A buffer with a discipline and the transmitter draining it: a `Transmitter` whose waiting
+    packets the discipline holds (its FIFO `queue` stays empty). Subclasses implement `admit`
     (the arriving packet joins the queue, or is dropped or marked) and `pick` (the next packet to
     transmit, possibly after dropping some). Entries are (packet, direction, enqueue time)."""
 
     def __init__(self, sim: Simulator, rate_bps: float, delay_s: float, capacity_bytes: int,
                  config: dict):
-        self.sim = sim
+        super().__init__(sim, rate_bps, delay_s, capacity_bytes)
         self.rng = sim.rng
-        self.rate_bps = rate_bps
-        self.seconds_per_byte = 8.0 / rate_bps
-        self.half_seconds_per_byte = 4.0 / rate_bps
-        self.delay_s = delay_s
-        self.capacity_bytes = capacity_bytes
         self.config = config
         self.ecn = bool(config.get("ecn", False))
-        self.queued_bytes = 0
         self.queued_pkts = 0
-        self.busy_until = 0.0
-        self.line = sim.line()    # the arrivals at the far end(s), in order (engine.py)
         self.pending = False      # a dequeue event is scheduled
         self.epoch = 0            # bumped by reset: stale dequeue events do nothing
         self.max_packet = 0       # the largest packet seen (CoDel's "maxpacket", PIE's MTU)

@@ -158,29 +158,59 @@ def test_a_half_duplex_link_shares_one_line_between_its_directions():
 
 
 # -- parked timer entries -------------------------------------------------------------------------
-def timer_run(ops, parking: bool):
+class PlainTimer:
+    """`Timer`'s logic with every entry a plain heap entry (`schedule_at`): the engine before
+    timer entries were parked."""
+
+    def __init__(self, sim: Simulator, callback):
+        self.sim, self.callback = sim, callback
+        self.deadline, self.active, self.token, self.pending, self.pending_time = 0.0, False, 0, None, 0.0
+
+    def start(self, delay_s: float) -> None:
+        self.deadline, self.active = self.sim.now + delay_s, True
+        if self.pending is None or self.pending_time > self.deadline:
+            self._push(self.deadline)
+
+    def cancel(self) -> None:
+        self.active = False
+
+    def _push(self, time_s: float) -> None:
+        self.token += 1
+        self.pending, self.pending_time = self.token, time_s
+        self.sim.schedule_at(time_s, self._fire, self.token)
+
+    def _fire(self, token: int) -> None:
+        if token != self.pending:
+            return
+        self.pending = None
+        if not self.active:
+            return
+        if self.deadline > self.sim.now:
+            self._push(self.deadline)
+            return
+        self.active = False
+        self.callback()
+
+
+def timer_run(ops, timer_class):
     """Run timers started (delay) or cancelled (None) at given times, with plain events at the
-    same times; the order in which everything ran. Without `parking`, timer entries go straight
-    on the heap (the engine before slots existed)."""
-    with pytest.MonkeyPatch.context() as m:
-        if not parking:
-            m.setattr(Simulator, "_schedule_parked", Simulator.schedule_at)
-        sim = Simulator()
-        log = []
-        timers = [Timer(sim, lambda k=k: log.append((sim.now, "timer", k))) for k in range(3)]
+    same times; the order in which everything ran."""
+    sim = Simulator()
+    log = []
+    timers = [timer_class(sim, lambda k=k: log.append((sim.now, "timer", k))) for k in range(3)]
 
-        def act(op):
-            k, delay = op
-            log.append((sim.now, "op", k))
-            if delay is None:
-                timers[k].cancel()
-            else:
-                timers[k].start(delay)
+    def act(op):
+        k, delay = op
+        log.append((sim.now, "op", k))
+        if delay is None:
+            timers[k].cancel()
+        else:
+            timers[k].start(delay)
 
-        for at, k, delay in ops:
-            sim.schedule_at(at, act, (k, delay))
-        sim.run()
-        return log, sim.events, sim.now
+    for at, k, delay in ops:
+        sim.schedule_at(at, act, (k, delay))
+    sim.run()
+    return log, sim.events, sim.now
 
 
 @settings(max_examples=200, deadline=None)
@@ -189,7 +219,7 @@ def timer_run(ops, parking: bool):
 def test_parked_timers_run_as_plain_entries_would(ops):
     # Deadlines tie with each other and with operations; some fall in the current slot (on the
     # heap at once), most in later ones (parked).
-    assert timer_run(ops, True) == timer_run(ops, False)
+    assert timer_run(ops, Timer) == timer_run(ops, PlainTimer)
 
 
 def test_ten_thousand_armed_timers_hold_a_few_heap_entries():

@@ -1,0 +1,64 @@
+"""The optional compiled core: which modules run compiled, and a guard against a stale build.
+
+`tools/compile_core.py` compiles the modules of the packet path (`COMPILED_MODULES`) with mypyc
+into extension modules next to their sources; the import system then prefers them to the .py
+files (CPython only: PyPy and other interpreters look for their own extension suffix and keep
+running the sources). Because a compiled module shadows its source, a source edited after the
+build would silently not run: `check` (called when `simulator` is imported) refuses to go on if
+a compiled module's source differs from the one it was built from (SHA-256 recorded in
+`MANIFEST` by the build). Without compiled modules it costs a few `stat` calls.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPILED_MODULES = ("simulator.engine", "components.link", "components.node", "components.packet")
+MANIFEST = ROOT / "compiled_core.json"       # {module: sha256 of the source it was built from}
+
+
+class StaleBuildError(ImportError):
+    """A compiled core module was built from a source that has changed since."""
+
+
+def source_of(module: str) -> Path:
+    return ROOT.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def extension_of(module: str) -> Path | None:
+    """The extension module this interpreter would import instead of `module`'s source."""
+    source = source_of(module)
+    for suffix in EXTENSION_SUFFIXES:
+        path = source.with_name(source.stem + suffix)
+        if path.exists():
+            return path
+    return None
+
+
+def compiled_modules() -> list:
+    """The core modules this interpreter runs compiled."""
+    return [m for m in COMPILED_MODULES if extension_of(m) is not None]
+
+
+def source_digest(module: str) -> str:
+    return hashlib.sha256(source_of(module).read_bytes()).hexdigest()
+
+
+def check() -> None:
+    """Raise `StaleBuildError` if a compiled module's source changed after the build."""
+    built = compiled_modules()
+    if not built:
+        return
+    try:
+        recorded = json.loads(MANIFEST.read_text())
+    except (OSError, ValueError):
+        recorded = {}
+    for module in built:
+        if recorded.get(module) != source_digest(module):
+            raise StaleBuildError(
+                f"{extension_of(module)} was not built from the current {source_of(module)}: "
+                f"rebuild it (python tools/compile_core.py) or remove the compiled core "
+                f"(python tools/compile_core.py --clean)")
