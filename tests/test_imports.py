@@ -29,9 +29,10 @@ def test_importing_the_command_line_or_the_api_imports_nothing_heavy():
 
 
 def test_a_run_without_figures_imports_nothing_heavy(tmp_path):
+    """Test case 1 (Bellman-Ford routing) for a few seconds, with its summary table."""
     code = ("import sys\nfrom netsim.cli import main\n"
-            "assert main([sys.argv[1], '-l', 'L1', 'L3', '--no-plots', '--out', sys.argv[2]]) == 0")
-    modules = modules_after(code, ROOT / "topologies" / "test_case_2.json", tmp_path / "r")
+            "assert main([sys.argv[1], '--duration', '3', '--no-plots', '--out', sys.argv[2]]) == 0")
+    modules = modules_after(code, ROOT / "topologies" / "test_case_1.json", tmp_path / "r")
     assert modules & set(HEAVY) == set()
 
 
