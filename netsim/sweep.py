@@ -293,7 +293,11 @@ def run_one(task) -> dict:
             record["check"] = compare(results, predict(spec))
         out["record"] = json.loads(json_text(record, default=_jsonable))
     except Exception as exc:                      # recorded, the sweep goes on
-        out["status"], out["error"] = "error", f"{type(exc).__name__}: {exc}"
+        line = None
+        if plugins:                               # a plugin's failure: its file, line and hook
+            from netsim.plugins import failure_line
+            line = failure_line(exc)
+        out["status"], out["error"] = "error", line or f"{type(exc).__name__}: {exc}"
     out["wall_time_s"] = round(time.perf_counter() - start, 4)
     if out["record"] is not None:
         out["record"]["wall_time_s"] = out["wall_time_s"]

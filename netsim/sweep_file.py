@@ -563,7 +563,8 @@ def _check_plot_file(where: str, name) -> None:
 
 
 def _check_theory(where: str, theory, sweep: Sweep) -> None:
-    if not isinstance(theory, dict) or theory.get("model") not in THEORY_MODELS:
+    if not isinstance(theory, dict) or not isinstance(theory.get("model"), str) \
+            or theory["model"] not in THEORY_MODELS:
         raise SweepError(f'{where}: field "theory": expected an object with "model" one of '
                          f"{', '.join(THEORY_MODELS)}")
     model = theory["model"]
