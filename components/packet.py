@@ -22,14 +22,17 @@ class Packet:
     ECN (RFC 3168): `ect` marks a packet as ECN-capable (set by the sender), `ce` records that a
     queue experienced congestion (set by a queue instead of dropping an `ect` packet). A flow's
     data packets carry CWR and its ACKs ECE as ``payload is True`` (flows/sender.py, receiver.py).
+
+    `flow_hash`: the flow's ECMP hash (routing/ecmp.py), computed once per flow and direction; 0
+    when the run has no flow-hashing ECMP (routers then never read it).
     """
 
     __slots__ = ("kind", "src", "dst", "size_bytes", "deliver", "seq", "ack_seq", "sack_seq",
-                 "sent_s", "retx", "payload", "ect", "ce")
+                 "sent_s", "retx", "payload", "ect", "ce", "flow_hash")
 
     def __init__(self, kind: int, src, dst, size_bytes: int, deliver, seq: int = -1,
                  ack_seq: int = -1, sack_seq: int = -1, sent_s: float = 0.0, retx: bool = False,
-                 payload=None, ect: bool = False):
+                 payload=None, ect: bool = False, flow_hash: int = 0):
         self.kind = kind
         self.src = src
         self.dst = dst
@@ -43,6 +46,7 @@ class Packet:
         self.payload = payload
         self.ect = ect
         self.ce = False
+        self.flow_hash = flow_hash
 
     def __repr__(self) -> str:
         return (f"Packet({KIND_NAMES[self.kind]}, {getattr(self.src, 'id', self.src)}->"

@@ -32,7 +32,8 @@ class RateFlow:
     __slots__ = ("sim", "id", "kind", "src", "dst", "data_bytes", "start_s", "rate_bps",
                  "packet_bytes", "on_s", "off_s", "periods", "interval_s", "started", "finish_s",
                  "on_finish", "packets_sent", "bytes_sent", "packets_received", "arrived_bytes",
-                 "last_arrival_s", "last_send_s", "_on_until", "_next_seq", "_last_seq", "ecn")
+                 "last_arrival_s", "last_send_s", "_on_until", "_next_seq", "_last_seq", "ecn",
+                 "flow_hash")
 
     # neutral values of what bulk flows report
     algorithm = property(lambda self: self.kind)
@@ -71,6 +72,7 @@ class RateFlow:
         self.off_s = off_s
         self.periods = periods
         self.ecn = False
+        self.flow_hash = 0          # ECMP hash (routing/ecmp.py); 0: none
         self.interval_s = packet_bytes * 8.0 / rate_bps
         self.started = False
         self.finish_s: float | None = None
@@ -115,7 +117,7 @@ class RateFlow:
         if self.data_bytes is not None:
             size = min(size, self.data_bytes - self.bytes_sent)
         packet = Packet(DATA, self.src, self.dst, size, self._arrive, seq=self._next_seq,
-                        sent_s=now)
+                        sent_s=now, flow_hash=self.flow_hash)
         self._next_seq += 1
         self.packets_sent += 1
         self.bytes_sent += size

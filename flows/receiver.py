@@ -29,7 +29,7 @@ class Receiver:
 
     __slots__ = ("ack_bytes", "arrived_bytes", "delivered_bytes", "host", "in_order",
                  "last_arrival_s", "last_packet_bytes", "n_packets", "on_ack", "out_of_order",
-                 "packet_bytes", "peer", "rcv_nxt", "sim")
+                 "packet_bytes", "peer", "rcv_nxt", "sim", "flow_hash")
 
     def __init__(self, sim: Simulator, host: Host, peer: Host, n_packets: float,
                  packet_bytes: int, last_packet_bytes: int, ack_bytes: int,
@@ -48,12 +48,14 @@ class Receiver:
         self.arrived_bytes = 0            # data bytes that reached the receiver, in order or not
         self.in_order = True
         self.last_arrival_s = start_s     # when a data packet last arrived
+        self.flow_hash = 0                # ECMP hash of the ACK direction (routing/ecmp.py)
 
     def on_data(self, packet: Packet) -> None:
         """A data packet arrived: deliver what is now in order, then acknowledge."""
         self._accept(packet)
         self.host.send(Packet(ACK, self.host, self.peer, self.ack_bytes, self.on_ack, -1,
-                              self.rcv_nxt, packet.seq, packet.sent_s, packet.retx))
+                              self.rcv_nxt, packet.seq, packet.sent_s, packet.retx,
+                              flow_hash=self.flow_hash))
 
     def _accept(self, packet: Packet) -> None:
         """Count the packet, deliver what is now in order, buffer it if it is ahead."""
@@ -162,7 +164,7 @@ class EcnDelayedReceiver(Receiver):
     def _send_ack(self, sack_seq: int) -> None:
         self.timer.cancel()
         ack = Packet(ACK, self.host, self.peer, self.ack_bytes, self.on_ack, -1, self.rcv_nxt,
-                     sack_seq, self.pending_sent_s, self.pending_retx)
+                     sack_seq, self.pending_sent_s, self.pending_retx, flow_hash=self.flow_hash)
         if self.ece:
             ack.payload = True
         self.pending = 0

@@ -67,7 +67,7 @@ class Sender:
 
     __slots__ = (
         "sim", "src", "dst", "n_packets", "packet_bytes", "last_packet_bytes", "dupack_threshold",
-        "deliver_data", "on_complete",
+        "deliver_data", "on_complete", "flow_hash",
         # the window and the sequence space
         "cwnd", "ssthresh", "state", "snd_una", "snd_nxt", "high_seq", "recover", "dupacks",
         "partial_acks", "finish_s", "last_ack_s",
@@ -92,6 +92,7 @@ class Sender:
         self.last_packet_bytes = last_packet_bytes
         self.deliver_data: Callable[[Packet], None] = _unconnected   # the receiver's on_data
         self.on_complete: Callable[[], None] = _nothing                # called once, at the end
+        self.flow_hash = 0         # ECMP hash of the data direction (routing/ecmp.py); 0: none
         self.dupack_threshold = transport.dupack_threshold
         self.cwnd = float(transport.initial_cwnd_pkts)
         ssthresh = transport.initial_ssthresh_pkts
@@ -239,7 +240,8 @@ class Sender:
         retx = seq < self.high_seq
         size = self.last_packet_bytes if seq == self.n_packets - 1 else self.packet_bytes
         now = self.sim.now
-        packet = Packet(DATA, self.src, self.dst, size, self.deliver_data, seq, -1, -1, now, retx)
+        packet = Packet(DATA, self.src, self.dst, size, self.deliver_data, seq, -1, -1, now, retx,
+                        flow_hash=self.flow_hash)
         self.packets_sent += 1
         self.bytes_sent += size
         if retx:

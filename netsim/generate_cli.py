@@ -44,7 +44,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _common_options(parser: argparse.ArgumentParser, *, flows: str, flow_mb: float,
-                    min_rto_ms: float, pattern: bool) -> None:
+                    min_rto_ms: float, pattern: bool, ecmp: str = "none") -> None:
     flows_group = parser.add_argument_group("flows")
     flows_group.add_argument("--flows", type=int, metavar="N",
                              help=f"number of bulk flows; 0 for none, to add your own flows or "
@@ -71,6 +71,10 @@ def _common_options(parser: argparse.ArgumentParser, *, flows: str, flow_mb: flo
     run = parser.add_argument_group("run")
     run.add_argument("--routing", choices=("static", "bellman-ford"), default="static",
                      help="routing protocol (default static)")
+    run.add_argument("--ecmp", choices=("flow", "packet", "none"), default=ecmp,
+                     help="equal-cost multipath: flow spreads flows by a hash of (flow, source, "
+                          "destination, seed), packet sprays packets round-robin, none takes "
+                          f"the first equal-cost next hop (default {ecmp})")
     run.add_argument("--seed", type=int, default=1, metavar="N",
                      help="seed of the generator's random choices, also written as the "
                           "topology's seed (default 1)")
@@ -148,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
                     rate_note=": Al-Fares et al.'s commodity 1 GigE",
                     buffer_note=": 4 MB shared by the 52 ports of a Broadcom Triumph, the DCTCP "
                                 "paper's 1 Gb/s top-of-rack switch")
-    _common_options(p, flows="hosts/2", flow_mb=1.0, min_rto_ms=g.DC_MIN_RTO_MS, pattern=True)
+    _common_options(p, flows="hosts/2", flow_mb=1.0, min_rto_ms=g.DC_MIN_RTO_MS, pattern=True,
+                    ecmp="flow")
     p = sub["leaf-spine"] = kinds.add_parser("leaf-spine", help=KINDS["leaf-spine"],
                                              description=KINDS["leaf-spine"] + ": every leaf "
                                              "joined to every spine. Oversubscription = "
@@ -166,7 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
                     buffer_kb=g.LEAF_SPINE_BUFFER_KB, rate_note=", pFabric's",
                     buffer_note=": 4 MB shared by the 24 ports of a Broadcom Scorpion, the DCTCP "
                                 "paper's 10 Gb/s switch")
-    _common_options(p, flows="hosts/2", flow_mb=1.0, min_rto_ms=g.DC_MIN_RTO_MS, pattern=True)
+    _common_options(p, flows="hosts/2", flow_mb=1.0, min_rto_ms=g.DC_MIN_RTO_MS, pattern=True,
+                    ecmp="flow")
     p = sub["dumbbell"] = kinds.add_parser("dumbbell", help=KINDS["dumbbell"],
                                            description=KINDS["dumbbell"] + ". Names: senders "
                                            "S1..SN, receivers T1..TN, routers R1 R2, links LB, "
@@ -227,6 +233,7 @@ def generate(args):
                       algorithm=args.algorithm, ecn=args.ecn, start_s=args.start_s,
                       start_spread_s=args.start_spread_s,
                       pattern=getattr(args, "pattern", "random"), routing=args.routing,
+                      ecmp=None if args.ecmp == "none" else args.ecmp,
                       seed=args.seed, duration_s=args.duration, min_rto_ms=args.min_rto_ms,
                       mark_k_kb=args.mark_k_kb, name=name)
     if args.kind in ("fat-tree", "leaf-spine"):

@@ -285,7 +285,8 @@ class Results:
                         "settle_s": spec.routing.settle_s,
                         "rounds": max((a.rounds for a in net.agents), default=0),
                         "routing_packets": sum(a.packets_sent for a in net.agents),
-                        "route_changes": len(net.route_log)},
+                        "route_changes": len(net.route_log),
+                        **({"ecmp": spec.routing.ecmp} if spec.routing.ecmp else {})},
             "flows": flows, "links": links, "hosts": hosts,
             "routers": {r.id: {"no_route_drops": r.no_route_drops} for r in net.routers.values()},
             **({"workloads": {w.spec.id: w.summary(mbit) for w in run.workloads}}

@@ -27,6 +27,7 @@ import math
 from flows import ALGORITHMS
 from flows.transport import Flow
 from netsim.traces import csv_field
+from routing.ecmp import set_flow_hashes
 from topologies.bounds import MAX_FLOWS_ALIVE
 
 FCT_COLUMNS = ("workload", "flow", "src", "dst", "size_bytes", "start_s", "finish_s", "fct_s",
@@ -111,7 +112,8 @@ class SizeDistribution:
 
 def path_links(src, dst) -> list | None:
     """The links from host `src` to host `dst` along the current forwarding tables (None: no
-    route)."""
+    route). At an ECMP entry, its first member (the tie rule's next hop): equal-cost paths have
+    the same cost, and in a symmetric fabric the same delays and rates."""
     links = []
     d = src.port
     for _ in range(1024):
@@ -123,6 +125,9 @@ def path_links(src, dst) -> list | None:
         if routes is None or dst not in routes:
             return None
         d = routes[dst]
+        hops = getattr(d, "hops", None)                # an ECMP group (routing/ecmp.py)
+        if hops is not None:
+            d = hops[0]
     return None
 
 
@@ -201,6 +206,7 @@ class Workload:
         self.finished = 0
         self.no_route = 0
         self._paths: dict = {}
+        self.ecmp_seed = network.seed if network.spec.routing.ecmp == "flow" else None
         self.sim.schedule_at(spec.start_s + self._gap(), self._arrival)
 
     def _gap(self) -> float:
@@ -225,6 +231,8 @@ class Workload:
         self.started += 1
         flow = Flow(sim, f"{spec.id}#{self.started}", src, dst, size, sim.now, self.cc_class,
                     spec.params, spec.transport, self.packet_bytes, self.ack_bytes)
+        if self.ecmp_seed is not None:
+            set_flow_hashes(flow, self.ecmp_seed)
         flow.on_finish = self._finished
         self.alive[0] += 1
         sim.schedule(self._gap(), self._arrival)

@@ -36,6 +36,13 @@ it never reads another router's state. Destinations are the hosts.
   routing drops of that link direction); the neighbour then keeps the previous vector until the
   next one arrives.
 
+* **ECMP** (``"ecmp"``, routing/ecmp.py): the table computed and advertised is the same (the
+  tie rule's one route per destination); when installing it, a router puts in its forwarding
+  table every port whose route cost is within the tie tolerance of the best one (a port other
+  than the best must lead to a neighbour advertising a strictly lower cost: loop freedom). On an
+  idle network these are the static equal-cost sets; under load the measured queueing delays
+  make equal costs rare, and the sets shrink to the ports that happen to tie.
+
 Cost: a packet carries the whole vector (an immutable tuple shared by sender and receiver, never
 copied entry by entry) together with the destinations that changed since the previous packet on
 that link and a sequence number; a receiver that got the previous packet recomputes only those
@@ -67,7 +74,8 @@ class DistanceVectorAgent:
 
     def __init__(self, sim, router: Router, destinations: list, *, update_interval_s: float,
                  settle_s: float, packet_bytes: int, max_hops: int, on_install=None,
-                 installed: dict | None = None, index: dict | None = None):
+                 installed: dict | None = None, index: dict | None = None,
+                 ecmp: str | None = None, seed=None):
         self.sim = sim
         self.router = router
         self.destinations = destinations
@@ -97,6 +105,10 @@ class DistanceVectorAgent:
         self._flush_pending = False
         self._timer = Timer(sim, self._install)
         self._installed = installed        # {dest: (cost, direction)} in use; None: none yet
+        self._groups = None                # ECMP: the router's GroupMaker (routing/ecmp.py)
+        if ecmp is not None:
+            from routing.ecmp import GroupMaker
+            self._groups = GroupMaker(ecmp, seed, router.id)
         router.agent = self
 
     def start(self) -> None:
@@ -258,6 +270,33 @@ class DistanceVectorAgent:
                 return candidate
         return None    # pragma: no cover - the lowest is within its own limit
 
+    def _equal_cost_ports(self, i: int, entry) -> tuple:
+        """The ports of destination `i`'s equal-cost set (ECMP), the chosen one first among them
+        in port order: within the tie tolerance of `entry`'s cost, and other than the chosen
+        port only through a neighbour advertising a strictly lower cost."""
+        lowest, chosen = entry[0], entry[2]
+        limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
+        costs, heard, direct, max_hops = self.costs, self.heard, self.direct, self.max_hops
+        out = []
+        for p, cost in enumerate(costs):
+            if p == chosen:
+                out.append(p)
+                continue
+            if cost == math.inf:
+                continue
+            if direct[p] == i:
+                far_cost = 0.0
+            else:
+                vector = heard[p]
+                if vector is None:
+                    continue
+                far_cost, far_hops = vector[i]
+                if far_cost == math.inf or far_hops + 1 > max_hops:
+                    continue
+            if cost + far_cost <= limit and far_cost < lowest:
+                out.append(p)
+        return tuple(out)
+
     def _recompute(self, destinations) -> bool:
         """Recompute the routes to `destinations` (indices); True if any next hop or cost
         changed. Changed destinations are marked for every neighbour's next advertisement."""
@@ -283,13 +322,21 @@ class DistanceVectorAgent:
         ports, dests = self.ports, self.destinations
         routes = {}
         current = {}
+        previous = self._installed or {}
+        groups = self._groups
         for i, entry in enumerate(self.best):
             if entry is not None:
                 d = ports[entry[2]]
+                if groups is not None:
+                    hops = tuple(ports[p] for p in self._equal_cost_ports(i, entry))
+                    old = previous.get(dests[i])
+                    if old is not None and _members(old[1]) == hops:
+                        d = old[1]                  # the same set: keep its object (counter)
+                    else:
+                        d = groups.entry(hops)
                 routes[dests[i]] = d
                 current[dests[i]] = (entry[0], d)
         self.router.routes = routes
-        previous = self._installed or {}
         changes = {dest: entry for dest, entry in current.items()
                    if not _same_route(previous.get(dest), entry)}
         changes.update({dest: (math.inf, None) for dest in previous if dest not in current})
@@ -298,16 +345,24 @@ class DistanceVectorAgent:
             self.on_install(self.sim.now, self.router, changes)
 
 
+def _members(route) -> tuple:
+    """The next hops of an installed entry: a direction or an ECMP group's members."""
+    hops = getattr(route, "hops", None)
+    return (route,) if hops is None else hops
+
+
 def _same_route(old, new) -> bool:
-    """Whether two installed routes (cost, direction) are the same (costs within 1e-9)."""
-    if old is None or old[1] is not new[1]:
+    """Whether two installed routes (cost, direction or ECMP group) are the same (costs within
+    1e-9, same next hops)."""
+    if old is None or (old[1] is not new[1] and _members(old[1]) != _members(new[1])):
         return False
     return abs(old[0] - new[0]) <= 1e-9 * max(abs(new[0]), 1e-12)
 
 
 def start_distance_vector(sim, routers: list, hosts: list, *, update_interval_s: float,
                           settle_s: float, packet_bytes: int, on_install=None,
-                          installed: dict | None = None) -> list:
+                          installed: dict | None = None, ecmp: str | None = None,
+                          seed=None) -> list:
     """Create and start an agent on every router; returns the agents. `installed` maps each
     router to the {host: (cost, direction)} table it forwards with now (static routes)."""
     installed = installed or {}
@@ -315,7 +370,8 @@ def start_distance_vector(sim, routers: list, hosts: list, *, update_interval_s:
     agents = [DistanceVectorAgent(sim, router, hosts, update_interval_s=update_interval_s,
                                   settle_s=settle_s, packet_bytes=packet_bytes,
                                   max_hops=len(routers) + 1, on_install=on_install,
-                                  installed=installed.get(router), index=index)
+                                  installed=installed.get(router), index=index,
+                                  ecmp=ecmp, seed=seed)
               for router in routers]
     for agent in agents:
         agent.start()

@@ -16,6 +16,11 @@ in the file and breaks equal heap keys by insertion, so its floating-point dista
 those of a textbook per-destination Dijkstra over the same graph (the tests compare it with
 networkx's). Cost: O(attachments x links x log routers) to compute, O(routers x hosts) to fill the
 forwarding tables, no graph object per destination.
+
+ECMP (routing/ecmp.py): `equal_cost_hops` gives, instead of the tie rule's one next hop, every
+next hop within the tie tolerance, in the router's link order (the tie rule's choice first). A
+member other than that first one must lead to a neighbour strictly closer to the destination, so
+the sets never form a loop (zero-cost links, tolerance). Computed only when a run asks for ECMP.
 """
 from __future__ import annotations
 
@@ -92,6 +97,21 @@ def _first_within(ports, lowest, dist):
             if total <= limit:
                 return position, total, hop
     return None
+
+
+def _all_within(candidates, lowest, dist_of_far):
+    """The hops of `candidates` [(position, cost, far, hop)], in position order, whose (cost +
+    far's distance) is within the tie tolerance of `lowest`: the first such one, then those whose
+    far end is strictly closer than `lowest` (loop freedom). `dist_of_far(far)` may be None."""
+    limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
+    hops: list = []
+    for _, cost, far, hop in sorted(candidates, key=lambda c: c[0]):
+        d = dist_of_far(far)
+        if d is None or cost + d > limit:
+            continue
+        if not hops or d < lowest:
+            hops.append(hop)
+    return tuple(hops)
 
 
 class _Attachment:
@@ -187,6 +207,35 @@ class ShortestPaths:
         found = attachment.near.get((router, host))
         return found if found is not None else attachment.choices.get(router)
 
+    def equal_cost_hops(self, router, host) -> tuple:
+        """The next hops of `router` towards `host` whose route cost is within the tie
+        tolerance of the lowest, in the router's link order (empty if unreachable)."""
+        attachment = self._attachment_of[host]
+        lowest = attachment.dist.get(router)
+        if lowest is None:
+            return ()
+        dist = attachment.dist
+        candidates = list(self._router_ports[router])
+        if (router, host) in attachment.near:
+            candidates += [(position, cost, host, hop)
+                           for position, cost, hop in self._host_ports[router].get(host, ())]
+        return _all_within(candidates, lowest, lambda far: 0 if far is host else dist.get(far))
+
+    def equal_cost_tables(self) -> dict:
+        """router -> {host: equal-cost next hops}, every route, as `equal_cost_hops` gives them
+        (one computation per attachment and router away from the hosts' own routers)."""
+        tables: dict = {router: {} for router in self.routers}
+        router_ports = self._router_ports
+        for attachment in self.attachments:
+            dist = attachment.dist
+            hosts = attachment.hosts
+            for router in attachment.choices:
+                hops = _all_within(router_ports[router], dist[router], dist.get)
+                tables[router].update(dict.fromkeys(hosts, hops))
+            for router, host in attachment.near:
+                tables[router][host] = self.equal_cost_hops(router, host)
+        return tables
+
     def distance(self, router, host):
         """Shortest-path cost from `router` to `host` (None if unreachable)."""
         entry = self.entry(router, host)
@@ -259,13 +308,24 @@ def next_hops(destination, routers, links, cost=link_cost) -> dict:
     return {router: d for router, (_, d) in shortest_routes(destination, routers, links, cost).items()}
 
 
-def install_static_routes(routers, hosts, links, cost=link_cost) -> ShortestPaths:
+def install_static_routes(routers, hosts, links, cost=link_cost, *, ecmp: str | None = None,
+                          seed=None) -> ShortestPaths:
     """Fill every router's forwarding table with shortest paths to every host.
 
-    Returns the `ShortestPaths` (costs and directions of the installed routes, by `entry`)."""
+    `ecmp` "flow" or "packet": entries with several equal-cost next hops become ECMP groups
+    (routing/ecmp.py, seeded by `seed`). Returns the `ShortestPaths` (costs and directions of
+    the routes, by `entry`; the equal-cost sets by `equal_cost_hops`)."""
     paths = network_paths(routers, hosts, links, cost)
-    for router, table in paths.hops().items():
-        router.routes.update(table)
+    if ecmp is None:
+        for router, table in paths.hops().items():
+            router.routes.update(table)
+        return paths
+    from routing.ecmp import GroupMaker
+    for router, table in paths.equal_cost_tables().items():
+        maker = GroupMaker(ecmp, seed, router.id)
+        routes = router.routes
+        for host, hops in table.items():
+            routes[host] = maker.entry(hops)
     return paths
 
 

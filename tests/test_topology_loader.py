@@ -607,7 +607,7 @@ def test_routing_timers_are_accepted_with_static_routing():
     ({"update_interval_s": 0.15}, 'field "update_interval_s": expected a number > settle_s (0.15), got 0.15'),
     ({"protocol": "bellman-ford", "update_intervall_s": 1},
      'unknown field "update_intervall_s" (did you mean "update_interval_s"?); '
-     'known: protocol, settle_s, update_interval_s'),
+     'known: ecmp, protocol, settle_s, update_interval_s'),
 ])
 def test_bad_routing_timers(tmp_path, block, expected):
     assert error_of(tmp_path, base() | {"routing": block}).endswith(f"x.json: routing: {expected}")

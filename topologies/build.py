@@ -26,12 +26,26 @@ class Network:
         self.flows = flows
         self.agents = []
         self.route_log = []     # (time_s, router, destination, next hop, link, cost_s)
+        self.seed = spec.seed   # the run's seed (build_network sets the one it used)
 
     def log_routes(self, time_s: float, router, changes: dict) -> None:
-        """Record forwarding-table changes: {destination: (cost_s, direction or None)}."""
+        """Record forwarding-table changes: {destination: (cost_s, direction, ECMP group or
+        None)}; a group writes one row per member (docs/outputs.md, routes.csv)."""
         for dest, (cost_s, d) in changes.items():
+            if d is not None and not hasattr(d, "link"):       # an ECMP group
+                for member in d.hops:
+                    self.route_log.append((time_s, router.id, dest.id, member.dst.id,
+                                           member.link.id, cost_s))
+                continue
             self.route_log.append((time_s, router.id, dest.id, d.dst.id if d else "",
                                    d.link.id if d else "", cost_s))
+
+    def flow_paths(self, flow_id: str) -> list:
+        """The paths (lists of node ids, source first) flow `flow_id`'s data packets take through
+        the current forwarding tables: one, or with ECMP packet spraying every one they may take
+        (routing/ecmp.py `flow_paths`)."""
+        from routing.ecmp import flow_paths
+        return flow_paths(self.flows[flow_id])
 
     def apply_event(self, event) -> None:
         link = self.links[event.link]
@@ -43,7 +57,8 @@ class Network:
 
 def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
     """Create the simulator, components, flows, routing and scheduled link events of `spec`."""
-    sim = Simulator(spec.seed if seed is None else seed)
+    seed = spec.seed if seed is None else seed
+    sim = Simulator(seed)
     hosts = {host_id: Host(host_id) for host_id in spec.hosts}
     routers = {router_id: Router(router_id) for router_id in spec.routers}
     nodes = {**hosts, **routers}
@@ -68,8 +83,15 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
                             sizes.data_bytes, sizes.ack_bytes, ecn=fs.ecn,
                             delayed_ack=fs.delayed_ack)
     net = Network(spec, sim, hosts, routers, links, flows)
+    net.seed = seed
     router_list, host_list = list(routers.values()), list(hosts.values())
-    static = install_static_routes(router_list, host_list, list(links.values()))
+    ecmp = spec.routing.ecmp
+    static = install_static_routes(router_list, host_list, list(links.values()), ecmp=ecmp,
+                                   seed=seed)
+    if ecmp == "flow":
+        from routing.ecmp import set_flow_hashes
+        for flow in flows.values():
+            set_flow_hashes(flow, seed)
     dynamic = spec.routing.protocol == "bellman-ford"
     for router, table in initial_route_entries(spec, net, static, dynamic):
         net.log_routes(0.0, router, table)
@@ -77,8 +99,8 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
         net.agents = start_distance_vector(
             sim, router_list, host_list, update_interval_s=spec.routing.update_interval_s,
             settle_s=spec.routing.settle_s, packet_bytes=sizes.routing_bytes,
-            on_install=net.log_routes,
-            installed={router: static.table(router) for router in router_list})
+            on_install=net.log_routes, ecmp=ecmp, seed=seed,
+            installed={router: _installed_table(router, static, ecmp) for router in router_list})
     for ls in spec.links:                      # time-varying links: changes at their times
         link = links[ls.id]
         for changes, change in ((ls.rate_schedule, link.set_rate), (ls.delay_schedule, link.set_delay)):
@@ -104,6 +126,7 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
     a flow or workload sends to. Cost O(entries logged + path lengths), never routers x hosts
     unless the flows ask for it."""
     hosts, routers = net.hosts, net.routers
+    ecmp = spec.routing.ecmp
     pairs = [(fs.src, fs.dst) for fs in spec.flows]
     workload_pairs = [(ws.src, ws.dst) for ws in spec.workloads]
     order = {host_id: index for index, host_id in enumerate(spec.hosts)}
@@ -131,6 +154,9 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
                 if src_id == dst_id:
                     continue
                 node = hosts[src_id].out[0].dst        # a host has exactly one link
+                if ecmp:                               # every member of every set on the way
+                    _mark_ecmp(node, dst, marked)
+                    continue
                 while isinstance(node, Router) and node not in marked:
                     marked.add(node)
                     entry = static.entry(node, dst)
@@ -148,7 +174,32 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
         for host_id in sorted(ids, key=order.__getitem__):
             entry = static.entry(router, hosts[host_id])
             if entry is not None:
+                if ecmp:                               # the installed entry: maybe a group
+                    entry = (entry[0], router.routes[hosts[host_id]])
                 table[hosts[host_id]] = entry
         if table:
             out.append((router, table))
     return out
+
+
+def _mark_ecmp(node, dst, marked: set) -> None:
+    """Add to `marked` every router on an ECMP path from `node` towards `dst`."""
+    from routing.ecmp import members
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, Router) or node in marked:
+            continue
+        marked.add(node)
+        route = node.routes.get(dst)
+        if route is not None:
+            stack.extend(member.dst for member in members(route))
+
+
+def _installed_table(router, static: ShortestPaths, ecmp) -> dict:
+    """{host: (cost_s, forwarding entry)} of `router` at t = 0 (with ECMP, maybe a group)."""
+    table = static.table(router)
+    if ecmp is None:
+        return table
+    routes = router.routes
+    return {host: (entry[0], routes[host]) for host, entry in table.items()}

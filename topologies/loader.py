@@ -64,7 +64,8 @@ WORKLOAD_FIELDS = ("id", "src", "dst", "arrivals_per_s", "sizes", "algorithm", "
 WORKLOAD_REQUIRED = ("id", "src", "dst", "arrivals_per_s", "sizes")
 SIZE_DISTRIBUTIONS = ("websearch", "datamining")   # topologies/data/<name>.csv
 PACKET_FIELDS = {"data": "data_bytes", "ack": "ack_bytes", "routing": "routing_bytes"}
-ROUTING_FIELDS = ("protocol", "update_interval_s", "settle_s")
+ROUTING_FIELDS = ("protocol", "update_interval_s", "settle_s", "ecmp")
+ECMP_VALUES = {False: None, True: "flow", "flow": "flow", "packet": "packet"}
 IMPAIRMENT_FIELDS = ("loss_rate", "loss_model", "duplicate_rate", "reorder_rate", "reorder_delay_ms",
                      "jitter_ms", "jitter_reorder")
 LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex", "cost") + IMPAIRMENT_FIELDS \
@@ -293,7 +294,11 @@ def _routing(top: _Where, data: dict) -> RoutingSpec:
                                                 f"({interval!r}), got {show(block['settle_s'])}")
         raise where.field_error("update_interval_s", f"expected a number > settle_s "
                                                      f"({settle!r}), got {show(block['update_interval_s'])}")
-    return RoutingSpec(protocol=protocol, update_interval_s=interval, settle_s=settle)
+    ecmp = block.get("ecmp", False)
+    if not isinstance(ecmp, (bool, str)) or ecmp not in ECMP_VALUES:
+        raise where.field_error("ecmp", f'expected true, false, "flow" or "packet", got {show(ecmp)}')
+    return RoutingSpec(protocol=protocol, update_interval_s=interval, settle_s=settle,
+                       ecmp=ECMP_VALUES[ecmp])
 
 
 def _transport(where: _Where, block, base: TransportSpec) -> TransportSpec:

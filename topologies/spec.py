@@ -137,6 +137,7 @@ class RoutingSpec:
     protocol: str = "static"
     update_interval_s: float = DEFAULT_UPDATE_INTERVAL_S
     settle_s: float = DEFAULT_SETTLE_S
+    ecmp: Optional[str] = None         # None, "flow" or "packet" (routing/ecmp.py)
 
 
 @dataclass(frozen=True)
