@@ -234,21 +234,30 @@ class LinkDirection:
         size = packet.size_bytes
         self.arrived += 1
         start = t.busy_until
+        queue = t.queue
         if start <= now:                              # idle: transmission begins at once
-            if t.queue:
+            if queue:
                 self._advance(now)                    # (everything waiting has begun by now)
             start = now
             self.tx_bytes += size
             self.tx_pkts += 1
             self.area_work += size * size * t.half_seconds_per_byte
-        elif self._advance(now, size):                # busy: wait in the buffer if it fits
+        else:                                         # busy: wait in the buffer if it fits
+            if (queue and queue[0][0] <= now) or t.queued_bytes + size > t.capacity_bytes:
+                if not self._advance(now, size):
+                    self.dropped += 1
+                    return False
+            else:                   # no packet began since, and it fits: `_advance`, inline
+                span = now - self.last_s
+                if span > 0:
+                    if self.q_pkts:
+                        self.area_bytes += self.q_bytes * span
+                        self.area_pkts += self.q_pkts * span
+                    self.last_s = now
             t.queued_bytes += size
             self.q_bytes += size
             self.q_pkts += 1
-            t.queue.append((start, size, self, start - now))
-        else:
-            self.dropped += 1
-            return False
+            queue.append((start, size, self, start - now))
         finish = start + size * t.seconds_per_byte
         t.busy_until = finish
         sim.schedule_line(t.line, finish + t.delay_s, self.dst_receive, packet)
