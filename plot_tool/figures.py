@@ -652,9 +652,25 @@ def _route_series(routes: Table, router_ids: Sequence[str]) -> list[RouteSeries]
         mine = router == router_id
         for dest in dict.fromkeys(destination[mine].tolist()):
             rows = mine & (destination == dest)
-            out.append(RouteSeries(router=router_id, destination=dest, time=time[rows],
-                                   cost_ms=cost[rows], next_hop=hop[rows], link=link[rows]))
+            t, c, h, k = _ecmp_sets(time[rows], cost[rows], hop[rows], link[rows])
+            out.append(RouteSeries(router=router_id, destination=dest, time=t, cost_ms=c,
+                                   next_hop=h, link=k))
     return out
+
+
+def _ecmp_sets(time, cost, hop, link):
+    """One row per installation: with ECMP an installation writes one row per member of the
+    equal-cost set (same time); those become one row whose next hop and link are the members
+    joined by " | " (docs/outputs.md, routes.csv)."""
+    if len(time) < 2 or not np.any(time[1:] == time[:-1]):
+        return time, cost, hop, link
+    starts = np.flatnonzero(np.r_[True, time[1:] != time[:-1]])
+    ends = np.r_[starts[1:], len(time)]
+    joined_hops = np.array([" | ".join(hop[a:b].tolist()) for a, b in zip(starts, ends)],
+                           dtype=object)
+    joined_links = np.array([" | ".join(link[a:b].tolist()) for a, b in zip(starts, ends)],
+                            dtype=object)
+    return time[starts], cost[starts], joined_hops, joined_links
 
 
 def _routes_to_plot(series: Sequence[RouteSeries], limit: int = MAX_ROUTE_LINES, *,

@@ -106,12 +106,18 @@ def _route_changes(results, start_s: float, end_s: float) -> int:
     except (KeyError, OSError):
         return 0
     last, changes = {}, 0
-    for t, router, dest, link in zip(routes["time_s"], routes["router"], routes["destination"],
-                                     routes["link"]):
+    rows = list(zip(routes["time_s"], routes["router"], routes["destination"], routes["link"]))
+    merged: list = []                 # ECMP: the rows of one installation's set are one entry
+    for t, router, dest, link in rows:
         key = (str(router), str(dest))
-        if key in last and last[key] != str(link) and start_s - 1e-9 <= float(t) <= end_s + 1e-9:
+        if merged and merged[-1][0] == float(t) and merged[-1][1] == key:
+            merged[-1][2].append(str(link))
+        else:
+            merged.append((float(t), key, [str(link)]))
+    for t, key, links in merged:
+        if key in last and last[key] != links and start_s - 1e-9 <= t <= end_s + 1e-9:
             changes += 1
-        last[key] = str(link)
+        last[key] = links
     return changes
 
 
