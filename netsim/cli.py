@@ -143,7 +143,7 @@ def report_main(argv) -> int:
             from netsim.output_paths import OutputPathError, check_output_file
             from plot_tool.report import REPORT_FILE
             try:
-                check_output_file("-o", args.out, replaced_dirs=[args.directory],
+                check_output_file("-o", args.out,
                                   allowed_inside=[Path(args.directory) / REPORT_FILE])
             except OutputPathError as exc:
                 raise UsageError(str(exc)) from None

@@ -66,8 +66,9 @@ class Run:
                            f"write {trace_rows(self.duration_s, interval_s, entities):.3g} trace "
                            f"rows; at most {MAX_TRACE_ROWS:.3g} are written: use an interval of "
                            f"at least {shortest:.3g} s")
-        # a run of unknown length stops when the traces reach MAX_TRACE_ROWS rows
-        self.row_limit_s = MAX_TRACE_ROWS // max(1, entities) * interval_s
+        # a run of unknown length stops before the traces pass MAX_TRACE_ROWS rows: the rows
+        # written are counted every `row_check_s`, in which at most a tenth of the limit fits
+        self.row_check_s = max(1, MAX_TRACE_ROWS // 10 // max(1, entities)) * interval_s
         endless = [f.id for f in spec.flows if f.data_bytes is None]
         if self.duration_s is None and (endless or not spec.flows or spec.workloads):
             what = f"flow {endless[0]} has no data_mb" if endless else "the topology has no flows"
@@ -142,9 +143,14 @@ class Run:
             log.info("stopping at t=%.6f s: %s", self.sim.now, detail)
             self.sim.stop("limit")
 
-    def _row_limit(self, _=None) -> None:
-        self.stop_at_limit(f"the trace files reached their limit of {MAX_TRACE_ROWS:.3g} rows "
-                           f"(every {self.interval_s!r} s); use a longer --interval")
+    def _check_rows(self, _=None) -> None:
+        written = sum(len(self.traces[name]) for name in ("links", "flows", "hosts"))
+        if written + MAX_TRACE_ROWS // 10 > MAX_TRACE_ROWS:   # the next period could pass it
+            self.stop_at_limit(f"the trace files reached their limit of {MAX_TRACE_ROWS:.3g} "
+                               f"rows ({written} written, every {self.interval_s!r} s); use a "
+                               f"longer --interval")
+            return
+        self.sim.schedule(self.row_check_s, self._check_rows)
 
     def interrupt(self) -> None:
         """Stop the run after the event being processed (safe to call from a signal handler);
@@ -214,7 +220,7 @@ class Run:
             self._progress_step_s = max(self.interval_s, (self.duration_s or 10.0) / PROGRESS_STEPS)
             sim.schedule(0.0, self._report_progress)
         if self.duration_s is None:
-            sim.schedule_at(self.row_limit_s, self._row_limit)
+            sim.schedule(self.row_check_s, self._check_rows)
         wall_start = time.perf_counter()
         failure = None
         try:

@@ -122,9 +122,9 @@ def test_a_run_of_unknown_length_stops_at_the_row_limit(monkeypatch):
     results = run_module.simulate(load_topology(data), interval_s=0.01)
     summary = results.summary
     assert summary["stop_reason"] == "limit"
-    assert summary["end_time_s"] == pytest.approx(1000 // 5 * 0.01)
+    assert 1.5 < summary["end_time_s"] < 10
     assert "trace files reached their limit" in summary["stop_detail"]
-    assert sum(summary["trace_rows"][name] for name in ("links", "flows", "hosts")) <= 1000
+    assert 800 < sum(summary["trace_rows"][name] for name in ("links", "flows", "hosts")) <= 1000
 
 
 def test_sweep_durations_and_intervals_are_bounded(tmp_path):

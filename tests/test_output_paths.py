@@ -54,7 +54,9 @@ def test_report_never_writes_over_the_runs_own_files(results_dir, run_cli):
         done = run_cli("report", results_dir, "-o", target)
         assert done.returncode == 2
         line = one_error_line(done)
-        assert line.startswith(f"error: -o {target}: is inside the results directory")
+        assert line == (f"error: -o {target}: is inside the netsim results directory "
+                        f"{results_dir}, which holds one run (or sweep) and nothing else; write "
+                        f"it elsewhere")
         assert not (results_dir / "new.html").exists()
     assert summary.read_bytes() == before
 
