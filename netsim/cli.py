@@ -286,75 +286,73 @@ def run(args) -> int:
         else:
             print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    with staged:                      # an exception (Ctrl-C while drawing...) discards the staging
-        try:
-            simulation = Run(spec, duration_s=args.duration, seed=args.seed,
-                             interval_s=args.interval, trace_dir=staged.path,
-                             progress=ProgressBar() if not args.quiet and sys.stderr.isatty() else None)
-        except RunError as exc:
-            staged.discard()
-            print(f"error: {exc}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        if trace is not None:
-            trace.install(simulation.network)
-        captures = []
-        if args.pcap:                 # netsim/pcap.py; nothing is installed without --pcap
-            from netsim.pcap import install_captures
-            captures = install_captures(simulation.network, staged.path / "pcap",
-                                        args.links or None)
-        try:
+    try:
+        with staged:                  # an exception (Ctrl-C while drawing...) discards the staging
+            progress = ProgressBar() if not args.quiet and sys.stderr.isatty() else None
             try:
-                results, signum = execute_interruptibly(simulation)
-            finally:
-                close_all(captures)
+                simulation = Run(spec, duration_s=args.duration, seed=args.seed,
+                                 interval_s=args.interval, trace_dir=staged.path,
+                                 progress=progress)
+            except RunError as exc:
+                staged.discard()
+                print(f"error: {exc}", file=sys.stderr)
+                return EXIT_BAD_INPUT
             if trace is not None:
-                trace.finish()
-        except OSError as exc:            # a full disk: one line, nothing half-written kept
-            staged.discard()
-            if trace is not None:
-                trace.discard()
-            print(f"error: cannot write {failed_file(exc)}: {exc.strerror or exc}",
-                  file=sys.stderr)
-            return EXIT_BAD_INPUT
-        failure = getattr(results, "failure", None)
-        failure_line = None
-        if failure is not None:           # a plugin failed: one line, the partial results
-            from netsim.plugins import failure_line as plugin_failure_line
-            failure_line = plugin_failure_line(failure)
-            if failure_line is None:      # not a plugin's doing: netsim's own bug
-                raise failure
-        report = None
-        try:
-            results.write_summary()
-            if args.check:
-                from theory.check import compare, predict_run, write_check
-                model = predict_run(spec, results, duration_s=args.duration)
-                report = compare(results, model, links=args.links or None, settle_s=args.check_settle,
-                                 tolerance_pct=args.check_tolerance)
-                write_check(staged.path, report, model, results.units)
-            if not args.no_plots or args.show:
-                from plot_tool import make_figures
-                make_figures(staged.path, staged.path, links=args.links or None,
-                             flows=args.flows or None, show=args.show)
-            if args.pcap and not args.no_plots:         # seq_<flow>.png from the captures
-                from plot_tool.seqplot import make_seq_plots
-                make_seq_plots(staged.path, results.network)
-            if args.report:
-                from plot_tool.report import make_report
-                make_report(staged.path, links=args.links or None, flows=args.flows or None)
-            staged.commit()
-            if trace is not None:
-                trace.commit()
-        except OSError as exc:
-            staged.discard()
-            if trace is not None:
-                trace.discard()
-            print(f"error: cannot write results to {out}: {exc.strerror or exc}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        except BaseException:
-            if trace is not None:
-                trace.discard()
-            raise
+                trace.install(simulation.network)
+            captures = []
+            if args.pcap:                 # netsim/pcap.py; nothing is installed without --pcap
+                from netsim.pcap import install_captures
+                captures = install_captures(simulation.network, staged.path / "pcap",
+                                            args.links or None)
+            try:
+                try:
+                    results, signum = execute_interruptibly(simulation)
+                finally:
+                    close_all(captures)
+                if trace is not None:
+                    trace.finish()
+            except OSError as exc:            # a full disk: one line, nothing half-written kept
+                staged.discard()
+                print(f"error: cannot write {failed_file(exc)}: {exc.strerror or exc}",
+                      file=sys.stderr)
+                return EXIT_BAD_INPUT
+            failure = getattr(results, "failure", None)
+            failure_line = None
+            if failure is not None:           # a plugin failed: one line, the partial results
+                from netsim.plugins import failure_line as plugin_failure_line
+                failure_line = plugin_failure_line(failure)
+                if failure_line is None:      # not a plugin's doing: netsim's own bug
+                    raise failure
+            report = None
+            try:
+                results.write_summary()
+                if args.check:
+                    from theory.check import compare, predict_run, write_check
+                    model = predict_run(spec, results, duration_s=args.duration)
+                    report = compare(results, model, links=args.links or None, settle_s=args.check_settle,
+                                     tolerance_pct=args.check_tolerance)
+                    write_check(staged.path, report, model, results.units)
+                if not args.no_plots or args.show:
+                    from plot_tool import make_figures
+                    make_figures(staged.path, staged.path, links=args.links or None,
+                                 flows=args.flows or None, show=args.show)
+                if args.pcap and not args.no_plots:         # seq_<flow>.png from the captures
+                    from plot_tool.seqplot import make_seq_plots
+                    make_seq_plots(staged.path, results.network)
+                if args.report:
+                    from plot_tool.report import make_report
+                    make_report(staged.path, links=args.links or None, flows=args.flows or None)
+                staged.commit()
+                if trace is not None:
+                    trace.commit()
+            except OSError as exc:
+                staged.discard()
+                print(f"error: cannot write results to {out}: {exc.strerror or exc}",
+                      file=sys.stderr)
+                return EXIT_BAD_INPUT
+    finally:                          # a trace not committed (failure, Ctrl-C) is removed
+        if trace is not None:
+            trace.discard()
     if not args.quiet:
         print(format_summary(results.summary, args.links or link_ids, rows=args.table_rows))
         if report is not None:

@@ -259,3 +259,13 @@ def test_captures_of_links_whose_ids_differ_only_in_punctuation_are_distinct(tmp
     captures = sorted(p.name for p in (tmp_path / "r" / "pcap").iterdir())
     assert len(captures) == 6 and "L%5F1_R1-R2.pcap" in captures and "L%201_R2-R1.pcap" in captures
     assert (tmp_path / "r" / "seq_F%201.png").exists() and (tmp_path / "r" / "seq_F%5F1.png").exists()
+
+
+def test_a_run_refused_after_the_trace_was_opened_leaves_no_partial_trace(tmp_path, run_cli):
+    data = json.loads(LOSSY.read_text())
+    del data["flows"][0]["data_mb"]                       # endless, and no duration: refused
+    path = tmp_path / "endless.json"
+    path.write_text(json.dumps(data))
+    done = run_cli(path, "--trace", tmp_path / "t.csv", "--no-plots", "--out", tmp_path / "r")
+    assert done.returncode == 2 and "nothing ends the run" in one_error_line(done)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["endless.json"]
