@@ -45,14 +45,20 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from mypy_extensions import mypyc_attr
+
     from components.packet import Packet
     from simulator.engine import Simulator
 
-try:                            # mypyc reads the decorator (tools/compile_core.py); Python ignores it
-    from mypy_extensions import mypyc_attr
-except ImportError:             # (e.g. PyPy without mypy installed)
-    def mypyc_attr(*_args, **_flags):  # type: ignore[misc]
-        return lambda cls: cls
+
+def _unchanged(*_args, **_flags):
+    return lambda cls: cls
+
+
+# `mypyc_attr` (mypy_extensions) tells mypyc, when it compiles this module (tools/compile_core.py),
+# that classes may be subclassed in Python; plain Python gets a decorator that changes nothing and
+# imports nothing (a module-level `else:` branch would be compiled as unreachable).
+globals().setdefault("mypyc_attr", _unchanged)
 
 
 DUPLEX_MODES = ("full", "half")

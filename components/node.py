@@ -10,14 +10,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr
+
     from components.link import Link, LinkDirection
     from components.packet import Packet
 
-try:                            # mypyc reads the decorator (tools/compile_core.py); Python ignores it
-    from mypy_extensions import mypyc_attr
-except ImportError:             # (e.g. PyPy without mypy installed)
-    def mypyc_attr(*_args, **_flags):  # type: ignore[misc]
-        return lambda cls: cls
+
+def _unchanged(*_args, **_flags):
+    return lambda cls: cls
+
+
+# `mypyc_attr` (mypy_extensions) tells mypyc, when it compiles this module (tools/compile_core.py),
+# that classes may be subclassed in Python; plain Python gets a decorator that changes nothing and
+# imports nothing (a module-level `else:` branch would be compiled as unreachable).
+globals().setdefault("mypyc_attr", _unchanged)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -1,0 +1,63 @@
+"""The optional compiled core (simulator/compiled.py, tools/compile_core.py): without a build the
+core is pure Python and nothing is checked; with one, a source changed after the build is refused
+with one line that says what to do."""
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+import pytest
+
+from simulator import compiled
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def fake_tree(tmp_path, monkeypatch):
+    """A tree with a source of simulator.engine and an (empty) extension module beside it."""
+    (tmp_path / "simulator").mkdir()
+    source = tmp_path / "simulator" / "engine.py"
+    source.write_text("# the engine\n")
+    (tmp_path / "simulator" / f"engine{EXTENSION_SUFFIXES[0]}").write_bytes(b"")
+    monkeypatch.setattr(compiled, "ROOT", tmp_path)
+    monkeypatch.setattr(compiled, "MANIFEST", tmp_path / "compiled_core.json")
+    return source
+
+
+def test_the_checked_out_core_passes_the_check():
+    # pure Python, or a build of the current sources (importing `simulator` ran the check too)
+    assert set(compiled.compiled_modules()) <= set(compiled.COMPILED_MODULES)
+    compiled.check()
+
+
+def test_a_build_without_a_record_of_its_sources_is_refused(fake_tree):
+    assert compiled.compiled_modules() == ["simulator.engine"]
+    with pytest.raises(compiled.StaleBuildError, match=r"was not built from the current .*engine\.py: "
+                                                       r"rebuild it \(python tools/compile_core\.py\)"):
+        compiled.check()
+
+
+def test_a_build_of_the_current_sources_passes_and_an_edit_is_refused(fake_tree):
+    digest = hashlib.sha256(fake_tree.read_bytes()).hexdigest()
+    compiled.MANIFEST.write_text(json.dumps({"simulator.engine": digest}))
+    compiled.check()
+    fake_tree.write_text("# the engine, edited after the build\n")
+    with pytest.raises(compiled.StaleBuildError, match="--clean"):
+        compiled.check()
+
+
+def test_status_lists_every_module_of_the_packet_path():
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "compile_core.py"), "--status"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == list(compiled.COMPILED_MODULES)
+    built = set(compiled.compiled_modules())
+    for line in lines:
+        module, state = line.split(None, 1)
+        assert state.startswith("compiled (") if module in built else state == "pure Python"
