@@ -159,3 +159,28 @@ def test_the_run_path_does_not_import_networkx(module):
     code = (f"import sys, {module}; "
             f"sys.exit(1 if any(m == 'networkx' or m.startswith('networkx.') for m in sys.modules) else 0)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plain_topologies(), st.data())
+def test_the_loader_accepts_a_flow_exactly_when_the_routes_connect_its_hosts(topology, data):
+    from topologies import TopologyError, load_topology
+    routers, hosts, links = topology
+    if len(hosts) < 2:
+        return
+    src, dst = data.draw(st.permutations(hosts))[:2]
+    paths = plain_paths(routers, hosts, links)
+    (_, ends, _), = [entry for entry in links if src in entry[1]]     # a host has one link
+    first = ends[1] if ends[0] == src else ends[0]
+    routed = first == dst or (first in routers and paths.entry(first, dst) is not None)
+    spec = {"name": "t", "hosts": hosts, "routers": routers,
+            "links": [{"id": lid, "ends": list(pair), "rate_mbps": 10, "delay_ms": cost * 1e3,
+                       "buffer_kb": 64} for lid, pair, cost in links],
+            "flows": [{"id": "F", "src": src, "dst": dst, "data_mb": 1}]}
+    try:
+        load_topology(spec)
+        loaded = True
+    except TopologyError as error:
+        assert "are not connected" in str(error), str(error)
+        loaded = False
+    assert loaded == routed
