@@ -25,9 +25,9 @@ def _fat_tree(ecmp, *, flows: int = 16, seed: int = 1, data_mb=None, duration_s=
               routing: str = "static") -> dict:
     """A k=4 fat tree of 100 Mb/s links, a permutation of long-lived Reno flows all starting at
     0, min RTO 5 ms."""
-    t = fat_tree(4, host_rate_mbps=100, fabric_rate_mbps=100, common=Common(flows=flows, pattern="permutation", data_mb=data_mb,
-                                  duration_s=duration_s, seed=1, min_rto_ms=5, ecmp=ecmp,
-                                  routing=routing))
+    common = Common(flows=flows, pattern="permutation", data_mb=data_mb, duration_s=duration_s,
+                    seed=1, min_rto_ms=5, ecmp=ecmp, routing=routing)
+    t = fat_tree(4, host_rate_mbps=100, fabric_rate_mbps=100, common=common)
     t["seed"] = seed
     return t
 
