@@ -244,21 +244,25 @@ def test_different_ids_never_share_a_capture_or_plot_file_name():
     assert len(names) == 4
 
 
-def test_captures_of_links_whose_ids_differ_only_in_punctuation_are_distinct(tmp_path, run_cli):
+def test_captures_of_links_whose_ids_differ_only_in_punctuation_are_distinct(tmp_path):
     pytest.importorskip("dpkt")
+    from netsim.pcap import install_captures
+    from netsim.run import Run
+    from topologies.loader import load_topology
     link = {"rate_mbps": 10, "delay_ms": 5, "buffer_kb": 100}
     data = {"hosts": ["H1", "H2"], "routers": ["R1", "R2"], "duration_s": 0.5,
             "links": [dict(link, id="A", ends=["H1", "R1"]), dict(link, id="L_1", ends=["R1", "R2"]),
                       dict(link, id="L 1", ends=["R2", "R1"]), dict(link, id="B", ends=["R2", "H2"])],
-            "flows": [{"id": "F 1", "src": "H1", "dst": "H2", "data_mb": 0.2},
-                      {"id": "F_1", "src": "H1", "dst": "H2", "data_mb": 0.2}]}
-    path = tmp_path / "twin.json"
-    path.write_text(json.dumps(data))
-    done = run_cli(path, "--pcap", "-l", "L_1", "L 1", "A", "--out", tmp_path / "r", "--quiet")
-    assert done.returncode == 0, done.stderr
-    captures = sorted(p.name for p in (tmp_path / "r" / "pcap").iterdir())
-    assert len(captures) == 6 and "L%5F1_R1-R2.pcap" in captures and "L%201_R2-R1.pcap" in captures
-    assert (tmp_path / "r" / "seq_F%201.png").exists() and (tmp_path / "r" / "seq_F%5F1.png").exists()
+            "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 0.2}]}
+    simulation = Run(load_topology(data), trace_dir=tmp_path)
+    captures = install_captures(simulation.network, tmp_path / "pcap", ["L_1", "L 1"])
+    simulation.execute()
+    for capture in captures:
+        capture.close()
+    names = sorted(p.name for p in (tmp_path / "pcap").iterdir())
+    assert names == ["L%201_R1-R2.pcap", "L%201_R2-R1.pcap", "L%5F1_R1-R2.pcap", "L%5F1_R2-R1.pcap"]
+    sizes = [p.stat().st_size for p in (tmp_path / "pcap").iterdir()]
+    assert sum(size > 24 for size in sizes) == 2        # the route's link, both directions
 
 
 def test_a_run_refused_after_the_trace_was_opened_leaves_no_partial_trace(tmp_path, run_cli):
