@@ -92,8 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
                              "drop with its cause; receives at nodes) to FILE, CSV or JSON Lines "
                              "for .jsonl (docs/outputs.md, \"Event trace\")")
     parser.add_argument("--pcap", action="store_true",
-                        help="write a pcap capture of each direction of the links of interest "
-                             "(-l, else all) under pcap/ (needs dpkt: pip install 'netsim[pcap]')")
+                        help="write pcap/<host>.pcap for each host of the flows of interest (-F, "
+                             "else all): both directions of its interface, as tcpdump on the host "
+                             "(needs dpkt: pip install -e '.[pcap]' in the checkout)")
+    parser.add_argument("--pcap-links", action="store_true",
+                        help="write pcap/<link>_<A>-<B>.pcap for each direction of the links of "
+                             "interest (-l, else all), recorded at the far end")
     parser.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
                         help="load the congestion-control algorithms this Python file defines "
                              "(repeatable; docs/algorithms.md, \"Write your own\")")
@@ -300,10 +304,14 @@ def run(args) -> int:
             if trace is not None:
                 trace.install(simulation.network)
             captures = []
-            if args.pcap:                 # netsim/pcap.py; nothing is installed without --pcap
-                from netsim.pcap import install_captures
-                captures = install_captures(simulation.network, staged.path / "pcap",
-                                            args.links or None)
+            if args.pcap or args.pcap_links:    # netsim/pcap.py; nothing installed without
+                from netsim.pcap import install_captures, install_host_captures
+                if args.pcap:
+                    captures += install_host_captures(simulation.network, staged.path / "pcap",
+                                                      args.flows or None)
+                if args.pcap_links:
+                    captures += install_captures(simulation.network, staged.path / "pcap",
+                                                 args.links or None)
             try:
                 try:
                     results, signum = execute_interruptibly(simulation)
@@ -336,7 +344,7 @@ def run(args) -> int:
                     from plot_tool import make_figures
                     make_figures(staged.path, staged.path, links=args.links or None,
                                  flows=args.flows or None, show=args.show)
-                if args.pcap and not args.no_plots:         # seq_<flow>.png from the captures
+                if (args.pcap or args.pcap_links) and not args.no_plots:   # seq_<flow>.png
                     from plot_tool.seqplot import make_seq_plots
                     make_seq_plots(staged.path, results.network)
                 if args.report:

@@ -1,20 +1,40 @@
-"""Packet captures (--pcap): one pcap file per link direction, for Wireshark and tcpdump.
+"""Packet captures (--pcap): what tcpdump on each host would record, or one file per link direction.
 
-Each captured packet is a synthesized Ethernet/IPv4/TCP frame (UDP for "cbr" and "onoff"
-flows), built with dpkt (the `pcap` extra): hosts get addresses 10.0.0.1, 10.0.0.2, ... and
-MACs 02:00:00:00:xx:xx in file order; a flow's sender uses port 10000 + its index, its receiver
-port 5001. Sequence numbers count payload bytes: a packet of `size_bytes` (headers included,
-as everywhere in netsim) carries size - 40 payload bytes, and packet k of a flow starts at byte
-k * (data packet size - 40); ACK numbers are the cumulative ACK in the same bytes, with one SACK
-block for the packet that triggered the ACK when it lies above the cumulative ACK; ECT/CE set
-the IP ECN field, CWR/ECE the TCP flags. Routing messages are UDP port 520 (as RIP).
+Two kinds of capture, both classic pcap (microsecond timestamps, Ethernet) built with dpkt (the
+`pcap` extra):
 
-A direction's packets are captured when they leave its transmitter and reach the far end
-(timestamp: the simulated arrival time), before impairments act on them, so a packet lost by an
-impairment is captured and a packet dropped by the full buffer is not; packets in flight when a
-link fails are not captured. Frames are stored truncated to their headers (the record keeps the
-full length), so a capture costs about 70 bytes per packet. Nothing is installed without
---pcap: a run without it pays nothing.
+* host captures (`--pcap`, `install_host_captures`): ``pcap/<host>.pcap`` for each host of the
+  flows of interest, both directions of its interface, timestamped when the host hands a packet
+  to its link (sends) and when a packet arrives from it (receives), as tcpdump on that host
+  would see them. Every packet the host sends is recorded, also one its own link's buffer then
+  drops (the buffer is modelled as beyond the capture point, like a router's queue);
+* link captures (`--pcap-links`, `install_captures`): ``pcap/<link>_<A>-<B>.pcap`` per
+  direction of the links of interest, recorded when a packet reaches the far end (before
+  impairments act on it: a packet an impairment loses is recorded, one the full buffer drops is
+  not, nor one in flight when the link fails).
+
+Frames are synthesized (docs/outputs.md, "Packet captures"): hosts and routers get addresses
+10.0.0.1, 10.0.0.2, ... and MACs 02:00:00:00:xx:xx in file order; flow k (file order) sends
+from port 10000 + k (wrapping within 10000..65535) to port 5001. There is no handshake (the
+model has none). Every TCP segment carries the timestamps option (RFC 7323): TSval is the
+sending host's clock in ms (the simulated time, floor), TSecr echoes: an ACK echoes the TSval
+of the data packet it echoes (the model's echo), a data packet the TSval of the last ACK that
+reached its sender. A packet of S bytes (IPv4 + TCP headers included, as everywhere in netsim):
+
+* data: IPv4 total length S, TCP header 32 bytes (20 + 12 of NOP NOP TS), payload S - 52
+  (at least 1); packet k of a flow starts at byte k * (data packet size - 52);
+* ACK: no payload, ever. TCP options NOP NOP TS, then NOP NOP SACK with one block (the packet
+  that triggered the ACK, when above the cumulative ACK), then End-of-Option-List padding up
+  to S - 40 bytes (at most 40, whole 4-byte words); the IPv4 total length is 40 + those options,
+  the frame 14 + max(S, that length) bytes (the rest is Ethernet padding). A 64-byte ACK is
+  exactly 20 + 20 + 12 + 12; a 40-byte ACK is stored 52 or 64 bytes long (its options do not
+  fit in the model's size);
+* "cbr"/"onoff" packets are UDP of IPv4 length S; routing messages UDP port 520 (as RIP).
+
+ECT/CE set the IP ECN field, CWR/ECE the TCP flags; a retransmission has PSH set (netsim's
+mark, read by plot_tool/seqplot.py). Frames are stored truncated to their headers (the record
+keeps the full length), so a capture costs about 80 bytes per packet. Nothing is installed
+without --pcap / --pcap-links: a run without them pays nothing.
 """
 from __future__ import annotations
 
@@ -26,8 +46,14 @@ import dpkt
 from components.packet import ACK, DATA
 
 MSS_HEADERS = 40          # IPv4 + TCP headers without options, counted in a packet's size
+TS_OPTION = b"\x01\x01\x08\x0a"    # NOP NOP kind 8 length 10, then TSval and TSecr
+TS_BYTES = 12
+DATA_HEADERS = MSS_HEADERS + TS_BYTES   # what a data packet's size holds besides payload
+MAX_OPTION_BYTES = 40
+MIN_FRAME_BYTES = 60      # Ethernet minimum (without FCS): shorter frames are padded
 RECEIVER_PORT = 5001
 ROUTING_PORT = 520
+SENT_MEMORY = 1 << 16     # ACK send clocks remembered until their arrival (oldest forgotten)
 
 
 MAX_PART_CHARS = 60       # an id's part of a file name; longer ones end in a digest
@@ -51,8 +77,20 @@ def file_part(text: str) -> str:
 _safe = file_part            # the name plot_tool.seqplot imports (seq_<flow>.png)
 
 
+def host_capture_name(host_id: str) -> str:
+    """The file name of a host's capture: <host>.pcap (the id written by `file_part`)."""
+    return f"{file_part(host_id)}.pcap"
+
+
+def _ms(t: float) -> int:
+    """A host's TCP timestamp clock (ms) at simulated time `t`: whole ms of the capture's
+    microsecond timestamp."""
+    return (round(t * 1e6) // 1000) & 0xFFFFFFFF
+
+
 class Endpoints:
-    """Addresses of hosts and routers, and which flow (and end) a packet belongs to."""
+    """Addresses of hosts and routers, which flow (and port) a packet belongs to, and the TCP
+    timestamp state the frames share (ACK send clocks, each flow's last echoed ACK)."""
 
     def __init__(self, network):
         nodes = list(network.hosts.values()) + list(network.routers.values())
@@ -60,90 +98,125 @@ class Endpoints:
         self.mac = {node: bytes((2, 0, 0, 0, (i + 1) >> 8, (i + 1) & 255))
                     for i, node in enumerate(nodes)}
         self.by_endpoint = {}      # id(receiver or sender object) -> (flow, sender port)
+        self.ts_recent = {}        # sender port -> TSval of the last ACK that reached the sender
+        self.ack_clock = {}        # id(ACK packet) -> TSval when it was sent (bounded)
         for k, flow in enumerate(network.flows.values()):
-            port = 10000 + k
+            port = 10000 + k % 55536
             if hasattr(flow, "receiver"):
                 self.by_endpoint[id(flow.receiver)] = (flow, port)
                 self.by_endpoint[id(flow.sender)] = (flow, port)
             else:                                       # cbr / onoff: UDP
                 self.by_endpoint[id(flow)] = (flow, port)
 
+    def ack_tsval(self, packet, now: float, sending: bool) -> int:
+        """The TSval of an ACK: the receiver's clock when it sent it (known when a capture saw
+        it sent; else when a capture first saw it)."""
+        clock = self.ack_clock
+        key = id(packet)
+        if sending:
+            clock.pop(key, None)                 # an id reused since: the new packet counts
+        else:
+            found = clock.get(key)
+            if found is not None and found[0] is packet:
+                return found[1]
+        if len(clock) >= SENT_MEMORY:
+            del clock[next(iter(clock))]
+        value = _ms(now)
+        clock[key] = (packet, value)
+        return value
 
-class Capture:
-    """Writes one direction's packets to a pcap file, then hands them on to `receive`."""
+    def forget(self, packet) -> None:
+        """The ACK reached its destination: its send clock is no longer needed."""
+        found = self.ack_clock.get(id(packet))
+        if found is not None and found[0] is packet:
+            del self.ack_clock[id(packet)]
 
-    __slots__ = ("d", "ends", "fh", "receive", "sim", "packets", "path")
 
-    def __init__(self, d, ends: Endpoints, path: Path, receive):
-        self.d = d
-        self.ends = ends
-        self.sim = d.sim
-        self.receive = receive
-        self.packets = 0
+def _byte(flow, k: int) -> int:
+    """Sequence number (bytes) where packet k of `flow` starts."""
+    mss = flow.packet_bytes - DATA_HEADERS
+    n = flow.n_packets
+    if k >= n:                              # past the last packet: its end
+        k = int(n) - 1
+        return (k * mss + max(flow.last_packet_bytes - DATA_HEADERS, 1)) & 0xFFFFFFFF
+    return (k * mss) & 0xFFFFFFFF
+
+
+def frame(ends: Endpoints, packet, src_mac: bytes, dst_mac: bytes, now: float,
+          sending: bool, arrived: bool) -> tuple[bytes, int]:
+    """The frame of `packet` seen at `now` between MACs `src_mac` and `dst_mac` (headers only)
+    and its full length on the wire. `sending`: the capture is at the host that sends it;
+    `arrived`: at its destination."""
+    src, dst = packet.src, packet.dst
+    size = packet.size_bytes
+    owner = getattr(packet.deliver, "__self__", None)
+    known = ends.by_endpoint.get(id(owner))
+    tos = (2 if packet.ect else 0) | (1 if packet.ce else 0)
+    if known is None or not hasattr(known[0], "receiver"):   # routing or cbr: UDP
+        port = known[1] if known is not None else ROUTING_PORT
+        dport = RECEIVER_PORT if known is not None else ROUTING_PORT
+        transport: dpkt.Packet = dpkt.udp.UDP(sport=port, dport=dport, ulen=max(8, size - 20))
+        proto = dpkt.ip.IP_PROTO_UDP
+        ip_len = max(size, 28)
+    else:
+        flow, port = known
+        if packet.kind == DATA:
+            flags = dpkt.tcp.TH_ACK | (dpkt.tcp.TH_PUSH if packet.retx else 0)
+            if packet.payload is True:
+                flags |= dpkt.tcp.TH_CWR
+            opts = TS_OPTION + struct.pack(">II", _ms(packet.sent_s), ends.ts_recent.get(port, 0))
+            tcp = dpkt.tcp.TCP(sport=port, dport=RECEIVER_PORT, seq=_byte(flow, packet.seq),
+                               ack=1, flags=flags, win=65535, opts=opts)
+            ip_len = max(size, DATA_HEADERS + 1)
+        else:
+            flags = dpkt.tcp.TH_ACK | (dpkt.tcp.TH_ECE if packet.payload is True else 0)
+            tsval = ends.ack_tsval(packet, now, sending)
+            if arrived:
+                ends.ts_recent[port] = tsval
+                ends.forget(packet)
+            opts = TS_OPTION + struct.pack(">II", tsval, _ms(packet.sent_s))
+            if packet.kind == ACK and packet.sack_seq > packet.ack_seq >= 0:
+                opts += struct.pack(">BBBBII", 1, 1, 5, 10, _byte(flow, packet.sack_seq),
+                                    _byte(flow, packet.sack_seq + 1))
+            room = min(MAX_OPTION_BYTES, size - MSS_HEADERS) // 4 * 4
+            if room > len(opts):                       # End of Option List, then zeros
+                opts += b"\0" * (room - len(opts))
+            tcp = dpkt.tcp.TCP(sport=RECEIVER_PORT, dport=port, seq=1,
+                               ack=_byte(flow, max(packet.ack_seq, 0)), flags=flags,
+                               win=65535, opts=opts)
+            ip_len = MSS_HEADERS + len(opts)
+        tcp.off = 5 + len(tcp.opts) // 4
+        transport = tcp
+        proto = dpkt.ip.IP_PROTO_TCP
+    ip = dpkt.ip.IP(src=ends.ip.get(src, b"\0\0\0\0"), dst=ends.ip.get(dst, b"\0\0\0\0"),
+                    p=proto, ttl=64, tos=tos, data=transport)
+    eth = dpkt.ethernet.Ethernet(src=src_mac, dst=dst_mac, type=dpkt.ethernet.ETH_TYPE_IP, data=ip)
+    data = bytearray(bytes(eth))
+    # the IP total length is the packet's length on the wire (the frame is stored truncated)
+    header = bytearray(data[14:34])
+    header[2:4] = struct.pack(">H", ip_len)
+    header[10:12] = b"\0\0"
+    header[10:12] = struct.pack(">H", dpkt.in_cksum(bytes(header)))
+    data[14:34] = header
+    return bytes(data), max(MIN_FRAME_BYTES, 14 + max(size, ip_len))
+
+
+class PcapFile:
+    """A classic pcap file (microsecond timestamps, Ethernet) written record by record."""
+
+    __slots__ = ("fh", "packets", "path")
+
+    def __init__(self, path: Path):
         self.path = path
+        self.packets = 0
         self.fh = open(path, "wb")
         self.fh.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 262144, dpkt.pcap.DLT_EN10MB))
 
-    def __call__(self, packet) -> None:
-        self.write(packet)
-        self.receive(packet)
-
-    def frame(self, packet) -> bytes:
-        ends = self.ends
-        src, dst = packet.src, packet.dst
-        size = packet.size_bytes
-        owner = getattr(packet.deliver, "__self__", None)
-        known = ends.by_endpoint.get(id(owner))
-        tos = (2 if packet.ect else 0) | (1 if packet.ce else 0)
-        if known is None or not hasattr(known[0], "receiver"):   # routing or cbr: UDP
-            port = known[1] if known is not None else ROUTING_PORT
-            dport = RECEIVER_PORT if known is not None else ROUTING_PORT
-            transport: dpkt.Packet = dpkt.udp.UDP(sport=port, dport=dport, ulen=max(8, size - 20))
-            proto = dpkt.ip.IP_PROTO_UDP
-        else:
-            flow, port = known
-            mss = flow.packet_bytes - MSS_HEADERS
-            opts = b""
-            if packet.kind == DATA:
-                flags = dpkt.tcp.TH_ACK | (dpkt.tcp.TH_PUSH if packet.retx else 0)
-                if packet.payload is True:
-                    flags |= dpkt.tcp.TH_CWR
-                tcp = dpkt.tcp.TCP(sport=port, dport=RECEIVER_PORT, seq=(packet.seq * mss) & 0xFFFFFFFF,
-                                   ack=1, flags=flags, win=65535)
-            else:
-                flags = dpkt.tcp.TH_ACK | (dpkt.tcp.TH_ECE if packet.payload is True else 0)
-                if packet.kind == ACK and packet.sack_seq > packet.ack_seq >= 0:
-                    left = packet.sack_seq * mss
-                    opts = struct.pack(">BBBBII", 1, 1, 5, 10, left & 0xFFFFFFFF,
-                                       (left + mss) & 0xFFFFFFFF)
-                tcp = dpkt.tcp.TCP(sport=RECEIVER_PORT, dport=port, seq=1,
-                                   ack=(max(packet.ack_seq, 0) * mss) & 0xFFFFFFFF, flags=flags,
-                                   win=65535, opts=opts)
-                tcp.off = 5 + len(opts) // 4
-            transport = tcp
-            proto = dpkt.ip.IP_PROTO_TCP
-        ip = dpkt.ip.IP(src=ends.ip.get(src, b"\0\0\0\0"), dst=ends.ip.get(dst, b"\0\0\0\0"),
-                        p=proto, ttl=64, tos=tos, data=transport)
-        eth = dpkt.ethernet.Ethernet(src=ends.mac.get(self.d.src, b"\0" * 6),
-                                     dst=ends.mac.get(self.d.dst, b"\0" * 6),
-                                     type=dpkt.ethernet.ETH_TYPE_IP, data=ip)
-        frame = bytearray(bytes(eth))
-        # the IP total length is the packet's full size (the frame is stored truncated)
-        header = bytearray(frame[14:34])
-        header[2:4] = struct.pack(">H", max(size, len(frame) - 14))
-        header[10:12] = b"\0\0"
-        header[10:12] = struct.pack(">H", dpkt.in_cksum(bytes(header)))
-        frame[14:34] = header
-        return bytes(frame)
-
-    def write(self, packet) -> None:
-        data = self.frame(packet)
-        now = self.sim.now
+    def record(self, now: float, data: bytes, full: int) -> None:
         seconds = int(now)
-        micros = int(round((now - seconds) * 1e6))
+        micros = round((now - seconds) * 1e6)
         if micros >= 1000000:
             seconds, micros = seconds + 1, micros - 1000000
-        full = 14 + max(packet.size_bytes, len(data) - 14)
         self.fh.write(struct.pack("<IIII", seconds, micros, len(data), full))
         self.fh.write(data)
         self.packets += 1
@@ -151,6 +224,30 @@ class Capture:
     def close(self) -> None:
         if not self.fh.closed:
             self.fh.close()
+
+
+class Capture(PcapFile):
+    """Writes one link direction's packets to a pcap file, then hands them on to `receive`."""
+
+    __slots__ = ("d", "ends", "receive", "sim")
+
+    def __init__(self, d, ends: Endpoints, path: Path, receive):
+        super().__init__(path)
+        self.d = d
+        self.ends = ends
+        self.sim = d.sim
+        self.receive = receive
+
+    def __call__(self, packet) -> None:
+        self.write(packet)
+        self.receive(packet)
+
+    def write(self, packet) -> None:
+        ends, d = self.ends, self.d
+        now = self.sim.now
+        data, full = frame(ends, packet, ends.mac.get(d.src, b"\0" * 6),
+                           ends.mac.get(d.dst, b"\0" * 6), now, False, packet.dst is d.dst)
+        self.record(now, data, full)
 
 
 def install_captures(network, directory, links=None) -> list:
@@ -173,4 +270,91 @@ def install_captures(network, directory, links=None) -> list:
                 capture = Capture(d, ends, path, d.dst_receive)
                 d.dst_receive = capture
             captures.append(capture)
+    return captures
+
+
+class HostCapture(PcapFile):
+    """What tcpdump on one host records: the packets it sends (when it sends them) and those
+    that arrive over its link (when they arrive)."""
+
+    __slots__ = ("ends", "host", "mac", "peer_mac", "sim")
+
+    def __init__(self, host, ends: Endpoints, path: Path):
+        super().__init__(path)
+        self.host = host
+        self.ends = ends
+        self.sim = host.port.sim
+        self.mac = ends.mac.get(host, b"\0" * 6)
+        self.peer_mac = ends.mac.get(host.port.dst, b"\0" * 6)
+
+    def sent(self, packet) -> None:
+        now = self.sim.now
+        data, full = frame(self.ends, packet, self.mac, self.peer_mac, now, True, False)
+        self.record(now, data, full)
+
+    def received(self, packet) -> None:
+        now = self.sim.now
+        data, full = frame(self.ends, packet, self.peer_mac, self.mac, now, False,
+                           packet.dst is self.host)
+        self.record(now, data, full)
+
+
+def _capturing_host_class(base: type, capture: HostCapture) -> type:
+    """A subclass of the host class `base` (no new slots: the host switches to it) whose `send`
+    records the packet first."""
+    send = base.send
+    sent = capture.sent
+
+    def capturing_send(self, packet):
+        sent(packet)
+        return send(self, packet)
+
+    return type(f"Capturing{base.__name__}", (base,), {"__slots__": (), "send": capturing_send})
+
+
+def _wrap_arrivals(d, received) -> None:
+    """Record the packets direction `d` delivers to its host: wrap its innermost receive
+    callback (inside impairments and the failure guard, so a repaired link keeps recording)."""
+    parent, inner = None, d.dst_receive
+    while hasattr(inner, "receive") and not hasattr(inner, "__self__"):
+        parent, inner = inner, inner.receive
+
+    def receive(packet, _inner=inner):
+        received(packet)
+        _inner(packet)
+
+    if parent is None:
+        d.dst_receive = receive
+    else:
+        parent.receive = receive
+
+
+def capture_hosts(network, flows=None) -> list:
+    """The hosts at either end of `flows` (ids; None: every flow), in file order."""
+    wanted = set()
+    for flow in network.flows.values():
+        if flows is None or flow.id in flows:
+            wanted.add(flow.src)
+            wanted.add(flow.dst)
+    return [host for host in network.hosts.values() if host in wanted]
+
+
+def install_host_captures(network, directory, flows=None) -> list:
+    """Capture at each host of `flows` (ids; None: all) into `directory`/<host>.pcap: the host's
+    class is switched to one whose `send` records, and the directions into it record arrivals.
+    Call before the run; close the returned captures after it."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    ends = Endpoints(network)
+    captures = []
+    for host in capture_hosts(network, flows):
+        if host.port is None:
+            continue
+        capture = HostCapture(host, ends, directory / host_capture_name(host.id))
+        host.__class__ = _capturing_host_class(type(host), capture)
+        for link in host.links:
+            for d in link.directions:
+                if d.dst is host:
+                    _wrap_arrivals(d, capture.received)
+        captures.append(capture)
     return captures

@@ -1,15 +1,16 @@
 """Time-sequence plots of flows from their packet captures (--pcap): seq_<flow>.png.
 
-For each reliable flow whose first link (the sender's access link) was captured, the plot shows
-the data packets on that link (their starting byte against the time they crossed it), the
-retransmissions among them, the cumulative ACK coming back over the same link, and the SACKed
-range each ACK reports. Times are those of the capture: arrival at the far end of the first link.
+For each reliable flow whose sender host was captured (--pcap), or else whose first link (the
+sender's access link) was (--pcap-links), the plot shows the data packets sent (their starting
+byte against the time), the retransmissions among them, the cumulative ACK coming back, and the
+SACKed range each ACK reports. Times are those of the capture: sent and received at the sender,
+or arrival at the far end of the first link.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from netsim.pcap import RECEIVER_PORT, _safe
+from netsim.pcap import RECEIVER_PORT, _safe, host_capture_name
 
 
 def _frames(path: Path):
@@ -46,7 +47,10 @@ def make_seq_plots(out_dir, network) -> list:
         back = link.directions[1 - d.index]
         forward = out_dir / "pcap" / f"{_safe(link.id)}_{_safe(d.src.id)}-{_safe(d.dst.id)}.pcap"
         reverse = out_dir / "pcap" / f"{_safe(link.id)}_{_safe(back.src.id)}-{_safe(back.dst.id)}.pcap"
-        if not forward.exists() or not reverse.exists():
+        at_host = out_dir / "pcap" / host_capture_name(flow.src.id)   # --pcap: the sender's
+        if at_host.exists():
+            forward = reverse = at_host
+        elif not forward.exists() or not reverse.exists():
             continue
         port = 10000 + k
         sent, retx, acks, sacks = [], [], [], []
@@ -68,9 +72,11 @@ def make_seq_plots(out_dir, network) -> list:
             ax.step(*zip(*acks), where="post", color="tab:green", linewidth=1, label="cumulative ACK")
         if retx:
             ax.plot(*zip(*retx), "x", markersize=5, color="tab:red", label="retransmission")
-        ax.set_xlabel("time (s), at the far end of the first link")
+        ax.set_xlabel("time (s), sent and received at the sender" if forward == reverse
+                      else "time (s), at the far end of the first link")
         ax.set_ylabel("sequence (MB of payload)")
-        ax.set_title(f"{flow.id}: time-sequence ({flow.algorithm}, captured on {link.id})")
+        where = f"at {flow.src.id}" if forward == reverse else f"on {link.id}"
+        ax.set_title(f"{flow.id}: time-sequence ({flow.algorithm}, captured {where})")
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left", fontsize=8)
         path = out_dir / f"seq_{_safe(flow.id)}.png"

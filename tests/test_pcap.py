@@ -1,4 +1,6 @@
-"""--pcap (netsim/pcap.py): captures read back with dpkt and matched against the summary."""
+"""--pcap / --pcap-links (netsim/pcap.py): captures read back with dpkt and matched against the
+summary: host captures (both directions of a host's interface), link-direction captures, the
+frames' sizes (no ACK payload), TCP timestamps, SACK blocks and file names."""
 from __future__ import annotations
 
 import collections
@@ -9,6 +11,7 @@ import pytest
 dpkt = pytest.importorskip("dpkt")
 
 from netsim.cli import main  # noqa: E402
+from netsim.pcap import DATA_HEADERS, host_capture_name  # noqa: E402
 
 
 def read(path):
@@ -16,35 +19,122 @@ def read(path):
         return [(ts, dpkt.ethernet.Ethernet(buf)) for ts, buf in dpkt.pcap.Reader(fh)]
 
 
-def test_capture_matches_the_summary(root, tmp_path):
+def options(tcp):
+    return dict(dpkt.tcp.parse_opts(tcp.opts))
+
+
+def tcp_payload(frame) -> int:
+    """The TCP payload length the headers declare (IP total length - IP and TCP headers)."""
+    ip = frame.data
+    return ip.len - ip.hl * 4 - ip.data.off * 4
+
+
+@pytest.fixture(scope="module")
+def tc0_hosts(tmp_path_factory):
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path_factory.mktemp("pcap") / "out"
+    assert main([str(root / "topologies" / "test_case_0.json"), "--algorithm", "reno", "--pcap",
+                 "--duration", "12", "--no-plots", "--quiet", "--out", str(out)]) == 0
+    return out, json.loads((out / "summary.json").read_text())
+
+
+def test_host_capture_has_both_directions_at_the_host(tc0_hosts):
+    out, summary = tc0_hosts
+    assert sorted(p.name for p in (out / "pcap").iterdir()) == ["H1.pcap", "H2.pcap"]
+    flow = summary["flows"]["F1"]
+    frames = read(out / "pcap" / "H1.pcap")
+    data = [(ts, f) for ts, f in frames if f.data.data.sport == 10000]
+    acks = [(ts, f) for ts, f in frames if f.data.data.dport == 10000]
+    assert len(data) + len(acks) == len(frames)
+    assert len(data) == flow["packets_sent"]           # every packet sent, when it was sent
+    times = [ts for ts, _ in frames]
+    assert times == sorted(times) and times[0] == 1.0   # F1 starts at 1 s: its first packet
+    # the receiver's capture: what the buffer did not drop (minus what is still on the wire at
+    # the end), and every ACK it sent (some of which are still on their way to H1)
+    at_receiver = read(out / "pcap" / "H2.pcap")
+    dropped = summary["links"]["L1"]["directions"]["H1->H2"]["drops"]
+    arrived = sum(1 for _, f in at_receiver if f.data.data.dport == 5001)
+    assert flow["packets_sent"] - dropped - 100 <= arrived <= flow["packets_sent"] - dropped
+    sent_acks = sum(1 for _, f in at_receiver if f.data.data.sport == 5001)
+    assert sent_acks == arrived and len(acks) <= sent_acks
+
+
+def test_frames_carry_the_model_sizes(tc0_hosts):
+    out, _ = tc0_hosts
+    frames = read(out / "pcap" / "H1.pcap")
+    for ts, f in frames:
+        ip, tcp = f.data, f.data.data
+        opts = options(tcp)
+        tsval, tsecr = (int.from_bytes(opts[dpkt.tcp.TCP_OPT_TIMESTAMP][i:i + 4], "big")
+                        for i in (0, 4))
+        if tcp.sport == 10000:                          # data: 1024 bytes, 972 of payload
+            assert ip.len == 1024 and tcp_payload(f) == 1024 - DATA_HEADERS
+            assert tcp.seq % (1024 - DATA_HEADERS) == 0
+            assert tsval == round(ts * 1e6) // 1000    # sent now, by the host's ms clock
+        else:                                           # ACK: 64 bytes, never payload
+            assert ip.len == 64 and tcp_payload(f) == 0 and tcp.off == 11
+            assert tsecr <= tsval <= round(ts * 1e6) // 1000
+    sacked = [f for _, f in frames if dpkt.tcp.TCP_OPT_SACK in options(f.data.data)]
+    assert sacked                                       # SACK blocks after losses
+    for f in sacked:
+        block = options(f.data.data)[dpkt.tcp.TCP_OPT_SACK]
+        left, right = int.from_bytes(block[:4], "big"), int.from_bytes(block[4:8], "big")
+        assert right - left == 1024 - DATA_HEADERS and left > f.data.data.ack
+
+
+def test_data_echoes_the_last_ack_and_acks_echo_the_data(tc0_hosts):
+    out, _ = tc0_hosts
+    last_ack_tsval = 0
+    sent_tsval = {}
+    for _ts, f in read(out / "pcap" / "H1.pcap"):
+        tcp = f.data.data
+        tsval, tsecr = (int.from_bytes(options(tcp)[dpkt.tcp.TCP_OPT_TIMESTAMP][i:i + 4], "big")
+                        for i in (0, 4))
+        if tcp.sport == 10000:
+            assert tsecr == last_ack_tsval
+            sent_tsval.setdefault(tcp.seq, set()).add(tsval)
+        else:
+            last_ack_tsval = tsval
+            assert any(tsecr in values for values in sent_tsval.values())
+
+
+def test_last_ack_covers_the_whole_transfer(root, tmp_path):
     out = tmp_path / "out"
     assert main([str(root / "topologies" / "test_case_0.json"), "--algorithm", "reno", "--pcap",
                  "--no-plots", "--quiet", "--out", str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
+    data_bytes = summary["flows"]["F1"]["data_bytes"]
+    packets = -(-data_bytes // 1024)
+    last = data_bytes - (packets - 1) * 1024
+    frames = read(out / "pcap" / "H1.pcap")
+    acks = [f.data.data.ack for _, f in frames if f.data.data.dport == 10000]
+    assert acks[-1] == (packets - 1) * (1024 - DATA_HEADERS) + last - DATA_HEADERS
+
+
+def test_link_captures_stay_an_option(root, tmp_path):
+    out = tmp_path / "out"
+    assert main([str(root / "topologies" / "test_case_0.json"), "--algorithm", "reno",
+                 "--pcap-links", "--duration", "12", "--no-plots", "--quiet",
+                 "--out", str(out)]) == 0
+    assert sorted(p.name for p in (out / "pcap").iterdir()) == ["L1_H1-H2.pcap", "L1_H2-H1.pcap"]
+    summary = json.loads((out / "summary.json").read_text())
     directions = summary["links"]["L1"]["directions"]
     data = read(out / "pcap" / "L1_H1-H2.pcap")
     acks = read(out / "pcap" / "L1_H2-H1.pcap")
-    assert len(data) == directions["H1->H2"]["packets_transmitted"]
-    assert len(acks) == directions["H2->H1"]["packets_transmitted"]
-    times = [ts for ts, _ in data]
-    assert times == sorted(times) and times[0] >= 1.0                  # F1 starts at 1 s
-    seqs = collections.Counter(frame.data.data.seq for _, frame in data)
-    mss = 1024 - 40
-    assert all(seq % mss == 0 for seq in seqs)
     flow = summary["flows"]["F1"]
-    assert len(seqs) == -(-flow["data_bytes"] // 1024)                 # every packet on the wire
-    # what the buffer dropped never reached the wire: on it, each packet once per transmission
-    assert sum(seqs.values()) == flow["packets_sent"] - directions["H1->H2"]["drops"]
-    first = data[0][1].data
-    assert first.p == dpkt.ip.IP_PROTO_TCP and first.len == 1024      # full size, truncated frame
-    assert acks[-1][1].data.data.ack == (len(seqs)) * mss              # the last cumulative ACK
-    assert any(frame.data.data.opts for _, frame in acks)              # SACK blocks after losses
+    seqs = collections.Counter(frame.data.data.seq for _, frame in data)
+    # what the buffer dropped never reached the far end; each packet once per transmission
+    assert len(data) <= directions["H1->H2"]["packets_transmitted"]
+    assert sum(seqs.values()) + directions["H1->H2"]["drops"] >= flow["packets_sent"] - 100
+    assert len(acks) <= directions["H2->H1"]["packets_transmitted"]
+    assert all(tcp_payload(f) == 0 for _, f in acks)
 
 
 def test_cbr_is_udp_and_only_links_of_interest_are_captured(root, tmp_path):
     out = tmp_path / "out"
     assert main([str(root / "topologies" / "examples" / "cbr_beside_reno.json"), "-l", "L",
-                 "--pcap", "--no-plots", "--quiet", "--out", str(out)]) == 0
+                 "--pcap-links", "--no-plots", "--quiet", "--out", str(out)]) == 0
     assert sorted(p.name for p in (out / "pcap").iterdir()) == ["L_R1-R2.pcap", "L_R2-R1.pcap"]
     summary = json.loads((out / "summary.json").read_text())
     frames = read(out / "pcap" / "L_R1-R2.pcap")
@@ -55,6 +145,21 @@ def test_cbr_is_udp_and_only_links_of_interest_are_captured(root, tmp_path):
                                             - sum(1 for _, f in frames
                                                   if f.data.p == dpkt.ip.IP_PROTO_TCP)))
     assert len(frames) == summary["links"]["L"]["directions"]["R1->R2"]["packets_transmitted"]
+
+
+def test_host_captures_of_the_flows_of_interest_only(root, tmp_path):
+    out = tmp_path / "out"
+    assert main([str(root / "topologies" / "test_case_2.json"), "-F", "F2", "--pcap",
+                 "--duration", "2", "--no-plots", "--quiet", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    flow = summary["flows"]["F2"]
+    assert sorted(p.name for p in (out / "pcap").iterdir()) == \
+        sorted([host_capture_name(flow["src"]), host_capture_name(flow["dst"])])
+
+
+def test_host_file_names_are_one_to_one():
+    names = {host_capture_name(h) for h in ("H_1", "H 1", "H%5F1", "H1", "h1")}
+    assert len(names) == 5 and all("_" not in n and "-" not in n for n in names)
 
 
 def test_no_capture_without_the_option(root, tmp_path):

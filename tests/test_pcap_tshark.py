@@ -1,0 +1,115 @@
+"""Host captures (--pcap) read by tshark, as a student would read them in Wireshark: on the
+sender's capture tshark's retransmissions equal summary.json's, no ACK is flagged, duplicate
+ACKs and SACK blocks are plausible, and its ACK RTTs agree with netsim's RTT.
+
+tshark (Debian's `tshark` package) is installed by .ci/run; without it these tests fail with
+the command to install it (they are never skipped)."""
+from __future__ import annotations
+
+import bisect
+import json
+import shutil
+import statistics
+import subprocess
+
+import pytest
+
+from netsim.cli import main
+
+FIELDS = ("tcp.srcport", "tcp.dstport", "tcp.len", "tcp.seq_raw", "tcp.ack_raw",
+          "tcp.analysis.retransmission", "tcp.analysis.fast_retransmission",
+          "tcp.analysis.out_of_order", "tcp.analysis.duplicate_ack", "tcp.options.sack_le",
+          "tcp.analysis.ack_rtt", "tcp.options.timestamp.tsval", "tcp.options.timestamp.tsecr")
+
+
+@pytest.fixture(scope="module")
+def tshark():
+    path = shutil.which("tshark")
+    if path is None:
+        pytest.fail("tshark is not installed: apt-get install -y tshark (.ci/run installs it)")
+    return path
+
+
+def packets(tshark, pcap):
+    """One dict per TCP packet of `pcap`, the fields tshark's analysis gives."""
+    command = [tshark, "-r", str(pcap), "-Y", "tcp", "-T", "fields", "-E", "separator=\t",
+               "-E", "occurrence=f"]
+    for field in FIELDS:
+        command += ["-e", field]
+    lines = subprocess.run(command, capture_output=True, text=True, check=True).stdout.splitlines()
+    return [dict(zip(FIELDS, line.split("\t"))) for line in lines]
+
+
+def analyse(rows, port):
+    """tshark's figures for the flow whose sender uses `port`, at the sender's capture."""
+    data = [r for r in rows if r["tcp.srcport"] == str(port)]
+    acks = [r for r in rows if r["tcp.dstport"] == str(port)]
+    retransmitted = sorted({int(r["tcp.seq_raw"]) for r in data if r["tcp.analysis.retransmission"]})
+    rtts = [float(r["tcp.analysis.ack_rtt"]) * 1e3 for r in acks if r["tcp.analysis.ack_rtt"]]
+    # Karn's rule, as netsim applies it: no sample from an ACK that newly acknowledges a
+    # retransmitted segment (tshark times it from the first transmission of the highest
+    # segment it covers)
+    karn, previous = [], 0
+    for r in acks:
+        ack = int(r["tcp.ack_raw"])
+        covers = bisect.bisect_left(retransmitted, ack) > bisect.bisect_left(retransmitted, previous)
+        if r["tcp.analysis.ack_rtt"] and not covers:
+            karn.append(float(r["tcp.analysis.ack_rtt"]) * 1e3)
+        previous = max(previous, ack)
+    return {
+        "data": len(data), "acks": len(acks),
+        "retransmissions": sum(1 for r in data if r["tcp.analysis.retransmission"]),
+        "fast_retransmissions": sum(1 for r in data if r["tcp.analysis.fast_retransmission"]),
+        "flagged_acks": sum(1 for r in acks if r["tcp.analysis.retransmission"]
+                            or r["tcp.analysis.out_of_order"]),
+        "acks_with_payload": sum(1 for r in acks if r["tcp.len"] != "0"),
+        "dupacks": sum(1 for r in acks if r["tcp.analysis.duplicate_ack"]),
+        "sacks": sum(1 for r in acks if r["tcp.options.sack_le"]),
+        "rtt_mean_ms": statistics.mean(rtts) if rtts else None,
+        "rtt_median_ms": statistics.median(rtts) if rtts else None,
+        "rtt_karn_mean_ms": statistics.mean(karn) if karn else None,
+        "timestamps": all(r["tcp.options.timestamp.tsval"] for r in data + acks),
+    }
+
+
+def check_flow(t, flow, base_rtt_ms):
+    assert t["retransmissions"] == flow["retransmissions"]
+    assert t["data"] == flow["packets_sent"]           # every data packet the sender sent
+    assert t["flagged_acks"] == 0 and t["acks_with_payload"] == 0
+    assert t["timestamps"]
+    # a fast retransmit follows three duplicate ACKs, each carrying the block that triggered it
+    assert 3 * t["fast_retransmissions"] <= t["dupacks"] <= t["acks"]
+    assert t["sacks"] >= t["dupacks"]
+    netsim = flow["avg_rtt_ms"]
+    assert abs(t["rtt_karn_mean_ms"] - netsim) <= 0.05 * netsim
+    assert abs(t["rtt_median_ms"] - netsim) <= 0.15 * netsim
+    assert t["rtt_mean_ms"] >= t["rtt_karn_mean_ms"] and min(t["rtt_mean_ms"], netsim) >= base_rtt_ms
+
+
+def test_test_case_0_reno_sender_capture(root, tmp_path, tshark):
+    out = tmp_path / "out"
+    assert main([str(root / "topologies" / "test_case_0.json"), "--algorithm", "reno", "--pcap",
+                 "--no-plots", "--quiet", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    flow = summary["flows"]["F1"]
+    assert flow["retransmissions"] > 100
+    assert sorted(p.name for p in (out / "pcap").iterdir()) == ["H1.pcap", "H2.pcap"]
+    t = analyse(packets(tshark, out / "pcap" / "H1.pcap"), 10000)
+    check_flow(t, flow, flow["min_rtt_ms"])
+    # the receiver's capture: the same ACKs, never flagged; what the buffer dropped is missing
+    r = analyse(packets(tshark, out / "pcap" / "H2.pcap"), 10000)
+    assert r["acks"] == t["acks"] and r["flagged_acks"] == 0 and r["dupacks"] == t["dupacks"]
+    assert r["data"] == flow["packets_sent"] - summary["links"]["L1"]["directions"]["H1->H2"]["drops"]
+
+
+def test_parking_lot_every_sender(root, tmp_path, tshark):
+    out = tmp_path / "out"
+    assert main([str(root / "topologies" / "parking_lot.json"), "--algorithm", "reno", "--pcap",
+                 "--duration", "20", "--no-plots", "--quiet", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    checked = 0
+    for k, flow in enumerate(summary["flows"].values()):
+        rows = packets(tshark, out / "pcap" / f"{flow['src']}.pcap")
+        check_flow(analyse(rows, 10000 + k), flow, flow["min_rtt_ms"])
+        checked += flow["retransmissions"] > 0
+    assert checked == len(summary["flows"])
