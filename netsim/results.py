@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from components.link import sojourn_quantile
-from netsim.results_dir import StagedDirectory, json_text
+from netsim.results_dir import StagedDirectory, indented_json_text
 from topologies.spec import config_digest
 from netsim.traces import read_trace
 
@@ -297,7 +297,7 @@ class Results:
     def write_summary(self, out_dir=None) -> Path:
         """Write summary.json into `out_dir` (default: the trace directory)."""
         out = Path(out_dir) if out_dir is not None else self.directory
-        text = json_text(self.summary, indent=2) + "\n"     # strict JSON: NaN is null
+        text = indented_json_text(self.summary) + "\n"     # strict JSON: NaN is null
         with open(out / "summary.json", "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
         return out / "summary.json"

@@ -111,6 +111,43 @@ def json_text(data, **options) -> str:
     return json.dumps(finite(data), allow_nan=False, **options)
 
 
+# Depth from which `indented_json_text` writes a container on one line.
+ONE_LINE_DEPTH = 4
+
+
+def indented_json_text(data, indent: int = 2) -> str:
+    """`data` as strict JSON laid out like ``json.dumps(data, indent=indent)`` down to depth
+    ONE_LINE_DEPTH (the top level is depth 0), where each container is written on one line: in
+    summary.json, one line per field of a flow or a link and one line per link direction
+    (``summary["links"][id]["directions"][label]`` is at depth 4).
+
+    Each one-line piece is encoded by the json module's C encoder (which ``indent`` turns off),
+    so writing the summary of a network of 10 000 links costs a fraction of a second, not
+    seconds; values are as in `json_text` (NaN and infinities are null)."""
+    return _layout(data, 0, indent)
+
+
+def _one_line(value) -> str:
+    try:
+        return json.dumps(value, allow_nan=False)
+    except ValueError:            # a NaN or an infinity somewhere inside: null, as json_text
+        return json.dumps(finite(value), allow_nan=False)
+
+
+def _layout(value, depth: int, indent: int) -> str:
+    if depth >= ONE_LINE_DEPTH or not value or not isinstance(value, (dict, list, tuple)):
+        return _one_line(value)
+    inner = "\n" + " " * (indent * (depth + 1))
+    if isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            return _one_line(value)
+        items = [f"{inner}{json.dumps(key)}: {_layout(item, depth + 1, indent)}"
+                 for key, item in value.items()]
+        return "{" + ",".join(items) + "\n" + " " * (indent * depth) + "}"
+    items = [inner + _layout(item, depth + 1, indent) for item in value]
+    return "[" + ",".join(items) + "\n" + " " * (indent * depth) + "]"
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

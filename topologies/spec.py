@@ -7,7 +7,8 @@ the topology was written in.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
+from operator import attrgetter
 from typing import Optional
 
 
@@ -197,13 +198,56 @@ class TopologySpec:
         raise KeyError(flow_id)
 
 
+_FIELDS: dict = {}       # dataclass -> (names of its fields, a getter of their values as a tuple)
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def _fields_of(value):
+    names = tuple(f.name for f in fields(value))
+    getter = attrgetter(*names) if len(names) > 1 else (lambda v: tuple(getattr(v, n) for n in names))
+    return names, getter
+
+
+def plain_data(value):
+    """`value` with every dataclass instance turned into a dict of its fields, recursively, as
+    `dataclasses.asdict` gives it (lists, tuples and dicts are rebuilt; anything else is shared,
+    not deep-copied): the spec as JSON-like data, in about a third of asdict's time."""
+    cls = type(value)
+    described = _FIELDS.get(cls)
+    if described is None and is_dataclass(value) and not isinstance(value, type):
+        described = _FIELDS[cls] = _fields_of(value)
+    if described is not None:
+        names, getter = described
+        return {name: item if type(item) in _SCALARS else plain_data(item)
+                for name, item in zip(names, getter(value))}
+    if cls is list:
+        return [item if type(item) in _SCALARS else plain_data(item) for item in value]
+    if cls is tuple:
+        return tuple(item if type(item) in _SCALARS else plain_data(item) for item in value)
+    if cls is dict:
+        return {plain_data(key): item if type(item) in _SCALARS else plain_data(item)
+                for key, item in value.items()}
+    if isinstance(value, (list, tuple, dict)):      # subclasses (e.g. named tuples): asdict's way
+        return asdict_value(value)
+    return value
+
+
+def asdict_value(value):
+    """A container of a type `plain_data` does not rebuild itself, converted as asdict does."""
+    from dataclasses import asdict
+
+    @dataclass
+    class _Box:
+        value: object
+    return asdict(_Box(value))["value"]
+
+
 def resolved_config(spec: TopologySpec, *, duration_s: Optional[float], seed: int,
                     interval_s: float) -> dict:
     """Everything that determines a run's results, as plain JSON data: the validated topology
     (base units, defaults filled in, `--algorithm` applied) and the run settings. The file's path
     (`source`) is left out: the same network read from another place is the same run."""
-    from dataclasses import asdict
-    topology = asdict(spec)
+    topology = plain_data(spec)
     topology.pop("source", None)
     return {"topology": topology, "duration_s": duration_s, "seed": seed, "interval_s": interval_s}
 
