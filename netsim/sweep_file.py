@@ -38,7 +38,7 @@ THEORY_MODELS = {
 }
 DERIVED_METRICS = ("jain_index", "total_goodput_mbps", "mean_queue_delay_ms", "mean_rtt_ms",
                    "power")
-LISTED = ("links", "flows")
+LISTED = ("links", "flows", "workloads")
 SETTABLE_TOP = ("duration_s", "seed", "units", "duplex", "packet_bytes", "routing", "transport",
                 "algorithms")
 SUMMARY_TOP = ("end_time_s", "events", "packet_hops", "stop_reason")
@@ -460,14 +460,46 @@ def _check_metrics(label: str, sweep: Sweep) -> None:
     base = sweep.base
     flows = [f.get("id") for f in base.get("flows", [])]
     links = {l.get("id"): l for l in base.get("links", [])}
+    workloads = [w.get("id") for w in base.get("workloads", []) if isinstance(w, dict)]
     if not isinstance(sweep.raw.get("metrics", []), list) or not sweep.metrics:
         raise SweepError(f'{label}: field "metrics": expected a list of metric names')
     for metric in sweep.metrics:
         if not isinstance(metric, str):
             raise SweepError(f'{label}: field "metrics": expected metric names, got {show(metric)}')
-        problem = _metric_problem(metric, flows, links)
+        problem = (_workload_metric_problem(metric, workloads)
+                    if metric.startswith("workloads.") else _metric_problem(metric, flows, links))
         if problem:
             raise SweepError(f'{label}: field "metrics": {problem}')
+
+
+WORKLOAD_METRICS = ("flows_started", "flows_completed", "flows_unfinished", "offered_mbps")
+WORKLOAD_BUCKETS = ("all", "under_100kb", "100kb_to_10mb", "over_10mb")   # netsim/workloads.py
+BUCKET_METRICS = ("count", "mean_fct_s", "p50_fct_s", "p99_fct_s", "mean_slowdown",
+                  "p50_slowdown", "p99_slowdown")
+
+
+def _workload_metric_problem(metric: str, workloads: list):
+    """None if `metric` is workloads.<id>.<field> or workloads.<id>.<bucket>.<statistic> of a
+    workload of the topology (summary.json "workloads"), else what is wrong."""
+    parts = metric.split(".")
+    shown = quote(metric)
+    if len(parts) not in (3, 4):
+        return (f"{shown}: expected workloads.<id>.<field> or "
+                f"workloads.<id>.<bucket>.<statistic>")
+    if parts[1] not in workloads:
+        return f"{shown}: no workload {quote(parts[1])}{suggestion(parts[1], workloads)}"
+    if len(parts) == 3:
+        if parts[2] not in WORKLOAD_METRICS:
+            return (f"{shown}: unknown workload metric {quote(parts[2])}"
+                    f"{suggestion(parts[2], WORKLOAD_METRICS)}")
+        return None
+    if parts[2] not in WORKLOAD_BUCKETS:
+        return (f"{shown}: unknown size bucket {quote(parts[2])}"
+                f"{suggestion(parts[2], WORKLOAD_BUCKETS)}; known: {', '.join(WORKLOAD_BUCKETS)}")
+    if parts[3] not in BUCKET_METRICS:
+        return (f"{shown}: unknown statistic {quote(parts[3])}"
+                f"{suggestion(parts[3], BUCKET_METRICS)}; known: {', '.join(BUCKET_METRICS)}")
+    return None
 
 
 def _metric_problem(metric: str, flows: list, links: dict):

@@ -230,7 +230,8 @@ class Workload:
         size = self.sizes.sample(rng.random())
         self.started += 1
         flow = Flow(sim, f"{spec.id}#{self.started}", src, dst, size, sim.now, self.cc_class,
-                    spec.params, spec.transport, self.packet_bytes, self.ack_bytes)
+                    spec.params, spec.transport, self.packet_bytes, self.ack_bytes,
+                    ecn=spec.ecn)
         if self.ecmp_seed is not None:
             set_flow_hashes(flow, self.ecmp_seed)
         flow.on_finish = self._finished

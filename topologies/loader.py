@@ -60,7 +60,7 @@ TOP_LEVEL_FIELDS = ("name", "description", "units", "duplex", "packet_bytes", "r
 TOP_LEVEL_REQUIRED = ("hosts", "links")
 TOP_LEVEL_FIELDS = TOP_LEVEL_FIELDS + ("workloads",)
 WORKLOAD_FIELDS = ("id", "src", "dst", "arrivals_per_s", "sizes", "algorithm", "params",
-                   "transport", "start_s", "stop_s")
+                   "transport", "start_s", "stop_s", "ecn")
 WORKLOAD_REQUIRED = ("id", "src", "dst", "arrivals_per_s", "sizes")
 SIZE_DISTRIBUTIONS = ("websearch", "datamining")   # topologies/data/<name>.csv
 PACKET_FIELDS = {"data": "data_bytes", "ack": "ack_bytes", "routing": "routing_bytes"}
@@ -947,6 +947,13 @@ def _workload(where: _Where, item: dict, ctx: _FlowContext) -> WorkloadSpec:
     else:
         name, cdf = "cdf", _cdf(where, sizes)
     algorithm, params = _flow_algorithm(where, item, ctx)
+    # a workload's flows are drawn, not written: ECN follows the algorithm unless "ecn" says
+    # otherwise (dctcp: on), so a sweep can swap dctcp and cubic in one field
+    needs_ecn = ALGORITHMS[algorithm].ecn_mode == "dctcp"
+    ecn = _boolean(where, "ecn", item.get("ecn", needs_ecn))
+    if needs_ecn and not ecn:
+        raise where.field_error("ecn", f"algorithm {quote(algorithm)} needs ECN: expected true, "
+                                       f"got {show(item.get('ecn'))}")
     start_s = float(_number(where, "start_s", item.get("start_s", 0), NON_NEGATIVE))
     stop_s = _number(where, "stop_s", item.get("stop_s"), POSITIVE, nullable=True)
     if stop_s is not None and stop_s <= start_s:
@@ -954,7 +961,7 @@ def _workload(where: _Where, item: dict, ctx: _FlowContext) -> WorkloadSpec:
     return WorkloadSpec(id=item["id"], src=src, dst=dst, arrivals_per_s=rate, sizes=cdf,
                         sizes_name=name, algorithm=algorithm, params=params,
                         transport=_flow_transport(where, item, ctx.transport), start_s=start_s,
-                        stop_s=None if stop_s is None else float(stop_s))
+                        stop_s=None if stop_s is None else float(stop_s), ecn=ecn)
 
 
 def _workloads(top: _Where, data: dict, ctx: _FlowContext) -> list:

@@ -165,6 +165,7 @@ class WorkloadSpec:
     transport: TransportSpec
     start_s: float = 0.0
     stop_s: Optional[float] = None   # None: until the end of the run
+    ecn: bool = False                # RFC 3168 ECN on its flows (dctcp: always)
 
 
 @dataclass
@@ -249,6 +250,12 @@ def resolved_config(spec: TopologySpec, *, duration_s: Optional[float], seed: in
     (`source`) is left out: the same network read from another place is the same run."""
     topology = plain_data(spec)
     topology.pop("source", None)
+    # fields added later, at their defaults, leave the digests of earlier runs unchanged
+    if topology["routing"].get("ecmp") is None:
+        topology["routing"].pop("ecmp", None)
+    for workload in topology.get("workloads") or ():
+        if not workload.get("ecn"):
+            workload.pop("ecn", None)
     return {"topology": topology, "duration_s": duration_s, "seed": seed, "interval_s": interval_s}
 
 
