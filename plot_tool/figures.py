@@ -467,7 +467,8 @@ def _plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection
         jobs.append(_spec_job(HOSTS_FIGURE, _host_series(_normalize(results.hosts, "hosts"),
                                                          host_ids), summary))
     if router_ids and _routes_changed(routes):
-        chosen, omitted = _routes_to_plot(_route_series(routes, router_ids),
+        ecmp = bool((summary.get("routing") or {}).get("ecmp"))
+        chosen, omitted = _routes_to_plot(_route_series(routes, router_ids, ecmp=ecmp),
                                           end_s=_end_time(summary))
         jobs.append(_routing_job(link_series, chosen, omitted, summary))
     return jobs
@@ -640,7 +641,8 @@ def _routes_changed(routes: Optional[Table]) -> bool:
     return routes is not None and bool(np.any(routes["time_s"] > 0))
 
 
-def _route_series(routes: Table, router_ids: Sequence[str]) -> list[RouteSeries]:
+def _route_series(routes: Table, router_ids: Sequence[str], *,
+                  ecmp: bool = False) -> list[RouteSeries]:
     """One `RouteSeries` per (router, destination) of the selected routers, in router order, then
     destinations in order of first appearance (the t = 0 rows list them in the topology's order)."""
     order = np.argsort(routes["time_s"], kind="stable")
@@ -652,7 +654,9 @@ def _route_series(routes: Table, router_ids: Sequence[str]) -> list[RouteSeries]
         mine = router == router_id
         for dest in dict.fromkeys(destination[mine].tolist()):
             rows = mine & (destination == dest)
-            t, c, h, k = _ecmp_sets(time[rows], cost[rows], hop[rows], link[rows])
+            t, c, h, k = time[rows], cost[rows], hop[rows], link[rows]
+            if ecmp:                   # a set's members share a time: one row per set
+                t, c, h, k = _ecmp_sets(t, c, h, k)
             out.append(RouteSeries(router=router_id, destination=dest, time=t, cost_ms=c,
                                    next_hop=h, link=k))
     return out

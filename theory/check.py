@@ -106,11 +106,12 @@ def _route_changes(results, start_s: float, end_s: float) -> int:
     except (KeyError, OSError):
         return 0
     last, changes = {}, 0
+    ecmp = bool((results.summary.get("routing") or {}).get("ecmp"))
     rows = list(zip(routes["time_s"], routes["router"], routes["destination"], routes["link"]))
     merged: list = []                 # ECMP: the rows of one installation's set are one entry
     for t, router, dest, link in rows:
         key = (str(router), str(dest))
-        if merged and merged[-1][0] == float(t) and merged[-1][1] == key:
+        if ecmp and merged and merged[-1][0] == float(t) and merged[-1][1] == key:
             merged[-1][2].append(str(link))
         else:
             merged.append((float(t), key, [str(link)]))
