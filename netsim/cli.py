@@ -98,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--pcap-links", action="store_true",
                         help="write pcap/<link>_<A>-<B>.pcap for each direction of the links of "
                              "interest (-l, else all), recorded at the far end")
+    parser.add_argument("--iperf-json", action="store_true",
+                        help="also write iperf3.json: the flows in iperf3 -J's structure and field "
+                             "names, one stream per flow (docs/outputs.md, \"iperf3 JSON\")")
     parser.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
                         help="load the congestion-control algorithms this Python file defines "
                              "(repeatable; docs/algorithms.md, \"Write your own\")")
@@ -262,6 +265,9 @@ def run(args) -> int:
             raise UsageError(f"--check-tolerance: expected a percentage >= 0, got {args.check_tolerance}")
         if args.report:
             report_available()
+        if args.iperf_json and not any(flow.kind == "bulk" for flow in spec.flows):
+            raise UsageError("--iperf-json: the topology has no TCP flow (iperf3's streams are "
+                             "TCP; cbr and onoff flows have no window)")
         if not args.check_settle >= 0:
             raise UsageError(f"--check-settle: expected a number of seconds >= 0, got {args.check_settle}")
         if args.check:                # the prediction is made after the run, from what it measured
@@ -312,6 +318,10 @@ def run(args) -> int:
                 if args.pcap_links:
                     captures += install_captures(simulation.network, staged.path / "pcap",
                                                  args.links or None)
+            retransmit_counter = None
+            if args.iperf_json:           # intervals' retransmits (netsim/iperf_json.py)
+                from netsim.iperf_json import RetransmitCounter
+                retransmit_counter = RetransmitCounter(simulation.network, args.interval)
             try:
                 try:
                     results, signum = execute_interruptibly(simulation)
@@ -334,6 +344,12 @@ def run(args) -> int:
             report = None
             try:
                 results.write_summary()
+                if args.iperf_json:           # from the results just written (netsim/iperf_json.py)
+                    from netsim.iperf_json import write as write_iperf_json
+                    write_iperf_json(staged.path, packet_bytes={
+                        fid: getattr(flow, "packet_bytes", None)
+                        for fid, flow in results.network.flows.items()},
+                        retransmits=retransmit_counter.counts)
                 if args.check:
                     from theory.check import compare, predict_run, write_check
                     model = predict_run(spec, results, duration_s=args.duration)

@@ -1,0 +1,314 @@
+"""iperf3-compatible JSON (``--iperf-json``, or ``python -m netsim.iperf_json DIR``): a run's
+flows in the structure and field names of ``iperf3 -J`` output, so that scripts written for real
+iperf3 results (plots of bits_per_second, snd_cwnd, rtt, retransmits) read netsim's unchanged.
+
+Built from a results directory only (summary.json and flows.csv), so it also works for earlier
+results. One stream per reliable flow (file order; ``cbr``/``onoff`` flows have no window and
+are left out), socket 5, 6, ...; addresses and ports as in the packet captures (netsim/pcap.py).
+The report's interval is the whole number of sampling intervals (``--interval``) nearest to
+iperf3's default of 1 s (at least one); times are seconds from the first flow's start.
+
+Exact and approximated fields (docs/outputs.md, "iperf3 JSON"):
+
+* exact: ``end`` totals -- ``retransmits`` (summary.json's), ``sum_received.bytes`` (bytes
+  delivered in order), the streams' ``min_rtt`` and ``mean_rtt`` (every RTT sample), the
+  sender's ``bytes`` of a completed flow (its data);
+* from flows.csv, exact to its sampling: an interval's ``bytes`` and ``bits_per_second`` (bytes
+  delivered in order to the receiver during the interval: goodput, as iperf3's receiver counts
+  them; the sender's own count of bytes written to a socket does not exist in the model),
+  ``snd_cwnd`` (the window at the interval's end, in packets times the data packet size);
+* approximated: an interval's ``rtt`` (mean of the sampling intervals' mean RTTs, µs; the last
+  value carried over an interval without samples, as the kernel's smoothed RTT stays),
+  ``rttvar`` (RFC 6298's mean deviation run over those sampling-interval means, µs),
+  ``max_rtt`` and ``max_snd_cwnd`` (over the samples), the sender's ``bytes`` of an unfinished
+  flow (first transmissions times the packet size);
+* absent: an interval's ``retransmits`` (the results hold only each flow's total; iperf3 leaves
+  the field out too when the system does not report it), CPU utilization.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+IPERF_FILE = "iperf3.json"
+DEFAULT_INTERVAL_S = 1.0           # iperf3's -i default
+FIRST_SOCKET = 5
+RECEIVER_PORT = 5001               # as netsim/pcap.py
+DATA_HEADERS = 52                  # IPv4 + TCP + timestamps option: the MSS is the size - 52
+
+
+class IperfJsonError(ValueError):
+    """The results directory cannot be read (one printable line)."""
+
+
+def _ip(index: int) -> str:
+    return f"10.0.{(index + 1) >> 8}.{(index + 1) & 255}"
+
+
+def _read_rows(path: Path) -> dict:
+    """flows.csv rows by flow: lists of (time_s, recv_rate, window_pkts, rtt_ms or None)."""
+    rows: dict = {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            rtt = row.get("rtt_ms", "")
+            window = row.get("window_pkts", "")
+            rows.setdefault(row["flow"], []).append((
+                float(row["time_s"]), float(row["recv_rate_mbps"]),
+                float(window) if window not in ("", "nan") else None,
+                float(rtt) if rtt not in ("", "nan") else None))
+    return rows
+
+
+def _packet_bytes(flow: dict) -> int:
+    """A flow's data packet size, when the caller does not know it, from summary.json: its data
+    over its first transmissions for a completed flow (exact but for a short last packet: the
+    ceiling), else the bytes delivered over them (approximate)."""
+    sent = flow.get("packets_sent") or 0
+    retx = flow.get("retransmissions") or 0
+    firsts = sent - retx
+    data = flow.get("data_bytes")
+    if flow.get("completed") and data and firsts > 0:
+        return max(1, math.ceil(data / firsts))
+    delivered = flow.get("delivered_bytes") or 0
+    return max(1, round(delivered / firsts)) if firsts > 0 and delivered else 1
+
+
+def _rate(nbytes: float, seconds: float) -> float:
+    return nbytes * 8 / seconds if seconds > 0 else 0.0
+
+
+def build(results_dir, interval_s: float | None = None, packet_bytes: dict | None = None,
+          retransmits: dict | None = None) -> dict:
+    """The iperf3 -J document of the results in `results_dir`. `interval_s`: the report's
+    interval (default: the sampling intervals nearest 1 s); `packet_bytes`: flow id -> data
+    packet size (default: derived from summary.json); `retransmits`: flow id -> {sampling
+    interval number j (the interval ending at j x interval_s): retransmissions sent in it}, as
+    `RetransmitCounter` counts them during a run (without it, intervals have no `retransmits`)."""
+    results_dir = Path(results_dir)
+    try:
+        summary = json.loads((results_dir / "summary.json").read_text(encoding="utf-8"))
+        rows = _read_rows(results_dir / "flows.csv")
+    except (OSError, ValueError, KeyError) as exc:
+        raise IperfJsonError(f"{results_dir}: not a readable results directory "
+                             f"(summary.json and flows.csv): {exc}") from None
+    dt = float(summary["interval_s"])
+    bits_per_mbit = float(summary["units"]["bits_per_mbit"])
+    k = max(1, round((interval_s or DEFAULT_INTERVAL_S) / dt))
+    report_s = k * dt
+    hosts = list(summary.get("hosts", {}))
+    address = {host: _ip(i) for i, host in enumerate(hosts)}
+    flows = [(i, fid, f) for i, (fid, f) in enumerate(summary["flows"].items())
+             if f.get("kind", "bulk") == "bulk"]                  # cbr/onoff: no window
+    if not flows:
+        raise IperfJsonError(f"{results_dir}: no flow with a transport (iperf3 streams are TCP)")
+    end_s = float(summary["end_time_s"])
+    t0 = min(min(float(f["start_s"]) for _, _, f in flows), end_s)
+    first_row = math.floor(t0 / dt + 1e-9)           # rows end at multiples of dt
+    n_intervals = max(1, math.ceil((end_s - first_row * dt) / report_s - 1e-9))
+    streams_by_interval: list = [[] for _ in range(n_intervals)]
+    end_streams = []
+    connected = []
+    for socket, (index, fid, flow) in enumerate(flows, start=FIRST_SOCKET):
+        size = (packet_bytes or {}).get(fid) or _packet_bytes(flow)
+        per = [[] for _ in range(n_intervals)]
+        previous = first_row * dt
+        for time_s, recv, window, rtt in rows.get(fid, ()):
+            j = max(0, min(n_intervals - 1, math.ceil(round((time_s - first_row * dt) / report_s, 9)) - 1))
+            per[j].append((time_s, max(0.0, time_s - previous), recv, window, rtt))
+            previous = time_s
+        retx_rows = (retransmits or {}).get(fid) if retransmits is not None else None
+        retx_per = [0] * n_intervals
+        for j, count in (retx_rows or {}).items():
+            retx_per[max(0, min(n_intervals - 1, (j - first_row - 1) // k))] += count
+        srtt = rttvar = None
+        cwnd = 0
+        max_cwnd = 0
+        max_rtt = 0
+        for i in range(n_intervals):
+            start = first_row * dt + i * report_s
+            stop = min(start + report_s, end_s)
+            got = per[i]
+            delivered = sum(recv * bits_per_mbit / 8 * span for _, span, recv, _, _ in got)
+            rtts = [rtt for *_, rtt in got if rtt is not None]
+            for rtt in rtts:                         # RFC 6298 over the sampling intervals' means
+                if srtt is None:
+                    srtt, rttvar = rtt, rtt / 2
+                else:
+                    rttvar = 0.75 * rttvar + 0.25 * abs(srtt - rtt)
+                    srtt = 0.875 * srtt + 0.125 * rtt
+                max_rtt = max(max_rtt, rtt)
+            windows = [w for *_, w, _ in got if w is not None]
+            if windows:
+                cwnd = round(windows[-1] * size)
+                max_cwnd = max(max_cwnd, round(max(windows) * size))
+            mean_rtt = sum(rtts) / len(rtts) if rtts else (srtt or 0.0)
+            seconds = max(stop - start, 0.0)
+            stream = {
+                "socket": socket, "start": round(start - t0, 6), "end": round(stop - t0, 6),
+                "seconds": round(seconds, 6), "bytes": round(delivered),
+                "bits_per_second": delivered * 8 / seconds if seconds > 0 else 0.0}
+            if retransmits is not None:
+                stream["retransmits"] = retx_per[i]
+            stream.update({"snd_cwnd": cwnd, "rtt": round(mean_rtt * 1000),
+                           "rttvar": round((rttvar or 0.0) * 1000), "pmtu": size,
+                           "omitted": False, "sender": True})
+            streams_by_interval[i].append(stream)
+        start = min(float(flow["start_s"]), end_s)              # (a flow that never started)
+        finish = flow.get("finish_s")
+        stop = float(finish) if finish is not None else end_s
+        seconds = max(stop - start, 0.0)
+        received = int(flow.get("delivered_bytes") or 0)
+        firsts = (flow.get("packets_sent") or 0) - (flow.get("retransmissions") or 0)
+        sent = int(flow["data_bytes"]) if flow.get("completed") and flow.get("data_bytes") \
+            else max(received, firsts * size)
+        end_streams.append({
+            "sender": {"socket": socket, "start": round(start - t0, 6), "end": round(stop - t0, 6),
+                       "seconds": round(seconds, 6), "bytes": sent,
+                       "bits_per_second": _rate(sent, seconds), "retransmits": int(flow["retransmissions"]),
+                       "max_snd_cwnd": max_cwnd, "max_rtt": round(max_rtt * 1000),
+                       "min_rtt": round((flow.get("min_rtt_ms") or 0.0) * 1000),
+                       "mean_rtt": round((flow.get("avg_rtt_ms") or 0.0) * 1000), "sender": True},
+            "receiver": {"socket": socket, "start": round(start - t0, 6),
+                         "end": round(stop - t0, 6), "seconds": round(seconds, 6),
+                         "bytes": received, "bits_per_second": _rate(received, seconds), "sender": True},
+            "netsim_flow": fid})
+        connected.append({"socket": socket, "local_host": address.get(flow.get("src"), ""),
+                          "local_port": 10000 + index % 55536,
+                          "remote_host": address.get(flow.get("dst"), ""),
+                          "remote_port": RECEIVER_PORT})
+    intervals = []
+    for streams in streams_by_interval:
+        total = sum(s["bytes"] for s in streams)
+        seconds = streams[0]["seconds"]
+        interval_sum = {"start": streams[0]["start"], "end": streams[0]["end"],
+                        "seconds": seconds, "bytes": total,
+                        "bits_per_second": total * 8 / seconds if seconds > 0 else 0.0}
+        if retransmits is not None:
+            interval_sum["retransmits"] = sum(s["retransmits"] for s in streams)
+        interval_sum.update({"omitted": False, "sender": True})
+        intervals.append({"streams": streams, "sum": interval_sum})
+
+    def total(part: str, with_retransmits: bool) -> dict:
+        items = [s[part] for s in end_streams]
+        start = min(s["start"] for s in items)
+        stop = max(s["end"] for s in items)
+        nbytes = sum(s["bytes"] for s in items)
+        out = {"start": start, "end": stop, "seconds": round(stop - start, 6), "bytes": nbytes,
+               "bits_per_second": nbytes * 8 / (stop - start) if stop > start else 0.0}
+        if with_retransmits:
+            out["retransmits"] = sum(s["retransmits"] for s in items)
+        out["sender"] = True
+        return out
+
+    algorithms = sorted({f.get("algorithm") or "" for _, _, f in flows})
+    first = flows[0][2]
+    from netsim import __version__
+    return {
+        "start": {
+            "connected": connected,
+            "version": f"netsim {__version__} (iperf3 -J structure)",
+            "system_info": "netsim packet-level simulation",
+            "timestamp": {"time": "Thu, 01 Jan 1970 00:00:00 GMT", "timesecs": 0},
+            "connecting_to": {"host": address.get(first.get("dst"), ""), "port": RECEIVER_PORT},
+            "cookie": "",
+            "tcp_mss_default": max(1, streams_by_interval[0][0]["pmtu"] - DATA_HEADERS),
+            "target_bitrate": 0, "sock_bufsize": 0,     # iperf3's "unlimited" and "default"
+            "test_start": {"protocol": "TCP", "num_streams": len(flows),
+                           "blksize": max(1, streams_by_interval[0][0]["pmtu"] - DATA_HEADERS),
+                           "omit": 0, "duration": round(end_s - t0, 6), "bytes": 0, "blocks": 0,
+                           "reverse": 0, "tos": 0, "target_bitrate": 0},
+            "netsim": {"topology": summary.get("topology"),
+                       "time_offset_s": t0, "interval_s": report_s,
+                       "flows": [fid for _, fid, _ in flows]},
+        },
+        "intervals": intervals,
+        "end": {
+            "streams": end_streams,
+            "sum_sent": total("sender", True),
+            "sum_received": total("receiver", False),
+            "sender_tcp_congestion": ",".join(algorithms),
+            "receiver_tcp_congestion": ",".join(algorithms),
+        },
+    }
+
+
+class RetransmitCounter:
+    """Counts, during a run, the retransmissions each reliable flow's sender sends in each
+    sampling interval (for the intervals' `retransmits`): the class of each sending host is
+    switched to one whose `send` counts data packets marked as retransmissions, so a run
+    without --iperf-json pays nothing. Memory: one count per flow and sampling interval with
+    retransmissions."""
+
+    def __init__(self, network, interval_s: float):
+        from components.packet import DATA
+        self.counts: dict = {}
+        flow_of = {}
+        for flow in network.flows.values():
+            receiver = getattr(flow, "receiver", None)
+            if receiver is not None:
+                flow_of[id(receiver)] = self.counts.setdefault(flow.id, {})
+        classes: dict = {}
+        for host in {flow.src for flow in network.flows.values() if hasattr(flow, "receiver")}:
+            base = type(host)
+            if base not in classes:
+                classes[base] = _counting_class(base, flow_of, interval_s, host.port.sim, DATA)
+            host.__class__ = classes[base]
+
+
+def _counting_class(base: type, flow_of: dict, dt: float, sim, data_kind: int) -> type:
+    send = base.send
+
+    def counting_send(self, packet):
+        if packet.retx and packet.kind == data_kind:
+            counts = flow_of.get(id(getattr(packet.deliver, "__self__", None)))
+            if counts is not None:
+                j = math.ceil(round(sim.now / dt, 9))
+                counts[j] = counts.get(j, 0) + 1
+        return send(self, packet)
+
+    return type(f"Counting{base.__name__}", (base,), {"__slots__": (), "send": counting_send})
+
+
+def write(results_dir, path=None, interval_s: float | None = None,
+          packet_bytes: dict | None = None, retransmits: dict | None = None) -> Path:
+    """Write the document of `results_dir` to `path` (default `results_dir`/iperf3.json)."""
+    from netsim.output_paths import write_atomic
+    document = build(results_dir, interval_s, packet_bytes, retransmits)
+    path = Path(path) if path is not None else Path(results_dir) / IPERF_FILE
+    return write_atomic(path, json.dumps(document, indent=1, allow_nan=False) + "\n")
+
+
+def main(argv=None) -> int:
+    """``python -m netsim.iperf_json DIR [-o FILE] [-i S]``: 0 written, 2 bad input."""
+    import argparse
+    import sys
+    parser = argparse.ArgumentParser(
+        prog="python -m netsim.iperf_json",
+        description="Write iperf3.json (iperf3 -J's structure) from a results directory.")
+    parser.add_argument("directory", help="results directory (summary.json and flows.csv)")
+    parser.add_argument("-o", "--out", metavar="FILE", help=f"where to write (default DIR/{IPERF_FILE})")
+    parser.add_argument("-i", "--interval", type=float, metavar="S",
+                        help="report interval in seconds (default: the sampling intervals nearest 1 s)")
+    args = parser.parse_args(argv)
+    try:
+        if args.interval is not None and not args.interval > 0:
+            raise IperfJsonError(f"-i: expected a positive number of seconds, got {args.interval}")
+        if args.out is not None:
+            from netsim.output_paths import OutputPathError, check_output_file
+            try:
+                check_output_file("-o", args.out,
+                                  allowed_inside=[Path(args.directory) / IPERF_FILE])
+            except OutputPathError as exc:
+                raise IperfJsonError(str(exc)) from None
+        path = write(args.directory, args.out, args.interval)
+    except (IperfJsonError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"iperf3 JSON written to {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
