@@ -59,8 +59,13 @@
     const pos = {};
     data.nodes.forEach((n) => (pos[n.id] = [n.x, n.y]));
     const span = 1.0;
-    const off = 0.018 * span;              // queue bars: distance from the link line
+    // A big network (more than BIG_LINKS links or BIG_NODES nodes, e.g. a generated fabric):
+    // thinner lines and bars, link labels and node names on hover only (see docs/report.md).
+    const BIG_LINKS = 40, BIG_NODES = 60;
+    const bigLinks = data.links.length > BIG_LINKS, bigNodes = data.nodes.length > BIG_NODES;
+    const off = (bigLinks ? 0.006 : 0.018) * span;   // queue bars: distance from the link line
     const QLEN = 0.3;                      // full buffer = 30 % of the link's length
+    const LINK_WIDTH = bigLinks ? 2 : 6, BAR_WIDTH = bigLinks ? 3 : 7;
 
     // decode the frames and the series once
     const links = data.links.map((l) => ({
@@ -105,7 +110,7 @@
     links.forEach((l) => {
       const g = geometry(l);
       traces.push({ type: "scatter", mode: "lines", x: [g.a[0], g.b[0]], y: [g.a[1], g.b[1]],
-        line: { width: 6, color: utilColor(0) }, hoverinfo: "skip", showlegend: false,
+        line: { width: LINK_WIDTH, color: utilColor(0) }, hoverinfo: "skip", showlegend: false,
         meta: "link:" + l.id, name: l.id });
     });
     const linkTrace = (i) => i;
@@ -131,24 +136,27 @@
     const seg = queueSegments(null);
     const frameTrace = traces.length;
     traces.push({ type: "scatter", mode: "lines", x: seg.fx, y: seg.fy, hoverinfo: "skip",
-      line: { width: 7, color: "rgba(0,0,0,0.08)" }, showlegend: false, name: "buffers" });
+      line: { width: BAR_WIDTH, color: "rgba(0,0,0,0.08)" }, showlegend: false, name: "buffers" });
     const queueTrace = traces.length;
     traces.push({ type: "scatter", mode: "lines", x: seg.qx, y: seg.qy, hoverinfo: "skip",
-      line: { width: 7, color: "rgba(60,60,60,0.9)" }, showlegend: true, name: "buffer occupancy" });
+      line: { width: BAR_WIDTH, color: "rgba(60,60,60,0.9)" }, showlegend: true, name: "buffer occupancy" });
     const routeTrace0 = traces.length;
     flows.forEach((f, i) => {
       traces.push({ type: "scatter", mode: "lines", x: [], y: [], name: `${f.id} route`,
-        line: { width: 3, dash: "dot", color: f.color }, hoverinfo: "text", text: "",
-        legendgroup: f.id, meta: "flow:" + f.id, customdata: [] });
+        line: { width: bigLinks ? 2 : 3, dash: "dot", color: f.color }, hoverinfo: "text", text: "",
+        legendgroup: f.id, meta: "flow:" + f.id, customdata: [],
+        // many flows: the routes of the flows selected at first are drawn, the others are
+        // one click away in the legend
+        visible: flows.length <= 12 || data.selected.flows.includes(f.id) ? true : "legendonly" });
     });
     const labelTrace = traces.length;
-    traces.push({ type: "scatter", mode: "markers+text", name: "links",
+    traces.push({ type: "scatter", mode: bigLinks ? "markers" : "markers+text", name: "links",
       x: links.map((l) => (pos[l.ends[0]][0] + pos[l.ends[1]][0]) / 2),
       y: links.map((l) => (pos[l.ends[0]][1] + pos[l.ends[1]][1]) / 2),
       text: links.map((l) => `${l.id}<br>${fmt(l.rate_mbps)} Mbps · ${fmt(l.delay_ms)} ms · ${fmt(l.buffer_kb)} KB`),
       textposition: "bottom center", textfont: { size: 10, color: "#333" },
       customdata: links.map((l) => l.id), hoverinfo: "text", hovertext: links.map(() => ""),
-      marker: { size: 14, color: links.map(() => 0), cmin: 0, cmax: 1, colorscale: COLORSCALE,
+      marker: { size: bigLinks ? 7 : 14, color: links.map(() => 0), cmin: 0, cmax: 1, colorscale: COLORSCALE,
         line: { width: 1, color: "#333" },
         colorbar: { title: { text: "utilization" }, thickness: 12, len: 0.6 } },
       showlegend: false });
@@ -159,10 +167,12 @@
     const nodeTrace = traces.length;
     ["host", "router"].forEach((kind) => {
       const nodes = data.nodes.filter((n) => n.kind === kind);
-      traces.push({ type: "scatter", mode: "markers+text", name: kind + "s",
+      traces.push({ type: "scatter", mode: bigNodes ? "markers" : "markers+text", name: kind + "s",
         x: nodes.map((n) => n.x), y: nodes.map((n) => n.y), text: nodes.map((n) => n.id),
         textposition: "top center", hoverinfo: "text", showlegend: false,
-        marker: { size: kind === "host" ? 16 : 20, symbol: kind === "host" ? "square" : "circle",
+        textfont: { size: data.tiers ? 9 : 12 },
+        marker: { size: (kind === "host" ? 16 : 20) * (bigNodes ? 0.5 : data.tiers ? 0.7 : 1),
+          symbol: kind === "host" ? "square" : "circle",
           color: kind === "host" ? "#6baed6" : "#fdae6b", line: { width: 1, color: "#333" } } });
     });
     const topoLayout = {
@@ -171,6 +181,14 @@
       yaxis: { visible: false, zeroline: false, scaleanchor: "x" },
       legend: { orientation: "h", y: 0, yanchor: "top" }, uirevision: "topology", datarevision: 0,
     };
+    if (data.tiers) {       // a tiered drawing: each tier named at its left, with its size
+      const count = data.tiers.map((_, d) => data.nodes.filter((n) => n.tier === d));
+      topoLayout.xaxis.range = [-0.11, 1.01];
+      topoLayout.annotations = data.tiers.map((name, d) => ({
+        x: -0.105, y: count[d].length ? count[d][0].y : 0, xref: "x", yref: "y", xanchor: "left",
+        showarrow: false, font: { size: 12, color: "#555" },
+        text: `${name}${d === 0 ? "s" : ""} (${count[d].length})` }));
+    }
 
     let routeIndex = -1;
     function routePaths(k) {
@@ -186,7 +204,9 @@
       flows.forEach((f, i) => {
         const path = change.paths[f.id] || [];
         const x = [], y = [];
-        const o = (i - (flows.length - 1) / 2) * Math.min(0.012, 0.06 / Math.max(1, flows.length));
+        const o = (i - (flows.length - 1) / 2) *
+          (data.tiers ? Math.min(0.003, 0.015 / Math.max(1, flows.length))
+            : Math.min(0.012, 0.06 / Math.max(1, flows.length)));
         let node = f.src;
         const pts = [node];
         path.forEach((lid) => {
@@ -210,7 +230,7 @@
       k = Math.max(0, Math.min(F - 1, k | 0));
       frame = k;
       states = links.map((l) => linkState(l, k));
-      states.forEach((s, i) => (traces[linkTrace(i)].line = { width: 6, color: s.color, dash: s.down ? "dot" : "solid" }));
+      states.forEach((s, i) => (traces[linkTrace(i)].line = { width: LINK_WIDTH, color: s.color, dash: s.down ? "dot" : "solid" }));
       const q = queueSegments(states);
       traces[queueTrace].x = q.qx; traces[queueTrace].y = q.qy;
       const lt = traces[labelTrace];

@@ -38,6 +38,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from plot_tool.results import ResultSet, Table, read_results
+from plot_tool.tiers import network_tiers, tiered_positions
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -266,6 +267,7 @@ def run_data(rs: ResultSet, *, links: Optional[Sequence[str]] = None,
         "decimated": bool(decimate),
         "samples": n,
         "nodes": nodes,
+        "tiers": _tier_names(summary, nodes),
         "links": out_links,
         "flows": out_flows,
         "routes": route_changes(rs, nodes),
@@ -293,13 +295,25 @@ def _rows_by(table: Table, keys: tuple[str, ...]) -> dict[tuple, np.ndarray]:
 
 
 def _nodes(summary: Mapping[str, Any]) -> list[dict]:
-    """Hosts and routers with a position: a spring layout of the link graph with a fixed seed
-    (on the nodes and links in sorted order), so that the same topology is always drawn the
-    same way."""
-    import networkx as nx
-
+    """Hosts and routers with a position. A tiered network (`plot_tool.tiers`: a fat tree, a
+    leaf-spine fabric, any network whose links all join adjacent hop-distance tiers from the
+    hosts) is drawn in tiers: hosts at the bottom, the farthest tier (a fat tree's core) on top,
+    each tier ordered to keep pods together; a node then has its ``tier``. Any other network is
+    drawn by a spring layout of the link graph with a fixed seed (on the nodes and links in
+    sorted order), so that the same topology is always drawn the same way."""
     hosts = set(summary.get("hosts", {}))
     routers = set(summary.get("routers", {}) or {})
+    tiers = network_tiers(summary)
+    if tiers is not None:
+        pos = tiered_positions(tiers)
+        order = sorted(pos)
+        xs = np.array([pos[v][0] for v in order], dtype=float)
+        ys = np.array([pos[v][1] for v in order], dtype=float)
+        return [{"id": v, "kind": "host" if v in hosts or v not in routers else "router",
+                 "x": round(float(x), 4), "y": round(float(y), 4), "tier": tiers.tier[v]}
+                for v, x, y in zip(order, xs, ys)]
+    import networkx as nx
+
     graph = nx.Graph()
     for info in summary["links"].values():
         graph.add_nodes_from(info.get("ends", []))
@@ -324,6 +338,15 @@ def _nodes(summary: Mapping[str, Any]) -> list[dict]:
     ys = (ys - ys.min()) / span
     return [{"id": v, "kind": "host" if v in hosts or v not in routers else "router",
              "x": round(float(x), 4), "y": round(float(y), 4)} for v, x, y in zip(order, xs, ys)]
+
+
+def _tier_names(summary: Mapping[str, Any], nodes: Sequence[Mapping[str, Any]]) -> Optional[list]:
+    """What each tier of a tiered drawing is, bottom first ("host", "edge", ...); None when the
+    network is drawn by the spring layout."""
+    if not nodes or "tier" not in nodes[0]:
+        return None
+    tiers = network_tiers(summary)
+    return None if tiers is None else list(tiers.names)
 
 
 def route_changes(rs: ResultSet, nodes: Sequence[Mapping[str, Any]]) -> list[dict]:
