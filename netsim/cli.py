@@ -37,10 +37,34 @@ def version() -> str:
     return __version__
 
 
+def program_name() -> str:
+    """The name the program was started by, for usage lines: initializer.py, else netsim (the
+    installed command, python -m netsim)."""
+    started = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return "initializer.py" if started == "initializer.py" else "netsim"
+
+
+def shipped_topology(name: str) -> str:
+    """`name` itself when it is a path that exists, else the shipped topology file of that name
+    (topologies/<name> or topologies/<name>.json of the package: ``netsim test_case_0`` from any
+    directory), else `name` (the loader then says it does not exist)."""
+    if not name or Path(name).exists():
+        return name
+    import topologies
+    shipped = Path(topologies.__file__).resolve().parent
+    for candidate in (shipped / name, shipped / f"{name}.json"):
+        if candidate.is_file() and shipped in candidate.resolve().parents:   # (examples/...)
+            return str(candidate)
+    return name
+
+
+INSTALL_HINT = "pip install -e '.[{extra}]' in the netsim checkout"   # not PyPI's unrelated netsim
+
+
 def build_parser() -> argparse.ArgumentParser:
     from flows import ALGORITHMS
     parser = argparse.ArgumentParser(
-        prog="initializer.py",
+        prog=program_name(),
         usage="%(prog)s TOPOLOGY [options]\n       %(prog)s sweep SWEEP [options]  "
               "(parameter sweeps: %(prog)s sweep --help)\n       %(prog)s report DIR  "
               "(interactive report.html of earlier results: %(prog)s report --help)"
@@ -51,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Parameter sweeps over many runs: python initializer.py sweep SWEEP.json "
                "[--jobs N] (see python initializer.py sweep --help and docs/sweeps.md).")
     parser.add_argument("topology", nargs="?",
-                        help="topology file (JSON), e.g. topologies/test_case_2.json")
+                        help="topology file (JSON), e.g. topologies/test_case_2.json, or the "
+                             "name of a shipped one, e.g. test_case_2")
     parser.add_argument("--version", action="version", version=f"netsim {version()}")
     parser.add_argument("-l", "--links", nargs="+", metavar="LINK", default=[],
                         help="links of interest: plotted and shown in the summary (default: all)")
@@ -80,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --check: seconds skipped after each join or departure (default 2)")
     parser.add_argument("--report", action="store_true",
                         help="also write report.html, an interactive page of the run (needs "
-                             "plotly: pip install 'netsim[report]')")
+                             "plotly: " + INSTALL_HINT.format(extra="report") + ")")
     parser.add_argument("--quiet", action="store_true",
                         help="print nothing but errors (no progress bar, no summary table)")
     parser.add_argument("--table-rows", type=int, default=TABLE_ROWS, metavar="N",
@@ -122,12 +147,20 @@ def report_available(option: str = "--report") -> None:
     import importlib.util
     if importlib.util.find_spec("plotly") is None:
         raise UsageError(f"{option}: the interactive report needs plotly; install it with "
-                         f"pip install 'netsim[report]' (or pip install plotly)")
+                         f"{INSTALL_HINT.format(extra='report')} (or pip install plotly)")
+
+
+def pcap_available() -> None:
+    """UsageError unless dpkt (the pcap extra) is installed; does not import it."""
+    import importlib.util
+    if importlib.util.find_spec("dpkt") is None:
+        raise UsageError(f"--pcap: packet captures need dpkt; install it with "
+                         f"{INSTALL_HINT.format(extra='pcap')} (or pip install dpkt)")
 
 
 def build_report_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="initializer.py report",
+        prog=f"{program_name()} report",
         description="Write report.html, the interactive report (docs/report.md), of an earlier "
                     "run's results directory or of a sweep directory. Reads only that directory.")
     parser.add_argument("directory", help="results directory (holding summary.json) or sweep "
@@ -249,6 +282,7 @@ def run(args) -> int:
 
     staged = None
     try:
+        args.topology = shipped_topology(args.topology)
         spec = load_topology(args.topology, algorithm=args.algorithm)
         link_ids = [link.id for link in spec.links]
         check_ids("-l", args.links, link_ids)
@@ -265,6 +299,8 @@ def run(args) -> int:
             raise UsageError(f"--check-tolerance: expected a percentage >= 0, got {args.check_tolerance}")
         if args.report:
             report_available()
+        if args.pcap or args.pcap_links:
+            pcap_available()
         if args.iperf_json and not any(flow.kind == "bulk" for flow in spec.flows):
             raise UsageError("--iperf-json: the topology has no TCP flow (iperf3's streams are "
                              "TCP; cbr and onoff flows have no window)")

@@ -44,14 +44,19 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
              f"({summary['events']} events, {summary['wall_time_s']:.2f} s wall){suffix}", ""]
     flows = summary["flows"]
     ecn = any(f.get("ecn_echoes") for f in flows.values())
-    lines.append(f"{'flow':<8}{'algorithm':<10}{'finish s':>10}{'goodput Mbps':>14}{'RTT ms':>9}"
-                 f"{'retx':>7}{'RTOs':>6}" + (f"{'ECN cuts':>10}" if ecn else "") + "  in order")
     shown = flows if not rows or len(flows) <= rows else dict(list(flows.items())[:rows])
+    # the id and algorithm columns fit the longest shown; finish times to the microsecond
+    idw = max([8] + [len(fid) + 2 for fid in shown])
+    algw = max([10] + [len(str(f["algorithm"])) + 2 for f in shown.values()])
+    lines.append(f"{'flow':<{idw}}{'algorithm':<{algw}}{'finish s':>13}{'goodput Mbps':>14}"
+                 f"{'RTT ms':>9}{'retx':>7}{'RTOs':>6}" + (f"{'ECN cuts':>10}" if ecn else "")
+                 + "  in order")
     for fid, f in shown.items():
-        finish = f"{f['finish_s']:.3f}" if f["finish_s"] is not None else "-"
+        finish = f"{f['finish_s']:.6f}" if f["finish_s"] is not None else "-"
         rtt = f"{f['avg_rtt_ms']:.1f}" if f["avg_rtt_ms"] is not None else "-"
         cuts = f"{f.get('ecn_reactions', 0):>10}" if ecn else ""
-        lines.append(f"{fid:<8}{f['algorithm']:<10}{finish:>10}{f['goodput_mbps']:>14.3f}{rtt:>9}"
+        lines.append(f"{fid:<{idw}}{f['algorithm']:<{algw}}{finish:>13}"
+                     f"{f['goodput_mbps']:>14.3f}{rtt:>9}"
                      f"{f['retransmissions']:>7}{f['timeouts']:>6}{cuts}"
                      f"  {'yes' if f['in_order'] else 'NO'}")
     if len(shown) < len(flows):
@@ -62,12 +67,14 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
         lines += ["", *workload_lines(workloads)]
     lines.append("")
     aqm = any(summary["links"][lid].get("queue", "droptail") != "droptail" for lid in links)
-    lines.append(f"{'link':<8}{'direction':<14}{'rate Mbps':>10}{'util':>7}{'buffer KB':>11}"
-                 f"{'buf pkts':>10}   {'lost: overflow':>14}{'random':>8}{'failure':>9}"
-                 + (f"{'AQM':>7}{'marks':>8}{'sojourn ms':>12}{'p99 ms':>9}" if aqm else ""))
     directions = [(lid, label, d) for lid in links
                   for label, d in summary["links"][lid]["directions"].items()]
     listed = directions if not rows or len(directions) <= rows else directions[:rows]
+    lw = max([8] + [len(lid) + 2 for lid, _, _ in listed])      # columns that fit the ids
+    dw = max([14] + [len(label) + 2 for _, label, _ in listed])
+    lines.append(f"{'link':<{lw}}{'direction':<{dw}}{'rate Mbps':>10}{'util':>7}{'buffer KB':>11}"
+                 f"{'buf pkts':>10}   {'lost: overflow':>14}{'random':>8}{'failure':>9}"
+                 + (f"{'AQM':>7}{'marks':>8}{'sojourn ms':>12}{'p99 ms':>9}" if aqm else ""))
     for lid, label, d in listed:
         extra = ""
         if aqm:
@@ -75,7 +82,7 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
             extra = (f"{d.get('aqm_drops', 0):>7}{d.get('marks', 0):>8}"
                      f"{'-' if avg is None else f'{avg:.2f}':>12}"
                      f"{'-' if p99 is None else f'{p99:.2f}':>9}")
-        lines.append(f"{lid:<8}{label:<14}{d['avg_rate_mbps']:>10.3f}{d['utilization']:>7.2f}"
+        lines.append(f"{lid:<{lw}}{label:<{dw}}{d['avg_rate_mbps']:>10.3f}{d['utilization']:>7.2f}"
                      f"{d['avg_buffer_kb']:>11.2f}{d['avg_buffer_pkts']:>10.2f}   "
                      f"{d['drops']:>14}{d['impairment_drops']:>8}{d['failure_drops']:>9}{extra}")
     if len(listed) < len(directions):

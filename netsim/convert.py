@@ -231,8 +231,10 @@ def convert_main(argv) -> int:
     """``convert OLD.json [-o NEW.json]``: 0 converted, 2 bad input (one line)."""
     import argparse
     import sys
+
+    from netsim.cli import program_name
     parser = argparse.ArgumentParser(
-        prog="initializer.py convert",
+        prog=f"{program_name()} convert",
         description="Convert a topology file of the 2015 CS/EE 143 simulator (a jsonpickle dump, "
                     "read as plain data, never decoded) to netsim's format "
                     "(docs/topology-format.md, \"2015 files\").")
@@ -247,4 +249,6 @@ def convert_main(argv) -> int:
         return 2
     if args.out is None:
         sys.stdout.write(dumps(topology))
+    else:                                    # (on standard output the topology is all there is)
+        print(f"converted {args.old} to {args.out} (netsim's format)")
     return 0
