@@ -91,7 +91,8 @@ class Host(Node):
 class Router(Node):
     """Forwards packets by destination; packets addressed to the router go to `packet.deliver`.
 
-    `routes` maps a destination node to the outgoing `LinkDirection`; a packet with no route is
+    `routes` maps a destination node to the outgoing `LinkDirection`, or to anything else that
+    sends a packet on (`send(packet)`: an ECMP group, routing/ecmp.py); a packet with no route is
     dropped and counted in `no_route_drops`.
     """
 
@@ -99,7 +100,7 @@ class Router(Node):
 
     def __init__(self, node_id: str):
         super().__init__(node_id)
-        self.routes: dict[Node, LinkDirection] = {}
+        self.routes: dict[Node, Any] = {}     # LinkDirection, or an ECMP group
         self.no_route_drops = 0
         self.agent: Any | None = None    # the routing agent, if the routing is dynamic
 
