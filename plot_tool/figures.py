@@ -44,6 +44,7 @@ import gc
 import logging
 import math
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
@@ -92,6 +93,19 @@ COINCIDENT_FRACTION = 0.003
 ROUTE_WIDTH = 1.4             # route line width; a line that a later one covers is drawn wider
 ROUTE_HALO = 1.3              # ... by this much per later line covering it (at most 3)
 
+# Beyond this many lines in a figure whose entities the user did not choose (-l / -F), the figure
+# draws one aggregate line per group instead: the mean over the group at each sample time, with
+# the 10th-90th percentile band (docs/outputs.md, "Aggregate lines"). Flows (grouped by
+# algorithm) and hosts (all together): beyond MAX_LINES, the distinct colours of the palette
+# (tab20). Links: beyond MAX_TIERED_LINK_LINES in a tiered network (`plot_tool.tiers`: grouped
+# by the tiers their ends are in, host-edge, edge-aggregation, ...), beyond MAX_LINK_LINES in
+# any other (all links together: the shipped parking lot's 22 directions stay lines).
+MAX_LINES = 20
+MAX_TIERED_LINK_LINES = 12
+MAX_LINK_LINES = 40
+AGGREGATE_QUANTILES = (10.0, 90.0)
+AGGREGATE_TITLE = "mean over the {what} of each group\n(band: 10th\u201390th percentile)"
+
 NO_LOSS_TEXT = "no packets lost"
 LOSS_HEADER = "packets lost (drops panel):"
 LOSS_AND_MARK_HEADER = "packets lost or CE-marked (drops panel):"   # when marks are drawn
@@ -110,6 +124,11 @@ class Series:
     directions: tuple[str, ...] = ()  # link directions the line covers (empty: not a link)
     summed: bool = False          # a half-duplex link: its directions summed
     aqm: bool = False             # a link with a queue discipline (summary.json links.<id>.queue)
+    # An aggregate line (`_aggregate`): `values` are the means over `members` entities at each
+    # sample time, `low` / `high` their 10th and 90th percentiles (drawn as a band).
+    members: int = 1
+    low: Optional[dict[str, np.ndarray]] = None
+    high: Optional[dict[str, np.ndarray]] = None
 
 
 @dataclass
@@ -449,23 +468,42 @@ def _plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection
         link_table = _normalize(results.links, "links")
         link_series = _link_series(summary, link_table, link_ids)
         link_predictions: list[PredictionSeries] = []
-        if prediction_table is not None and "backlog_kb" in link_table:
+        groups = None
+        if links is None and len(link_series) > MAX_TIERED_LINK_LINES:
+            groups = _link_groups(summary, link_series,
+                                  at_most=MAX_TIERED_LINK_LINES, untiered_at_most=MAX_LINK_LINES)
+        if groups is not None:
+            link_series = _aggregate(link_series, groups, summary, idle_is_zero=True)
+            spec = dataclasses.replace(_links_figure_spec(link_series),
+                                       legend_title=AGGREGATE_TITLE.format(what="link directions"))
+            jobs.append(_spec_job(spec, link_series, summary))
+        elif prediction_table is not None and "backlog_kb" in link_table:
             link_predictions = _prediction_series(prediction_table, link_series, "link",
                                                   ("backlog_kb",))
-        jobs.append(_spec_job(_links_figure_spec(link_series, backlog=bool(link_predictions)),
-                              link_series, summary, link_predictions))
+        if not any(s.members > 1 for s in link_series):
+            jobs.append(_spec_job(_links_figure_spec(link_series, backlog=bool(link_predictions)),
+                                  link_series, summary, link_predictions))
     if flow_ids:
         flow_table = _normalize(results.flows, "flows")
         flow_series = _flow_series(flow_table, flow_ids)
         flow_predictions: list[PredictionSeries] = []
-        if prediction_table is not None:
+        spec = FLOWS_FIGURE if "arrival_rate_mbps" in flow_table else FLOWS_FIGURE_GOODPUT
+        if flows is None and len(flow_series) > MAX_LINES:
+            flow_series = _aggregate(flow_series, _flow_groups(summary, flow_series), summary,
+                                     idle_is_zero=False)
+            spec = dataclasses.replace(spec, legend_title=AGGREGATE_TITLE.format(what="flows"))
+        elif prediction_table is not None:
             flow_predictions = _prediction_series(prediction_table, flow_series, "flow",
                                                   ("rate_mbps", "rtt_ms"))
-        spec = FLOWS_FIGURE if "arrival_rate_mbps" in flow_table else FLOWS_FIGURE_GOODPUT
         jobs.append(_spec_job(spec, flow_series, summary, flow_predictions))
     if host_ids:
-        jobs.append(_spec_job(HOSTS_FIGURE, _host_series(_normalize(results.hosts, "hosts"),
-                                                         host_ids), summary))
+        host_series = _host_series(_normalize(results.hosts, "hosts"), host_ids)
+        spec = HOSTS_FIGURE
+        if hosts is None and len(host_series) > MAX_LINES:
+            host_series = _aggregate(host_series, {s.key: "all hosts" for s in host_series},
+                                     summary, idle_is_zero=True)
+            spec = dataclasses.replace(spec, legend_title=AGGREGATE_TITLE.format(what="hosts"))
+        jobs.append(_spec_job(spec, host_series, summary))
     if router_ids and _routes_changed(routes):
         ecmp = bool((summary.get("routing") or {}).get("ecmp"))
         chosen, omitted = _routes_to_plot(_route_series(routes, router_ids, ecmp=ecmp),
@@ -524,6 +562,67 @@ def _link_series(summary: dict, table: Table, link_ids: Sequence[str]) -> list[S
             out.append(Series(key=f"{link_id} {direction}", label=f"{link_id} {direction}",
                               time=time, values=values, entity=link_id, directions=(direction,),
                               aqm=aqm))
+    return out
+
+
+def _link_groups(summary: dict, series: Sequence[Series], *, at_most: int = 0,
+                 untiered_at_most: int = 0) -> Optional[dict[str, str]]:
+    """Series key -> group of a link line: the tier pair its link joins ("host\u2013edge
+    links") in a tiered network (`plot_tool.tiers`), else "all links". None (draw the lines)
+    when there are at most `at_most` lines in a tiered network, `untiered_at_most` in another."""
+    from plot_tool.tiers import network_tiers
+
+    tiers = network_tiers(summary)
+    if len(series) <= (at_most if tiers is not None else untiered_at_most):
+        return None
+    out = {}
+    for s in series:
+        ends = (summary.get("links", {}).get(s.entity, {}) or {}).get("ends") or []
+        if tiers is not None and len(ends) == 2 and all(e in tiers.tier for e in ends):
+            out[s.key] = f"{tiers.link_group(str(ends[0]), str(ends[1]))} links"
+        else:
+            out[s.key] = "all links"
+    return out
+
+
+def _flow_groups(summary: dict, series: Sequence[Series]) -> dict[str, str]:
+    """Series key -> group of a flow line: its congestion-control algorithm."""
+    flows = summary.get("flows", {}) or {}
+    return {s.key: str((flows.get(s.entity, {}) or {}).get("algorithm") or "flows")
+            for s in series}
+
+
+def _aggregate(series: Sequence[Series], groups: dict[str, str], summary: dict, *,
+               idle_is_zero: bool) -> list[Series]:
+    """One `Series` per group (in order of first appearance): at each sample time of any member,
+    the mean of every column over the group's members, and the `AGGREGATE_QUANTILES` as
+    ``low`` / ``high``. A member without a row at a time counts as 0 when `idle_is_zero` (an
+    idle link or host), and is left out otherwise (a flow not sending: NaN, no data). The label
+    says what the line is: "<group> (n <what>): mean"."""
+    order = list(dict.fromkeys(groups[s.key] for s in series))
+    out: list[Series] = []
+    for group in order:
+        members = [s for s in series if groups[s.key] == group]
+        time = np.unique(np.concatenate([s.time for s in members] or [np.zeros(0)]))
+        columns = list(dict.fromkeys(c for s in members for c in s.values))
+        mean, low, high = {}, {}, {}
+        for column in columns:
+            matrix = np.full((len(members), len(time)), 0.0 if idle_is_zero else np.nan)
+            for i, s in enumerate(members):
+                if column in s.values:
+                    matrix[i, np.searchsorted(time, s.time)] = s.values[column]
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)   # an instant with no value
+                mean[column] = np.nanmean(matrix, axis=0)
+                low[column], high[column] = np.nanpercentile(matrix, AGGREGATE_QUANTILES, axis=0)
+        what = "link directions" if members[0].directions else (
+            "flows" if not idle_is_zero else "hosts")
+        if any(s.summed for s in members):
+            what = "links"
+        label = f"{group} ({len(members)} {what}): mean"
+        out.append(Series(key=f"aggregate {group}", label=label, time=time, values=mean,
+                          entity="", members=len(members), low=low, high=high,
+                          aqm=any(s.aqm for s in members)))
     return out
 
 
@@ -1052,8 +1151,11 @@ def _draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: d
         ax.set_ylabel(ylabel.format(**labels))
     _finish_time_axis(axes, summary)
     fig.suptitle(str(summary.get("topology", "")) or "netsim results")
+    bands = [Patch(facecolor=(0.35, 0.35, 0.35, 0.2), edgecolor="none",
+                   label="10th\u201390th percentile\nof the group (shaded)")] \
+        if any(s.low is not None for s in series) else []
     legend = _add_legend(fig, axes[0], spec.legend_title,
-                         extra + _prediction_handles(drawn["line"], drawn["band"]))
+                         extra + bands + _prediction_handles(drawn["line"], drawn["band"]))
     finish_layout(fig, axes, figure_legends=[legend] if legend is not None else [])
 
 
@@ -1083,6 +1185,23 @@ def _plot_panel(ax: Any, series: Sequence[Series], panel: Panel, *,
         _plot_values(ax, s, s.values[panel.column], style=panel.style, interval_s=interval_s,
                      idle_is_zero=idle_is_zero, linestyle=linestyle,
                      label=s.label if with_labels else "_nolegend_")
+        if s.low is not None and s.high is not None:
+            _plot_band(ax, s, panel.column, style=panel.style, interval_s=interval_s,
+                       idle_is_zero=idle_is_zero)
+
+
+def _plot_band(ax: Any, s: Series, column: str, *, style: str, interval_s: Optional[float],
+               idle_is_zero: bool) -> None:
+    """The 10th-90th percentile band of an aggregate line, shaded in its colour, broken where
+    the line is (`_line_arrays`)."""
+    assert s.low is not None and s.high is not None
+    x, low = _line_arrays(s.time, s.low[column], style=style, interval_s=interval_s,
+                          idle_is_zero=idle_is_zero)
+    _, high = _line_arrays(s.time, s.high[column], style=style, interval_s=interval_s,
+                           idle_is_zero=idle_is_zero)
+    ax.fill_between(x, low, high, where=np.isfinite(low) & np.isfinite(high), color=s.color,
+                    alpha=0.2, linewidth=0, zorder=1.5, label="_nolegend_",
+                    step=None if style == "instant" else "pre")
 
 
 def _plot_values(ax: Any, s: Series, values: np.ndarray, *, style: str,
@@ -1119,7 +1238,7 @@ def _plot_losses(ax: Any, series: Sequence[Series], causes: Sequence[LossCause],
         total = 0.0
         for s in series:
             values = s.values[cause.column]
-            total += float(np.nansum(values))
+            total += float(np.nansum(values)) * s.members    # an aggregate: mean x members
             _plot_values(ax, s, values, style="interval", interval_s=interval_s,
                          idle_is_zero=idle_is_zero, linestyle=cause.linestyle,
                          label="_nolegend_")

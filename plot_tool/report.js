@@ -42,6 +42,7 @@
 
   function fmt(v, digits) {
     if (v === null || v === undefined || Number.isNaN(v)) return "-";
+    if (Math.abs(v) >= 10 ** (digits || 4)) return String(Math.round(v));   // 40000, not 4.000e+4
     return Number(v).toPrecision(digits || 4).replace(/\.?0+$/, (m) => (m.includes(".") ? "" : m));
   }
 
@@ -59,10 +60,12 @@
     const pos = {};
     data.nodes.forEach((n) => (pos[n.id] = [n.x, n.y]));
     const span = 1.0;
-    // A big network (more than BIG_LINKS links or BIG_NODES nodes, e.g. a generated fabric):
+    // A big network (more than BIG_LINKS links or BIG_NODES nodes, or tiered):
     // thinner lines and bars, link labels and node names on hover only (see docs/report.md).
     const BIG_LINKS = 40, BIG_NODES = 60;
-    const bigLinks = data.links.length > BIG_LINKS, bigNodes = data.nodes.length > BIG_NODES;
+    // A tiered drawing (a fabric) counts as big: its link labels would overlap on each tier.
+    const bigLinks = data.links.length > BIG_LINKS || !!data.tiers;
+    const bigNodes = data.nodes.length > BIG_NODES;
     const off = (bigLinks ? 0.006 : 0.018) * span;   // queue bars: distance from the link line
     const QLEN = 0.3;                      // full buffer = 30 % of the link's length
     const LINK_WIDTH = bigLinks ? 2 : 6, BAR_WIDTH = bigLinks ? 3 : 7;

@@ -1,0 +1,111 @@
+"""Aggregate lines of links.png / flows.png / hosts.png beyond MAX_LINES entities
+(plot_tool.figures._aggregate): the mean and the 10th-90th percentiles of the CSV values, the
+groups (tier pairs of a fat tree, algorithms), and the user's -l / -F choices drawn one by one."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from plot_tool import figures
+from plot_tool.results import read_results
+
+
+@pytest.fixture(scope="module")
+def fat_tree_run(tmp_path_factory):
+    from netsim.cli import main
+
+    tmp = tmp_path_factory.mktemp("agg")
+    topology = tmp / "ft.json"
+    assert main(["generate", "fat-tree", "--k", "6", "-o", str(topology)]) == 0   # 27 flows
+    out = tmp / "ft"
+    assert main([str(topology), "--out", str(out), "--quiet", "--duration", "0.3",
+                 "--interval", "0.05"]) == 0
+    return out
+
+
+def test_links_grouped_by_tier_pair_with_mean_and_quantiles_of_the_csv(fat_tree_run):
+    rs = read_results(fat_tree_run)
+    links_job, flows_job, hosts_job = figures._plan_figures(rs)[:3]
+    keys = [s.label for s in links_job.series]
+    assert keys == ["host\u2013edge links (108 link directions): mean",
+                    "edge\u2013aggregation links (108 link directions): mean",
+                    "aggregation\u2013core links (108 link directions): mean"]
+    core = links_job.series[2]
+    ids = [lid for lid, info in rs.summary["links"].items() if info["ends"][1].startswith("c_")]
+    assert len(ids) == 54
+    t = rs.links["time_s"]
+    for i, time in enumerate(core.time):
+        values = np.zeros(108)          # idle directions (no row) count as 0
+        k = 0
+        for lid in ids:
+            for d in rs.summary["links"][lid]["directions"]:
+                rows = (rs.links["link"] == lid) & (rs.links["direction"] == d) & (t == time)
+                values[k] = rs.links["rate_mbps"][rows].sum()
+                k += 1
+        assert core.values["rate_mbps"][i] == pytest.approx(values.mean())
+        assert core.low["rate_mbps"][i] == pytest.approx(np.percentile(values, 10))
+        assert core.high["rate_mbps"][i] == pytest.approx(np.percentile(values, 90))
+    assert "10th" in links_job.spec.legend_title and "mean" in links_job.spec.legend_title
+
+
+def test_flows_grouped_by_algorithm_missing_rows_left_out(fat_tree_run):
+    rs = read_results(fat_tree_run)
+    flows_job = figures._plan_figures(rs)[1]
+    (reno,) = flows_job.series
+    assert reno.label == "reno (27 flows): mean" and reno.members == 27
+    t = rs.flows["time_s"]
+    for i, time in enumerate(reno.time):
+        values = rs.flows["window_pkts"][t == time]
+        assert reno.values["window_pkts"][i] == pytest.approx(np.nanmean(values))
+        assert reno.high["window_pkts"][i] == pytest.approx(np.nanpercentile(values, 90))
+
+
+def test_hosts_aggregated_and_user_choices_drawn_individually(fat_tree_run):
+    rs = read_results(fat_tree_run)
+    hosts_job = figures._plan_figures(rs)[2]
+    assert [s.label for s in hosts_job.series] == ["all hosts (54 hosts): mean"]
+    chosen = list(rs.summary["links"])[:14]
+    jobs = figures._plan_figures(rs, links=chosen, flows=list(rs.summary["flows"]))
+    assert len(jobs[0].series) == 28 and all(s.members == 1 for s in jobs[0].series)
+    assert [s.label for s in jobs[1].series] == list(rs.summary["flows"])
+
+
+def test_tiered_links_beyond_12_lines_untiered_beyond_40():
+    """The thresholds: a k=4 fat tree's 96 link directions are grouped by tier pair, but 12 of
+    them are lines; a non-tiered network's links are grouped (all together) beyond 40 lines."""
+    from topologies.generate import dumbbell, fat_tree
+
+    def summary_of(topology):
+        return {"hosts": dict.fromkeys(topology["hosts"], {}),
+                "routers": dict.fromkeys(topology["routers"], {}),
+                "links": {lk["id"]: {"ends": lk["ends"]} for lk in topology["links"]}}
+
+    def lines(summary, n):
+        return [figures.Series(key=f"{lid} {d}", label="", time=np.zeros(0), values={},
+                               entity=lid, directions=(d,))
+                for lid in list(summary["links"])[:n] for d in ("a", "b")][:n]
+
+    tree = summary_of(fat_tree(4))
+    kw = dict(at_most=figures.MAX_TIERED_LINK_LINES, untiered_at_most=figures.MAX_LINK_LINES)
+    assert figures._link_groups(tree, lines(tree, 12), **kw) is None
+    groups = figures._link_groups(tree, lines(tree, 13), **kw)
+    assert groups is not None and set(groups.values()) == {"host\u2013edge links"}
+    bell = summary_of(dumbbell(30))                 # 61 links: R1-R2 inside a tier
+    assert figures._link_groups(bell, lines(bell, 40), **kw) is None
+    assert set(figures._link_groups(bell, lines(bell, 41), **kw).values()) == {"all links"}
+
+
+def test_small_runs_are_not_aggregated(tmp_path, root):
+    from netsim.cli import main
+
+    out = tmp_path / "tc2"
+    assert main([str(root / "topologies" / "test_case_2.json"), "--out", str(out), "--no-plots",
+                 "--quiet", "--duration", "2"]) == 0
+    jobs = figures._plan_figures(read_results(out))
+    assert all(s.members == 1 and s.low is None for job in jobs for s in job.series)
+    assert jobs[0].spec.legend_title == figures.HALF_DUPLEX_TITLE
+
+
+def test_aggregate_pngs_are_written(fat_tree_run):
+    written = figures.make_figures(fat_tree_run)
+    assert {p.name for p in written} >= {"links.png", "flows.png", "hosts.png"}
