@@ -187,7 +187,13 @@ def _first_two(spec):
     return dict(spec, num=2)
 
 
-@pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: p.stem)
+# the data-center sweep is a k=8 fat tree even when reduced (tests/test_dc_experiment.py runs a
+# shorter one in the default suite)
+HEAVY_EXPERIMENTS = {"dctcp_websearch"}
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.stem in HEAVY_EXPERIMENTS
+                                  else p for p in EXPERIMENTS], ids=lambda p: p.stem)
 def test_example_sweep_reduced(tmp_path, path):
     """Each shipped example, cut to its first two values per parameter, one seed, short runs."""
     data = json.loads(path.read_text())
