@@ -210,18 +210,30 @@
         const o = (i - (flows.length - 1) / 2) *
           (data.tiers ? Math.min(0.003, 0.015 / Math.max(1, flows.length))
             : Math.min(0.012, 0.06 / Math.max(1, flows.length)));
-        let node = f.src;
-        const pts = [node];
-        path.forEach((lid) => {
-          const l = links[linkIndex[lid]];
-          node = l.ends[0] === node ? l.ends[1] : l.ends[0];
-          pts.push(node);
-        });
-        pts.forEach((n) => { x.push(pos[n][0] + o); y.push(pos[n][1] + o); });
+        const several = (change.ecmp || []).includes(f.id);
+        if (several) {       // ECMP: every link of the equal-cost paths, one segment each
+          path.forEach((lid) => {
+            const l = links[linkIndex[lid]];
+            x.push(pos[l.ends[0]][0] + o, pos[l.ends[1]][0] + o, null);
+            y.push(pos[l.ends[0]][1] + o, pos[l.ends[1]][1] + o, null);
+          });
+        } else {             // one path: a line through its nodes, from the source
+          let node = f.src;
+          const pts = [node];
+          path.forEach((lid) => {
+            const l = links[linkIndex[lid]];
+            node = l.ends[0] === node ? l.ends[1] : l.ends[0];
+            pts.push(node);
+          });
+          pts.forEach((n) => { x.push(pos[n][0] + o); y.push(pos[n][1] + o); });
+        }
         const broken = (change.broken || []).includes(f.id);
         const tr = traces[routeTrace0 + i];
         tr.x = x; tr.y = y;
-        tr.text = `${f.id} (${f.algorithm}): ${f.src} → ${f.dst} via ${path.join(", ") || "-"}` +
+        tr.text = `${f.id} (${f.algorithm}): ${f.src} → ${f.dst} ` +
+          (several ? `over the equal-cost paths (ECMP: its hash picks one at each switch; ` +
+            `which one is not in the results): ${path.join(", ")}`
+            : `via ${path.join(", ") || "-"}`) +
           (broken ? " (no route beyond)" : "");
         tr.customdata = x.map(() => f.id);
       });

@@ -353,7 +353,12 @@ def route_changes(rs: ResultSet, nodes: Sequence[Mapping[str, Any]]) -> list[dic
     """The path of every flow (its links, from source to destination) at t = 0 and after each
     change of routes.csv that moves one: ``[{"t": time, "paths": {flow: [link, ...]}}]``. A flow
     whose destination cannot be reached from some node gets the links up to there and
-    ``"broken": [flow, ...]``."""
+    ``"broken": [flow, ...]``.
+
+    With ECMP a router's entry is an equal-cost set (routes.csv: one row per member, at the same
+    time). Which member a flow's hash picks is not in the results, so the flow's "path" is then
+    every link of every equal-cost path it may take (source side first), and the flow is listed
+    in ``"ecmp"``."""
     summary = rs.summary
     host_links: dict[str, list[tuple[str, str]]] = {}
     for lid in sorted(summary["links"]):
@@ -363,30 +368,44 @@ def route_changes(rs: ResultSet, nodes: Sequence[Mapping[str, Any]]) -> list[dic
             host_links.setdefault(ends[1], []).append((lid, ends[0]))
     routers = set(summary.get("routers", {}) or {})
     flows = {fid: (f.get("src"), f.get("dst")) for fid, f in summary["flows"].items()}
-    table: dict[tuple[str, str], tuple[str, str, float]] = {}
+    # (router, destination) -> (time installed, [(next hop, link, cost), ...]: the set's members)
+    table: dict[tuple[str, str], tuple[float, list[tuple[str, str, float]]]] = {}
 
-    def path(src: str, dst: str) -> tuple[list[str], bool]:
-        links: list[str] = []
-        node = src
+    def path(src: str, dst: str) -> tuple[list[str], bool, bool]:
+        """(links, broken, several paths): breadth-first over the next hops from `src`."""
+        links: dict[str, None] = {}
+        frontier, seen = [src], {src}
+        broken = several = False
         for _ in range(len(summary["links"]) + 1):
-            if node == dst:
-                return links, False
-            if node in routers:
-                entry = table.get((node, dst))
-                if entry is None or not math.isfinite(entry[2]):
-                    return links, True
-                next_hop, lid = entry[0], entry[1]
-            else:                                   # a host: its (first) link
-                choices = host_links.get(node, [])
-                direct = [c for c in choices if c[1] == dst]
-                if not choices:
-                    return links, True
-                lid, next_hop = (direct or choices)[0]
-            links.append(lid)
-            node = next_hop
-        return links, True
+            if not frontier:
+                break
+            following: list[str] = []
+            for node in frontier:
+                if node == dst:
+                    continue
+                if node in routers:
+                    entry = table.get((node, dst))
+                    hops = [(h, lid) for h, lid, cost in (entry[1] if entry else [])
+                            if math.isfinite(cost)]
+                else:                               # a host: its (first) link
+                    choices = host_links.get(node, [])
+                    direct = [c for c in choices if c[1] == dst]
+                    hops = [(h, lid) for lid, h in (direct or choices)[:1]]
+                if not hops:
+                    broken = True
+                several |= len(hops) > 1
+                for next_hop, lid in hops:
+                    links.setdefault(lid)
+                    if next_hop not in seen:
+                        seen.add(next_hop)
+                        following.append(next_hop)
+            frontier = following
+        else:
+            broken = True                           # (cannot happen: each node is seen once)
+        return list(links), broken or dst not in seen, several
 
     changes: list[dict] = []
+    ecmp = bool((summary.get("routing") or {}).get("ecmp"))
     routes = rs.routes
     times = np.asarray(routes["time_s"]) if routes is not None else np.zeros(0)
     order = np.argsort(times, kind="stable")
@@ -398,18 +417,27 @@ def route_changes(rs: ResultSet, nodes: Sequence[Mapping[str, Any]]) -> list[dic
     for t in distinct:
         while i < len(order) and times[order[i]] <= t:
             k = order[i]
-            table[(str(routes["router"][k]), str(routes["destination"][k]))] = (
-                str(routes["next_hop"][k]), str(routes["link"][k]), float(routes["cost_ms"][k]))
+            key = (str(routes["router"][k]), str(routes["destination"][k]))
+            member = (str(routes["next_hop"][k]), str(routes["link"][k]),
+                      float(routes["cost_ms"][k]))
+            installed = table.get(key)
+            if installed is not None and installed[0] == float(times[k]) and ecmp:
+                installed[1].append(member)         # another member of the same set
+            else:
+                table[key] = (float(times[k]), [member])
             i += 1
-        paths, broken = {}, []
+        paths, broken, several = {}, [], []
         for fid, (src, dst) in flows.items():
-            links, bad = path(str(src), str(dst))
+            links, bad, many = path(str(src), str(dst))
             paths[fid] = links
             if bad:
                 broken.append(fid)
+            if many:
+                several.append(fid)
         state = (paths, broken)
         if state != previous:
-            changes.append({"t": _sig(float(t)), "paths": paths, "broken": broken})
+            changes.append({"t": _sig(float(t)), "paths": paths, "broken": broken,
+                            "ecmp": several})
             previous = state
     return changes
 
@@ -694,7 +722,8 @@ def render_page(data: Mapping[str, Any]) -> str:
 <h2>Network</h2>
 <div class="muted">Links coloured by utilization, bars beside them: buffer occupancy of each
 direction (at the sending end); ✕ a link losing packets because it is down; dotted lines: the
-route of each flow (click a flow in the legend to hide it). Click a link (its label) or a flow
+route of each flow, or with ECMP every equal-cost path it may take (click a flow in the legend to
+hide it). Click a link (its label) or a flow
 route to show or hide its time series below.</div>
 <div id="topology" style="height:560px"></div>
 <div id="controls"><button id="play" type="button">▶ Play</button>

@@ -107,3 +107,28 @@ def test_report_keeps_the_spring_drawing_of_test_case_2(tmp_path, root):
                  "--quiet", "--duration", "1"]) == 0
     data = run_data(read_results(out))
     assert data["tiers"] is None and all("tier" not in n for n in data["nodes"])
+
+
+@pytest.mark.parametrize("ecmp, links", [("flow", 14), ("none", 6)])
+def test_report_routes_of_an_inter_pod_flow(tmp_path, ecmp, links):
+    """With ECMP the hashed path is not in the results: the route drawn is every link of the
+    equal-cost paths (k=4, inter-pod: 1 + 2 + 4 + 4 + 2 + 1 links, all four cores); without
+    ECMP the single path of 6 links."""
+    from netsim.cli import main
+    from plot_tool.report import run_data
+    from plot_tool.results import read_results
+
+    topology = tmp_path / "ft.json"
+    assert main(["generate", "fat-tree", "--k", "4", "--ecmp", ecmp, "-o", str(topology)]) == 0
+    out = tmp_path / "ft"
+    assert main([str(topology), "--out", str(out), "--no-plots", "--quiet",
+                 "--duration", "0.05"]) == 0
+    data = run_data(read_results(out))
+    flows = {f["id"]: f for f in data["flows"]}
+    inter = next(fid for fid, f in flows.items() if f["src"][:4] != f["dst"][:4])
+    path = data["routes"][0]["paths"][inter]
+    assert len(path) == links and path[0].startswith(flows[inter]["src"] + "-")
+    cores = {end for lid in path for end in lid.split("-") if end.startswith("c_")}
+    assert len(cores) == (4 if ecmp == "flow" else 1)
+    assert (inter in data["routes"][0]["ecmp"]) == (ecmp == "flow")
+    assert not data["routes"][0]["broken"]
