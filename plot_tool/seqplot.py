@@ -31,8 +31,8 @@ def _sack_blocks(tcp):
 
 
 def make_seq_plots(out_dir, network) -> list:
-    """Draw seq_<flow>.png into `out_dir` for every bulk flow whose first link has a capture
-    under `out_dir`/pcap; returns the paths written."""
+    """Draw seq_<flow>.png into `out_dir` for every bulk flow whose sender host, or else first
+    link, has a capture under `out_dir`/pcap; returns the paths written."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
