@@ -142,12 +142,32 @@ def _byte(flow, k: int) -> int:
     return (k * mss) & 0xFFFFFFFF
 
 
+_ETH_IP = struct.Struct(">6s6sH")                  # Ethernet: destination, source, type
+_IP = struct.Struct(">BBHHHBBH4s4s")               # IPv4 header without options
+_TCP = struct.Struct(">HHIIBBHHH")                  # TCP header without options
+_UDP = struct.Struct(">HHHH")
+_TS = struct.Struct(">4sII")                        # NOP NOP TS, TSval, TSecr
+_SACK = struct.Struct(">BBBBII")                    # NOP NOP SACK, one block
+_WORDS = struct.Struct(">10H")
+TH_PUSH, TH_ACK, TH_ECE, TH_CWR = 0x08, 0x10, 0x40, 0x80
+PROTO_TCP, PROTO_UDP = 6, 17
+
+
+def _ip_header(tos: int, length: int, proto: int, src: bytes, dst: bytes) -> bytes:
+    """An IPv4 header (no options, TTL 64) with its checksum."""
+    header = _IP.pack(0x45, tos, length, 0, 0, 64, proto, 0, src, dst)
+    total = sum(_WORDS.unpack(header))
+    total = (total & 0xFFFF) + (total >> 16)
+    total = (total & 0xFFFF) + (total >> 16)
+    return header[:10] + struct.pack(">H", ~total & 0xFFFF) + header[12:]
+
+
 def frame(ends: Endpoints, packet, src_mac: bytes, dst_mac: bytes, now: float,
           sending: bool, arrived: bool) -> tuple[bytes, int]:
-    """The frame of `packet` seen at `now` between MACs `src_mac` and `dst_mac` (headers only)
-    and its full length on the wire. `sending`: the capture is at the host that sends it;
-    `arrived`: at its destination."""
-    src, dst = packet.src, packet.dst
+    """The frame of `packet` seen at `now` between MACs `src_mac` and `dst_mac` (headers only:
+    Ethernet, IPv4, TCP with options or UDP; transport checksums 0, as captures on a host with
+    checksum offload show them) and its full length on the wire. `sending`: the capture is at
+    the host that sends it; `arrived`: at its destination."""
     size = packet.size_bytes
     owner = getattr(packet.deliver, "__self__", None)
     known = ends.by_endpoint.get(id(owner))
@@ -155,50 +175,43 @@ def frame(ends: Endpoints, packet, src_mac: bytes, dst_mac: bytes, now: float,
     if known is None or not hasattr(known[0], "receiver"):   # routing or cbr: UDP
         port = known[1] if known is not None else ROUTING_PORT
         dport = RECEIVER_PORT if known is not None else ROUTING_PORT
-        transport: dpkt.Packet = dpkt.udp.UDP(sport=port, dport=dport, ulen=max(8, size - 20))
-        proto = dpkt.ip.IP_PROTO_UDP
+        transport = _UDP.pack(port, dport, max(8, size - 20), 0)
+        proto = PROTO_UDP
         ip_len = max(size, 28)
     else:
         flow, port = known
         if packet.kind == DATA:
-            flags = dpkt.tcp.TH_ACK | (dpkt.tcp.TH_PUSH if packet.retx else 0)
+            flags = TH_ACK | (TH_PUSH if packet.retx else 0)
             if packet.payload is True:
-                flags |= dpkt.tcp.TH_CWR
-            opts = TS_OPTION + struct.pack(">II", _ms(packet.sent_s), ends.ts_recent.get(port, 0))
-            tcp = dpkt.tcp.TCP(sport=port, dport=RECEIVER_PORT, seq=_byte(flow, packet.seq),
-                               ack=1, flags=flags, win=65535, opts=opts)
+                flags |= TH_CWR
+            opts = _TS.pack(TS_OPTION, _ms(packet.sent_s), ends.ts_recent.get(port, 0))
+            transport = _TCP.pack(port, RECEIVER_PORT, _byte(flow, packet.seq), 1,
+                                  (5 + len(opts) // 4) << 4, flags, 65535, 0, 0) + opts
             ip_len = max(size, DATA_HEADERS + 1)
         else:
-            flags = dpkt.tcp.TH_ACK | (dpkt.tcp.TH_ECE if packet.payload is True else 0)
+            flags = TH_ACK | (TH_ECE if packet.payload is True else 0)
             tsval = ends.ack_tsval(packet, now, sending)
             if arrived:
                 ends.ts_recent[port] = tsval
                 ends.forget(packet)
-            opts = TS_OPTION + struct.pack(">II", tsval, _ms(packet.sent_s))
+            opts = _TS.pack(TS_OPTION, tsval, _ms(packet.sent_s))
             if packet.kind == ACK and packet.sack_seq > packet.ack_seq >= 0:
-                opts += struct.pack(">BBBBII", 1, 1, 5, 10, _byte(flow, packet.sack_seq),
-                                    _byte(flow, packet.sack_seq + 1))
+                opts += _SACK.pack(1, 1, 5, 10, _byte(flow, packet.sack_seq),
+                                   _byte(flow, packet.sack_seq + 1))
             room = min(MAX_OPTION_BYTES, size - MSS_HEADERS) // 4 * 4
             if room > len(opts):                       # End of Option List, then zeros
                 opts += b"\0" * (room - len(opts))
-            tcp = dpkt.tcp.TCP(sport=RECEIVER_PORT, dport=port, seq=1,
-                               ack=_byte(flow, max(packet.ack_seq, 0)), flags=flags,
-                               win=65535, opts=opts)
+            transport = _TCP.pack(RECEIVER_PORT, port, 1, _byte(flow, max(packet.ack_seq, 0)),
+                                  (5 + len(opts) // 4) << 4, flags, 65535, 0, 0) + opts
             ip_len = MSS_HEADERS + len(opts)
-        tcp.off = 5 + len(tcp.opts) // 4
-        transport = tcp
-        proto = dpkt.ip.IP_PROTO_TCP
-    ip = dpkt.ip.IP(src=ends.ip.get(src, b"\0\0\0\0"), dst=ends.ip.get(dst, b"\0\0\0\0"),
-                    p=proto, ttl=64, tos=tos, data=transport)
-    eth = dpkt.ethernet.Ethernet(src=src_mac, dst=dst_mac, type=dpkt.ethernet.ETH_TYPE_IP, data=ip)
-    data = bytearray(bytes(eth))
+        proto = PROTO_TCP
     # the IP total length is the packet's length on the wire (the frame is stored truncated)
-    header = bytearray(data[14:34])
-    header[2:4] = struct.pack(">H", ip_len)
-    header[10:12] = b"\0\0"
-    header[10:12] = struct.pack(">H", dpkt.in_cksum(bytes(header)))
-    data[14:34] = header
-    return bytes(data), max(MIN_FRAME_BYTES, 14 + max(size, ip_len))
+    ip = ends.ip
+    data = (_ETH_IP.pack(dst_mac, src_mac, 0x0800)
+            + _ip_header(tos, ip_len, proto, ip.get(packet.src, b"\0\0\0\0"),
+                         ip.get(packet.dst, b"\0\0\0\0"))
+            + transport)
+    return data, max(MIN_FRAME_BYTES, 14 + max(size, ip_len))
 
 
 class PcapFile:
