@@ -1,7 +1,7 @@
 """Packet captures (--pcap): what tcpdump on each host would record, or one file per link direction.
 
-Two kinds of capture, both classic pcap (microsecond timestamps, Ethernet) built with dpkt (the
-`pcap` extra):
+Two kinds of capture, both classic pcap (microsecond timestamps, Ethernet; frames packed with
+struct, the `pcap` extra's dpkt reads them back for the time-sequence plots):
 
 * host captures (`--pcap`, `install_host_captures`): ``pcap/<host>.pcap`` for each host of the
   flows of interest, both directions of its interface, timestamped when the host hands a packet
