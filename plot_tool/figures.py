@@ -1,5 +1,7 @@
-"""Figures of a simulation run: ``links.png``, ``flows.png``, ``hosts.png`` and, when dynamic
-routing changed a forwarding table, ``routing.png`` (see docs/outputs.md, "Figures").
+"""Figures of a simulation run: ``links.png``, ``flows.png``, ``hosts.png``, ``fct.png`` when the
+run had workloads and, when dynamic routing changed a forwarding table, ``routing.png`` (see
+docs/outputs.md, "Figures"). Big runs get aggregate lines (``_aggregate``: a group's mean and
+10th-90th percentile band) instead of one line per entity.
 
 The work is split into data preparation and drawing:
 
@@ -105,6 +107,16 @@ MAX_TIERED_LINK_LINES = 12
 MAX_LINK_LINES = 40
 AGGREGATE_QUANTILES = (10.0, 90.0)
 AGGREGATE_TITLE = "mean over the {what} of each group\n(band: 10th\u201390th percentile)"
+
+# fct.png (runs with workloads): each finished flow's FCT slowdown against its size, and per
+# workload and size bucket (summary.json's: under 100 KB, 100 KB to 10 MB, over 10 MB, in the
+# run's units) the median and the 99th percentile, computed exactly from fct.csv.
+FCT_FILENAME = "fct.png"
+FCT_QUANTILES = (50.0, 99.0)
+FCT_BUCKETS = (("under_100kb", "< 100 KB"), ("100kb_to_10mb", "100 KB \u2013 10 MB"),
+               ("over_10mb", "> 10 MB"))
+FCT_MEDIAN_LABEL = "median slowdown of a size bucket"
+FCT_P99_LABEL = "99th percentile of a size bucket"
 
 NO_LOSS_TEXT = "no packets lost"
 LOSS_HEADER = "packets lost (drops panel):"
@@ -345,8 +357,11 @@ def make_figures(results: Any, out_dir: Optional[PathLike] = None, *,
             shows the simulated ``backlog_kb`` instead of ``buffer_kb``.
         show: after saving, also show the figures with pyplot (blocks until they are closed).
 
-    The paths are returned in the order links, flows, hosts, routing (figures not written are
-    left out).
+    A run with workloads (``fct.csv``) also gets ``fct.png``: each finished workload flow's FCT
+    slowdown against its size, with the median and 99th percentile of each size bucket.
+
+    The paths are returned in the order links, flows, hosts, fct, routing (figures not written
+    are left out).
     """
     source_dir: Optional[Path] = None
     if isinstance(results, (str, os.PathLike)):
@@ -504,6 +519,9 @@ def _plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection
                                      summary, idle_is_zero=True)
             spec = dataclasses.replace(spec, legend_title=AGGREGATE_TITLE.format(what="hosts"))
         jobs.append(_spec_job(spec, host_series, summary))
+    fct = getattr(results, "fct", None)
+    if fct is not None and len(fct.get("slowdown", ())):
+        jobs.append(_fct_job(_normalize_fct(fct), summary))
     if router_ids and _routes_changed(routes):
         ecmp = bool((summary.get("routing") or {}).get("ecmp"))
         chosen, omitted = _routes_to_plot(_route_series(routes, router_ids, ecmp=ecmp),
@@ -517,6 +535,134 @@ def _spec_job(spec: FigureSpec, series: list[Series], summary: dict,
     return _Job(spec.filename, _figsize(spec),
                 lambda fig: _draw_figure(fig, spec, series, summary, predictions),
                 spec=spec, series=series, predictions=list(predictions))
+
+
+@dataclass
+class FctBucket:
+    """The finished flows of one workload in one size bucket: their count, size range and the
+    `FCT_QUANTILES` of their slowdown (numpy's linear percentiles of the fct.csv values)."""
+
+    workload: str
+    bucket: str               # "under_100kb", ...
+    count: int
+    min_size: float
+    max_size: float
+    p50: float
+    p99: float
+
+
+def _normalize_fct(fct: Any) -> Table:
+    columns = {str(c): fct[c] for c in fct}
+    out: Table = {}
+    for name in ("workload", "flow"):
+        out[name] = np.asarray(columns[name]).astype(str)
+    for name in ("size_bytes", "slowdown", "fct_s"):
+        out[name] = np.asarray(columns[name], dtype=np.float64)
+    return out
+
+
+def _fct_buckets(fct: Table, summary: dict) -> list[FctBucket]:
+    """Per workload (in order of first appearance) and size bucket with flows: `FctBucket`.
+    Bucket bounds as the summary's: size < 100 KB, 100 KB <= size <= 10 MB, size > 10 MB (KB and
+    MB in the run's units)."""
+    units = summary.get("units") or {}
+    small = 100 * float(units.get("bytes_per_kb") or 1000)
+    large = 10 * float(units.get("bytes_per_mb") or 1_000_000)
+    size, slowdown = fct["size_bytes"], fct["slowdown"]
+    masks = {"under_100kb": size < small, "100kb_to_10mb": (size >= small) & (size <= large),
+             "over_10mb": size > large}
+    out = []
+    for workload in dict.fromkeys(fct["workload"].tolist()):
+        mine = (fct["workload"] == workload) & np.isfinite(slowdown)
+        for bucket, _ in FCT_BUCKETS:
+            rows = mine & masks[bucket]
+            if not rows.any():
+                continue
+            p50, p99 = np.percentile(slowdown[rows], FCT_QUANTILES)
+            out.append(FctBucket(workload, bucket, int(rows.sum()), float(size[rows].min()),
+                                 float(size[rows].max()), float(p50), float(p99)))
+    return out
+
+
+def _fct_job(fct: Table, summary: dict) -> _Job:
+    workloads = list(dict.fromkeys(fct["workload"].tolist()))
+    height = TITLE_HEIGHT_IN + 1.3 * PANEL_HEIGHT_IN * len(workloads)
+    return _Job(FCT_FILENAME, (WIDTH_IN, height),
+                lambda fig: _draw_fct_figure(fig, fct, summary, workloads))
+
+
+def _draw_fct_figure(fig: Figure, fct: Table, summary: dict, workloads: Sequence[str]) -> None:
+    """fct.png: one panel per workload, flow size (log) against FCT slowdown (log): a dot per
+    finished flow, and per size bucket its median and 99th percentile as horizontal segments
+    over the sizes of its flows, with their values written beside them."""
+    buckets = _fct_buckets(fct, summary)
+    names = dict(FCT_BUCKETS)
+    axes = stacked_axes(fig, len(workloads), style=STYLE)
+    info = summary.get("workloads") or {}
+    units = summary.get("units") or {}
+    small = 100 * float(units.get("bytes_per_kb") or 1000)
+    large = 10 * float(units.get("bytes_per_mb") or 1_000_000)
+    for ax, workload in zip(axes, workloads):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        rows = fct["workload"] == workload
+        n = int(rows.sum())
+        ax.scatter(fct["size_bytes"][rows], fct["slowdown"][rows], s=5, linewidths=0,
+                   color="0.45", alpha=0.35 if n > 500 else 0.7, zorder=2)
+        ax.axhline(1.0, color="0.2", linestyle=(0, (4, 2.5)), linewidth=1.0, zorder=1.8)
+        for bound in (small, large):
+            ax.axvline(bound, color="0.5", linestyle=":", linewidth=1.0, zorder=1.7)
+        for b in (b for b in buckets if b.workload == workload):
+            low, high = b.min_size / 1.15, b.max_size * 1.15
+            for value, color, gid in ((b.p50, "tab:blue", "p50"), (b.p99, "tab:red", "p99")):
+                ax.plot([low, high], [value, value], color=color, linewidth=2.2, zorder=3,
+                        solid_capstyle="butt", gid=f"{gid} {b.bucket}")
+                above = gid == "p99" or value > b.p99 * 0.999      # p50 below its segment
+                ax.annotate(f"{gid} {value:.3g}", xy=(low, value), xytext=(2, 2 if above else -2),
+                            textcoords="offset points", va="bottom" if above else "top",
+                            fontsize="x-small", color=color, zorder=4)
+            ax.annotate(f"{names[b.bucket]}: {b.count} flows", xy=(b.min_size / 1.15, 0.0),
+                        xycoords=("data", "axes fraction"), xytext=(2, 3),
+                        textcoords="offset points", va="bottom", fontsize="x-small", color="0.3")
+        details = info.get(workload) or {}
+        unfinished = details.get("flows_unfinished")
+        text = f"workload {workload}"
+        if details.get("algorithm"):
+            text += f" ({details['algorithm']})"
+        text += f": {n} finished flows"
+        if unfinished:
+            text += f", {unfinished} unfinished (not drawn)"
+        ax.text(0.99, 0.97, text, transform=ax.transAxes, ha="right", va="top",
+                fontsize="small", bbox=dict(boxstyle="round,pad=0.2", facecolor="white",
+                                            edgecolor="none", alpha=0.8), zorder=5)
+        ax.set_ylabel("FCT slowdown")
+        values = fct["slowdown"][rows]
+        values = values[np.isfinite(values) & (values > 0)]
+        if len(values):           # room below for the labels, above for the workload's text
+            ax.set_ylim(min(float(values.min()), 1.0) / 4, max(float(values.max()), 1.0) * 4)
+    axes[-1].set_xlabel("flow size (bytes)")
+    if len(axes) > 1:                    # one size axis: the same limits in every panel
+        low = min(ax.dataLim.x0 for ax in axes)
+        high = max(ax.dataLim.x1 for ax in axes)
+        for ax in axes:
+            ax.set_xlim(low / 1.5, high * 3)
+    else:
+        axes[0].set_xlim(axes[0].dataLim.x0 / 1.5, axes[0].dataLim.x1 * 3)
+    fig.suptitle((str(summary.get("topology", "")) or "netsim results") +
+                 ": flow completion time slowdown (FCT / FCT on an empty network)")
+    handles = [
+        Line2D([], [], linestyle="none", marker="o", markersize=3, color="0.45",
+               label="one finished flow"),
+        Line2D([], [], color="tab:blue", linewidth=2.2, label=FCT_MEDIAN_LABEL),
+        Line2D([], [], color="tab:red", linewidth=2.2, label=FCT_P99_LABEL),
+        Line2D([], [], color="0.2", linestyle=(0, (4, 2.5)), linewidth=1.0,
+               label="slowdown 1: the FCT on\nan empty network"),
+        Line2D([], [], color="0.5", linestyle=":", linewidth=1.0,
+               label="size bucket bounds\n(100 KB, 10 MB)"),
+    ]
+    legend = fig.legend(handles=handles, title="fct.csv; percentiles: linear\ninterpolation "
+                        "over the bucket's flows", **_SIDE_LEGEND)
+    finish_layout(fig, axes, figure_legends=[legend])
 
 
 def _routing_job(link_series: list[Series], routes: list[RouteSeries], omitted: int,
@@ -592,12 +738,16 @@ def _flow_groups(summary: dict, series: Sequence[Series]) -> dict[str, str]:
             for s in series}
 
 
+_NO_VALUE_WHEN_IDLE = frozenset({"sojourn_ms"})
+
+
 def _aggregate(series: Sequence[Series], groups: dict[str, str], summary: dict, *,
                idle_is_zero: bool) -> list[Series]:
     """One `Series` per group (in order of first appearance): at each sample time of any member,
     the mean of every column over the group's members, and the `AGGREGATE_QUANTILES` as
     ``low`` / ``high``. A member without a row at a time counts as 0 when `idle_is_zero` (an
-    idle link or host), and is left out otherwise (a flow not sending: NaN, no data). The label
+    idle link or host), and is left out otherwise (a flow not sending: NaN, no data), and
+    always for the queue sojourn time (a mean over the interval's packets: none when idle). The label
     says what the line is: "<group> (n <what>): mean"."""
     order = list(dict.fromkeys(groups[s.key] for s in series))
     out: list[Series] = []
@@ -607,7 +757,9 @@ def _aggregate(series: Sequence[Series], groups: dict[str, str], summary: dict, 
         columns = list(dict.fromkeys(c for s in members for c in s.values))
         mean, low, high = {}, {}, {}
         for column in columns:
-            matrix = np.full((len(members), len(time)), 0.0 if idle_is_zero else np.nan)
+            # idle: 0, except for a mean over the interval's packets (no packet: no value)
+            idle = 0.0 if idle_is_zero and column not in _NO_VALUE_WHEN_IDLE else np.nan
+            matrix = np.full((len(members), len(time)), idle)
             for i, s in enumerate(members):
                 if column in s.values:
                     matrix[i, np.searchsorted(time, s.time)] = s.values[column]

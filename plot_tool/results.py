@@ -48,6 +48,8 @@ SCHEMAS: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
                frozenset({"router", "destination", "next_hop", "link"})),
     "predictions": (("start_s", "end_s", "kind", "id", "direction", "quantity", "low", "high"),
                     frozenset({"kind", "id", "direction", "quantity"})),
+    "fct": (("workload", "flow", "src", "dst", "size_bytes", "start_s", "finish_s", "fct_s",
+             "ideal_fct_s", "slowdown"), frozenset({"workload", "flow", "src", "dst"})),
 }
 
 # Numeric columns that newer results have and older ones lack: read strictly as numbers when
@@ -58,7 +60,7 @@ OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
 
 # Files that older results (or runs without --check) lack: the ResultSet attribute is None when
 # the file is absent.
-OPTIONAL_FILES = frozenset({"routes", "predictions"})
+OPTIONAL_FILES = frozenset({"routes", "predictions", "fct"})
 CHECK_FILE = "check.json"
 
 # Top-level keys of summary.json that the readers and the figures rely on.
@@ -79,6 +81,8 @@ class ResultSet:
             direction, quantity, low, high), or None when the run was made without ``--check``.
         check: the parsed ``check.json`` (a dict), or None when the run was made without
             ``--check``.
+        fct: ``fct.csv`` (one row per finished workload flow) as a `Table`, or None when the
+            run had no workloads.
     """
 
     summary: dict
@@ -89,6 +93,7 @@ class ResultSet:
     routes: Optional[Table] = None
     predictions: Optional[Table] = None
     check: Optional[dict] = None
+    fct: Optional[Table] = None
 
     @property
     def topology(self) -> str:
@@ -111,7 +116,7 @@ class ResultSet:
 
 def read_results(out_dir: PathLike) -> ResultSet:
     """Read ``summary.json``, ``links.csv``, ``flows.csv``, ``hosts.csv``, ``routes.csv`` and,
-    when present, ``predictions.csv`` and ``check.json``.
+    when present, ``predictions.csv``, ``check.json`` and ``fct.csv``.
 
     `out_dir` may also be the path of the ``summary.json`` file itself. Raises FileNotFoundError
     (naming the missing path) when the directory or a required file is missing, and ValueError

@@ -1,6 +1,7 @@
 """Aggregate lines of links.png / flows.png / hosts.png beyond MAX_LINES entities
 (plot_tool.figures._aggregate): the mean and the 10th-90th percentiles of the CSV values, the
-groups (tier pairs of a fat tree, algorithms), and the user's -l / -F choices drawn one by one."""
+groups (tier pairs of a fat tree, algorithms), and the user's -l / -F choices drawn one by one;
+fct.png's per-size-bucket median and 99th percentile of the workload flows' slowdown."""
 from __future__ import annotations
 
 import numpy as np
@@ -109,3 +110,49 @@ def test_small_runs_are_not_aggregated(tmp_path, root):
 def test_aggregate_pngs_are_written(fat_tree_run):
     written = figures.make_figures(fat_tree_run)
     assert {p.name for p in written} >= {"links.png", "flows.png", "hosts.png"}
+
+
+@pytest.fixture(scope="module")
+def workload_run(tmp_path_factory):
+    from netsim.cli import main
+
+    root = __import__("pathlib").Path(__file__).resolve().parent.parent
+    out = tmp_path_factory.mktemp("fct") / "ws"
+    assert main([str(root / "topologies" / "examples" / "websearch.json"), "--out", str(out),
+                 "--quiet", "--duration", "8"]) == 0
+    return out
+
+
+def test_fct_buckets_are_the_percentiles_of_fct_csv(workload_run):
+    rs = read_results(workload_run)
+    assert rs.fct is not None and len(rs.fct["slowdown"]) > 20
+    buckets = figures._fct_buckets(figures._normalize_fct(rs.fct), rs.summary)
+    small, large = 100 * 1000, 10 * 1000 * 1000            # SI units
+    size, slowdown = rs.fct["size_bytes"], rs.fct["slowdown"]
+    masks = {"under_100kb": size < small, "100kb_to_10mb": (size >= small) & (size <= large),
+             "over_10mb": size > large}
+    assert [b.bucket for b in buckets] == [k for k, m in masks.items() if m.any()]
+    for b in buckets:
+        values = slowdown[masks[b.bucket]]
+        assert b.count == len(values)
+        assert b.p50 == pytest.approx(np.percentile(values, 50))
+        assert b.p99 == pytest.approx(np.percentile(values, 99))
+        reported = rs.summary["workloads"]["W"][b.bucket]
+        assert reported["count"] == b.count
+    assert (workload_run / "fct.png").is_file()
+
+
+def test_fct_figure_draws_those_values(workload_run):
+    from matplotlib.figure import Figure
+
+    rs = read_results(workload_run)
+    jobs = figures._plan_figures(rs)
+    (job,) = [j for j in jobs if j.filename == "fct.png"]
+    fig = Figure(figsize=job.figsize)
+    job.draw(fig)
+    drawn = {line.get_gid(): line.get_ydata()[0] for line in fig.axes[0].lines if line.get_gid()}
+    for b in figures._fct_buckets(figures._normalize_fct(rs.fct), rs.summary):
+        assert drawn[f"p50 {b.bucket}"] == pytest.approx(b.p50)
+        assert drawn[f"p99 {b.bucket}"] == pytest.approx(b.p99)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert figures.FCT_MEDIAN_LABEL in labels and figures.FCT_P99_LABEL in labels
