@@ -11,10 +11,13 @@ import json
 import shutil
 import statistics
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from netsim.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
 
 FIELDS = ("tcp.srcport", "tcp.dstport", "tcp.len", "tcp.seq_raw", "tcp.ack_raw",
           "tcp.analysis.retransmission", "tcp.analysis.fast_retransmission",
@@ -113,3 +116,24 @@ def test_parking_lot_every_sender(root, tmp_path, tshark):
         check_flow(analyse(rows, 10000 + k), flow, flow["min_rtt_ms"])
         checked += flow["retransmissions"] > 0
     assert checked == len(summary["flows"])
+
+
+SHIPPED = sorted(p for p in (ROOT / "topologies").glob("*.json")) + sorted(
+    p for p in (ROOT / "topologies" / "examples").glob("*.json") if not p.name.startswith("dc_"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("topology", SHIPPED, ids=lambda p: p.stem)
+def test_every_shipped_topology_reads_without_false_retransmissions(topology, tmp_path, tshark):
+    """Each shipped topology (its own algorithms, 15 s): on every bulk flow's sender capture
+    tshark counts summary.json's retransmissions and flags no ACK."""
+    out = tmp_path / "out"
+    assert main([str(topology), "--pcap", "--duration", "15", "--no-plots", "--quiet",
+                 "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    for k, flow in enumerate(summary["flows"].values()):
+        if flow.get("kind", "bulk") != "bulk" or not flow["packets_sent"]:
+            continue
+        t = analyse(packets(tshark, out / "pcap" / f"{flow['src']}.pcap"), 10000 + k)
+        assert t["retransmissions"] == flow["retransmissions"]
+        assert t["flagged_acks"] == 0 and t["acks_with_payload"] == 0
