@@ -120,6 +120,14 @@ class CongestionControl:
     ecn_mode: ClassVar[str] = "classic"    # the receiver's ECE: RFC 3168 "classic" or "dctcp"
 
     __slots__ = ("abc_limit", "flow", "params")
+    # whether the class keeps the base class's slow_start and congestion_avoidance, which
+    # standard_growth then runs inline (set for every subclass by __init_subclass__)
+    _standard_steps: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._standard_steps = (cls.slow_start is CongestionControl.slow_start
+                               and cls.congestion_avoidance is CongestionControl.congestion_avoidance)
 
     def __init__(self, flow: FlowView, params: dict | None = None):
         self.flow = flow
@@ -201,8 +209,31 @@ class CongestionControl:
         """RFC 5681 window growth: slow start below ssthresh, then congestion avoidance with what
         is left of the ACK. Algorithms whose growth is standard use it as their `on_ack`."""
         flow = self.flow
-        if flow.cwnd < flow.ssthresh:
-            acked_pkts = self.slow_start(acked_pkts)
-            if acked_pkts <= 0:
+        if not self._standard_steps:          # a subclass redefined a step: call the steps
+            if flow.cwnd < flow.ssthresh:
+                acked_pkts = self.slow_start(acked_pkts)
+                if acked_pkts <= 0:
+                    return
+            self.congestion_avoidance(acked_pkts)
+            return
+        # The steps inline (once per ACK; the same operations in the same order):
+        cwnd = flow.cwnd
+        ssthresh = flow.ssthresh
+        if cwnd < ssthresh:
+            # slow_start(acked_pkts): grown = min(cwnd + min(acked_pkts, abc_limit), ssthresh)
+            abc_limit = self.abc_limit
+            grown = cwnd + (abc_limit if abc_limit < acked_pkts else acked_pkts)
+            if ssthresh < grown:
+                grown = ssthresh
+            if grown > cwnd:
+                flow.cwnd = grown
+                if grown < ssthresh:
+                    return                    # all of the ACK spent in slow start
+                acked_pkts = acked_pkts - (grown - cwnd)
+                if acked_pkts <= 0:
+                    return
+                cwnd = grown
+            elif acked_pkts <= 0:
                 return
-        self.congestion_avoidance(acked_pkts)
+        # congestion_avoidance(acked_pkts): one packet per window's worth of ACKs
+        flow.cwnd = cwnd + acked_pkts / cwnd

@@ -52,10 +52,32 @@ class Receiver:
 
     def on_data(self, packet: Packet) -> None:
         """A data packet arrived: deliver what is now in order, then acknowledge."""
-        self._accept(packet)
-        self.host.send(Packet(ACK, self.host, self.peer, self.ack_bytes, self.on_ack, -1,
-                              self.rcv_nxt, packet.seq, packet.sent_s, packet.retx,
-                              flow_hash=self.flow_hash))
+        # `_accept(packet)`, inline (once per data packet): count it, deliver what is now in
+        # order, buffer it if it is ahead
+        self.last_arrival_s = self.sim.now
+        size = packet.size_bytes
+        self.arrived_bytes += size
+        seq = packet.seq
+        rcv_nxt = self.rcv_nxt
+        if seq == rcv_nxt:
+            out_of_order = self.out_of_order
+            packet_bytes = self.packet_bytes
+            delivered = self.delivered_bytes
+            if not out_of_order and rcv_nxt != self.n_packets - 1:
+                # the common case: the next packet in order, nothing buffered behind it, not
+                # the last one (whose size may differ)
+                if rcv_nxt * packet_bytes != delivered or size != packet_bytes:
+                    self.in_order = False
+                self.delivered_bytes = delivered + size
+                self.rcv_nxt = rcv_nxt = rcv_nxt + 1
+            else:
+                self._deliver_in_order(size, rcv_nxt)
+                rcv_nxt = self.rcv_nxt
+        elif seq > rcv_nxt:
+            self.out_of_order.add(seq)
+        host = self.host
+        host.send(Packet(ACK, host, self.peer, self.ack_bytes, self.on_ack, -1, rcv_nxt, seq,
+                         packet.sent_s, packet.retx, None, False, self.flow_hash))
 
     def _accept(self, packet: Packet) -> None:
         """Count the packet, deliver what is now in order, buffer it if it is ahead."""
@@ -63,27 +85,30 @@ class Receiver:
         size = packet.size_bytes
         self.arrived_bytes += size
         seq = packet.seq
-        rcv_nxt = self.rcv_nxt
-        if seq == rcv_nxt:
-            # Deliver it and the buffered packets that follow it. Each must start at the next
-            # expected byte and have the size its sequence number gives it.
-            out_of_order = self.out_of_order
-            n_packets, packet_bytes = self.n_packets, self.packet_bytes
-            delivered = self.delivered_bytes
-            while True:
-                expected = self.last_packet_bytes if rcv_nxt == n_packets - 1 else packet_bytes
-                if rcv_nxt * packet_bytes != delivered or size != expected:
-                    self.in_order = False
-                delivered += size
-                rcv_nxt += 1
-                if rcv_nxt not in out_of_order:
-                    break
-                out_of_order.remove(rcv_nxt)
-                size = self.last_packet_bytes if rcv_nxt == n_packets - 1 else packet_bytes
-            self.delivered_bytes = delivered
-            self.rcv_nxt = rcv_nxt
-        elif seq > rcv_nxt:
+        if seq == self.rcv_nxt:
+            self._deliver_in_order(size, seq)
+        elif seq > self.rcv_nxt:
             self.out_of_order.add(seq)
+
+    def _deliver_in_order(self, size: int, rcv_nxt: int) -> None:
+        """Deliver packet `rcv_nxt` (the next expected, `size` bytes) and the buffered packets
+        that follow it. Each must start at the next expected byte and have the size its
+        sequence number gives it."""
+        out_of_order = self.out_of_order
+        n_packets, packet_bytes = self.n_packets, self.packet_bytes
+        delivered = self.delivered_bytes
+        while True:
+            expected = self.last_packet_bytes if rcv_nxt == n_packets - 1 else packet_bytes
+            if rcv_nxt * packet_bytes != delivered or size != expected:
+                self.in_order = False
+            delivered += size
+            rcv_nxt += 1
+            if rcv_nxt not in out_of_order:
+                break
+            out_of_order.remove(rcv_nxt)
+            size = self.last_packet_bytes if rcv_nxt == n_packets - 1 else packet_bytes
+        self.delivered_bytes = delivered
+        self.rcv_nxt = rcv_nxt
 
 
 class EcnDelayedReceiver(Receiver):

@@ -13,6 +13,8 @@ import math
 RTO_ALPHA = 1.0 / 8.0   # RFC 6298 (2.3)
 RTO_BETA = 1.0 / 4.0
 RTO_K = 4.0
+_RTTVAR_KEEP = 1.0 - RTO_BETA   # the weights of the old values, computed once
+_SRTT_KEEP = 1.0 - RTO_ALPHA
 
 
 class RttEstimator:
@@ -38,10 +40,18 @@ class RttEstimator:
             self.srtt = srtt = rtt_s
             self.rttvar = rtt_s / 2.0
         else:                                         # RFC 6298 (2.3)
-            self.rttvar = (1.0 - RTO_BETA) * self.rttvar + RTO_BETA * abs(srtt - rtt_s)
-            self.srtt = srtt = (1.0 - RTO_ALPHA) * srtt + RTO_ALPHA * rtt_s
+            deviation = srtt - rtt_s                  # |SRTT - R'| (abs, inline)
+            if deviation < 0.0:
+                deviation = -deviation
+            self.rttvar = _RTTVAR_KEEP * self.rttvar + RTO_BETA * deviation
+            self.srtt = srtt = _SRTT_KEEP * srtt + RTO_ALPHA * rtt_s
         rto = srtt + RTO_K * self.rttvar
-        self.rto = min(max(rto, self.min_rto_s), self.max_rto_s)
+        # clamped to [min_rto_s, max_rto_s] (min(max(...)), inline: the same comparisons)
+        if self.min_rto_s > rto:
+            rto = self.min_rto_s
+        if self.max_rto_s < rto:
+            rto = self.max_rto_s
+        self.rto = rto
         if rtt_s < self.min_rtt:
             self.min_rtt = rtt_s
         self.rtt_sum += rtt_s

@@ -47,6 +47,8 @@ from flows.rtt import RttEstimator
 from flows.scoreboard import Scoreboard
 from simulator.engine import Timer
 
+_INF = math.inf
+
 if TYPE_CHECKING:
     from components.node import Host
     from simulator.engine import Simulator
@@ -203,20 +205,24 @@ class Sender:
         n_packets = self.n_packets
         sacked = self.scoreboard.sacked
         cwnd = self.cwnd                  # the algorithm's window: a finite number > 0
-        if not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < math.inf):
-            raise WindowError(self.cc, cwnd)
-        while self.snd_nxt < n_packets and self.snd_nxt - self.snd_una < self.cwnd:
-            seq = self.snd_nxt
+        if cwnd.__class__ is not float or not 0.0 < cwnd < _INF:    # (a float: checked)
+            if not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < _INF):
+                raise WindowError(self.cc, cwnd)
+        # (sending changes neither the window nor snd_una: both read once)
+        snd_una = self.snd_una
+        seq = self.snd_nxt
+        while seq < n_packets and seq - snd_una < cwnd:
             if seq in sacked:           # the receiver has it: skip
-                self.snd_nxt = seq + 1
+                self.snd_nxt = seq = seq + 1
                 continue
             if pacer.rate_bps and not pacer.pace(self.last_packet_bytes if seq == n_packets - 1
                                                  else self.packet_bytes):
                 return
             self.snd_nxt = seq + 1
             self._transmit(seq)
-            if self.snd_nxt > self.high_seq:
-                self.high_seq = self.snd_nxt
+            seq += 1
+            if seq > self.high_seq:
+                self.high_seq = seq
 
     def _send_sack_recovery(self) -> None:
         """RFC 6675: while pipe < cwnd, repair the lowest hole, else send new data."""
@@ -241,7 +247,7 @@ class Sender:
         size = self.last_packet_bytes if seq == self.n_packets - 1 else self.packet_bytes
         now = self.sim.now
         packet = Packet(DATA, self.src, self.dst, size, self.deliver_data, seq, -1, -1, now, retx,
-                        flow_hash=self.flow_hash)
+                        None, False, self.flow_hash)
         self.packets_sent += 1
         self.bytes_sent += size
         if retx:
@@ -282,7 +288,23 @@ class Sender:
             if rs is not None:
                 self.cc.on_rate_sample(rs)
         if cum > snd_una:
-            self._on_new_ack(cum)
+            if self.state == OPEN and not scoreboard.sacked and not scoreboard.retx_out:
+                # `_on_new_ack(cum)` in its common case, inline: new data acknowledged, no
+                # loss being repaired, nothing selectively acknowledged
+                self.snd_una = cum
+                if self.snd_nxt < cum:
+                    self.snd_nxt = cum
+                self.dupacks = 0
+                if self.on_ack_hook is not None:
+                    self.on_ack_hook(cum - snd_una)
+                if cum >= self.n_packets:
+                    self._finish()
+                elif cum < self.high_seq:
+                    self.timer.start(self.rtt.rto)    # RFC 6298 (5.3)
+                else:
+                    self.timer.cancel()               # RFC 6298 (5.2)
+            else:
+                self._on_new_ack(cum)
         elif cum == snd_una and self.snd_nxt > snd_una:
             self._on_dupack()
         if self.ecn and self.finish_s is None:
