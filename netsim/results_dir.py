@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import tempfile
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 
 SUMMARY_FILE = "summary.json"     # the marker of a single run's results directory
@@ -128,6 +129,17 @@ def indented_json_text(data, indent: int = 2) -> str:
 
 
 def _one_line(value) -> str:
+    kind = type(value)                # scalars first, as the json module writes them
+    if kind is str:
+        return encode_basestring_ascii(value)
+    if kind is float:
+        return float.__repr__(value) if math.isfinite(value) else "null"
+    if kind is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
     try:
         return json.dumps(value, allow_nan=False)
     except ValueError:            # a NaN or an infinity somewhere inside: null, as json_text
@@ -224,7 +236,7 @@ class StagedDirectory:
             shutil.rmtree(self.path, ignore_errors=True)
             self.done = True
 
-    def __enter__(self) -> "StagedDirectory":
+    def __enter__(self) -> StagedDirectory:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
