@@ -66,7 +66,8 @@ examples:
     parser.add_argument("--show", action="store_true", help="open the figures interactively")
     parser.add_argument("--report", action="store_true",
                         help="also write report.html: the sweep's figures as interactive charts "
-                             "and the table of runs (needs plotly: pip install 'netsim[report]')")
+                             "and the table of runs (needs plotly: pip install -e '.[report]' in "
+                             "the netsim checkout)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
                         help="load the congestion-control algorithms this Python file defines, "
