@@ -153,7 +153,7 @@ def _layout(value, depth: int, indent: int) -> str:
     if isinstance(value, dict):
         if not all(isinstance(key, str) for key in value):
             return _one_line(value)
-        items = [f"{inner}{json.dumps(key)}: {_layout(item, depth + 1, indent)}"
+        items = [f"{inner}{encode_basestring_ascii(key)}: {_layout(item, depth + 1, indent)}"
                  for key, item in value.items()]
         return "{" + ",".join(items) + "\n" + " " * (indent * depth) + "}"
     items = [inner + _layout(item, depth + 1, indent) for item in value]
