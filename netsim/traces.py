@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 
 # Identifier columns of each trace file (every other column is numeric).
 STRING_COLUMNS = {"links": ("link", "direction"), "flows": ("flow",), "hosts": ("host",),
@@ -18,8 +19,13 @@ STRING_COLUMNS = {"links": ("link", "direction"), "flows": ("flow",), "hosts": (
 BUFFER_BYTES = 1 << 16
 
 
+_CSV_SPECIAL = re.compile(r'[,"\r\n]')
+
+
 def csv_field(text: str) -> str:
-    """`text` as one CSV field (quoted only when it needs to be)."""
+    """`text` as one CSV field (quoted only when it needs to be), as the csv module writes it."""
+    if text and _CSV_SPECIAL.search(text) is None:      # nothing to quote: the text itself
+        return text
     out = io.StringIO()
     csv.writer(out, lineterminator="").writerow([text])
     return out.getvalue()

@@ -9,7 +9,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from netsim.traces import TraceFile, format_float
+from netsim.traces import TraceFile, csv_field, format_float
 
 values = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from(
     [math.nan, -math.nan, math.inf, -math.inf, 0.0, -0.0, 1e-300, 123456789.5])
@@ -46,3 +46,11 @@ def test_nan_fields_are_empty_and_identifiers_keep_nan(tmp_path):
     trace.close()
     assert (tmp_path / "t.csv").read_text().splitlines() == [
         "time_s,link,rate,sojourn", "0.1,nan,1.5,", '0.1,"L,1",,inf', "0.2,nan,0,2"]
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=10) |
+       st.text(alphabet=",\"\r\n \t=+é-x", max_size=6))
+def test_an_identifier_field_is_what_the_csv_module_writes(text):
+    out = io.StringIO()
+    csv.writer(out, lineterminator="").writerow([text])
+    assert csv_field(text) == out.getvalue()
