@@ -75,7 +75,7 @@ class Sender:
         "partial_acks", "finish_s", "last_ack_s",
         # the algorithm and the parts
         "cc", "on_ack_hook", "on_rtt_hook", "tick_interval_s", "recovery_mode", "window", "rtt",
-        "scoreboard", "pacer", "rates", "timer",
+        "scoreboard", "pacer", "rates", "timer", "plain_transmit",
         # ECN (RFC 3168)
         "ecn", "ecn_recover", "cwr_pending", "ecn_echoes", "ecn_reactions",
         # statistics
@@ -133,6 +133,7 @@ class Sender:
         self.window = recovery_window(self, cc, self.dupack_threshold)
         if cc.wants_rate_samples:
             self.rates = RateSampler()
+        self.plain_transmit = not ecn and self.rates is None   # send_window's inline _transmit
 
     # -- what the algorithm reads and sets, besides plain attributes --------------------------
     @property
@@ -219,7 +220,23 @@ class Sender:
                                                  else self.packet_bytes):
                 return
             self.snd_nxt = seq + 1
-            self._transmit(seq)
+            if self.plain_transmit:
+                # `_transmit(seq)`, inline for a flow without ECN or rate samples
+                retx = seq < self.high_seq
+                size = self.last_packet_bytes if seq == n_packets - 1 else self.packet_bytes
+                src = self.src
+                packet = Packet(DATA, src, self.dst, size, self.deliver_data, seq, -1, -1,
+                                self.sim.now, retx, None, False, self.flow_hash)
+                self.packets_sent += 1
+                self.bytes_sent += size
+                if retx:
+                    self.retransmissions += 1
+                timer = self.timer
+                if not timer.active:
+                    timer.start(self.rtt.rto)
+                src.send(packet)
+            else:
+                self._transmit(seq)
             seq += 1
             if seq > self.high_seq:
                 self.high_seq = seq

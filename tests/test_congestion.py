@@ -2,7 +2,11 @@
 without a simulator."""
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flows import ALGORITHMS
 from flows.congestion import LOSS, OPEN, RECOVERY, CongestionControl
@@ -125,3 +129,47 @@ def test_registry_names_and_parameter_checks():
     assert CongestionControl.param_problem("x", 0) == "expected a positive number"
     assert CongestionControl.param_problem("x", True) == "expected a number"
     assert CongestionControl.param_problem("x", float("nan")) == "expected a number"
+
+
+class _StepByStep(Reno):
+    """Reno with its growth steps redefined as the base class's: standard_growth calls them."""
+
+    __slots__ = ()
+
+    def slow_start(self, acked_pkts: float) -> float:
+        return CongestionControl.slow_start(self, acked_pkts)
+
+    def congestion_avoidance(self, acked_pkts: float) -> None:
+        CongestionControl.congestion_avoidance(self, acked_pkts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(cwnd=st.floats(0.5, 200.0), ssthresh=st.one_of(st.floats(1.0, 200.0), st.just(math.inf)),
+       acked=st.integers(0, 40), abc_limit=st.sampled_from([1.0, 2.0]))
+def test_inline_standard_growth_equals_its_steps_bit_for_bit(cwnd, ssthresh, acked, abc_limit):
+    # standard_growth runs slow_start and congestion_avoidance inline (a speed-up): the window
+    # must be exactly the one the steps give, called one by one
+    from flows.testing import StandInFlow
+    windows = []
+    for cls in (Reno, _StepByStep):
+        flow = StandInFlow(cwnd=cwnd, ssthresh=ssthresh)
+        cc = cls(flow)
+        cc.abc_limit = abc_limit
+        cc.on_ack(acked)
+        windows.append(flow.cwnd)
+    assert Reno._standard_steps and not _StepByStep._standard_steps
+    assert windows[0] == windows[1] and type(windows[0]) is type(windows[1])
+
+
+def test_standard_growth_calls_a_redefined_step(fake_flow):
+    calls = []
+
+    class Counting(Reno):
+        __slots__ = ()
+
+        def congestion_avoidance(self, acked_pkts: float) -> None:
+            calls.append(acked_pkts)
+
+    flow = fake_flow(cwnd=10.0, ssthresh=5.0)
+    Counting(flow).on_ack(2)
+    assert calls == [2] and flow.cwnd == 10.0
