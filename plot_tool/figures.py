@@ -1541,11 +1541,26 @@ def _add_legend(fig: Figure, ax: Any, title: str, extra: Sequence[Any] = ()) -> 
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
+    height_in = fig.get_size_inches()[1] - TITLE_HEIGHT_IN
+    room = MAX_LEGEND_COLUMNS * _legend_columns_fit(height_in, title)
+    if len(handles) + len(extra) > room:      # hundreds of chosen lines: list the first ones
+        keep = max(1, room - len(extra) - 1)
+        more = Line2D([], [], linestyle="none",
+                      label=f"\u2026 and {len(handles) - keep} more lines (not listed)")
+        handles, labels = list(handles[:keep]) + [more], list(labels[:keep]) + [more.get_label()]
     handles = list(handles) + list(extra)
     labels = list(labels) + [h.get_label() for h in extra]
-    height_in = fig.get_size_inches()[1] - TITLE_HEIGHT_IN
     return fig.legend(handles, labels, ncol=_legend_columns(len(handles), height_in, title),
                       title=title, **_SIDE_LEGEND)
+
+
+MAX_LEGEND_COLUMNS = 2      # a wider legend would leave the panels no room
+
+
+def _legend_columns_fit(height_in: float, title: str = "") -> int:
+    """Lines of legend text that fit in one column of `height_in` inches (see
+    `_legend_columns`)."""
+    return max(1, int(height_in * 5) - (title.count("\n") + 1 if title else 0))
 
 
 def _legend_columns(rows: int, height_in: float, title: str = "") -> int:

@@ -63,7 +63,7 @@ class Tiers:
     names: list[str]               # names[d]: what tier d is ("host", "edge", ...)
 
     def link_group(self, a: str, b: str) -> str:
-        """The name of the tier pair a link joins, lower tier first: "host–edge"."""
+        """The name of the tier pair a link joins, lower tier first: "host\u2013edge"."""
         ta, tb = sorted((self.tier[a], self.tier[b]))
         return f"{self.names[ta]}\u2013{self.names[tb]}"
 

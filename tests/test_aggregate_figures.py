@@ -26,7 +26,7 @@ def fat_tree_run(tmp_path_factory):
 
 def test_links_grouped_by_tier_pair_with_mean_and_quantiles_of_the_csv(fat_tree_run):
     rs = read_results(fat_tree_run)
-    links_job, flows_job, hosts_job = figures._plan_figures(rs)[:3]
+    links_job = figures._plan_figures(rs)[0]
     keys = [s.label for s in links_job.series]
     assert keys == ["host\u2013edge links (108 link directions): mean",
                     "edge\u2013aggregation links (108 link directions): mean",
@@ -77,8 +77,8 @@ def test_tiered_links_beyond_12_lines_untiered_beyond_40():
     from topologies.generate import dumbbell, fat_tree
 
     def summary_of(topology):
-        return {"hosts": dict.fromkeys(topology["hosts"], {}),
-                "routers": dict.fromkeys(topology["routers"], {}),
+        return {"hosts": {h: {} for h in topology["hosts"]},
+                "routers": {r: {} for r in topology["routers"]},
                 "links": {lk["id"]: {"ends": lk["ends"]} for lk in topology["links"]}}
 
     def lines(summary, n):
@@ -156,3 +156,21 @@ def test_fct_figure_draws_those_values(workload_run):
         assert drawn[f"p99 {b.bucket}"] == pytest.approx(b.p99)
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert figures.FCT_MEDIAN_LABEL in labels and figures.FCT_P99_LABEL in labels
+
+
+def test_hundreds_of_chosen_lines_list_the_first_ones(fat_tree_run):
+    """-l with 150 links (300 lines): drawn one by one; the legend, at most two columns, lists
+    the first lines and says how many more there are (it used to be wider than the figure:
+    ValueError 'left cannot be >= right')."""
+    from matplotlib.figure import Figure
+
+    rs = read_results(fat_tree_run)
+    (job,) = figures._plan_figures(rs, links=list(rs.summary["links"])[:150], flows=[], hosts=[])
+    assert len(job.series) == 300
+    fig = Figure(figsize=job.figsize)
+    job.draw(fig)
+    (legend,) = fig.legends
+    texts = [t.get_text() for t in legend.get_texts()]
+    listed = [t for t in texts if t in {s.label for s in job.series}]
+    assert texts[len(listed)] == f"\u2026 and {300 - len(listed)} more lines (not listed)"
+    assert legend._ncols <= figures.MAX_LEGEND_COLUMNS
