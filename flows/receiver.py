@@ -189,7 +189,7 @@ class EcnDelayedReceiver(Receiver):
     def _send_ack(self, sack_seq: int) -> None:
         self.timer.cancel()
         ack = Packet(ACK, self.host, self.peer, self.ack_bytes, self.on_ack, -1, self.rcv_nxt,
-                     sack_seq, self.pending_sent_s, self.pending_retx, flow_hash=self.flow_hash)
+                     sack_seq, self.pending_sent_s, self.pending_retx, None, False, self.flow_hash)
         if self.ece:
             ack.payload = True
         self.pending = 0

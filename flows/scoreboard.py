@@ -16,6 +16,8 @@ The sender also skips sacked packets when it goes back to `snd_una` (go-back-N).
 """
 from __future__ import annotations
 
+from bisect import insort
+
 
 class Scoreboard:
     """Selectively acknowledged packets above snd_una and the retransmissions in flight."""
@@ -35,8 +37,7 @@ class Scoreboard:
         self.retx_out.discard(seq)
         top = self.top
         if len(top) < self.threshold or seq > top[0]:
-            top.append(seq)
-            top.sort()
+            insort(top, seq)
             if len(top) > self.threshold:
                 del top[0]
 

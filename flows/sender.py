@@ -322,8 +322,13 @@ class Sender:
                     self.timer.cancel()               # RFC 6298 (5.2)
             else:
                 self._on_new_ack(cum)
-        elif cum == snd_una and self.snd_nxt > snd_una:
-            self._on_dupack()
+        elif cum == snd_una and self.snd_nxt > snd_una:   # a duplicate ACK
+            self.dupacks = dupacks = self.dupacks + 1
+            state = self.state
+            if state == RECOVERY:
+                self.window.on_dupack()
+            elif state == OPEN and dupacks == self.dupack_threshold:
+                self._fast_retransmit()
         if self.ecn and self.finish_s is None:
             self._on_ecn(ack.payload is True, cum, max(cum - snd_una, 0))
         if self.finish_s is None:
@@ -373,14 +378,6 @@ class Sender:
             self.timer.start(self.rtt.rto)            # RFC 6298 (5.3)
         else:
             self.timer.cancel()                       # RFC 6298 (5.2)
-
-    def _on_dupack(self) -> None:
-        self.dupacks += 1
-        state = self.state
-        if state == RECOVERY:
-            self.window.on_dupack()
-        elif state == OPEN and self.dupacks == self.dupack_threshold:
-            self._fast_retransmit()
 
     def _fast_retransmit(self) -> None:
         """The third duplicate ACK: a loss reaction, then fast recovery or (Tahoe) go-back-N."""
