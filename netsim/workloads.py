@@ -141,18 +141,27 @@ def ideal_fct_s(size_bytes: int, links, packet_bytes: int, ack_bytes: int,
     * slow start from the initial window w: while the rest does not fit in the window and the
       window does not fill the pipe (w T < R), a round of w packets costs R and the window
       doubles; the last round (or, once the pipe is full, the rest of the flow) of n packets
-      costs R + (n - 1) T: its first packet's round trip, then one packet per T at the bottleneck.
+      costs R + (n - 1) T: its first packet's round trip, then one packet per T at the bottleneck;
+    * the flow's last packet holds what is left of its size (as the transport sends it): it costs
+      its own transmission time at the bottleneck instead of T, and a flow whose last round is
+      that packet alone costs its own round trip (R with its size in place of the packet's), so
+      that a flow smaller than a packet is not measured against a full packet's round trip.
     """
     rtt = sum(2 * link.delay_s + (packet_bytes + ack_bytes) * 8.0 / link.rate_bps for link in links)
     per_packet = packet_bytes * 8.0 / min(link.rate_bps for link in links)
     remaining = -(-size_bytes // packet_bytes)
+    last_bytes = size_bytes - (remaining - 1) * packet_bytes     # flows/transport.py's last packet
     window = max(1, int(initial_cwnd))
     elapsed = 0.0
     while remaining > window and window * per_packet < rtt:
         elapsed += rtt
         remaining -= window
         window *= 2
-    return elapsed + rtt + (remaining - 1) * per_packet
+    if remaining <= 1:
+        return elapsed + sum(2 * link.delay_s + (last_bytes + ack_bytes) * 8.0 / link.rate_bps
+                             for link in links)
+    bottleneck_bps = min(link.rate_bps for link in links)
+    return elapsed + rtt + (remaining - 2) * per_packet + last_bytes * 8.0 / bottleneck_bps
 
 
 class FctFile:
