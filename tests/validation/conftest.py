@@ -147,3 +147,13 @@ def base_rtt_s(delay_ms: float, access_delay_ms: float, rate_mbps: float,
 
 __all__ = ["ACK_BYTES", "DATA_BYTES", "base_rtt_s", "dumbbell", "loglog_slope",
            "rel_error", "run", "steady", "steady_goodput_bps", "two_hosts"]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every validation test is a soak test (whole simulations, seconds each): the `slow` marker
+    keeps them out of the default run; CI runs them with `python -m pytest -m slow`."""
+    import pytest
+    here = __file__.rsplit("/", 1)[0]
+    for item in items:
+        if str(item.fspath).startswith(here):
+            item.add_marker(pytest.mark.slow)
