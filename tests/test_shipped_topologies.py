@@ -18,7 +18,9 @@ def test_the_three_cs_ee_143_cases_are_shipped():
 
 
 @pytest.mark.parametrize("path", TOPOLOGIES, ids=lambda p: p.stem)
-@pytest.mark.parametrize("algorithm", [None, "reno", "tahoe", "vegas", "bbr"])
+# as shipped in the default run; every file under the other algorithms with the slow tests
+@pytest.mark.parametrize("algorithm", [None] + [pytest.param(name, marks=pytest.mark.slow)
+                                               for name in ("reno", "tahoe", "vegas", "bbr")])
 def test_shipped_topology_completes_and_conserves(path, algorithm):
     results = simulate(load_topology(path, algorithm=algorithm))   # None: as shipped (FAST)
     summary = results.summary
