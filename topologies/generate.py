@@ -234,6 +234,17 @@ def _flow_text(flows: list, common: Common) -> str:
 
 # -- generators ---------------------------------------------------------------------------------
 
+def _check_fabric_options(host_rate_mbps, fabric_rate_mbps, delay_us, buffer_kb,
+                          common) -> None:
+    """The link and flow options shared by the fat tree and the leaf-spine fabric."""
+    for option, value in (("--host-rate-mbps", host_rate_mbps),
+                          ("--fabric-rate-mbps", fabric_rate_mbps)):
+        _number(option, value, positive=True)
+    _number("--delay-us", delay_us)
+    _number("--buffer-kb", buffer_kb)
+    _check_common(common)
+
+
 def fat_tree(k: int = 4, *, host_rate_mbps: float = FAT_TREE_RATE_MBPS,
              fabric_rate_mbps: float = FAT_TREE_RATE_MBPS, delay_us: float = DC_DELAY_US,
              buffer_kb: float = FAT_TREE_BUFFER_KB, common: Common = Common()) -> dict:
@@ -243,12 +254,7 @@ def fat_tree(k: int = 4, *, host_rate_mbps: float = FAT_TREE_RATE_MBPS,
     if isinstance(k, bool) or not isinstance(k, int) or k < 2 or k % 2:
         raise GenerateError(f"--k: expected an even integer >= 2 (switch ports), got {k!r}")
     _check_links(3 * k ** 3 // 4)
-    for option, value in (("--host-rate-mbps", host_rate_mbps),
-                          ("--fabric-rate-mbps", fabric_rate_mbps)):
-        _number(option, value, positive=True)
-    _number("--delay-us", delay_us)
-    _number("--buffer-kb", buffer_kb)
-    _check_common(common)
+    _check_fabric_options(host_rate_mbps, fabric_rate_mbps, delay_us, buffer_kb, common)
     half = k // 2
     delay_ms = _ms(delay_us)
     hosts, edges, aggs, links = [], [], [], []
@@ -294,12 +300,7 @@ def leaf_spine(leaves: int = LEAF_SPINE[0], spines: int = LEAF_SPINE[1],
     if leaves * hosts_per_leaf < 2:
         raise GenerateError("--hosts-per-leaf: a single leaf needs at least 2 hosts")
     _check_links(leaves * (hosts_per_leaf + spines))
-    for option, value in (("--host-rate-mbps", host_rate_mbps),
-                          ("--fabric-rate-mbps", fabric_rate_mbps)):
-        _number(option, value, positive=True)
-    _number("--delay-us", delay_us)
-    _number("--buffer-kb", buffer_kb)
-    _check_common(common)
+    _check_fabric_options(host_rate_mbps, fabric_rate_mbps, delay_us, buffer_kb, common)
     delay_ms = _ms(delay_us)
     leaf_ids = [f"l_{i}" for i in range(leaves)]
     spine_ids = [f"s_{i}" for i in range(spines)]
