@@ -20,6 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from netsim.output_paths import OutputPathError, check_output_file, current_umask
+
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 
@@ -272,6 +274,10 @@ def _check_target(path: Path, force: bool) -> None:
             raise _Usage(f"{label}: exists; pass --force to replace it")
     if not path.parent.is_dir():
         raise _Usage(f"{label}: no such directory {path.parent}")
+    try:                          # the rule every output path follows (never into a results dir)
+        check_output_file("-o", path)
+    except OutputPathError as exc:
+        raise _Usage(str(exc)) from None
 
 
 def write_file(path: Path, text: str, force: bool) -> None:
@@ -282,7 +288,7 @@ def write_file(path: Path, text: str, force: bool) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
-        os.chmod(temp, 0o666 & ~_umask())
+        os.chmod(temp, 0o666 & ~current_umask())
         if force:
             _check_target(path, force)
             os.replace(temp, path)
@@ -310,12 +316,6 @@ def _recorded(argv) -> list:
         elif arg != "--force" and not arg.startswith(("--out=", "-o")):
             kept.append(arg)
     return kept
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def generate_main(argv) -> int:

@@ -27,6 +27,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from netsim.results_dir import current_umask
 from topologies.validation import one_line
 
 
@@ -126,7 +127,7 @@ class AtomicFile:
             os.close(fd)
             self.partial.unlink(missing_ok=True)
             raise
-        os.chmod(self.partial, 0o666 & ~_umask())
+        os.chmod(self.partial, 0o666 & ~current_umask())
         self.done = False
 
     def commit(self) -> Path:
@@ -164,9 +165,3 @@ def write_atomic(path, text: str) -> Path:
     with AtomicFile(path, "w", encoding="utf-8", newline="\n") as out:
         out.fh.write(text)
         return out.commit()
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

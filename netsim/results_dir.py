@@ -216,7 +216,7 @@ class StagedDirectory:
         """Put the staging directory in place of `final` and remove the previous contents."""
         final = self.final
         check_destination(final)
-        os.chmod(self.path, 0o777 & ~_umask())
+        os.chmod(self.path, 0o777 & ~current_umask())
         if final.exists():
             if _exchange(self.path, final):
                 shutil.rmtree(self.path, ignore_errors=True)    # now the previous results
@@ -244,7 +244,9 @@ class StagedDirectory:
             self.discard()
 
 
-def _umask() -> int:
+def current_umask() -> int:
+    """The process's umask (read without changing it), for files and directories created
+    under a temporary name and then renamed into place."""
     mask = os.umask(0)
     os.umask(mask)
     return mask

@@ -320,3 +320,14 @@ def test_the_main_command_dispatches_generate(run_cli, tmp_path):
     assert load_topology(tmp_path / "ls.json").name == "ls"
     done = run_cli("generate", "fat-tree", "--k", "3")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
+
+
+def test_never_into_a_results_directory(tmp_path, capsys):
+    from netsim.run import simulate
+    results = tmp_path / "results"
+    simulate(load_topology(dumbbell()), duration_s=0.1).write(results)
+    before = sorted(p.name for p in results.iterdir())
+    code, _, err = generate(capsys, "dumbbell", "-o", results / "t.json")
+    assert code == 2 and len(err) == 1
+    assert err[0].startswith(f"error: -o {results / 't.json'}: is inside the netsim results directory")
+    assert sorted(p.name for p in results.iterdir()) == before
