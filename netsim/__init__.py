@@ -13,11 +13,10 @@ written), `results_dir` (one complete run per directory), `sweep_file` and `swee
 sweeps), `cli` and `sweep_cli` (the command line; ``python -m netsim``). The topology format is
 in `topologies`, theory (equilibria, response functions, the run comparison) in `theory`.
 """
-__version__ = "0.1.0"
-
-from topologies.loader import TopologyError, load_topology  # noqa: E402
-from topologies.spec import TopologySpec  # noqa: E402
-from netsim.run import Results, Run, RunError, check_conservation, simulate  # noqa: E402
+from netsim.run import Results, Run, RunError, check_conservation, simulate
+from netsim.version import __version__
+from topologies.loader import TopologyError, load_topology
+from topologies.spec import TopologySpec
 
 __all__ = ["Results", "Run", "RunError", "TopologyError", "TopologySpec", "__version__",
            "check_conservation", "load_topology", "simulate"]

@@ -33,7 +33,7 @@ class UsageError(Exception):
 
 
 def version() -> str:
-    from netsim import __version__
+    from netsim.version import __version__
     return __version__
 
 

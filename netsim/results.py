@@ -16,7 +16,7 @@ from netsim.results_dir import StagedDirectory, indented_json_text
 from topologies.spec import config_digest
 from netsim.traces import read_trace
 
-from netsim import __version__ as VERSION  # noqa: E402
+from netsim.version import __version__ as VERSION  # noqa: E402
 TRACE_FILES = ("links", "flows", "hosts", "routes")
 EXTRA_FILES = ("fct",)      # written only by some runs (fct.csv: workloads)
 _ENTITY_KEY = {"links": "link", "flows": "flow", "hosts": "host"}
