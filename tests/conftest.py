@@ -25,21 +25,16 @@ _hypothesis_settings.load_profile("deterministic")
 
 @pytest.fixture
 def dumbbell():
-    """A factory of N-pair dumbbell topologies (dicts): S_i -> T_i over a 10 Mb/s, 20 ms
-    bottleneck R1-R2, 100 Mb/s access links, `total_mb` split evenly over Reno flows."""
+    """A factory of N-pair dumbbell topologies (dicts) from the shared builder (tests/networks.py):
+    S_i -> D_i (i from 0) over a 10 Mb/s, 20 ms, 55 kB bottleneck L (R1-R2), 100 Mb/s access
+    links A_i (S_i-R1) and B_i (R2-D_i) with 200 kB buffers, `total_mb` split evenly over Reno
+    flows F_i."""
+    from networks import dumbbell as build
+
     def make(pairs: int, total_mb: float = 32.0, start_s: float = 0.0) -> dict:
-        hosts = [f"S{i}" for i in range(1, pairs + 1)] + [f"T{i}" for i in range(1, pairs + 1)]
-        links = [{"id": "LB", "ends": ["R1", "R2"], "rate_mbps": 10, "delay_ms": 20,
-                  "buffer_kb": 55}]
-        links += [{"id": f"LS{i}", "ends": [f"S{i}", "R1"], "rate_mbps": 100, "delay_ms": 1,
-                   "buffer_kb": 200} for i in range(1, pairs + 1)]
-        links += [{"id": f"LT{i}", "ends": ["R2", f"T{i}"], "rate_mbps": 100, "delay_ms": 1,
-                   "buffer_kb": 200} for i in range(1, pairs + 1)]
-        flows = [{"id": f"F{i}", "src": f"S{i}", "dst": f"T{i}", "data_mb": total_mb / pairs,
-                  "start_s": start_s, "algorithm": "reno"} for i in range(1, pairs + 1)]
-        return {"name": f"dumbbell_{pairs}", "units": "si",
-                "packet_bytes": {"data": 1500, "ack": 40}, "routing": {"protocol": "static"},
-                "hosts": hosts, "routers": ["R1", "R2"], "links": links, "flows": flows}
+        return build(pairs, rate_mbps=10.0, delay_ms=20.0, buffer_kb=55.0, access_rate_mbps=100.0,
+                     access_buffer_kb=200.0, data_mb=total_mb / pairs, start_s=start_s,
+                     name=f"dumbbell_{pairs}")
     return make
 
 

@@ -32,7 +32,7 @@ from theory.perflow import cubic_rate_pps, max_min_rates, padhye_q_rate_pps
 from theory.response import padhye_rate_pps
 from topologies import load_topology, simulate
 
-from validation.conftest import dumbbell
+from networks import dumbbell
 
 ROOT = Path(__file__).resolve().parent.parent
 

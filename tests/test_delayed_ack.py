@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from validation.conftest import run, two_hosts
+from networks import run, two_hosts
 
 from topologies import load_topology
 from topologies.loader import TopologyError

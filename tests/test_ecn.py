@@ -2,7 +2,7 @@
 at most once per window, without retransmission."""
 from __future__ import annotations
 
-from validation.conftest import dumbbell, run
+from networks import dumbbell, run
 
 from components.packet import ACK, DATA, Packet
 from flows.receiver import EcnDelayedReceiver

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from validation.conftest import dumbbell, run
+from networks import dumbbell, run
 
 from flows.hystart import CSS_ROUNDS, HyStart
 

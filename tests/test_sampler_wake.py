@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from netsim.run import Run
-from netsim.trace import EventTrace
+from netsim.event_trace import EventTrace
 from simulator.engine import Simulator
 from simulator.sampling import Sampler
 from topologies import load_topology
@@ -154,12 +154,13 @@ def staggered(dumbbell, pairs=6, gap_s=1.3):
 
 def with_impairments(dumbbell):
     data = staggered(dumbbell, pairs=4)
-    data["links"][1]["impairments"] = {"S1->R1": {"loss_rate": 0.02, "duplicate_rate": 0.02}}
-    data["links"][2]["impairments"] = {"S2->R1": {"jitter_ms": 3}}
-    data["links"][6]["impairments"] = {"R2->T2": {"reorder_rate": 0.1, "reorder_delay_ms": 2}}
-    data["events"] = [{"at_s": 1.4, "link": "LT2", "action": "down"},
-                      {"at_s": 2.2, "link": "LT2", "action": "up"},
-                      {"at_s": 6.0, "link": "LS4", "action": "down"}]
+    links = {link["id"]: link for link in data["links"]}
+    links["A0"]["impairments"] = {"S0->R1": {"loss_rate": 0.02, "duplicate_rate": 0.02}}
+    links["A1"]["impairments"] = {"S1->R1": {"jitter_ms": 3}}
+    links["B1"]["impairments"] = {"R2->D1": {"reorder_rate": 0.1, "reorder_delay_ms": 2}}
+    data["events"] = [{"at_s": 1.4, "link": "B1", "action": "down"},
+                      {"at_s": 2.2, "link": "B1", "action": "up"},
+                      {"at_s": 6.0, "link": "A3", "action": "down"}]
     data["duration_s"] = 12.0
     return data
 

@@ -20,7 +20,7 @@ import numpy as np
 from components.queues import Red
 from topologies import check_conservation
 
-from .conftest import dumbbell, run, steady_goodput_bps
+from networks import dumbbell, run, steady_goodput_bps
 
 DATA = "R1->R2"
 

@@ -44,7 +44,7 @@ import math
 import numpy as np
 import pytest
 
-from .conftest import dumbbell, rel_error, run, steady, steady_goodput_bps
+from networks import dumbbell, rel_error, run, steady, steady_goodput_bps
 
 C = 0.4
 BETA = 0.7

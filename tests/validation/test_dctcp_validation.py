@@ -29,7 +29,7 @@ import pytest
 from netsim.run import Run
 from topologies import load_topology
 
-from .conftest import dumbbell
+from networks import dumbbell
 
 N, RATE_MBPS, DELAY_MS, ACCESS_MS, K = 2, 100.0, 1.0, 0.25, 20
 SETTLE_S = 1.0

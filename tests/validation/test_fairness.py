@@ -23,7 +23,7 @@ import math
 import numpy as np
 import pytest
 
-from .conftest import dumbbell, run, steady, steady_goodput_bps
+from networks import dumbbell, run, steady, steady_goodput_bps
 
 RATE_MBPS = 10.0
 DURATION_S = 120.0

@@ -35,7 +35,7 @@ import math
 
 import pytest
 
-from .conftest import DATA_BYTES, base_rtt_s, dumbbell, loglog_slope, rel_error, run, steady_goodput_bps
+from networks import DATA_BYTES, base_rtt_s, dumbbell, loglog_slope, rel_error, run, steady_goodput_bps
 
 LOSS_RATES = (0.0025, 0.005, 0.01, 0.02)
 RATE_MBPS = 100.0

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import dumbbell, run
+from networks import dumbbell, run
 
 SETTLE_S = 2.0
 

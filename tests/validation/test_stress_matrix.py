@@ -26,7 +26,7 @@ import pytest
 from flows import ALGORITHMS
 from topologies import check_conservation
 
-from .conftest import run, two_hosts
+from networks import run, two_hosts
 
 DATA_MB = 0.2
 SEED = 1

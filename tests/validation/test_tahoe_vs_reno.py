@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .conftest import dumbbell, run
+from networks import dumbbell, run
 
 LOSS_RATES = (0.005, 0.01, 0.02, 0.04)
 SEEDS = range(1, 31)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .conftest import dumbbell, run
+from networks import dumbbell, run
 
 ALPHA, BETA = 2.0, 4.0
 
