@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from flows.bbr import Bbr
-from flows.congestion import CongestionControl
+from flows.congestion import CongestionControl, check_algorithm_class
 from flows.cubic import Cubic
 from flows.dctcp import Dctcp
 from flows.fast import Fast
@@ -22,7 +22,9 @@ BUILTIN_ALGORITHMS = frozenset(ALGORITHMS)
 
 def register_algorithm(cls: type) -> None:
     """Make the CongestionControl subclass `cls` usable under its `name`. Raises ValueError
-    when the name is not a non-empty string, is a built-in's, or another class's already."""
+    when the name is not a non-empty string, is a built-in's, or another class's already, and
+    when the class fails `flows.congestion.check_algorithm_class` (no growth hook overridden, a
+    misspelt hook)."""
     if not (isinstance(cls, type) and issubclass(cls, CongestionControl)):
         raise ValueError(f"{cls!r} is not a subclass of flows.congestion.CongestionControl")
     name = cls.__dict__.get("name")
@@ -31,6 +33,9 @@ def register_algorithm(cls: type) -> None:
     if name in BUILTIN_ALGORITHMS:
         raise ValueError(f"class {cls.__name__}: name \"{name}\" is a built-in algorithm's; "
                          f"choose another")
+    problem = check_algorithm_class(cls)
+    if problem is not None:
+        raise ValueError(problem)
     known = ALGORITHMS.get(name)
     if known is not None and known is not cls and (known.__module__, known.__qualname__) != (
             cls.__module__, cls.__qualname__):

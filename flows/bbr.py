@@ -93,7 +93,7 @@ import math
 from collections import deque
 from typing import TYPE_CHECKING, ClassVar
 
-from flows.congestion import OPEN, CongestionControl
+from flows.congestion import OPEN, CongestionControl, RecoveryMode
 
 if TYPE_CHECKING:
     from flows.rate_sampler import RateSample
@@ -115,7 +115,8 @@ class Bbr(CongestionControl):
     """BBR v1: pace at the estimated bottleneck bandwidth, cap inflight at a multiple of the BDP."""
 
     name = "bbr"
-    recovery = "sack"
+    recovery = RecoveryMode.SACK
+    theory_model = "rate"
     loss_based = False
     wants_rate_samples = True
     PARAMETERS: ClassVar[dict[str, float]] = {"high_gain": 2.885, "cwnd_gain": 2.0, "btlbw_rounds": 10,

@@ -26,10 +26,49 @@ new)``              transport sets the window of the new state (a notification: 
 ``ecn_ssthresh()``  (ECN flows only) an ECE to react to, at most once per window, if ``loss_based``:
                     returns the new ssthresh; the transport sets the window to it (default: as on
                     a loss, ``ssthresh()``)
+``cwnd_event(ev)``  a `CaEvent` (Linux's ``tcp_ca_event``): ``TX_START`` first send after idle,
+                    ``CWND_RESTART``, ``ENTER_CWR`` / ``COMPLETE_CWR`` (an ECN reduction began /
+                    ended), ``LOSS`` (a retransmission timeout)
+``undo_cwnd()``     the transport found a reduction spurious and undoes it: returns the window to
+                    go back to (default: Linux's ``tcp_reno_undo_cwnd``, max(cwnd, prior_cwnd))
+``report()``        named internal state for the outputs (flows.csv, summary.json), e.g. DCTCP's
+                    ``{"alpha": ...}``; default ``{}``
 ==================  ==============================================================================
 
 Algorithms may also pace: setting ``flow.pacing_rate_bps`` makes the transport release packets
 no faster than that rate.
+
+Facts an algorithm declares (class attributes; the transport, the loader and `theory` read them):
+
+* ``name``; ``PARAMETERS`` (parameter -> default): the algorithm's constants live there and
+  nowhere else (``theory`` reads e.g. ``Cubic.PARAMETERS["C"]``, ``Cubic.PARAMETERS["beta"]``,
+  ``Bbr.PARAMETERS["cwnd_gain"]``, ``Bbr.PARAMETERS["high_gain"]``, ``Bbr.GAIN_CYCLE``,
+  ``Dctcp.PARAMETERS["g"]``, ``Vegas.PARAMETERS["alpha"]`` / ``["beta"]``);
+* ``theory_model``: which model ``--check`` applies to the flow: ``"loss"`` (Padhye's Reno
+  response), ``"cubic"`` (RFC 9438's), ``"delay"`` (the fluid model of delay-based flows),
+  ``"rate"`` (BBR's), ``"dctcp"``, or None (not checked);
+* ``recovery``: a `RecoveryMode`, the transport's loss recovery (``RENO`` RFC 5681, ``NEWRENO``
+  RFC 6582, ``SACK`` RFC 6675); ``fast_recovery`` (False: a third duplicate ACK is a timeout,
+  Tahoe); ``loss_based``; ``wants_rate_samples``;
+* ``ecn_echo``: an `EcnEcho`, how the receiver echoes CE marks when the flow uses ECN
+  (``CLASSIC``: RFC 3168, ECE until CWR; ``DCTCP``: RFC 8257 §3.2, the marks of the packets each
+  ACK covers); ``requires_ecn``: the algorithm cannot run without ECN (the loader refuses a flow
+  without ``"ecn": true``; Linux's ``TCP_CONG_NEEDS_ECN``). These two replace the former
+  ``ecn_mode``, which meant both.
+
+States are `CaState` members (Linux's ``tcp_ca_state`` without Disorder); they are ``str``
+enums, so ``flow.state == "recovery"`` keeps working, and the names OPEN, CWR, RECOVERY and LOSS
+below are the members.
+
+``flow.stack`` is ``"classic"`` or ``"linux"`` (`STACKS`): the built-in algorithms read it in
+``init()`` and run Linux's variant on the Linux stack (tcp_cubic's HyStart and Reno-friendly
+rule, tcp_bbr's extra_acked and quantization budget, tcp_dctcp's alpha and CWR reductions).
+
+Registration (`check_algorithm_class`, used by ``flows.register_algorithm``) refuses a class
+that overrides none of the growth hooks (`GROWTH_HOOKS`: its window would never grow) and a
+public name that is a near miss of the interface's (``on_acks``: "did you mean on_ack?"), as
+Linux's ``tcp_validate_congestion_control`` refuses an incomplete ops table. Subclasses need not
+declare ``__slots__``: without them instances keep a ``__dict__`` and any attribute works.
 
 What an algorithm may read and set on its flow is the `FlowView` protocol below: the transport's
 `flows.sender.Sender` implements it, and the built-in algorithms are type-checked against it
@@ -38,7 +77,9 @@ interface").
 """
 from __future__ import annotations
 
+import difflib
 import math
+from enum import Enum
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 if TYPE_CHECKING:
@@ -46,9 +87,64 @@ if TYPE_CHECKING:
 
     from flows.rate_sampler import RateSample
 
-OPEN = "open"          # no loss being repaired
-RECOVERY = "recovery"  # fast recovery after a fast retransmit
-LOSS = "loss"          # after a retransmission timeout (or Tahoe's fast retransmit): go-back-N
+
+class _StrEnum(str, Enum):
+    """A str-valued enum that prints, formats and compares as its value (so traces, outputs and
+    plain string comparisons are unchanged)."""
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, format_spec: str) -> str:
+        return str.__format__(self, format_spec)
+
+
+class CaState(_StrEnum):
+    """The transport's congestion state (Linux's ``tcp_ca_state``, without Disorder)."""
+
+    OPEN = "open"            # no loss being repaired
+    CWR = "cwr"              # reducing the window after an ECN echo (Linux's TCP_CA_CWR)
+    RECOVERY = "recovery"    # fast recovery after a fast retransmit
+    LOSS = "loss"            # after a retransmission timeout (or Tahoe's fast retransmit)
+
+
+OPEN = CaState.OPEN
+CWR = CaState.CWR
+RECOVERY = CaState.RECOVERY
+LOSS = CaState.LOSS
+
+
+class CaEvent(_StrEnum):
+    """What `CongestionControl.cwnd_event` is told (Linux's ``tcp_ca_event``)."""
+
+    TX_START = "tx_start"            # the first send after an idle period
+    CWND_RESTART = "cwnd_restart"    # the window restarts after idle (RFC 5681 §4.1)
+    ENTER_CWR = "enter_cwr"          # an ECN-triggered reduction begins (CaState.CWR)
+    COMPLETE_CWR = "complete_cwr"    # ... and ends
+    LOSS = "loss"                    # a retransmission timeout
+
+
+class RecoveryMode(_StrEnum):
+    """The transport's loss recovery an algorithm asks for (`CongestionControl.recovery`)."""
+
+    RENO = "reno"            # RFC 5681 fast recovery (window inflation)
+    NEWRENO = "newreno"      # RFC 6582 (partial ACKs)
+    SACK = "sack"            # RFC 6675 conservative SACK recovery
+
+
+class EcnEcho(_StrEnum):
+    """How the receiver echoes CE marks to an ECN flow (`CongestionControl.ecn_echo`)."""
+
+    CLASSIC = "classic"      # RFC 3168 §6.1.3: ECE on every ACK until the sender's CWR
+    DCTCP = "dctcp"          # RFC 8257 §3.2: each ACK echoes the marks of the packets it covers
+
+
+# the flow's transport stack (`FlowView.stack`)
+STACKS = ("classic", "linux")
+
+# Hooks that move the window or the rate: an algorithm must override at least one
+# (`check_algorithm_class`).
+GROWTH_HOOKS = ("on_ack", "on_rate_sample", "on_rtt", "tick")
 
 
 class Clock(Protocol):
@@ -78,7 +174,7 @@ class FlowView(Protocol):
     @property
     def sim(self) -> Clock: ...
     @property
-    def state(self) -> str: ...      # OPEN, RECOVERY or LOSS
+    def state(self) -> str: ...      # a CaState: OPEN, CWR, RECOVERY or LOSS
     @property
     def packet_bytes(self) -> int: ...   # the data packet size (the model's MSS), bytes
     @property
@@ -93,6 +189,14 @@ class FlowView(Protocol):
     def delivered(self) -> int: ...  # packets delivered (counted with wants_rate_samples)
     @property
     def retransmissions(self) -> int: ...    # packets resent so far
+    @property
+    def is_cwnd_limited(self) -> bool: ...   # the window, not the application or the pacer,
+                                             # limited the last sends (Linux tcp_is_cwnd_limited)
+    @property
+    def prior_cwnd(self) -> float: ...       # the window before the current reduction began
+                                             # (Linux tp->prior_cwnd), what undo goes back to
+    @property
+    def stack(self) -> str: ...              # the transport stack: "classic" or "linux"
 
     def flight_size(self) -> int:
         """Packets sent and not yet cumulatively acknowledged (RFC 5681 FlightSize)."""
@@ -112,12 +216,18 @@ class CongestionControl:
 
     name: ClassVar[str] = "base"
     PARAMETERS: ClassVar[dict[str, float]] = {}
+    theory_model: ClassVar[str | None] = None   # --check's model: "loss", "cubic", "delay",
+                                                   # "rate", "dctcp"; None: not checked
     fast_recovery: ClassVar[bool] = True   # third duplicate ACK: RECOVERY (False: LOSS, Tahoe)
-    recovery: ClassVar[str] = "reno"       # the transport's loss recovery: "reno", "newreno", "sack"
+    recovery: ClassVar[RecoveryMode] = RecoveryMode.RENO   # the transport's loss recovery
     loss_based: ClassVar[bool] = True      # False: losses lower neither ssthresh nor the window
     wants_rate_samples: ClassVar[bool] = False   # True: on_rate_sample(rs) on delivering ACKs
     tick_interval_s: float | None = None      # period of tick(), or None
-    ecn_mode: ClassVar[str] = "classic"    # the receiver's ECE: RFC 3168 "classic" or "dctcp"
+    ecn_echo: ClassVar[EcnEcho] = EcnEcho.CLASSIC   # the receiver's echo when the flow uses ECN
+    requires_ecn: ClassVar[bool] = False   # True: the flow must use ECN (TCP_CONG_NEEDS_ECN)
+    # the former single field, derived for readers not yet moved to the two above: "dctcp" when
+    # the echo is DCTCP's; a class body that sets it (an old plugin) sets both fields instead
+    ecn_mode: ClassVar[str] = "classic"
 
     __slots__ = ("abc_limit", "flow", "params")
     # whether the class keeps the base class's slow_start and congestion_avoidance, which
@@ -128,6 +238,12 @@ class CongestionControl:
         super().__init_subclass__(**kwargs)
         cls._standard_steps = (cls.slow_start is CongestionControl.slow_start
                                and cls.congestion_avoidance is CongestionControl.congestion_avoidance)
+        legacy = cls.__dict__.get("ecn_mode")
+        if legacy == "dctcp" and "ecn_echo" not in cls.__dict__:
+            cls.ecn_echo = EcnEcho.DCTCP
+            cls.requires_ecn = True
+        cls.ecn_mode = str(cls.ecn_echo.value if isinstance(cls.ecn_echo, EcnEcho)
+                           else cls.ecn_echo)
 
     def __init__(self, flow: FlowView, params: dict | None = None):
         self.flow = flow
@@ -186,6 +302,20 @@ class CongestionControl:
         """The slow-start threshold on an ECN reaction (RFC 3168 §6.1.2: as on a loss)."""
         return self.ssthresh()
 
+    def cwnd_event(self, event: CaEvent) -> None:
+        """A congestion event (`CaEvent`; Linux's ``cwnd_event``)."""
+
+    def undo_cwnd(self) -> float:
+        """The window to go back to when the transport undoes a spurious reduction (Linux's
+        ``tcp_reno_undo_cwnd``: the larger of the window and the one before the reduction)."""
+        flow = self.flow
+        return max(flow.cwnd, flow.prior_cwnd)
+
+    def report(self) -> dict[str, float]:
+        """Named internal state for the outputs (one flows.csv column per name, an object in
+        summary.json); the base class has none."""
+        return {}
+
     # -- helpers for window-based algorithms ------------------------------------------------
     def slow_start(self, acked_pkts: float) -> float:
         """Grow the window by one packet per ACK, at most by the packets it acknowledged
@@ -237,3 +367,30 @@ class CongestionControl:
                 return
         # congestion_avoidance(acked_pkts): one packet per window's worth of ACKs
         flow.cwnd = cwnd + acked_pkts / cwnd
+
+
+def _public_names(cls: type) -> set:
+    """Public names the class bodies of `cls` and its bases up to CongestionControl define."""
+    names: set = set()
+    for klass in cls.__mro__:
+        if klass is CongestionControl or not issubclass(klass, CongestionControl):
+            continue
+        names.update(n for n in vars(klass) if not n.startswith("_"))
+    return names
+
+
+def check_algorithm_class(cls: type) -> str | None:
+    """Why the CongestionControl subclass `cls` cannot be registered (None if it can): it
+    overrides none of `GROWTH_HOOKS`, or a public name of it is a near miss of the interface's
+    (a misspelt hook would never be called). One line, naming the class."""
+    interface = {n for n in dir(CongestionControl) if not n.startswith("_")}
+    for name in sorted(_public_names(cls) - interface):
+        close = difflib.get_close_matches(name, sorted(interface), n=1, cutoff=0.8)
+        if close:
+            return (f"class {cls.__name__}: {name} is not part of the algorithm interface and "
+                    f"would never be used; did you mean {close[0]}?")
+    if not any(getattr(cls, hook) is not getattr(CongestionControl, hook)
+               for hook in GROWTH_HOOKS):
+        return (f"class {cls.__name__} overrides none of the hooks that move the window "
+                f"({', '.join(GROWTH_HOOKS)}): its window would never change")
+    return None

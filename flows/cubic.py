@@ -57,7 +57,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from flows.congestion import LOSS, CongestionControl
+from flows.congestion import LOSS, CongestionControl, RecoveryMode
 from flows.hystart import HyStart
 
 
@@ -66,7 +66,8 @@ class Cubic(CongestionControl):
 
     name = "cubic"
     fast_recovery = True
-    recovery = "sack"
+    recovery = RecoveryMode.SACK
+    theory_model = "cubic"
     PARAMETERS: ClassVar[dict[str, float]] = {"C": 0.4, "beta": 0.7, "fast_convergence": 1,
                                               "hystart": True}
     __slots__ = ("c", "beta", "alpha_cubic", "fast_convergence", "w_max", "cwnd_prior", "k",

@@ -27,15 +27,17 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from flows.congestion import CongestionControl
+from flows.congestion import CongestionControl, EcnEcho, RecoveryMode
 
 
 class Dctcp(CongestionControl):
     """DCTCP: reduce the window in proportion to the fraction of ECN-marked data (RFC 8257)."""
 
     name = "dctcp"
-    recovery = "sack"
-    ecn_mode = "dctcp"
+    recovery = RecoveryMode.SACK
+    theory_model = "dctcp"
+    ecn_echo = EcnEcho.DCTCP
+    requires_ecn = True
     PARAMETERS: ClassVar[dict[str, float]] = {"g": 1.0 / 16.0, "alpha_init": 1.0}
     __slots__ = ("g", "alpha", "window_end", "bytes_acked", "bytes_marked", "alpha_updates")
 

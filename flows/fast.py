@@ -21,14 +21,15 @@ from __future__ import annotations
 from collections import deque
 from typing import ClassVar
 
-from flows.congestion import RECOVERY, CongestionControl
+from flows.congestion import RECOVERY, CongestionControl, RecoveryMode
 
 
 class Fast(CongestionControl):
     """FAST TCP: periodic delay-based window update towards alpha packets queued."""
 
     name = "fast"
-    recovery = "sack"
+    recovery = RecoveryMode.SACK
+    theory_model = "delay"
     PARAMETERS: ClassVar[dict[str, float]] = {"alpha": 20.0, "gamma": 0.5,
                                               "update_interval_s": 0.05, "rtt_samples": 40}
     __slots__ = ("alpha", "gamma", "tick_interval_s", "base_rtt", "samples", "sample_sum")

@@ -10,6 +10,7 @@ window are the transport's ``"newreno"`` recovery mode (flows/sender.py, flows/r
 """
 from __future__ import annotations
 
+from flows.congestion import RecoveryMode
 from flows.reno import Reno
 
 
@@ -17,5 +18,5 @@ class NewReno(Reno):
     """NewReno: Reno with partial-ACK handling in fast recovery (RFC 6582)."""
 
     name = "newreno"
-    recovery = "newreno"
+    recovery = RecoveryMode.NEWRENO
     __slots__ = ()

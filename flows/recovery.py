@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from flows.congestion import LOSS, OPEN, RECOVERY
+from flows.congestion import LOSS, OPEN, RECOVERY, CaState
 
 if TYPE_CHECKING:
     from flows.congestion import CongestionControl
@@ -49,7 +49,7 @@ class RecoveryWindow:
         self.cc = cc
         self.dupack_threshold = dupack_threshold
 
-    def _set_state(self, new: str) -> str:
+    def _set_state(self, new: CaState) -> CaState:
         flow = self.flow
         old = flow.state
         flow.state = new

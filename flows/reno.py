@@ -16,5 +16,6 @@ class Reno(Tahoe):
     """Reno: Tahoe's window growth with fast recovery (window inflation and deflation)."""
 
     name = "reno"
+    theory_model = "loss"
     fast_recovery = True
     __slots__ = ()

@@ -15,6 +15,7 @@ class Tahoe(CongestionControl):
     """Tahoe: slow start, congestion avoidance, fast retransmit, window to 1 on any loss."""
 
     name = "tahoe"
+    theory_model = "loss"      # Padhye et al.'s loss response (Tahoe has no model of its own)
     fast_recovery = False
     __slots__ = ()
 

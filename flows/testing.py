@@ -13,7 +13,8 @@ hand it to the algorithm, call the hooks the way the transport would and read th
     flow.flight = 20             # what flight_size() reports (default: the window, rounded up)
     assert cc.ssthresh() == 10.0
 
-Set any member directly (`srtt`, `min_rtt`, `state`, `snd_una`, `snd_nxt`, `delivered`, ...;
+Set any member directly (`srtt`, `min_rtt`, `state`, `snd_una`, `snd_nxt`, `delivered`,
+`is_cwnd_limited`, `prior_cwnd`, ...; `stack="linux"` selects the built-ins' Linux variants;
 `inflight` is what `pipe()` reports; `sim.now` is the simulated time and `sim.rng` a seeded
 `random.Random`). Nothing here runs the transport: the window policy during loss recovery
 (`flows.recovery`) is the transport's and is not applied.
@@ -35,11 +36,18 @@ class StandInSim:
 
 
 class StandInFlow:
-    """A stand-in for the flow an algorithm sees (`flows.congestion.FlowView`)."""
+    """A stand-in for the flow an algorithm sees (`flows.congestion.FlowView`): exactly the
+    protocol's members, plus `flight` and `inflight` (what `flight_size()` and `pipe()`
+    report). Slotted, so a misspelt member raises instead of being silently set."""
+
+    __slots__ = ("cwnd", "ssthresh", "state", "sim", "packet_bytes", "snd_una", "snd_nxt",
+                 "srtt", "min_rtt", "delivered", "retransmissions", "pacing_rate_bps",
+                 "app_limited_until", "is_cwnd_limited", "prior_cwnd", "stack", "flight",
+                 "inflight")
 
     def __init__(self, cwnd: float = 10.0, ssthresh: float = math.inf,
                  flight: int | None = None, srtt: float | None = None, seed: int = 1,
-                 packet_bytes: int = 1000):
+                 packet_bytes: int = 1000, stack: str = "classic"):
         self.cwnd = cwnd
         self.ssthresh = ssthresh
         self.state = OPEN
@@ -53,7 +61,9 @@ class StandInFlow:
         self.retransmissions = 0
         self.pacing_rate_bps: float | None = None
         self.app_limited_until = 0
-        self.dupack_threshold = 3
+        self.is_cwnd_limited = True   # the window limited the last sends
+        self.prior_cwnd = 0.0         # the window before the last reduction (undo_cwnd's)
+        self.stack = stack            # "classic" or "linux": which variant the algorithm runs
         self.flight = flight          # what flight_size() reports; None: ceil(cwnd)
         self.inflight = 0             # what pipe() reports
 

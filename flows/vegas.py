@@ -33,6 +33,7 @@ class Vegas(Reno):
     """TCP Vegas: keep between alpha and beta packets queued, adjusting once per RTT."""
 
     name = "vegas"
+    theory_model = "delay"
     PARAMETERS: ClassVar[dict[str, float]] = {"alpha": 2.0, "beta": 4.0, "gamma": 1.0}
     __slots__ = ("alpha", "beta", "gamma", "base_rtt", "epoch_rtt", "epoch_end", "last_rtt",
                  "ss_grow", "ss_fixed")

@@ -95,7 +95,8 @@ def test_a_bad_plugin_is_one_line_naming_the_file(tmp_path, run_cli, source, exp
 def test_two_plugins_with_the_same_name_clash(tmp_path):
     from netsim.plugins import PluginError, load_plugin
     text = ("from flows.congestion import CongestionControl\n\n"
-            "class A(CongestionControl):\n    name = 'same'\n")
+            "class A(CongestionControl):\n    name = 'same'\n"
+            "    on_ack = CongestionControl.standard_growth\n")
     load_plugin(write(tmp_path, "one.py", text))
     assert load_plugin(tmp_path / "one.py") == ["same"]          # loading again: a no-op
     with pytest.raises(PluginError, match="already taken"):
@@ -163,6 +164,7 @@ def test_entry_points_register_algorithms(monkeypatch):
 
     class Ep(CongestionControl):
         name = "from_entry_point"
+        on_ack = CongestionControl.standard_growth
 
     class Point:
         name, value = "ep", "pkg:Ep"
