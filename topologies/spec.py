@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass
 from operator import attrgetter
-from typing import Optional
 
 
 @dataclass(frozen=True)
@@ -30,7 +29,6 @@ SI = UnitSystem("si", 10**6, 1000, 10**6)
 BINARY = UnitSystem("binary", 2**20, 1024, 2**20)
 UNIT_SYSTEMS = {"si": SI, "binary": BINARY}
 
-DUPLEX_MODES = ("full", "half")
 ROUTING_PROTOCOLS = ("static", "bellman-ford")
 LINK_ACTIONS = ("down", "up")
 
@@ -51,7 +49,7 @@ class TransportSpec:
     """Transport (not congestion-control) settings of a flow; see docs/model.md."""
 
     initial_cwnd_pkts: float = 1.0
-    initial_ssthresh_pkts: Optional[float] = None  # None: arbitrarily high (RFC 5681)
+    initial_ssthresh_pkts: float | None = None  # None: arbitrarily high (RFC 5681)
     initial_rto_s: float = 1.0                     # RFC 6298 (2.1)
     min_rto_s: float = 1.0                         # RFC 6298 (2.4)
     max_rto_s: float = 60.0                        # RFC 6298 (2.5)
@@ -83,7 +81,7 @@ class ImpairmentSpec:
     """What happens to packets of one link direction after transmission (see docs/model.md)."""
 
     loss_rate: float = 0.0                        # independent per-packet loss
-    loss_model: Optional[GilbertElliottSpec] = None   # burst loss (instead of loss_rate)
+    loss_model: GilbertElliottSpec | None = None   # burst loss (instead of loss_rate)
     duplicate_rate: float = 0.0                   # probability a packet arrives twice
     reorder_rate: float = 0.0                     # probability a packet is held back ...
     reorder_delay_s: float = 0.0                  # ... by this much extra delay
@@ -107,9 +105,9 @@ class LinkSpec:
     delay_s: float
     buffer_bytes: int
     duplex: str          # "full" or "half"
-    cost_s: Optional[float] = None   # static routing cost; None: the propagation delay
+    cost_s: float | None = None   # static routing cost; None: the propagation delay
     impairments: tuple = (NO_IMPAIRMENT, NO_IMPAIRMENT)   # per direction (ends[0]->ends[1], back)
-    queue: Optional[dict] = field(default=None, hash=False)   # discipline (loader._queue); None: drop-tail
+    queue: dict | None = field(default=None, hash=False)   # discipline (load_links._queue); None: drop-tail
     rate_schedule: tuple = ()    # ((t_s, rate_bps), ...): rate changes, sorted by time
     delay_schedule: tuple = ()   # ((t_s, delay_s), ...): propagation delay changes
 
@@ -119,17 +117,17 @@ class FlowSpec:
     id: str
     src: str
     dst: str
-    data_bytes: Optional[int]   # None: runs until the end of the simulation
+    data_bytes: int | None   # None: runs until the end of the simulation
     start_s: float
     algorithm: str
     params: dict                # algorithm parameters, defaults already merged in
     transport: TransportSpec
     ecn: bool = False           # RFC 3168 ECN (docs/model.md, "ECN, DCTCP and delayed ACKs")
-    delayed_ack: Optional[tuple] = None   # (every, timeout_s) for delayed ACKs; None: off
+    delayed_ack: tuple | None = None   # (every, timeout_s) for delayed ACKs; None: off
     kind: str = "bulk"          # "bulk" (reliable transfer), "cbr" or "onoff" (flows/cbr.py)
-    rate_bps: Optional[float] = None   # cbr/onoff: sending rate (while on)
-    on_s: Optional[float] = None       # onoff: (mean) on period
-    off_s: Optional[float] = None      # onoff: (mean) off period
+    rate_bps: float | None = None   # cbr/onoff: sending rate (while on)
+    on_s: float | None = None       # onoff: (mean) on period
+    off_s: float | None = None      # onoff: (mean) off period
     periods: str = "fixed"             # onoff: "fixed" or "exponential" periods
 
 
@@ -138,7 +136,7 @@ class RoutingSpec:
     protocol: str = "static"
     update_interval_s: float = DEFAULT_UPDATE_INTERVAL_S
     settle_s: float = DEFAULT_SETTLE_S
-    ecmp: Optional[str] = None         # None, "flow" or "packet" (routing/ecmp.py)
+    ecmp: str | None = None         # None, "flow" or "packet" (routing/ecmp.py)
 
 
 @dataclass(frozen=True)
@@ -164,7 +162,7 @@ class WorkloadSpec:
     params: dict
     transport: TransportSpec
     start_s: float = 0.0
-    stop_s: Optional[float] = None   # None: until the end of the run
+    stop_s: float | None = None   # None: until the end of the run
     ecn: bool = False                # RFC 3168 ECN on its flows (dctcp: always)
 
 
@@ -179,7 +177,7 @@ class TopologySpec:
     routers: list
     links: list                 # of LinkSpec, in file order
     flows: list                 # of FlowSpec, in file order
-    duration_s: Optional[float]
+    duration_s: float | None
     seed: int
     source: str = "<dict>"      # file path, for messages
     algorithms: dict = field(default_factory=dict)   # the file's per-algorithm defaults
@@ -243,7 +241,7 @@ def asdict_value(value):
     return asdict(_Box(value))["value"]
 
 
-def resolved_config(spec: TopologySpec, *, duration_s: Optional[float], seed: int,
+def resolved_config(spec: TopologySpec, *, duration_s: float | None, seed: int,
                     interval_s: float) -> dict:
     """Everything that determines a run's results, as plain JSON data: the validated topology
     (base units, defaults filled in, `--algorithm` applied) and the run settings. The file's path
@@ -259,7 +257,7 @@ def resolved_config(spec: TopologySpec, *, duration_s: Optional[float], seed: in
     return {"topology": topology, "duration_s": duration_s, "seed": seed, "interval_s": interval_s}
 
 
-def config_digest(spec: TopologySpec, *, duration_s: Optional[float], seed: int,
+def config_digest(spec: TopologySpec, *, duration_s: float | None, seed: int,
                   interval_s: float) -> str:
     """SHA-256 (hex) of `resolved_config`, serialized canonically (sorted keys, no spaces).
 

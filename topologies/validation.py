@@ -29,11 +29,11 @@ import unicodedata
 from pathlib import Path
 
 __all__ = [
-    "FORMULA_STARTS", "InputError", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_ID_CHARS",
-    "MAX_INT_DIGITS", "MAX_ITEMS", "MAX_NAME_BYTES", "MAX_RANGE_NUM", "MAX_SEEDS",
-    "MAX_STRING_CHARS", "MAX_SWEEP_RUNS", "SUGGESTION_CUTOFF", "check_plain", "closest",
-    "count_problem", "file_name_problem", "id_problem", "is_number", "one_line", "parse_json",
-    "path_text", "quote", "read_json", "show", "suggestion",
+    "FORMULA_STARTS", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_ID_CHARS", "MAX_INT_DIGITS", "MAX_ITEMS",
+    "MAX_NAME_BYTES", "MAX_RANGE_NUM", "MAX_SEEDS", "MAX_STRING_CHARS", "MAX_SWEEP_RUNS",
+    "SUGGESTION_CUTOFF", "InputError", "check_plain", "closest", "count_problem",
+    "file_name_problem", "id_problem", "is_number", "one_line", "parse_json", "path_text", "quote",
+    "read_json", "show", "suggestion",
 ]
 
 # -- input limits (docs/topology-format.md and docs/sweeps.md, "Input limits") ------------------

@@ -1,0 +1,159 @@
+"""Links: their ends, rate, delay, buffer, duplex and cost, the `queue` discipline, and the
+`rate_schedule`/`delay_schedule` of a time-varying link (docs/topology-format.md, "Link objects").
+Impairments are read by `topologies.load_impairments`."""
+from __future__ import annotations
+
+from components.link import DUPLEX_MODES
+from topologies.bounds import time_problem
+from topologies.load_fields import (
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    Rule,
+    Where,
+    as_list,
+    as_object,
+    boolean,
+    check_fields,
+    choice,
+    entries,
+    node_ref,
+    number,
+    scaled,
+    seconds,
+)
+from topologies.load_impairments import IMPAIRMENT_FIELDS, read_impairments
+from topologies.spec import LinkSpec, UnitSystem
+from topologies.validation import quote, show
+
+LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex", "cost", *IMPAIRMENT_FIELDS,
+               "impairments", "queue", "rate_schedule", "delay_schedule")
+LINK_REQUIRED = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb")
+
+
+def _ends(where: Where, value, kinds: dict) -> tuple:
+    ends = value if isinstance(value, (list, tuple)) else None
+    if ends is None or len(ends) != 2:
+        raise where.field_error("ends", f"expected a list of two node ids, got {show(value)}")
+    first = node_ref(where, "ends", ends[0], kinds)
+    second = node_ref(where, "ends", ends[1], kinds)
+    if first == second:
+        raise where.field_error("ends", f"expected two different nodes, got {quote(first)} twice")
+    return (first, second)
+
+
+# discipline -> {parameter: default (None: required)}; docs/topology-format.md, "Queue disciplines"
+QUEUE_PARAMETERS = {
+    "droptail": {},
+    "red": {"min_kb": None, "max_kb": None, "max_p": 0.1, "weight": 0.002, "gentle": True,
+            "ecn": False},
+    "codel": {"target_ms": 5.0, "interval_ms": 100.0, "ecn": False},
+    "fq_codel": {"target_ms": 5.0, "interval_ms": 100.0, "quantum_bytes": None, "ecn": False},
+    "pie": {"target_ms": 15.0, "tupdate_ms": 15.0, "alpha": 0.125, "beta": 1.25,
+            "max_burst_ms": 150.0, "ecn": False},
+    "step": {"k_kb": None},
+}
+OPTIONAL_NONE = ("quantum_bytes",)    # default None is "one data packet", not "required"
+FRACTION = Rule("a number in (0, 1]", 0, False, maximum=1, max_inclusive=True)
+
+
+def _queue(where: Where, value, units: UnitSystem, buffer_bytes: int, buffer_kb):
+    """The link's ``"queue"`` object, checked and resolved to seconds and bytes (None for
+    drop-tail): {"discipline": name, "ecn": bool, ...}; see components/queues.py. A threshold
+    the buffer can never reach (RED's `min_kb`, step's `k_kb`) is an error: the discipline would
+    silently be drop-tail. RED's `max_kb` may exceed the buffer (the profile is then cut off by
+    overflow)."""
+    if value is None:
+        return None
+    block = as_object(where, "queue", value)
+    inner = where.inner("queue")
+    if "discipline" not in block:
+        raise inner.error('missing field "discipline"')
+    name = choice(inner, "discipline", block["discipline"], tuple(QUEUE_PARAMETERS))
+    params = QUEUE_PARAMETERS[name]
+    required = tuple(k for k, v in params.items() if v is None and k not in OPTIONAL_NONE)
+    check_fields(inner, block, ("discipline", *params), required)
+    if name == "droptail":
+        return None
+    given = {**params, **block}
+    out: dict = {"discipline": name, "ecn": False}
+    for key, val in given.items():
+        if key == "discipline":
+            continue
+        if key in ("ecn", "gentle"):
+            out[key] = boolean(inner, key, val)
+        elif key == "quantum_bytes":
+            out[key] = None if val is None else number(inner, key, val, POSITIVE_INT)
+        elif key in ("max_p", "weight"):
+            out[key] = number(inner, key, val, FRACTION)
+        elif key in ("alpha", "beta"):
+            out[key] = number(inner, key, val, NON_NEGATIVE)
+        elif key.endswith("_kb"):
+            kb = number(inner, key, val, NON_NEGATIVE if key == "k_kb" else POSITIVE)
+            out[key[:-3] + "_bytes"] = scaled(inner, key, kb, units.bytes_per_kb)
+        elif key.endswith("_ms"):
+            out[key[:-3] + "_s"] = number(inner, key, val, POSITIVE) / 1000.0
+    if name == "red" and not out["min_bytes"] < out["max_bytes"]:
+        raise inner.field_error("max_kb", f"expected a number > min_kb ({show(block['min_kb'])}), "
+                                          f"got {show(block['max_kb'])}")
+    threshold = {"red": "min_kb", "step": "k_kb"}.get(name)
+    if threshold is not None and not out[threshold[:-3] + "_bytes"] < buffer_bytes:
+        raise inner.field_error(threshold, f"expected a number < the link's buffer_kb "
+                                           f"({show(buffer_kb)}): the queue never reaches it, got "
+                                           f"{show(block[threshold])}")
+    return out
+
+
+def _schedule(where: Where, item: dict, name: str, rule: Rule, factor: float) -> tuple:
+    """``[[t_s, value], ...]`` (times >= 0, strictly increasing) -> ((t_s, value * factor), ...)."""
+    if name not in item:
+        return ()
+    pairs = as_list(where, name, item[name], "a list of [time_s, value] pairs")
+    out = []
+    for i, entry in enumerate(pairs):
+        label = f"{name}[{i}]"
+        if not isinstance(entry, list) or len(entry) != 2:
+            raise where.field_error(label, f"expected a [time_s, value] pair, got {show(entry)}")
+        t_s = float(number(where, label, entry[0], NON_NEGATIVE))
+        problem = time_problem(t_s)              # topologies/bounds.py
+        if problem:
+            raise where.field_error(label, f"{problem}, got {show(entry[0])}")
+        value = number(where, label, entry[1], rule)
+        problem = time_problem(value, unit="ms") if name == "delay_schedule" else None
+        if problem:
+            raise where.field_error(label, f"{problem}, got {show(entry[1])}")
+        if out and t_s <= out[-1][0]:
+            raise where.field_error(label, f"times must increase: {seconds(t_s)} s after "
+                                           f"{seconds(out[-1][0])} s")
+        out.append((t_s, float(scaled(where, label, value, factor))))
+    return tuple(out)
+
+
+def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str) -> LinkSpec:
+    check_fields(where, item, LINK_FIELDS, LINK_REQUIRED)
+    ends = _ends(where, item["ends"], kinds)
+    rate = number(where, "rate_mbps", item["rate_mbps"], POSITIVE)
+    delay = number(where, "delay_ms", item["delay_ms"], NON_NEGATIVE)
+    buffer = number(where, "buffer_kb", item["buffer_kb"], NON_NEGATIVE)
+    buffer_bytes = round(scaled(where, "buffer_kb", buffer, units.bytes_per_kb))
+    cost = number(where, "cost", item["cost"], POSITIVE) if "cost" in item else None
+    link_duplex = choice(where, "duplex", item.get("duplex", duplex), DUPLEX_MODES)
+    return LinkSpec(
+        id=item["id"],
+        ends=ends,
+        rate_bps=float(scaled(where, "rate_mbps", rate, units.bits_per_mbit)),
+        delay_s=delay / 1000.0,
+        buffer_bytes=buffer_bytes,
+        duplex=link_duplex,
+        cost_s=None if cost is None else cost / 1000.0,
+        impairments=read_impairments(where, item, ends),
+        rate_schedule=_schedule(where, item, "rate_schedule", POSITIVE, units.bits_per_mbit),
+        delay_schedule=_schedule(where, item, "delay_schedule", NON_NEGATIVE, 1e-3),
+        queue=_queue(where, item.get("queue"), units, buffer_bytes, item["buffer_kb"]),
+    )
+
+
+def read_links(top: Where, data: dict, kinds: dict, units: UnitSystem, duplex: str) -> list:
+    return [_link(where, item, kinds, units, duplex) for where, item in entries(top, data, "links", "link")]
+
+

@@ -1,0 +1,124 @@
+"""Workloads: flows drawn at random, with Poisson arrivals between sets of hosts and sizes from a
+CDF (given, or a shipped distribution of topologies/data/) (docs/topology-format.md, "Workloads")."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from flows import ALGORITHMS
+from topologies.bounds import MAX_ARRIVALS_PER_S, TIME_RESOLUTION_S
+from topologies.load_algorithms import flow_algorithm
+from topologies.load_fields import (
+    NON_NEGATIVE,
+    POSITIVE,
+    Where,
+    as_list,
+    boolean,
+    check_fields,
+    choice,
+    entries,
+    host_ref,
+    number,
+    one_of,
+    seconds,
+)
+from topologies.load_flows import FlowContext
+from topologies.load_nodes import connected
+from topologies.load_transport import flow_transport
+from topologies.spec import WorkloadSpec
+from topologies.validation import quote, show
+
+WORKLOAD_FIELDS = ("id", "src", "dst", "arrivals_per_s", "sizes", "algorithm", "params",
+                   "transport", "start_s", "stop_s", "ecn")
+WORKLOAD_REQUIRED = ("id", "src", "dst", "arrivals_per_s", "sizes")
+SIZE_DISTRIBUTIONS = ("websearch", "datamining")   # topologies/data/<name>.csv
+
+
+def shipped_sizes(name: str) -> tuple:
+    """The CDF of a shipped size distribution (topologies/data/<name>.csv, sources cited there)."""
+    path = Path(__file__).resolve().parent / "data" / f"{name}.csv"
+    points = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.strip()
+            if line and not line.startswith("#") and not line.startswith("bytes"):
+                size, prob = line.split(",")
+                points.append((float(size), float(prob)))
+    return tuple(points)
+
+
+def _cdf(where: Where, value) -> tuple:
+    """``[[bytes, cumulative probability], ...]``: both non-decreasing, probabilities in [0, 1],
+    the last one 1, some size > 0."""
+    pairs = as_list(where, "sizes", value,
+                    f"a CDF [[bytes, probability], ...] or {one_of(SIZE_DISTRIBUTIONS)}")
+    if not pairs:
+        raise where.field_error("sizes", "expected at least one [bytes, probability] point")
+    points = []
+    for i, entry in enumerate(pairs):
+        label = f"sizes[{i}]"
+        if not isinstance(entry, list) or len(entry) != 2:
+            raise where.field_error(label, f"expected a [bytes, probability] pair, got {show(entry)}")
+        size = float(number(where, label, entry[0], NON_NEGATIVE))
+        prob = float(number(where, label, entry[1], NON_NEGATIVE))
+        if prob > 1:
+            raise where.field_error(label, f"expected a probability <= 1, got {show(entry[1])}")
+        if points and (size < points[-1][0] or prob < points[-1][1]):
+            raise where.field_error(label, "sizes and probabilities must not decrease")
+        points.append((size, prob))
+    if points[-1][1] != 1 or points[-1][0] <= 0:
+        raise where.field_error("sizes", "the last point must have probability 1 and a size > 0")
+    return tuple(points)
+
+
+def _host_list(where: Where, name: str, value, kinds: dict) -> tuple:
+    items = as_list(where, name, value, "a list of host ids")
+    if not items:
+        raise where.field_error(name, "expected at least one host")
+    return tuple(dict.fromkeys(host_ref(where, name, item, kinds) for item in items))
+
+
+def _workload(where: Where, item: dict, ctx: FlowContext) -> WorkloadSpec:
+    check_fields(where, item, WORKLOAD_FIELDS, WORKLOAD_REQUIRED)
+    src = _host_list(where, "src", item["src"], ctx.kinds)
+    dst = _host_list(where, "dst", item["dst"], ctx.kinds)
+    if len(src) == 1 and dst == src:
+        raise where.field_error("dst", "expected a host other than the only src")
+    for a in src:
+        for b in dst:
+            if a != b and not connected(a, b, ctx.components):
+                raise where.error(f"hosts {quote(a)} and {quote(b)} are not connected")
+    rate = float(number(where, "arrivals_per_s", item["arrivals_per_s"], POSITIVE))
+    if rate > MAX_ARRIVALS_PER_S:            # the mean gap would vanish against the clock
+        raise where.field_error("arrivals_per_s",
+                                f"expected at most {MAX_ARRIVALS_PER_S:g} arrivals per second (a mean "
+                                f"gap of at least {TIME_RESOLUTION_S:g} s), got "
+                                f"{show(item['arrivals_per_s'])}")
+    sizes = item["sizes"]
+    if isinstance(sizes, str):
+        name = choice(where, "sizes", sizes, SIZE_DISTRIBUTIONS)
+        cdf = shipped_sizes(name)
+    else:
+        name, cdf = "cdf", _cdf(where, sizes)
+    algorithm, params = flow_algorithm(where, item, ctx.override, ctx.algorithms)
+    # a workload's flows are drawn, not written: ECN follows the algorithm unless "ecn" says
+    # otherwise (dctcp: on), so a sweep can swap dctcp and cubic in one field
+    needs_ecn = ALGORITHMS[algorithm].ecn_mode == "dctcp"
+    ecn = boolean(where, "ecn", item.get("ecn", needs_ecn))
+    if needs_ecn and not ecn:
+        raise where.field_error("ecn", f"algorithm {quote(algorithm)} needs ECN: expected true, "
+                                       f"got {show(item.get('ecn'))}")
+    start_s = float(number(where, "start_s", item.get("start_s", 0), NON_NEGATIVE))
+    stop_s = number(where, "stop_s", item.get("stop_s"), POSITIVE, nullable=True)
+    if stop_s is not None and stop_s <= start_s:
+        raise where.field_error("stop_s", f"expected a time after start_s ({seconds(start_s)} s)")
+    return WorkloadSpec(id=item["id"], src=src, dst=dst, arrivals_per_s=rate, sizes=cdf,
+                        sizes_name=name, algorithm=algorithm, params=params,
+                        transport=flow_transport(where, item, ctx.transport), start_s=start_s,
+                        stop_s=None if stop_s is None else float(stop_s), ecn=ecn)
+
+
+def read_workloads(top: Where, data: dict, ctx: FlowContext) -> list:
+    return [_workload(where, item, ctx)
+            for where, item in entries(top, data, "workloads", "workload")]
+
+
