@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from flows import ALGORITHMS  # noqa: E402
-from topologies import load_topology, simulate  # noqa: E402
+from netsim import load_topology, simulate  # noqa: E402
 
 
 def best_cpu_s(spec, repeat: int):

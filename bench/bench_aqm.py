@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from topologies import load_topology, simulate  # noqa: E402
+from netsim import load_topology, simulate  # noqa: E402
 from validation.conftest import dumbbell  # noqa: E402
 
 QUEUES = {

@@ -89,14 +89,14 @@ def load(path: str, routing: str):
 
 def worker_import(path: str, routing: str) -> dict:
     """Import everything a run needs and load the topology, but simulate nothing: the RSS floor."""
-    from topologies import simulate  # noqa: F401
+    from netsim import simulate  # noqa: F401
     load(path, routing)
     return {}
 
 
 def worker_sim(path: str, routing: str, repeat: int) -> dict:
     """Load once, simulate `repeat` times; wall time of every simulate() call."""
-    from topologies import simulate
+    from netsim import simulate
     spec = load(path, routing)
     walls, cpus, loops, bare_cpus, figures = [], [], [], [], set()
     summary = None
@@ -126,7 +126,7 @@ def worker_sim(path: str, routing: str, repeat: int) -> dict:
 
 def worker_mem(path: str, routing: str) -> dict:
     """One simulate() in this fresh process; the parent reads its peak RSS."""
-    from topologies import simulate
+    from netsim import simulate
     simulate(load(path, routing))
     return {}
 
@@ -137,7 +137,7 @@ def worker_tracemalloc(path: str, routing: str) -> dict:
         import tracemalloc
     except ImportError as exc:
         return {"tracemalloc_peak_mb": None, "note": f"tracemalloc unavailable: {exc}"}
-    from topologies import simulate
+    from netsim import simulate
     spec = load(path, routing)
     tracemalloc.start()
     simulate(spec)

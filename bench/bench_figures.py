@@ -45,7 +45,7 @@ def _cpu(fn):
 def worker(name: str, repeat: int, profile: bool) -> dict:
     """Measure one topology in this (fresh) process; return the figures as a dict."""
     sys.path.insert(0, str(ROOT))
-    from topologies import load_topology, simulate
+    from netsim import load_topology, simulate
 
     spec = load_topology(ROOT / "topologies" / f"{name}.json")
     sim_s = min(_cpu(lambda: simulate(spec))[0] for _ in range(repeat))

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from topologies import load_topology, simulate  # noqa: E402
+from netsim import load_topology, simulate  # noqa: E402
 
 ALGORITHMS = ("tahoe", "reno", "newreno", "cubic", "bbr", "fast", "vegas")
 TOPOLOGY_DIR = ROOT / "topologies"

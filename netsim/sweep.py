@@ -280,7 +280,8 @@ def run_one(task) -> dict:
             from netsim.plugins import load_entry_points, load_plugins
             load_entry_points()
             load_plugins(plugins)
-        from topologies import load_topology, simulate
+        from netsim.run import simulate
+        from topologies import load_topology
         spec = load_topology(data)
         results = simulate(spec, seed=seed, interval_s=interval_s)
         summary = dict(results.summary)

@@ -53,7 +53,7 @@ def test_the_plugin_example_runs(monkeypatch, tmp_path):
     """docs/algorithms.md "Write your own": the plugin file, loaded as --plugin loads it, runs;
     the documented unit test of its hooks passes."""
     from netsim.plugins import load_plugin
-    from topologies import load_topology, simulate
+    from netsim import load_topology, simulate
 
     blocks = SECTION.split("## Write your own")[1].split("```python")
     plugin, unit_test = (block.split("```")[0] for block in blocks[1:3])

@@ -8,7 +8,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from topologies import load_topology, simulate
+from netsim import load_topology, simulate
 
 ONE_LINK = {"name": "one_link", "hosts": ["H1", "H2"],
             "links": [{"id": "L1", "ends": ["H1", "H2"], "rate_mbps": 10, "delay_ms": 10,

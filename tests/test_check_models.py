@@ -30,7 +30,7 @@ from theory.check import compare, predict_run
 from theory.fluid import predict
 from theory.perflow import cubic_rate_pps, max_min_rates, padhye_q_rate_pps
 from theory.response import padhye_rate_pps
-from topologies import load_topology, simulate
+from netsim import load_topology, simulate
 
 from networks import dumbbell
 

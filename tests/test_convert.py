@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from netsim.convert import LegacyError, convert, convert_file
-from topologies import load_topology, simulate
+from netsim import load_topology, simulate
 from topologies.spec import resolved_config
 
 ROOT = Path(__file__).resolve().parent.parent

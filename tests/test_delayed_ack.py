@@ -52,7 +52,7 @@ def _window_growth_per_rtt(delayed_ack, abc=True, monkeypatch=None):
     topology = _topology(delayed_ack, rate_mbps=100.0, delay_ms=50.0, buffer_kb=10_000.0,
                          data_mb=None, duration_s=0.75)
     spec = load_topology(topology)
-    from topologies import simulate
+    from netsim import simulate
     if not abc:
         import flows.sender as sender
         original = sender.Sender.__init__

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import json
 
-from topologies import load_topology, simulate
+from netsim import load_topology, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from routing.static import next_hops
-from topologies import check_conservation, load_topology, simulate
+from netsim import check_conservation, load_topology, simulate
 from netsim.run import Run
 
 ROOT = Path(__file__).resolve().parent.parent

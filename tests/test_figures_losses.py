@@ -155,7 +155,7 @@ def test_results_without_impairment_column(tmp_path: Path) -> None:
 def test_simulated_lossy_link(tmp_path: Path, root: Path) -> None:
     """End to end: the shipped lossy_link (1 MB instead of 10, 2 % loss) through results.write
     and make_figures; the random losses drawn add up to the summary's."""
-    from topologies import load_topology, simulate
+    from netsim import load_topology, simulate
 
     data = json.loads((root / "topologies" / "lossy_link.json").read_text())
     data["flows"][0]["data_mb"] = 1

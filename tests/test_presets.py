@@ -10,7 +10,7 @@ from collections import deque
 import numpy as np
 import pytest
 
-from topologies import check_conservation, load_topology, simulate
+from netsim import check_conservation, load_topology, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from topologies import load_topology, simulate
+from netsim import load_topology, simulate
 from netsim.results_dir import ResultsDirError, StagedDirectory
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,7 +3,7 @@ entries on the flows' data and ACK paths, with Bellman-Ford every router's entry
 flows' hosts; then every change."""
 from __future__ import annotations
 
-from topologies import load_topology, simulate
+from netsim import load_topology, simulate
 
 
 def link(lid, a, b, delay_ms=1):

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from topologies import RunError, load_topology, simulate
+from netsim import RunError, load_topology, simulate
 from netsim.run import Run
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from topologies import check_conservation, load_topology, simulate
+from netsim import check_conservation, load_topology, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 TOPOLOGIES = sorted((ROOT / "topologies").glob("*.json"))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from initializer import main
-from topologies import load_topology, simulate
+from netsim import load_topology, simulate
 from theory.check import compare, predict_run
 from theory.fluid import TheoryError, predict
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from components.queues import Red
-from topologies import check_conservation
+from netsim import check_conservation
 
 from networks import dumbbell, run, steady_goodput_bps
 

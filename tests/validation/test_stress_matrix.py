@@ -16,7 +16,7 @@ off and on (the discipline marking, the flow ECN-capable; DCTCP only with ECN).
 
 Every run must end with every flow completed (stop_reason "completed", not the stall guard or a
 duration), deliver every byte exactly once and in order, and conserve packets
-(`topologies.check_conservation`). Default transport (RFC 6298 timer: minimum RTO 1 s, maximum
+(`netsim.check_conservation`). Default transport (RFC 6298 timer: minimum RTO 1 s, maximum
 60 s): 50 % loss backs the timer off for a long simulated time, but with few events.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 import pytest
 
 from flows import ALGORITHMS
-from topologies import check_conservation
+from netsim import check_conservation
 
 from networks import run, two_hosts
 
