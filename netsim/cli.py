@@ -1,5 +1,9 @@
 """Command-line entry point: run a topology, write its results and figures, print a summary.
 
+The orchestration of a run (`run`: check the options, simulate, write the outputs) and the
+dispatch to the other commands. The options shared with `sweep` are in `netsim.cli_options`,
+what is shown at the end in `netsim.cli_output`.
+
     python initializer.py topologies/test_case_2.json -l L1 L3
     python initializer.py sweep experiments/goodput_vs_loss.json --jobs 2
     python initializer.py report results/test_case_2      # report.html of an earlier run
@@ -14,54 +18,36 @@ of whose flows has an analytic model).
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import signal
 import sys
 from pathlib import Path
 
-from netsim.console import TABLE_ROWS, format_summary   # the console table (netsim/console.py)
+from netsim.cli_options import (
+    EXIT_BAD_INPUT,
+    EXIT_CHECK_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    UsageError,
+    add_shared_options,
+    check_ids,
+    load_algorithm_plugins,
+    pcap_available,
+    positive,
+    program_name,
+    report_available,
+    shipped_topology,
+    version,
+)
+from netsim.cli_output import ProgressBar, configure_logging, error, failed_file, finish_run, open_log_file
+from netsim.console import TABLE_ROWS
 
-EXIT_OK = 0
-EXIT_CHECK_FAILED = 1
-EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130     # 128 + SIGINT, as shells report it (SIGTERM: 143)
-
-
-class UsageError(Exception):
-    """A command-line value that does not fit the topology."""
-
-
-def version() -> str:
-    from netsim.version import __version__
-    return __version__
-
-
-def program_name() -> str:
-    """The name the program was started by, for usage lines: initializer.py, else netsim (the
-    installed command, python -m netsim)."""
-    started = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    return "initializer.py" if started == "initializer.py" else "netsim"
-
-
-def shipped_topology(name: str) -> str:
-    """`name` itself when it is a path that exists, else the shipped topology file of that name
-    (topologies/<name> or topologies/<name>.json of the package: ``netsim test_case_0`` from any
-    directory), else `name` (the loader then says it does not exist)."""
-    if not name or Path(name).exists():
-        return name
-    import topologies
-    shipped = Path(topologies.__file__).resolve().parent
-    for candidate in (shipped / name, shipped / f"{name}.json"):
-        if candidate.is_file() and shipped in candidate.resolve().parents:   # (examples/...)
-            return str(candidate)
-    return name
-
-
-INSTALL_HINT = "pip install -e '.[{extra}]' in the netsim checkout"   # not PyPI's unrelated netsim
+__all__ = ["EXIT_BAD_INPUT", "EXIT_CHECK_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "UsageError",
+           "build_parser", "entry", "main", "program_name", "run"]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of a run's command line."""
     from flows import ALGORITHMS
     parser = argparse.ArgumentParser(
         prog=program_name(),
@@ -92,9 +78,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run every flow with this algorithm: " + ", ".join(sorted(ALGORITHMS)))
     parser.add_argument("--interval", type=float, default=0.1, metavar="S",
                         help="statistics sampling interval in seconds (default 0.1)")
-    parser.add_argument("--out", metavar="DIR", help="results directory (default results/<name>/)")
-    parser.add_argument("--no-plots", action="store_true", help="do not draw figures")
-    parser.add_argument("--show", action="store_true", help="open the figures interactively")
     parser.add_argument("--check", action="store_true",
                         help="compare the run with theory: the equilibrium of its FAST/Vegas flows, "
                              "the response functions of Reno/NewReno/CUBIC, BBR's share and queue bound")
@@ -103,11 +86,6 @@ def build_parser() -> argparse.ArgumentParser:
                              "more than PCT percent")
     parser.add_argument("--check-settle", type=float, metavar="S", default=2.0,
                         help="with --check: seconds skipped after each join or departure (default 2)")
-    parser.add_argument("--report", action="store_true",
-                        help="also write report.html, an interactive page of the run (needs "
-                             "plotly: " + INSTALL_HINT.format(extra="report") + ")")
-    parser.add_argument("--quiet", action="store_true",
-                        help="print nothing but errors (no progress bar, no summary table)")
     parser.add_argument("--table-rows", type=int, default=TABLE_ROWS, metavar="N",
                         help=f"summary table: list the first N flows and N link directions, "
                              f"then one line per algorithm, workload and for all links "
@@ -126,39 +104,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--iperf-json", action="store_true",
                         help="also write iperf3.json: the flows in iperf3 -J's structure and field "
                              "names, one stream per flow (docs/outputs.md, \"iperf3 JSON\")")
-    parser.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
-                        help="load the congestion-control algorithms this Python file defines "
-                             "(repeatable; docs/algorithms.md, \"Write your own\")")
+    add_shared_options(parser, "run")   # --out --no-plots --show --report --quiet --plugin
     return parser
 
 
-def load_algorithm_plugins(paths) -> None:
-    """Register installed packages' algorithms and those of the --plugin files (UsageError)."""
-    from netsim.plugins import PluginError, load_entry_points, load_plugins
-    try:
-        load_entry_points()
-        load_plugins(paths)
-    except PluginError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def report_available(option: str = "--report") -> None:
-    """UsageError unless plotly (the report extra) is installed; does not import it."""
-    import importlib.util
-    if importlib.util.find_spec("plotly") is None:
-        raise UsageError(f"{option}: the interactive report needs plotly; install it with "
-                         f"{INSTALL_HINT.format(extra='report')} (or pip install plotly)")
-
-
-def pcap_available() -> None:
-    """UsageError unless dpkt (the pcap extra) is installed; does not import it."""
-    import importlib.util
-    if importlib.util.find_spec("dpkt") is None:
-        raise UsageError(f"--pcap: packet captures need dpkt; install it with "
-                         f"{INSTALL_HINT.format(extra='pcap')} (or pip install dpkt)")
-
 
 def build_report_parser() -> argparse.ArgumentParser:
+    """The parser of ``report DIR``."""
     parser = argparse.ArgumentParser(
         prog=f"{program_name()} report",
         description="Write report.html, the interactive report (docs/report.md), of an earlier "
@@ -191,35 +143,49 @@ def report_main(argv) -> int:
         path = make_report(args.directory, args.out, links=args.links or None,
                            flows=args.flows or None)
     except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return error(str(exc))
     except (OSError, ValueError) as exc:
-        print(f"error: report {args.directory}: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return error(f"report {args.directory}: {exc}")
     if not args.quiet:
         print(f"report written to {path}")
     return EXIT_OK
 
 
-LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
-
-def configure_logging(level: str, logfile: str | None = None) -> None:
-    """Log to stderr at `level`; and to `logfile` if given (see `open_log_file`)."""
-    logging.basicConfig(level=getattr(logging, level), handlers=[logging.StreamHandler(sys.stderr)],
-                        force=True, format=LOG_FORMAT)
-    if logfile:
-        open_log_file(logfile)
-
-
-def open_log_file(logfile: str) -> None:
-    """Also log to `logfile` (opened only once the inputs are read and the path is checked)."""
-    try:
-        handler = logging.FileHandler(logfile, mode="w", encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"-f {logfile}: cannot write the log file: {exc.strerror or exc}") from None
-    handler.setFormatter(logging.Formatter(LOG_FORMAT))
-    logging.getLogger().addHandler(handler)
+def check_run_options(args, spec) -> None:
+    """The option values that need the topology: ids, positive numbers, the extras asked for
+    and whether --check has a model for some flow (UsageError)."""
+    link_ids = [link.id for link in spec.links]
+    check_ids("-l", args.links, link_ids)
+    check_ids("-F", args.flows, [flow.id for flow in spec.flows])
+    positive("--duration", args.duration)
+    positive("--interval", args.interval)
+    if args.table_rows < 0:
+        raise UsageError(f"--table-rows: expected a number >= 0, got {args.table_rows}")
+    if args.seed is not None and args.seed < 0:
+        raise UsageError(f"--seed: expected a non-negative integer, got {args.seed}")
+    if args.check_tolerance is not None and not args.check:
+        raise UsageError("--check-tolerance: only meaningful with --check")
+    if args.check_tolerance is not None and not args.check_tolerance >= 0:
+        raise UsageError(f"--check-tolerance: expected a percentage >= 0, got {args.check_tolerance}")
+    if args.report:
+        report_available()
+    if args.pcap or args.pcap_links:
+        pcap_available()
+    if args.iperf_json and not any(flow.kind == "bulk" for flow in spec.flows):
+        raise UsageError("--iperf-json: the topology has no TCP flow (iperf3's streams are "
+                         "TCP; cbr and onoff flows have no window)")
+    if not args.check_settle >= 0:
+        raise UsageError(f"--check-settle: expected a number of seconds >= 0, got {args.check_settle}")
+    if args.check:                    # the prediction is made after the run, from what it measured
+        from theory.check import models_problem
+        from theory.fluid import TheoryError
+        try:
+            problem = models_problem(spec, duration_s=args.duration)
+        except TheoryError as exc:
+            raise UsageError(f"--check: {exc}") from None
+        if problem:
+            raise UsageError(f"--check: {problem}")
 
 
 def check_run_outputs(args, out: Path) -> None:
@@ -228,7 +194,7 @@ def check_run_outputs(args, out: Path) -> None:
     results directory (this run's --out, which is replaced whole, or another); --out holds no
     input. UsageError naming the option."""
     from netsim.output_paths import OutputPathError, check_inputs_outside, check_output_file
-    inputs = [args.topology] + list(args.plugin)
+    inputs = [args.topology, *args.plugin]
     try:
         check_inputs_outside("--out", out, inputs)
         if args.logfile:
@@ -240,198 +206,152 @@ def check_run_outputs(args, out: Path) -> None:
         raise UsageError(str(exc)) from None
 
 
-def check_ids(kind: str, wanted: list, known: list) -> None:
-    from topologies.validation import quote, suggestion
-    for item in wanted:
-        if item not in known:
-            raise UsageError(f'{kind}: unknown id {quote(item)}{suggestion(item, known)}; '
-                             f'known: {", ".join(known)}')
-
-
-def positive(option: str, value) -> None:
-    if value is not None and not value > 0:
-        raise UsageError(f"{option}: expected a positive number, got {value}")
-
-
-class ProgressBar:
-    """tqdm progress bar on stderr, in percent of the run; shown after half a second."""
-
-    def __init__(self):
-        from tqdm import tqdm
-        self.bar = tqdm(total=100, unit="%", file=sys.stderr, delay=0.5, leave=False,
-                        bar_format="{l_bar}{bar}| {n:.0f}% [{elapsed}<{remaining}]")
-        self.done = 0.0
-
-    def __call__(self, now_s: float, fraction) -> None:
-        if fraction is None:
-            return
-        target = 100.0 * fraction
-        if target > self.done:
-            self.bar.update(target - self.done)
-            self.done = target
-        self.bar.set_description(f"t={now_s:.1f} s", refresh=False)
-
-    def close(self) -> None:
-        self.bar.close()
-
-
-def run(args) -> int:
-    from topologies.loader import TopologyError, load_topology
+def prepare_run(args):
+    """Load the topology and check every option and output path before anything is simulated:
+    (spec, results directory, its staging directory, the event trace or None), or the exit
+    status after one error line."""
     from netsim.results_dir import ResultsDirError, StagedDirectory
-    from netsim.run import Run, RunError
+    from netsim.run import RunError
+    from topologies.loader import TopologyError, load_topology
 
     staged = None
     try:
         args.topology = shipped_topology(args.topology)
         spec = load_topology(args.topology, algorithm=args.algorithm)
-        link_ids = [link.id for link in spec.links]
-        check_ids("-l", args.links, link_ids)
-        check_ids("-F", args.flows, [flow.id for flow in spec.flows])
-        positive("--duration", args.duration)
-        positive("--interval", args.interval)
-        if args.table_rows < 0:
-            raise UsageError(f"--table-rows: expected a number >= 0, got {args.table_rows}")
-        if args.seed is not None and args.seed < 0:
-            raise UsageError(f"--seed: expected a non-negative integer, got {args.seed}")
-        if args.check_tolerance is not None and not args.check:
-            raise UsageError("--check-tolerance: only meaningful with --check")
-        if args.check_tolerance is not None and not args.check_tolerance >= 0:
-            raise UsageError(f"--check-tolerance: expected a percentage >= 0, got {args.check_tolerance}")
-        if args.report:
-            report_available()
-        if args.pcap or args.pcap_links:
-            pcap_available()
-        if args.iperf_json and not any(flow.kind == "bulk" for flow in spec.flows):
-            raise UsageError("--iperf-json: the topology has no TCP flow (iperf3's streams are "
-                             "TCP; cbr and onoff flows have no window)")
-        if not args.check_settle >= 0:
-            raise UsageError(f"--check-settle: expected a number of seconds >= 0, got {args.check_settle}")
-        if args.check:                # the prediction is made after the run, from what it measured
-            from theory.check import models_problem
-            from theory.fluid import TheoryError
-            try:
-                problem = models_problem(spec, duration_s=args.duration)
-            except TheoryError as exc:
-                raise UsageError(f"--check: {exc}") from None
-            if problem:
-                raise UsageError(f"--check: {problem}")
+        check_run_options(args, spec)
         out = Path(args.out) if args.out else Path("results") / spec.name
         check_run_outputs(args, out)
         staged = StagedDirectory(out)
         if args.logfile:                  # after the inputs are read and the paths checked
             open_log_file(args.logfile)
-        trace = open_trace(args.trace)
+        trace = open_event_trace(args.trace)
     except (TopologyError, RunError, UsageError, ResultsDirError, OSError) as exc:
         if staged is not None:
             staged.discard()
         if isinstance(exc, ResultsDirError):
-            print(f"error: --out: {exc}", file=sys.stderr)
-        elif isinstance(exc, OSError):
-            print(f"error: cannot write results to {args.out or 'results/'}: "
-                  f"{exc.strerror or exc}", file=sys.stderr)
-        else:
-            print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+            return error(f"--out: {exc}")
+        if isinstance(exc, OSError):
+            return error(f"cannot write results to {args.out or 'results/'}: {exc.strerror or exc}")
+        return error(str(exc))
+    return spec, out, staged, trace
+
+
+def install_captures(args, network, staged) -> list:
+    """The packet captures asked for (--pcap, --pcap-links), installed on `network`; nothing
+    is imported without them (netsim/pcap.py)."""
+    if not (args.pcap or args.pcap_links):
+        return []
+    from netsim.pcap import install_captures as install_link_captures
+    from netsim.pcap import install_host_captures
+    captures = []
+    if args.pcap:
+        captures += install_host_captures(network, staged.path / "pcap", args.flows or None)
+    if args.pcap_links:
+        captures += install_link_captures(network, staged.path / "pcap", args.links or None)
+    return captures
+
+
+def plugin_failure_line(results) -> str | None:
+    """The one line of a plugin's failure that ended the run (None without one); netsim's own
+    failures are raised again."""
+    failure = getattr(results, "failure", None)
+    if failure is None:
+        return None
+    from netsim.plugins import failure_line
+    line = failure_line(failure)
+    if line is None:                  # not a plugin's doing: netsim's own bug
+        raise failure
+    return line
+
+
+def write_outputs(args, spec, results, staged, retransmit_counter):
+    """Everything a run writes besides its traces, into the staging directory: summary.json,
+    iperf3.json, the check, figures, sequence plots, report.html. Returns the check report
+    (None without --check)."""
+    report = None
+    results.write_summary()
+    if args.iperf_json:               # from the results just written (netsim/iperf_json.py)
+        from netsim.iperf_json import write as write_iperf_json
+        write_iperf_json(staged.path, packet_bytes={
+            fid: getattr(flow, "packet_bytes", None)
+            for fid, flow in results.network.flows.items()},
+            retransmits=retransmit_counter.counts if retransmit_counter is not None else None)
+    if args.check:
+        from theory.check import compare, predict_run
+        from theory.check_report import write_check
+        model = predict_run(spec, results, duration_s=args.duration)
+        report = compare(results, model, links=args.links or None, settle_s=args.check_settle,
+                         tolerance_pct=args.check_tolerance)
+        write_check(staged.path, report, model, results.units)
+    if not args.no_plots or args.show:
+        from plot_tool import make_figures
+        make_figures(staged.path, staged.path, links=args.links or None,
+                     flows=args.flows or None, show=args.show)
+    if (args.pcap or args.pcap_links) and not args.no_plots:   # seq_<flow>.png
+        from plot_tool.seqplot import make_seq_plots
+        make_seq_plots(staged.path, results.network)
+    if args.report:
+        from plot_tool.report import make_report
+        make_report(staged.path, links=args.links or None, flows=args.flows or None)
+    return report
+
+
+def simulate_and_write(args, spec, out: Path, staged, trace):
+    """Simulate (Ctrl-C keeps what was simulated) and write every output into the staging
+    directory, then commit it: (results, stopping signal, check report, plugin failure line),
+    or the exit status after one error line (the staging discarded)."""
+    from netsim.run import Run, RunError
+    progress = ProgressBar() if not args.quiet and sys.stderr.isatty() else None
+    try:
+        simulation = Run(spec, duration_s=args.duration, seed=args.seed,
+                         interval_s=args.interval, trace_dir=staged.path, progress=progress)
+    except RunError as exc:
+        staged.discard()
+        return error(str(exc))
+    if trace is not None:
+        trace.install(simulation.network)
+    captures = install_captures(args, simulation.network, staged)
+    retransmit_counter = None
+    if args.iperf_json:               # intervals' retransmits (netsim/iperf_json.py)
+        from netsim.iperf_json import RetransmitCounter
+        retransmit_counter = RetransmitCounter(simulation.network, args.interval)
+    try:
+        try:
+            results, signum = execute_interruptibly(simulation)
+        finally:
+            close_all(captures)
+        if trace is not None:
+            trace.finish()
+    except OSError as exc:            # a full disk: one line, nothing half-written kept
+        staged.discard()
+        return error(f"cannot write {failed_file(exc)}: {exc.strerror or exc}")
+    failure_line = plugin_failure_line(results)
+    try:
+        report = write_outputs(args, spec, results, staged, retransmit_counter)
+        staged.commit()
+        if trace is not None:
+            trace.commit()
+    except OSError as exc:
+        staged.discard()
+        return error(f"cannot write results to {out}: {exc.strerror or exc}")
+    return results, signum, report, failure_line
+
+
+def run(args) -> int:
+    """One run of `args.topology` with the options of `build_parser`: its exit status."""
+    prepared = prepare_run(args)
+    if isinstance(prepared, int):
+        return prepared
+    spec, out, staged, trace = prepared
     try:
         with staged:                  # an exception (Ctrl-C while drawing...) discards the staging
-            progress = ProgressBar() if not args.quiet and sys.stderr.isatty() else None
-            try:
-                simulation = Run(spec, duration_s=args.duration, seed=args.seed,
-                                 interval_s=args.interval, trace_dir=staged.path,
-                                 progress=progress)
-            except RunError as exc:
-                staged.discard()
-                print(f"error: {exc}", file=sys.stderr)
-                return EXIT_BAD_INPUT
-            if trace is not None:
-                trace.install(simulation.network)
-            captures = []
-            if args.pcap or args.pcap_links:    # netsim/pcap.py; nothing installed without
-                from netsim.pcap import install_captures, install_host_captures
-                if args.pcap:
-                    captures += install_host_captures(simulation.network, staged.path / "pcap",
-                                                      args.flows or None)
-                if args.pcap_links:
-                    captures += install_captures(simulation.network, staged.path / "pcap",
-                                                 args.links or None)
-            retransmit_counter = None
-            if args.iperf_json:           # intervals' retransmits (netsim/iperf_json.py)
-                from netsim.iperf_json import RetransmitCounter
-                retransmit_counter = RetransmitCounter(simulation.network, args.interval)
-            try:
-                try:
-                    results, signum = execute_interruptibly(simulation)
-                finally:
-                    close_all(captures)
-                if trace is not None:
-                    trace.finish()
-            except OSError as exc:            # a full disk: one line, nothing half-written kept
-                staged.discard()
-                print(f"error: cannot write {failed_file(exc)}: {exc.strerror or exc}",
-                      file=sys.stderr)
-                return EXIT_BAD_INPUT
-            failure = getattr(results, "failure", None)
-            failure_line = None
-            if failure is not None:           # a plugin failed: one line, the partial results
-                from netsim.plugins import failure_line as plugin_failure_line
-                failure_line = plugin_failure_line(failure)
-                if failure_line is None:      # not a plugin's doing: netsim's own bug
-                    raise failure
-            report = None
-            try:
-                results.write_summary()
-                if args.iperf_json:           # from the results just written (netsim/iperf_json.py)
-                    from netsim.iperf_json import write as write_iperf_json
-                    write_iperf_json(staged.path, packet_bytes={
-                        fid: getattr(flow, "packet_bytes", None)
-                        for fid, flow in results.network.flows.items()},
-                        retransmits=retransmit_counter.counts)
-                if args.check:
-                    from theory.check import compare, predict_run, write_check
-                    model = predict_run(spec, results, duration_s=args.duration)
-                    report = compare(results, model, links=args.links or None, settle_s=args.check_settle,
-                                     tolerance_pct=args.check_tolerance)
-                    write_check(staged.path, report, model, results.units)
-                if not args.no_plots or args.show:
-                    from plot_tool import make_figures
-                    make_figures(staged.path, staged.path, links=args.links or None,
-                                 flows=args.flows or None, show=args.show)
-                if (args.pcap or args.pcap_links) and not args.no_plots:   # seq_<flow>.png
-                    from plot_tool.seqplot import make_seq_plots
-                    make_seq_plots(staged.path, results.network)
-                if args.report:
-                    from plot_tool.report import make_report
-                    make_report(staged.path, links=args.links or None, flows=args.flows or None)
-                staged.commit()
-                if trace is not None:
-                    trace.commit()
-            except OSError as exc:
-                staged.discard()
-                print(f"error: cannot write results to {out}: {exc.strerror or exc}",
-                      file=sys.stderr)
-                return EXIT_BAD_INPUT
+            outcome = simulate_and_write(args, spec, out, staged, trace)
     finally:                          # a trace not committed (failure, Ctrl-C) is removed
         if trace is not None:
             trace.discard()
-    if not args.quiet:
-        print(format_summary(results.summary, args.links or link_ids, rows=args.table_rows))
-        if report is not None:
-            from theory.check import format_report
-            print("\n" + format_report(report))
-        print(f"\nresults written to {out}/")
-    if results.summary["stop_reason"] in ("stalled", "limit"):
-        print(f"warning: {results.summary['stop_detail']}", file=sys.stderr)
-    if failure_line is not None:
-        print(f"error: {failure_line} (at t={results.summary['end_time_s']:.3f} s; partial "
-              f"results written to {out}/)", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    if signum is not None:
-        print(f"interrupted at t={results.summary['end_time_s']:.3f} s: partial results written "
-              f"to {out}/", file=sys.stderr)
-        return 128 + signum
-    if report is not None and report["passed"] is False:
-        return EXIT_CHECK_FAILED
-    return EXIT_OK
+    if isinstance(outcome, int):
+        return outcome
+    return finish_run(args, outcome, out, [link.id for link in spec.links])
 
 
 def close_all(files) -> None:
@@ -446,27 +366,11 @@ def close_all(files) -> None:
         raise first
 
 
-def failed_file(exc: OSError) -> str:
-    """The file an OSError of a write was about: its filename, else the `path` of the writer
-    (a trace file, a capture, the event trace) whose method raised it."""
-    if exc.filename:
-        return str(exc.filename)
-    tb = exc.__traceback__
-    path = None
-    while tb is not None:
-        owner = tb.tb_frame.f_locals.get("self")
-        found = getattr(owner, "path", None)
-        if found is not None and isinstance(found, (str, os.PathLike)):
-            path = found
-        tb = tb.tb_next
-    return str(path) if path is not None else "the results"
-
-
-def open_trace(path):
+def open_event_trace(path):
     """The EventTrace writing to `path` (None without --trace); UsageError if unwritable."""
     if not path:
         return None
-    from netsim.trace import EventTrace, TraceError
+    from netsim.event_trace import EventTrace, TraceError
     try:
         return EventTrace(path)
     except TraceError as exc:
@@ -477,8 +381,8 @@ def execute_interruptibly(simulation):
     """Run `simulation`; the first SIGINT or SIGTERM stops it at the current event (its results
     are then kept, stop reason "interrupted"), a second one acts as usual. Returns the results
     and the number of the signal that stopped the run (None if none did)."""
-    previous = {}
-    received = []
+    previous: dict = {}
+    received: list = []
 
     def stop(signum, frame):
         received.append(signum)
@@ -497,6 +401,7 @@ def execute_interruptibly(simulation):
 
 
 def main(argv=None) -> int:
+    """The command line `argv` (default: sys.argv[1:]); returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == "sweep":
         from netsim.sweep_cli import sweep_main
@@ -504,10 +409,10 @@ def main(argv=None) -> int:
     if argv and argv[0] == "report" and not Path("report").is_file():
         return report_main(argv[1:])
     if argv and argv[0] == "convert" and not Path("convert").is_file():
-        from netsim.convert import convert_main          # the 2015 CS/EE 143 files
+        from netsim.convert import convert_main  # the 2015 CS/EE 143 files
         return convert_main(argv[1:])
     if argv and argv[0] == "generate" and not Path("generate").is_file():
-        from netsim.generate_cli import generate_main    # topology generators
+        from netsim.generate_cli import generate_main  # topology generators
         return generate_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -517,8 +422,7 @@ def main(argv=None) -> int:
         configure_logging(args.verbosity)     # the log file (-f) once the inputs are read
         load_algorithm_plugins(args.plugin)
     except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return error(str(exc))
     return run(args)
 
 

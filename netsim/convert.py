@@ -232,7 +232,7 @@ def convert_main(argv) -> int:
     import argparse
     import sys
 
-    from netsim.cli import program_name
+    from netsim.cli_options import program_name
     parser = argparse.ArgumentParser(
         prog=f"{program_name()} convert",
         description="Convert a topology file of the 2015 CS/EE 143 simulator (a jsonpickle dump, "

@@ -11,7 +11,7 @@ Sleepers cost nothing per tick (the `arm` protocol of `simulator.sampling`), and
 to the per-packet path to achieve it:
 
 * a sleeping link direction is switched to a subclass of its own class (no new slots, the same
-  technique as the event trace's, netsim/trace.py) whose `send`, `lost_in_transit` and `fail` --
+  technique as the event trace's, netsim/event_trace.py) whose `send`, `lost_in_transit` and `fail` --
   the only methods that change its wake counter -- switch it back, nudge the sampler and go on as
   before. Awake directions run their own class untouched (`DirectionWatch`);
 * a flow that has not started is compared at its start time; a finished flow never again;

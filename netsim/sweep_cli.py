@@ -15,19 +15,17 @@ import sys
 import time
 from pathlib import Path
 
-EXIT_OK = 0
-EXIT_RUNS_FAILED = 1
-EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130          # Ctrl-C; SIGTERM gives 143 (128 + the signal number)
+from netsim.cli_options import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED,
+                                UsageError, add_shared_options, program_name, report_available)
 
-
-class UsageError(Exception):
-    """A command-line value that cannot be used."""
+__all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_RUNS_FAILED",
+           "build_sweep_parser", "sweep_main"]
 
 
 def build_sweep_parser() -> argparse.ArgumentParser:
+    """The parser of ``sweep SWEEP.json``."""
     parser = argparse.ArgumentParser(
-        prog="initializer.py sweep",
+        prog=f"{program_name()} sweep",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run a parameter sweep: every point x seed of a sweep file is an independent "
                     "simulation,\nrun in parallel; results.csv, one record per run and the "
@@ -57,22 +55,10 @@ examples:
                         help="worker processes (default: the number of cores)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run on a Dask distributed cluster (e.g. tcp://host:8786) instead")
-    parser.add_argument("--out", metavar="DIR",
-                        help="results directory (default results/sweeps/<name>/)")
     parser.add_argument("--force", action="store_true",
                         help="replace the results of a different sweep in --out (its sweep.json, "
                              "results.csv, runs/ and figures are deleted)")
-    parser.add_argument("--no-plots", action="store_true", help="do not draw the sweep's figures")
-    parser.add_argument("--show", action="store_true", help="open the figures interactively")
-    parser.add_argument("--report", action="store_true",
-                        help="also write report.html: the sweep's figures as interactive charts "
-                             "and the table of runs (needs plotly: pip install -e '.[report]' in "
-                             "the netsim checkout)")
-    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    parser.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
-                        help="load the congestion-control algorithms this Python file defines, "
-                             "here and in every worker (repeatable; a sweep file's \"plugins\" only "
-                             "names the files it needs: code runs only from the command line)")
+    add_shared_options(parser, "sweep")  # --out --no-plots --show --report --quiet --plugin
     return parser
 
 
@@ -86,11 +72,7 @@ def sweep_main(argv) -> int:
             raise UsageError(f"--jobs: expected a number of processes >= 1, got {args.jobs}")
         sweep = load_sweep(args.sweep, plugins=args.plugin)
         if args.report:
-            from netsim.cli import UsageError as CliUsageError, report_available
-            try:
-                report_available()
-            except CliUsageError as exc:
-                raise UsageError(str(exc)) from None
+            report_available()
     except (SweepError, UsageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

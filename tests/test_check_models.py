@@ -50,9 +50,9 @@ def test_padhye_and_mathis_by_hand():
 
 
 def test_cubic_response_by_hand():
-    rate, region = cubic_rate_pps(1e-4, 0.1)            # RFC 9438 Table 1: 187 packets per RTT
+    rate, region = cubic_rate_pps(1e-4, 0.1, 0.4, 0.7)           # RFC 9438 Table 1: 187 packets per RTT
     assert region == "cubic" and rate == pytest.approx(1874.3, rel=1e-3)
-    rate, region = cubic_rate_pps(0.01, 0.02)           # AIMD(alpha_cubic, 0.7) = Reno's sqrt(150)
+    rate, region = cubic_rate_pps(0.01, 0.02, 0.4, 0.7)          # AIMD(alpha_cubic, 0.7) = Reno's sqrt(150)
     assert region == "reno-friendly" and rate == pytest.approx(612.37, rel=1e-4)
 
 

@@ -1,4 +1,4 @@
-"""--trace FILE: every packet event of a run, streamed as CSV or JSON Lines (netsim/trace.py)."""
+"""--trace FILE: every packet event of a run, streamed as CSV or JSON Lines (netsim/event_trace.py)."""
 from __future__ import annotations
 
 import csv
@@ -11,7 +11,7 @@ import pytest
 
 from components.link import LinkDirection
 from netsim.run import Run
-from netsim.trace import FIELDS, EventTrace
+from netsim.event_trace import FIELDS, EventTrace
 from topologies import load_topology
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -173,5 +173,9 @@ def test_check_tolerance_exit_status_and_errors(tmp_path, capsys):
                  "--quiet"]) == 1
     assert main([tc2, "--check-tolerance", "5", "--out", str(tmp_path), "--no-plots"]) == 2
     assert "only meaningful with --check" in capsys.readouterr().err
-    assert main([tc2, "--algorithm", "tahoe", "--check", "--out", str(tmp_path), "--no-plots"]) == 2
-    assert "--check: no analytic model for flows F1 (tahoe)" in capsys.readouterr().err
+    aimd = str(ROOT / "experiments" / "plugins" / "aimd.py")    # declares no theory_model
+    assert main([tc2, "--plugin", aimd, "--algorithm", "aimd", "--check", "--out", str(tmp_path),
+                 "--no-plots"]) == 2
+    err = capsys.readouterr().err
+    assert "--check: no analytic model for flows F1 (aimd)" in err
+    assert "models exist for" in err and "tahoe" in err and "aimd," not in err

@@ -36,11 +36,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from theory.equilibrium import solve_equilibrium
+from theory.models import model_of
 from theory.paths import Hop, NoRouteError, Paths, path_rtt_s
 from topologies.spec import TopologySpec
 
-DELAY_BASED = ("fast", "vegas")
 DEFAULT_SETTLE_S = 2.0
+
+
+def is_delay_based(flow) -> bool:
+    """Whether the FlowSpec's algorithm declares the fluid model of delay-based flows."""
+    return model_of(flow.algorithm) == "delay"
 
 
 class TheoryError(ValueError):
@@ -111,10 +116,12 @@ def build_model(spec: TopologySpec, *, others_ok: bool = False) -> Model:
     `model.others` (its FlowSpec) and left out of the matrices (`--check` compares such flows with
     their own models, `theory.check`). `model.paths` holds every flow's (data path, ACK path) and
     `model.hop_resource` the resource index of each hop."""
-    others = [f"{f.id} ({f.algorithm})" for f in spec.flows if f.algorithm not in DELAY_BASED]
+    others = [f"{f.id} ({f.algorithm})" for f in spec.flows if not is_delay_based(f)]
     if others and not others_ok:
+        from flows import ALGORITHMS
+        covered = [name for name in ALGORITHMS if model_of(name) == "delay"]
         raise TheoryError("no analytic equilibrium model for flows " + ", ".join(others)
-                          + "; the model covers " + " and ".join(DELAY_BASED))
+                          + "; the model covers " + " and ".join(covered))
     resources, index = [], {}
     for link in spec.links:
         hops = (Hop(link, 0), Hop(link, 1))
@@ -125,7 +132,7 @@ def build_model(spec: TopologySpec, *, others_ok: bool = False) -> Model:
                 index[hop] = len(resources)
             resources.append(Resource(rid, link.id, tuple(hop.label for hop in group), link.rate_bps / 8.0))
     sizes = spec.packet_sizes
-    delay_based = [fs for fs in spec.flows if fs.algorithm in DELAY_BASED]
+    delay_based = [fs for fs in spec.flows if is_delay_based(fs)]
     A = np.zeros((len(resources), len(delay_based)))
     M = np.zeros_like(A)
     rank = np.full(len(resources), 10**6, dtype=float)
@@ -147,13 +154,16 @@ def build_model(spec: TopologySpec, *, others_ok: bool = False) -> Model:
             M[index[d], i] += 1
             rank[index[d]] = min(rank[index[d]], len(data_path) + hop)
         base = path_rtt_s(data_path, ack_path, sizes)
+        if "alpha" not in fs.params:
+            raise TheoryError(f"flow {fs.id} ({fs.algorithm}): the delay model needs the "
+                              f"algorithm's parameter alpha (packets kept queued)")
         alpha = float(fs.params["alpha"])
         beta = float(fs.params.get("beta", alpha))
         flows.append(FlowModel(fs.id, fs.algorithm, alpha, beta, float(sizes.data_bytes),
                                None if fs.data_bytes is None else float(fs.data_bytes),
                                fs.start_s, base))
     model = Model(resources, flows, A, M, rank)
-    model.others = [fs for fs in spec.flows if fs.algorithm not in DELAY_BASED]
+    model.others = [fs for fs in spec.flows if not is_delay_based(fs)]
     model.paths = all_paths
     model.hop_resource = index
     model.spec = spec

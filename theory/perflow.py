@@ -1,16 +1,20 @@
 """Per-flow models of the algorithms outside the fluid equilibrium (`--check`, `theory.check`).
 
-* **Reno, NewReno** under random loss: Padhye, Firoiu, Towsley and Kurose (1998), eq. (31), which
-  is Mathis et al. (1997) plus the time spent in timeouts. The inputs are measured in the run: the
-  loss rate p of the flow's data path (random losses / packets transmitted on each of its link
+Which flows each model applies to is declared by their algorithm's class (`theory.models`).
+
+* **Reno, NewReno** (and Tahoe, and any class declaring the ``"loss"`` model) under random
+  loss: Padhye, Firoiu, Towsley and Kurose (1998), eq. (31), which is Mathis et al. (1997)
+  plus the time spent in timeouts. The inputs are measured in the run: the loss rate p of the flow's data path (random losses / packets transmitted on each of its link
   directions, over the run), the flow's mean RTT over the compared window, its RTO (`rto_ms`) and
   the share Q of its loss indications that were timeouts (`timeouts / retransmissions`, capped at
   1) in place of the paper's estimate min(1, 3 sqrt(3p/8)), which assumes Reno without SACK-like
   recovery and predicts ten times more timeouts than these flows take. Q = 0 gives Mathis.
 * **CUBIC** under random loss: RFC 9438 Section 5.1, the larger of the cubic function's average
-  window and the Reno-friendly AIMD(alpha_cubic, 0.7) one, with the measured p and RTT.
+  window and the Reno-friendly AIMD(alpha_cubic, beta) one, with the measured p and RTT and the
+  flow's C and beta (its class's defaults: flows/cubic.py).
 * **BBR (v1)**: the delivery rate is the flow's max-min fair share of its bottleneck
-  (`max_min_rates`), and with cwnd_gain 2 its inflight stays below 2 BtlBw x RTprop. One flow
+  (`max_min_rates`), and with cwnd_gain 2 (the flow's, flows/bbr.py) its inflight stays below
+  2 BtlBw x RTprop. One flow
   alone: BtlBw is the bottleneck rate, so the queue is at most one BDP (rate x RTprop, RTprop the
   flow's measured `base_rtt_ms`). Several flows: each one's max-filtered BtlBw can be its
   ProbeBW rate, 1.25 x its share, so the queue is at most (2 x 1.25 - 1) = 1.5 BDP. Never more
@@ -28,12 +32,6 @@ import numpy as np
 
 from theory.response import cubic_average_window, cubic_reno_friendly_window
 
-LOSS_BASED = ("reno", "newreno", "cubic")
-RATE_BASED = ("bbr",)
-MODEL_NAMES = {"reno": "padhye", "newreno": "padhye", "cubic": "rfc9438", "bbr": "bbr"}
-BBR_CWND_GAIN = 2.0
-BBR_PROBE_GAIN = 1.25
-
 
 def padhye_q_rate_pps(p: float, rtt_s: float, rto_s: float, timeout_share: float) -> float:
     """Padhye et al. (1998) eq. (31) with the share of loss indications that are timeouts given:
@@ -47,9 +45,9 @@ def padhye_q_rate_pps(p: float, rtt_s: float, rto_s: float, timeout_share: float
     return 1.0 / (rtt_s * math.sqrt(2.0 * p / 3.0) + rto_s * q * p * (1.0 + 32.0 * p * p))
 
 
-def cubic_rate_pps(p: float, rtt_s: float, C: float = 0.4, beta: float = 0.7) -> tuple:
+def cubic_rate_pps(p: float, rtt_s: float, C: float, beta: float) -> tuple:
     """RFC 9438 Section 5.1: (rate in packets/s, region) with region "cubic" or "reno-friendly",
-    whichever average window is larger."""
+    whichever average window is larger, for CUBIC's constants `C` and `beta` (the flow's)."""
     if not p > 0:
         return math.nan, None
     cubic = float(cubic_average_window(p, rtt_s, C, beta))

@@ -7,6 +7,9 @@
 * RFC 9438 (CUBIC), Sections 4.3 and 5: the average window of the cubic function and of the
   Reno-friendly AIMD estimate under the deterministic loss model; CUBIC uses the larger.
 
+CUBIC's C and beta are arguments, never defaults here: they belong to the algorithm's class
+(flows/cubic.py), and sweeps resolve them from it (sweep.json's theory settings).
+
 Scalars give floats, arrays give arrays; a loss probability p <= 0 gives NaN. Used by sweep
 figures (`plot_tool.sweep_figures`), sweeps and the validation tests. Only numpy.
 """
@@ -48,13 +51,6 @@ def padhye_rate_pps(p: Any, rtt_s: float, rto_s: float, b: float = 1.0,
     return _as_output(np.minimum(wmax_pkts / rtt_s, 1.0 / denominator), p)
 
 
-def padhye_goodput_mbps(p: Any, mss_bytes: float, rtt_s: float, rto_s: float, b: float = 1.0,
-                        bits_per_mbit: float = 1e6) -> Any:
-    """`padhye_rate_pps` in Mbps of `mss_bytes` packets (bits/s divided by `bits_per_mbit`)."""
-    rate = np.asarray(padhye_rate_pps(p, rtt_s, rto_s, b), dtype=float)
-    return _as_output(rate * mss_bytes * 8.0 / bits_per_mbit, p)
-
-
 def reno_average_window(p: Any) -> Any:
     """Average window of Reno, AIMD(1, 0.5), under periodic loss: sqrt(3 / (2 p)) packets."""
     return _as_output(aimd_average_window(p, 1.0, 0.5), p)
@@ -68,7 +64,7 @@ def aimd_average_window(p: Any, alpha: float, beta: float) -> Any:
     return _as_output(np.sqrt(alpha * (1.0 + beta) / (2.0 * (1.0 - beta) * prob)), p)
 
 
-def cubic_average_window(p: Any, rtt_s: float, C: float = 0.4, beta: float = 0.7) -> Any:
+def cubic_average_window(p: Any, rtt_s: float, C: float, beta: float) -> Any:
     """Average window of CUBIC's cubic function, in packets (RFC 9438 Section 5, Figure 6):
     (C (3 + beta) / (4 (1 - beta)))^(1/4) * RTT^(3/4) / p^(3/4), RTT in seconds, for the
     deterministic loss model (one loss every 1/p packets). NaN where p <= 0."""
@@ -77,7 +73,7 @@ def cubic_average_window(p: Any, rtt_s: float, C: float = 0.4, beta: float = 0.7
     return _as_output(factor * rtt_s ** 0.75 / prob ** 0.75, p)
 
 
-def cubic_reno_friendly_window(p: Any, beta: float = 0.7) -> Any:
+def cubic_reno_friendly_window(p: Any, beta: float) -> Any:
     """Average window of CUBIC's Reno-friendly estimate W_est, in packets: AIMD(alpha_cubic,
     beta) with alpha_cubic = 3 (1 - beta) / (1 + beta) (RFC 9438 Section 4.3), which the RFC
     chose so that it equals Reno's sqrt(3 / (2 p))."""
@@ -85,8 +81,8 @@ def cubic_reno_friendly_window(p: Any, beta: float = 0.7) -> Any:
     return _as_output(aimd_average_window(p, alpha_cubic, beta), p)
 
 
-def cubic_goodput_mbps(p: Any, mss_bytes: float, rtt_s: float, C: float = 0.4,
-                       beta: float = 0.7, bits_per_mbit: float = 1e6) -> Any:
+def cubic_goodput_mbps(p: Any, mss_bytes: float, rtt_s: float, C: float, beta: float,
+                       bits_per_mbit: float = 1e6) -> Any:
     """CUBIC goodput predicted by RFC 9438 Section 5.1, in Mbps.
 
     The average window is the larger of the cubic function's average (`cubic_average_window`) and

@@ -1,0 +1,104 @@
+"""What the command line shows: the progress bar, the log's handlers, error lines, and the end
+of a run (summary table, check table, warnings, exit status).
+
+Everything here writes to the terminal or the log; nothing runs a simulation.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from netsim.cli_options import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, UsageError
+from netsim.console import format_summary  # the console table (netsim/console.py)
+
+LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
+def configure_logging(level: str, logfile: str | None = None) -> None:
+    """Log to stderr at `level`; and to `logfile` if given (see `open_log_file`)."""
+    logging.basicConfig(level=getattr(logging, level), handlers=[logging.StreamHandler(sys.stderr)],
+                        force=True, format=LOG_FORMAT)
+    if logfile:
+        open_log_file(logfile)
+
+
+def open_log_file(logfile: str) -> None:
+    """Also log to `logfile` (opened only once the inputs are read and the path is checked)."""
+    try:
+        handler = logging.FileHandler(logfile, mode="w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"-f {logfile}: cannot write the log file: {exc.strerror or exc}") from None
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    logging.getLogger().addHandler(handler)
+
+
+class ProgressBar:
+    """tqdm progress bar on stderr, in percent of the run; shown after half a second."""
+
+    def __init__(self):
+        from tqdm import tqdm
+        self.bar = tqdm(total=100, unit="%", file=sys.stderr, delay=0.5, leave=False,
+                        bar_format="{l_bar}{bar}| {n:.0f}% [{elapsed}<{remaining}]")
+        self.done = 0.0
+
+    def __call__(self, now_s: float, fraction) -> None:
+        if fraction is None:
+            return
+        target = 100.0 * fraction
+        if target > self.done:
+            self.bar.update(target - self.done)
+            self.done = target
+        self.bar.set_description(f"t={now_s:.1f} s", refresh=False)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def error(line: str) -> int:
+    """Print `error: line` on stderr; the exit status of bad input."""
+    print(f"error: {line}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def failed_file(exc: OSError) -> str:
+    """The file an OSError of a write was about: its filename, else the `path` of the writer
+    (a trace file, a capture, the event trace) whose method raised it."""
+    if exc.filename:
+        return str(exc.filename)
+    tb = exc.__traceback__
+    path = None
+    while tb is not None:
+        owner = tb.tb_frame.f_locals.get("self")
+        found = getattr(owner, "path", None)
+        if found is not None and isinstance(found, (str, os.PathLike)):
+            path = found
+        tb = tb.tb_next
+    return str(path) if path is not None else "the results"
+
+
+def finish_run(args, outcome, out, link_ids: list) -> int:
+    """Show the end of a run (unless --quiet: the summary table, the check table, where the
+    results are; always: warnings, a plugin's failure, an interrupt) and return its exit status.
+    `outcome` is (results, the signal that stopped it or None, the check report or None, the
+    plugin's failure line or None)."""
+    results, signum, report, failure_line = outcome
+    if not args.quiet:
+        print(format_summary(results.summary, args.links or link_ids, rows=args.table_rows))
+        if report is not None:
+            from theory.check_report import format_report
+            print("\n" + format_report(report))
+        print(f"\nresults written to {out}/")
+    if results.summary["stop_reason"] in ("stalled", "limit"):
+        print(f"warning: {results.summary['stop_detail']}", file=sys.stderr)
+    if failure_line is not None:
+        print(f"error: {failure_line} (at t={results.summary['end_time_s']:.3f} s; partial "
+              f"results written to {out}/)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if signum is not None:
+        print(f"interrupted at t={results.summary['end_time_s']:.3f} s: partial results written "
+              f"to {out}/", file=sys.stderr)
+        return 128 + signum
+    if report is not None and report["passed"] is False:
+        return EXIT_CHECK_FAILED
+    return EXIT_OK

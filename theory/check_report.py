@@ -1,0 +1,131 @@
+"""The check report as people and programs read it: the console table (`format_report`),
+check.json and predictions.csv (`write_check`). The report itself is made by
+`theory.check.compare`.
+"""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+
+from theory.fluid import Model
+
+
+def format_report(report: dict) -> str:
+    """The console table of a check report."""
+    lines = [f"check against the analytic models (settling time {report['settle_s']:g} s "
+             f"skipped after each change)"]
+    for iv in report["intervals"]:
+        lines.append(f"\n[{iv['start_s']:.2f} s, {iv['end_s']:.2f} s] active: {', '.join(iv['flows'])}"
+                     f" (compared {iv['compared_from_s']:.2f}-{iv['compared_until_s']:.2f} s)")
+        lines.append(f"  {'':6}{'entity':<18}{'quantity':<16}{'predicted':>18}{'simulated':>12}{'error':>9}")
+        for row in iv["rows"]:
+            lines.append("  " + _format_row(row))
+            if row.get("no_model"):
+                lines[-1] += f"  [{reasons_index(report, row['no_model'])}]"
+    if report["completion"]:
+        lines.append("\ncompletion times")
+        for row in report["completion"]:
+            lines.append("  " + _format_row(row))
+            if row.get("no_model"):
+                lines[-1] += f"  [{reasons_index(report, row['no_model'])}]"
+    for miss in report["unmatched"]:
+        lines.append(f"\nno prediction for [{miss['start_s']:.2f} s, {miss['end_s']:.2f} s] with "
+                     f"flows {', '.join(miss['flows'])} (the simulated order of joins and "
+                     f"departures differs from the predicted one)")
+    for warning in report.get("warnings", []):
+        lines.append(f"\nwarning: {warning}")
+    reasons = report.get("no_model_reasons", [])
+    if reasons:
+        lines.append("\nno model applies (rows marked \"no model\", not compared):")
+        lines += [f"  {number}. {reason}" for number, reason in enumerate(reasons, 1)]
+    verdict = f"\nlargest error {report['max_error_pct']:.2f} %"
+    if report.get("compared", 1) == 0:
+        verdict = "\nnothing compared"
+    if report["tolerance_pct"] is not None:
+        verdict += (f" — {'within' if report['passed'] else 'NOT within'} the "
+                    f"{report['tolerance_pct']:g} % tolerance")
+    if reasons:
+        verdict += (f" ({report['not_compared']} rows outside every model's regime not counted: "
+                    f"see the reasons above)")
+    lines.append(verdict)
+    return "\n".join(lines)
+
+
+def reasons_index(report: dict, reason: str) -> int:
+    """1-based number of `reason` in the report's list of reasons."""
+    return report.get("no_model_reasons", []).index(reason) + 1
+
+
+def _format_row(row: dict) -> str:
+    predicted = row["predicted"]
+    if predicted is None:
+        shown = "no model"
+    elif isinstance(predicted, list):
+        shown = f"{predicted[0]:.3f}..{predicted[1]:.3f}"
+    else:
+        shown = f"{predicted:.3f}"
+    simulated = "-" if row["simulated"] is None else f"{row['simulated']:.3f}"
+    error = "-" if row["error_pct"] is None else f"{row['error_pct']:.2f} %"
+    line = f"{row['kind']:<6}{row['id']:<18}{row['quantity']:<16}{shown:>18}{simulated:>12}{error:>9}"
+    return line + (f"  {row['model']}" if row.get("model") else "")
+
+
+def _finite(value):
+    """`value` with every NaN or infinite float (numpy's too) as None."""
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
+def write_check(out_dir, report: dict, model: Model, units) -> None:
+    """check.json (the report) and predictions.csv (the predicted timeline, for the figures; the
+    per-flow models of Reno, NewReno, CUBIC and BBR add their rows per simulated interval)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "check.json", "w") as fh:
+        json.dump(_finite(report), fh, indent=2, allow_nan=False)    # strict JSON: NaN is null
+        fh.write("\n")
+    mbps = 8.0 / units.bits_per_mbit
+    kb = float(units.bytes_per_kb)
+    flows = {f.id: f for f in model.flows}
+    resources = {r.id: r for r in model.resources}
+    with open(out / "predictions.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(["start_s", "end_s", "kind", "id", "direction", "quantity", "low", "high"])
+        for iv in model.timeline:
+            for fid in iv.flows:
+                rate = (iv.rates_pps[fid] * flows[fid].data_bytes * mbps,
+                        iv.rates_pps_high[fid] * flows[fid].data_bytes * mbps)
+                delay = (iv.queue_delay_s[fid] * 1e3, iv.queue_delay_s_high[fid] * 1e3)
+                base_ms = flows[fid].base_rtt_s * 1e3
+                rtt = (base_ms + delay[0], base_ms + delay[1])
+                window = (iv.rates_pps[fid] * rtt[0] / 1e3, iv.rates_pps_high[fid] * rtt[1] / 1e3)
+                for quantity, (low, high) in (("rate_mbps", rate), ("queue_delay_ms", delay),
+                                              ("rtt_ms", rtt), ("window_pkts", window)):
+                    writer.writerow([f"{iv.start_s:.9g}", f"{iv.end_s:.9g}", "flow", fid, "",
+                                     quantity, f"{min(low, high):.9g}", f"{max(low, high):.9g}"])
+            for rid, backlog in iv.backlog_bytes.items():
+                resource = resources[rid]
+                high = iv.backlog_bytes_high[rid]
+                writer.writerow([f"{iv.start_s:.9g}", f"{iv.end_s:.9g}", "link", resource.link,
+                                 "+".join(resource.directions), "backlog_kb",
+                                 f"{min(backlog, high) / kb:.9g}", f"{max(backlog, high) / kb:.9g}"])
+        for iv in report["intervals"]:
+            for row in iv["rows"]:
+                if not row.get("model") or row["predicted"] is None:
+                    continue
+                low, high = (row["predicted"] if isinstance(row["predicted"], list)
+                             else (row["predicted"], row["predicted"]))
+                if row["kind"] == "flow":
+                    entity, direction = row["id"], ""
+                else:
+                    entity, direction = resources[row["id"]].link, "+".join(resources[row["id"]].directions)
+                writer.writerow([f"{iv['start_s']:.9g}", f"{iv['end_s']:.9g}", row["kind"], entity,
+                                 direction, row["quantity"], f"{low:.9g}", f"{high:.9g}"])

@@ -1,0 +1,224 @@
+"""The rows of a check report: a predicted value or interval against the simulated one, and
+the per-flow models of `theory.perflow` evaluated over one compared window of a run (loss-based
+flows: `loss_row`; BBR flows: `bbr_rows`)."""
+from __future__ import annotations
+
+import numpy as np
+
+from theory.models import ROW_LABELS, bbr_gains, cubic_constants, model_of
+from theory.paths import path_rtt_s
+from theory.perflow import cubic_rate_pps, max_min_rates, padhye_q_rate_pps
+from theory.windows import window_mean, window_sum
+
+BBR_RTT_SPREAD = 1.5       # BBR flows on one bottleneck share it fairly when RTprops are this close
+SATURATED = 0.9            # a link busier than this limits a loss-based flow, not random loss
+
+
+def error_pct(simulated: float, low: float, high: float, floor: float) -> float:
+    """0 inside [low, high], else the distance to the nearest end relative to it (at least
+    `floor`), in percent."""
+    if low <= simulated <= high:
+        return 0.0
+    nearest = low if simulated < low else high
+    return 100.0 * abs(simulated - nearest) / max(abs(nearest), floor)
+
+
+def row(kind: str, entity: str, quantity: str, simulated, low: float, high: float, floor: float):
+    """A compared row: predicted `low` (== `high`) or [low, high] against `simulated`."""
+    low, high = float(low), float(high)
+    simulated = None if simulated is None else float(simulated)
+    error = None if simulated is None else float(error_pct(simulated, low, high, floor))
+    predicted = low if low == high else [low, high]
+    return {"kind": kind, "id": entity, "quantity": quantity, "predicted": predicted,
+            "simulated": simulated, "error_pct": error}
+
+
+def no_model(kind: str, entity: str, quantity: str, simulated, reason: str) -> dict:
+    """A row outside every model's regime: shown with the reason, not compared."""
+    return {"kind": kind, "id": entity, "quantity": quantity, "predicted": None,
+            "simulated": None if simulated is None else float(simulated), "error_pct": None,
+            "no_model": reason}
+
+
+class Window:
+    """One compared window of a run: [from_s, until_s] of a simulated interval, the sampling
+    interval, and time-weighted means of the traces over it."""
+
+    def __init__(self, results, from_s: float, until_s: float, step_s: float):
+        self.results, self.from_s, self.until_s, self.step_s = results, from_s, until_s, step_s
+
+    def flow_mean(self, fid: str, column: str) -> float | None:
+        t, values = self.results.trace("flows", fid, column)
+        return window_mean(t, values, self.from_s, self.until_s, self.step_s)
+
+    def link_mean(self, link: str, column: str, direction) -> float | None:
+        t, values = self.results.trace("links", link, column, direction=direction)
+        return window_mean(t, values, self.from_s, self.until_s, self.step_s)
+
+    def link_sum(self, link: str, column: str, direction) -> float:
+        t, values = self.results.trace("links", link, column, direction=direction)
+        return window_sum(t, values, self.from_s, self.until_s, self.step_s)
+
+    def backlog_kb(self, link: str, directions) -> float:
+        """The summed mean backlog of the link directions that form one resource."""
+        return sum(self.link_mean(link, "backlog_kb", label) or 0.0 for label in directions)
+
+
+def path_loss(results, model, fid: str) -> float:
+    """Random-loss probability of the flow's data path, measured over the run: 1 - prod(1 - p_hop)
+    with p_hop = impairment_drops / packets_transmitted of each link direction it crosses."""
+    links = results.summary["links"]
+    keep = 1.0
+    for hop in model.paths[fid][0]:
+        d = links[hop.link.id]["directions"][hop.label]
+        if d["packets_transmitted"]:
+            keep *= 1.0 - d["impairment_drops"] / d["packets_transmitted"]
+    return 1.0 - keep
+
+
+def _loss_regime_problem(model, fid: str, window: Window, mbps: float) -> str | None:
+    """Why the flow's rate is set by its links rather than by random loss (None if it is not)."""
+    overflow = random = 0.0
+    busiest, busiest_util = None, 0.0
+    for hop in model.paths[fid][0]:
+        overflow += window.link_sum(hop.link.id, "drops", hop.label)
+        random += window.link_sum(hop.link.id, "impairment_drops", hop.label)
+        used = window.link_mean(hop.link.id, "rate_mbps",
+                                None if hop.link.duplex == "half" else hop.label) or 0.0
+        util = used / (hop.link.rate_bps * mbps / 8.0)
+        if util > busiest_util:
+            busiest, busiest_util = hop.link.id, util
+    if overflow > random:
+        return (f"buffer overflows ({overflow:.0f}) outnumber random losses ({random:.0f}) on the "
+                f"data path of {fid}: the link, not random loss, sets its rate")
+    if busiest_util > SATURATED:
+        return (f"{busiest} is {100 * busiest_util:.0f} % busy: the link, not random loss, sets "
+                f"the rate of {fid}")
+    return None
+
+
+def loss_row(results, model, fid: str, window: Window, rate_floor: float, mbps: float,
+             data_bytes: float):
+    """(reason, None) when the response function does not apply, else (None, row)."""
+    f = results.summary["flows"][fid]
+    p = path_loss(results, model, fid)
+    if p <= 0.0:
+        return (f"no random loss on the data path of {fid}: its losses are buffer overflows "
+                f"(drop-tail synchronisation), which the response functions do not describe"), None
+    problem = _loss_regime_problem(model, fid, window, mbps)
+    if problem:
+        return problem, None
+    rtt_ms = window.flow_mean(fid, "rtt_ms")
+    if rtt_ms is None:
+        return f"{fid} took no RTT sample in the compared window", None
+    rtt_s = rtt_ms / 1e3
+    flow_model = model_of(f["algorithm"])
+    inputs: dict = {"loss_rate": p, "rtt_ms": rtt_ms}
+    if flow_model == "cubic":
+        rate_pps, region = cubic_rate_pps(p, rtt_s, *cubic_constants(_params(model, fid)))
+        inputs["region"] = region
+    else:
+        rto_s = (f.get("rto_ms") or 1000.0) / 1e3
+        share = f["timeouts"] / f["retransmissions"] if f["retransmissions"] else 0.0
+        rate_pps = padhye_q_rate_pps(p, rtt_s, rto_s, share)
+        inputs.update({"rto_ms": rto_s * 1e3, "timeout_share": min(1.0, share)})
+    predicted = rate_pps * data_bytes * mbps
+    out = row("flow", fid, "rate_mbps", window.flow_mean(fid, "recv_rate_mbps"), predicted,
+              predicted, rate_floor)
+    out["model"] = ROW_LABELS[flow_model or "loss"]
+    out["inputs"] = {k: (round(v, 9) if isinstance(v, float) else v) for k, v in inputs.items()}
+    return None, out
+
+
+def _params(model, fid: str) -> dict:
+    """The algorithm parameters of flow `fid` (defaults merged), from the model's spec."""
+    if model.spec is None:
+        return {}
+    for flow in model.spec.flows:
+        if flow.id == fid:
+            return dict(flow.params)
+    return {}
+
+
+def _bbr_load(model, fids: list, data_bytes: float, ack_bytes: float) -> np.ndarray:
+    """Bytes per data packet of each BBR flow on each resource (data and ACK paths)."""
+    load = np.zeros((len(model.resources), len(fids)))
+    for k, fid in enumerate(fids):
+        data_path, ack_path = model.paths[fid]
+        for hop in data_path:
+            load[model.hop_resource[hop], k] += data_bytes
+        for hop in ack_path:
+            load[model.hop_resource[hop], k] += ack_bytes
+    return load
+
+
+def _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window: Window) -> dict:
+    """Flow -> why the fair-share model does not hold at a saturated resource it crosses."""
+    resources = list(model.resources)
+    unfair: dict = {}
+    for r in np.flatnonzero((used >= capacity * (1 - 1e-9)) & load.any(axis=1)):
+        sharing = [fid for k, fid in enumerate(fids) if load[r, k]]
+        props = [rtprop[fid] for fid in sharing]
+        overflow = sum(window.link_sum(resources[r].link, "drops", label)
+                       for label in resources[r].directions)
+        if len(sharing) > 1 and overflow > 0:
+            for fid in sharing:
+                unfair.setdefault(fid, (
+                    f"{resources[r].id} drops packets from its full buffer ({overflow:.0f} in "
+                    f"the compared window): BBR v1 ignores these losses and the shares of the "
+                    f"flows there are not fair"))
+        if len(sharing) > 1 and max(props) > BBR_RTT_SPREAD * min(props):
+            for fid in sharing:
+                unfair.setdefault(fid, (
+                    f"the BBR flows sharing {resources[r].id} have RTprops from "
+                    f"{1e3 * min(props):.1f} to {1e3 * max(props):.1f} ms: BBR v1 favours the "
+                    f"longer ones, and its fair-share model assumes RTprops within a factor "
+                    f"{BBR_RTT_SPREAD:g}"))
+    return unfair
+
+
+def bbr_rows(results, model, fids: list, window: Window, rate_floor: float, mbps: float,
+             kb: float, data_bytes: float, ack_bytes: float, packet_kb: float) -> list:
+    """BBR flows: delivery rate = max-min fair share; bottleneck queue <= one BDP (and buffer)."""
+    resources = list(model.resources)
+    load = _bbr_load(model, fids, data_bytes, ack_bytes)
+    capacity = np.array([r.capacity_Bps for r in resources])
+    rates = max_min_rates(capacity, load)                         # data packets/s
+    summary = results.summary
+    used = load @ rates
+    rtprop = {}
+    for fid in fids:
+        base_ms = summary["flows"][fid].get("base_rtt_ms")
+        rtprop[fid] = base_ms / 1e3 if base_ms else _path_rtt(model, fid)
+    unfair = _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window)
+    rows = []
+    for k, fid in enumerate(fids):
+        simulated = window.flow_mean(fid, "recv_rate_mbps")
+        if fid in unfair:
+            rows.append(no_model("flow", fid, "rate_mbps", simulated, unfair[fid]))
+            continue
+        predicted = rates[k] * data_bytes * mbps
+        rows.append(dict(row("flow", fid, "rate_mbps", simulated, predicted, predicted,
+                             rate_floor), model=ROW_LABELS["rate"]))
+    for r, resource in enumerate(resources):
+        if used[r] < capacity[r] * (1 - 1e-9) or not load[r].any():
+            continue
+        sharing = [k for k in range(len(fids)) if load[r, k]]
+        # inflight <= cwnd_gain x BtlBw x RTprop; with several flows each one's max-filtered BtlBw
+        # can be its probing rate (pacing gain 1.25 x its share): queue <= (2 x 1.25 - 1) BDP
+        bound = 0.0
+        for k in sharing:
+            cwnd_gain, probe_gain = bbr_gains(_params(model, fids[k]))
+            gain = cwnd_gain * (probe_gain if len(sharing) > 1 else 1.0) - 1.0
+            bound += gain * rates[k] * load[r, k] * rtprop[fids[k]]
+        bound_kb = min(bound / kb, summary["links"][resource.link]["buffer_kb"])
+        rows.append(dict(row("link", resource.id, "backlog_kb",
+                             window.backlog_kb(resource.link, resource.directions), 0.0,
+                             max(bound_kb, packet_kb), max(bound_kb, packet_kb)),
+                         model=ROW_LABELS["rate"]))
+    return rows
+
+
+def _path_rtt(model, fid) -> float:
+    data_path, ack_path = model.paths[fid]
+    return path_rtt_s(data_path, ack_path, model.spec.packet_sizes)

@@ -1,0 +1,73 @@
+"""Which analytic model `--check` applies to a flow: the one its algorithm's class declares.
+
+Every congestion-control class carries its own facts (`flows.congestion.CongestionControl`):
+``theory_model`` names the model (or None: not checked) and its constants stay in the class
+(its ``PARAMETERS``, merged into each flow's ``params`` by the loader). So a plugin, Tahoe or
+DCTCP declares a model exactly as the built-ins do, and nothing here lists algorithms by name.
+
+Models theory implements:
+
+* ``"delay"``: the fluid equilibrium of delay-based flows (`theory.fluid`); the flow's
+  ``params`` give ``alpha`` (and ``beta``, Vegas' upper target; FAST: alpha);
+* ``"loss"``: Padhye et al.'s Reno response with timeouts (`theory.perflow.padhye_q_rate_pps`);
+* ``"cubic"``: RFC 9438's response function with the flow's ``C`` and ``beta``;
+* ``"rate"``: BBR v1's fair share and queue bound with the flow's ``cwnd_gain`` and the largest
+  pacing gain of its ProbeBW cycle.
+
+A declared model theory does not implement (``"dctcp"`` today) is reported as such.
+"""
+from __future__ import annotations
+
+IMPLEMENTED = ("delay", "loss", "cubic", "rate")
+ROW_LABELS = {"loss": "padhye", "cubic": "rfc9438", "rate": "bbr"}   # check rows' "model"
+# how the check groups models when flows of different models share a link
+KINDS = {"delay": "delay-based", "loss": "loss", "cubic": "loss", "rate": "bbr"}
+
+
+def declared_model(algorithm: str) -> str | None:
+    """The model the class registered as `algorithm` declares (None: none, or no such class)."""
+    from flows import ALGORITHMS
+    cls = ALGORITHMS.get(algorithm)
+    return getattr(cls, "theory_model", None) if cls is not None else None
+
+
+def model_of(algorithm: str) -> str | None:
+    """The model `--check` applies to flows of `algorithm`: its declared model if theory
+    implements it, else None."""
+    model = declared_model(algorithm)
+    return model if model in IMPLEMENTED else None
+
+
+def kind_of(algorithm: str) -> str:
+    """"delay-based", "loss" (Reno-like and CUBIC), "bbr" or "none"."""
+    return KINDS.get(model_of(algorithm) or "", "none")
+
+
+def modelled_algorithms() -> list:
+    """The registered algorithms whose class declares a model theory implements."""
+    from flows import ALGORITHMS
+    return [name for name in ALGORITHMS if model_of(name) is not None]
+
+
+def no_model_reason(algorithm: str) -> str:
+    """Why a flow of `algorithm` is not compared."""
+    model = declared_model(algorithm)
+    if model is not None and model not in IMPLEMENTED:
+        return (f"no analytic model for {algorithm} (its class declares the {model} model, "
+                f"which theory does not implement)")
+    return f"no analytic model for {algorithm}"
+
+
+def bbr_gains(params: dict) -> tuple:
+    """(cwnd_gain, the largest ProbeBW pacing gain) of a BBR flow with `params`: the flow's
+    own cwnd_gain and the class's gain cycle (flows/bbr.py)."""
+    from flows.bbr import GAIN_CYCLE, Bbr
+    cwnd_gain = float(params.get("cwnd_gain", Bbr.PARAMETERS["cwnd_gain"]))
+    return cwnd_gain, max(GAIN_CYCLE)
+
+
+def cubic_constants(params: dict) -> tuple:
+    """(C, beta) of a CUBIC flow with `params` (defaults: the class's, flows/cubic.py)."""
+    from flows import ALGORITHMS
+    defaults = ALGORITHMS["cubic"].PARAMETERS
+    return float(params.get("C", defaults["C"])), float(params.get("beta", defaults["beta"]))
