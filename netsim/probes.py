@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import math
 
+from plot_tool.schema import FLOW_COUNTERS, FLOWS, HOSTS, LINKS, STATE_PREFIX
 from simulator.sampling import SKIP
 
-LINK_COLUMNS = ("rate_mbps", "buffer_kb", "buffer_pkts", "backlog_kb", "drops", "failure_drops",
-                "impairment_drops", "routing_rate_mbps", "marks", "aqm_drops", "sojourn_ms")
-FLOW_COLUMNS = ("send_rate_mbps", "recv_rate_mbps", "arrival_rate_mbps", "window_pkts", "rtt_ms")
-HOST_COLUMNS = ("send_rate_mbps", "recv_rate_mbps")
+# The value columns of each file, in the results schema's order (the rows below follow it).
+LINK_COLUMNS = LINKS.value_columns
+FLOW_COLUMNS = FLOWS.value_columns         # then the algorithms' state columns (`flow_columns`)
+HOST_COLUMNS = HOSTS.value_columns
+_NO_COUNTERS = (math.nan,) * len(FLOW_COUNTERS)
 
 LINK_IDLE_ROW = (0.0,) * (len(LINK_COLUMNS) - 1) + (math.nan,)   # no sojourn: empty
 HOST_IDLE_ROW = (0.0,) * len(HOST_COLUMNS)
@@ -170,20 +172,58 @@ class DirectionProbe:
         return row
 
 
+def flow_state(flow) -> dict:
+    """The named internal state of a flow's algorithm (`CongestionControl.report()`), {} when it
+    has none (or no algorithm: cbr, onoff)."""
+    report = getattr(getattr(flow, "cc", None), "report", None)
+    return dict(report()) if report is not None else {}
+
+
+def flow_counters(flow) -> dict | None:
+    """The transport's counters of a flow (`Sender.counters()`: the keys of
+    `plot_tool.schema.FLOW_COUNTERS`), None for a flow without them (cbr, onoff)."""
+    counters = getattr(getattr(flow, "sender", None), "counters", None)
+    return dict(counters()) if counters is not None else None
+
+
+def state_columns(flows) -> dict:
+    """The algorithm-state columns of flows.csv for these flows: column name -> report name, the
+    union over the flows in order of appearance; a name equal to a fixed column is prefixed
+    with `STATE_PREFIX`."""
+    columns: dict = {}
+    fixed = set(FLOWS.names)
+    for flow in flows:
+        for name in flow_state(flow):
+            column = STATE_PREFIX + name if name in fixed else name
+            columns.setdefault(column, name)
+    return columns
+
+
+def _number(value) -> float:
+    """A reported state value as a float (NaN for a missing one: an empty field)."""
+    return math.nan if value is None else float(value)
+
+
 class FlowProbe:
-    """Send rate, in-order delivery rate, arrival rate at the receiver, window and mean RTT of a
-    flow; keeps the running mean of the sampled window for the summary."""
+    """Send rate, in-order delivery rate, arrival rate at the receiver, window, mean RTT and the
+    transport's counters (per interval) of a flow, then its algorithm's state at the sample
+    instant (`state`: the report names of the run's state columns, `state_columns`); keeps the
+    running mean of the sampled window for the summary."""
 
     __slots__ = ("f", "mbit", "bytes_sent", "delivered", "arrived", "rtt_sum", "rtt_count",
-                 "window_sum", "window_rows")
+                 "window_sum", "window_rows", "counters", "last_counters", "report", "state")
 
-    def __init__(self, f, bits_per_mbit: float):
+    def __init__(self, f, bits_per_mbit: float, state: tuple = ()):
         self.f = f
         self.mbit = float(bits_per_mbit)
         self.bytes_sent = self.delivered = self.arrived = self.rtt_count = 0
         self.rtt_sum = 0.0
         self.window_sum = 0.0
         self.window_rows = 0
+        self.counters = getattr(getattr(f, "sender", None), "counters", None)
+        self.last_counters = (0,) * len(FLOW_COUNTERS)
+        self.state = tuple(state)
+        self.report = getattr(getattr(f, "cc", None), "report", None) if self.state else None
 
     def wake(self) -> tuple:
         """Changes when the flow starts and when it finishes; a finished flow sleeps for good."""
@@ -205,9 +245,20 @@ class FlowProbe:
             return None
         count = f.rtt_count - self.rtt_count
         rtt_ms = (f.rtt_sum - self.rtt_sum) / count / 1e-3 if count else math.nan
-        row = ((f.bytes_sent - self.bytes_sent) * 8.0 / span / self.mbit,
-               (f.delivered_bytes - self.delivered) * 8.0 / span / self.mbit,
-               (f.arrived_bytes - self.arrived) * 8.0 / span / self.mbit, float(f.cwnd), rtt_ms)
+        row: tuple = ((f.bytes_sent - self.bytes_sent) * 8.0 / span / self.mbit,
+                      (f.delivered_bytes - self.delivered) * 8.0 / span / self.mbit,
+                      (f.arrived_bytes - self.arrived) * 8.0 / span / self.mbit, float(f.cwnd),
+                      rtt_ms)
+        if self.counters is not None:
+            counts = self.counters()
+            now_counts = tuple(counts.get(name, 0) for name in FLOW_COUNTERS)
+            row += tuple(float(a - b) for a, b in zip(now_counts, self.last_counters))
+            self.last_counters = now_counts
+        else:
+            row += _NO_COUNTERS
+        if self.state:
+            values = self.report() if self.report is not None else {}
+            row += tuple(_number(values.get(name)) for name in self.state)
         self.bytes_sent, self.delivered, self.arrived = f.bytes_sent, f.delivered_bytes, f.arrived_bytes
         self.rtt_sum, self.rtt_count = f.rtt_sum, f.rtt_count
         self.window_sum += f.cwnd

@@ -7,16 +7,15 @@ tables `links`, `flows`, `hosts` and `routes` are read back from them only when 
 """
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 from components.link import sojourn_quantile
+from netsim.probes import flow_counters, flow_state
 from netsim.results_dir import StagedDirectory, indented_json_text
+from netsim.version import __version__ as VERSION
 from topologies.spec import config_digest
-from netsim.traces import read_trace
 
-from netsim.version import __version__ as VERSION  # noqa: E402
 TRACE_FILES = ("links", "flows", "hosts", "routes")
 EXTRA_FILES = ("fct",)      # written only by some runs (fct.csv: workloads)
 _ENTITY_KEY = {"links": "link", "flows": "flow", "hosts": "host"}
@@ -114,8 +113,66 @@ def _rate_flow_fields(flow, end_s: float, mbit: float, mb: float) -> dict:
         "packets_lost": flow.packets_lost, "retransmissions": 0, "timeouts": 0,
         "ecn_echoes": 0, "ecn_reactions": 0, "delivered_bytes": flow.arrived_bytes,
         "in_order": True, "base_rtt_ms": None, "min_rtt_ms": None, "rto_ms": None,
-        "in_slow_start": False,
+        "in_slow_start": False, "counters": None, "algorithm_state": {},
     }
+
+
+def _link_summaries(spec, net, end_s: float, units) -> dict:
+    """summary.json's "links": one object per link, with one per direction."""
+    mbit, kb = units.bits_per_mbit, units.bytes_per_kb
+    links = {}
+    queues = {ls.id: ls.queue["discipline"] for ls in spec.links if ls.queue}
+    link_specs = {ls.id: ls for ls in spec.links}          # O(1) lookups, not a scan per link
+    link_events: dict = {}
+    for event in spec.events:
+        link_events.setdefault(event.link, []).append(event)
+    for link in net.links.values():
+        directions = {}
+        ls = link_specs[link.id]
+        capacity_bps = mean_capacity_bps(ls, end_s)
+        for d in link.directions:
+            d.settle(end_s)
+            rate_bps = d.tx_bytes * 8.0 / end_s if end_s > 0 else 0.0
+            failures = d.failed + d.lost_in_flight
+            directions[d.label] = {
+                "avg_buffer_kb": _round(d.area_bytes / end_s / kb) if end_s > 0 else 0.0,
+                "avg_buffer_pkts": _round(d.area_pkts / end_s) if end_s > 0 else 0.0,
+                "avg_backlog_kb": _round((d.area_bytes + d.area_work) / end_s / kb) if end_s > 0 else 0.0,
+                "drops": d.dropped, "impairment_drops": d.impaired_drops,
+                "failure_drops": failures,
+                "lost": d.dropped + d.aqm_drops + d.impaired_drops + failures,
+                "duplicated": d.duplicated, "reordered": d.delayed,
+                "routing_packets": d.routing_pkts, "routing_drops": d.routing_dropped,
+                "packets_transmitted": d.tx_pkts,
+                "marks": d.marks, "aqm_drops": d.aqm_drops,
+                "avg_sojourn_ms": _round(d.soj_sum / d.tx_pkts * 1e3) if d.tx_pkts else None,
+                "p99_sojourn_ms": _round(sojourn_quantile(d, 0.99) * 1e3) if d.tx_pkts else None,
+                "avg_rate_mbps": _round(rate_bps / mbit),
+                "utilization": _round(rate_bps / capacity_bps),
+            }
+        links[link.id] = {"ends": [n.id for n in link.ends], "rate_mbps": _round(link.rate_bps / mbit),
+                          "delay_ms": _round(link.delay_s * 1e3), "buffer_kb": _round(link.buffer_bytes / kb),
+                          "duplex": link.duplex,
+                          "down_s": down_spans(link_events.get(link.id, ()), end_s),
+                          "queue": queues.get(link.id, "droptail"),
+                          "directions": directions}
+        if ls.rate_schedule or ls.delay_schedule:      # time-varying link
+            links[link.id].update(
+                rate_mbps=_round(ls.rate_bps / mbit), delay_ms=_round(ls.delay_s * 1e3),
+                mean_capacity_mbps=_round(capacity_bps / mbit),
+                rate_schedule_mbps=[[t, _round(r / mbit)] for t, r in ls.rate_schedule],
+                delay_schedule_ms=[[t, _round(x * 1e3)] for t, x in ls.delay_schedule])
+    return links
+
+
+def _host_summaries(net, end_s: float, mbit: float) -> dict:
+    """summary.json's "hosts": each host's mean send and receive rates."""
+    hosts = {}
+    for host in net.hosts.values():
+        scale = 8.0 / end_s / mbit if end_s > 0 else 0.0
+        hosts[host.id] = {"avg_send_rate_mbps": _round(host.sent_bytes * scale),
+                          "avg_recv_rate_mbps": _round(host.received_bytes * scale)}
+    return hosts
 
 
 class Results:
@@ -139,10 +196,18 @@ class Results:
 
     # -- tables, read back on demand -------------------------------------------------------
     def table(self, name: str) -> dict:
-        """The trace `name` ("links", "flows", "hosts" or "routes") as column -> numpy array."""
+        """The trace `name` ("links", "flows", "hosts" or "routes") as column -> numpy array,
+        read by the one reader of results (`plot_tool.results.read_table`)."""
         if name not in self._tables:
-            self._tables[name] = read_trace(self.directory / f"{name}.csv", name)
+            from plot_tool.results import read_table
+            self._tables[name] = read_table(self.directory / f"{name}.csv", name)
         return self._tables[name]
+
+    def frame(self, name: str):
+        """The trace `name` as a pandas DataFrame when pandas is installed (the ``pandas``
+        extra), else as a list of row dicts (docs/notebook.md)."""
+        from plot_tool.results import as_frame
+        return as_frame(self.table(name))
 
     links = property(lambda self: self.table("links"))
     flows = property(lambda self: self.table("flows"))
@@ -204,72 +269,9 @@ class Results:
     def _summarize(self, run, stop_reason: str, stop_detail: str, wall_s: float) -> dict:
         spec, net, units = run.spec, self.network, self.units
         end_s = run.sim.now
-        mbit, kb, mb = units.bits_per_mbit, units.bytes_per_kb, units.bytes_per_mb
-        flows = {}
-        for flow in net.flows.values():
-            done = flow.finish_s is not None
-            elapsed = (flow.finish_s if done else end_s) - flow.start_s
-            flows[flow.id] = {
-                "algorithm": flow.algorithm, "src": flow.src.id, "dst": flow.dst.id,
-                "data_mb": None if flow.data_bytes is None else _round(flow.data_bytes / mb),
-                "data_bytes": flow.data_bytes, "start_s": flow.start_s,
-                "finish_s": _round(flow.finish_s), "completed": done,
-                "goodput_mbps": _round(flow.delivered_bytes * 8.0 / elapsed / mbit) if elapsed > 0 else 0.0,
-                "avg_rtt_ms": _round(flow.rtt_sum / flow.rtt_count * 1e3) if flow.rtt_count else None,
-                "avg_window_pkts": _round(run.flow_probes[flow.id].mean_window_pkts()),
-                "packets_sent": flow.packets_sent, "retransmissions": flow.retransmissions,
-                "timeouts": flow.timeouts, "ecn_echoes": flow.ecn_echoes,
-                "ecn_reactions": flow.ecn_reactions, "delivered_bytes": flow.delivered_bytes,
-                "in_order": flow.in_order and (not done or flow.delivered_all()),
-                **_rtt_fields(flow),
-            } if getattr(flow, "kind", "bulk") == "bulk" else _rate_flow_fields(flow, end_s, mbit, mb)
-        links = {}
-        queues = {ls.id: ls.queue["discipline"] for ls in spec.links if ls.queue}
-        link_specs = {ls.id: ls for ls in spec.links}          # O(1) lookups, not a scan per link
-        link_events: dict = {}
-        for event in spec.events:
-            link_events.setdefault(event.link, []).append(event)
-        for link in net.links.values():
-            directions = {}
-            ls = link_specs[link.id]
-            capacity_bps = mean_capacity_bps(ls, end_s)
-            for d in link.directions:
-                d.settle(end_s)
-                rate_bps = d.tx_bytes * 8.0 / end_s if end_s > 0 else 0.0
-                failures = d.failed + d.lost_in_flight
-                directions[d.label] = {
-                    "avg_buffer_kb": _round(d.area_bytes / end_s / kb) if end_s > 0 else 0.0,
-                    "avg_buffer_pkts": _round(d.area_pkts / end_s) if end_s > 0 else 0.0,
-                    "avg_backlog_kb": _round((d.area_bytes + d.area_work) / end_s / kb) if end_s > 0 else 0.0,
-                    "drops": d.dropped, "impairment_drops": d.impaired_drops,
-                    "failure_drops": failures,
-                    "lost": d.dropped + d.aqm_drops + d.impaired_drops + failures,
-                    "duplicated": d.duplicated, "reordered": d.delayed,
-                    "routing_packets": d.routing_pkts, "routing_drops": d.routing_dropped,
-                    "packets_transmitted": d.tx_pkts,
-                    "marks": d.marks, "aqm_drops": d.aqm_drops,
-                    "avg_sojourn_ms": _round(d.soj_sum / d.tx_pkts * 1e3) if d.tx_pkts else None,
-                    "p99_sojourn_ms": _round(sojourn_quantile(d, 0.99) * 1e3) if d.tx_pkts else None,
-                    "avg_rate_mbps": _round(rate_bps / mbit),
-                    "utilization": _round(rate_bps / capacity_bps),
-                }
-            links[link.id] = {"ends": [n.id for n in link.ends], "rate_mbps": _round(link.rate_bps / mbit),
-                              "delay_ms": _round(link.delay_s * 1e3), "buffer_kb": _round(link.buffer_bytes / kb),
-                              "duplex": link.duplex,
-                              "down_s": down_spans(link_events.get(link.id, ()), end_s),
-                              "queue": queues.get(link.id, "droptail"),
-                              "directions": directions}
-            if ls.rate_schedule or ls.delay_schedule:      # time-varying link
-                links[link.id].update(
-                    rate_mbps=_round(ls.rate_bps / mbit), delay_ms=_round(ls.delay_s * 1e3),
-                    mean_capacity_mbps=_round(capacity_bps / mbit),
-                    rate_schedule_mbps=[[t, _round(r / mbit)] for t, r in ls.rate_schedule],
-                    delay_schedule_ms=[[t, _round(x * 1e3)] for t, x in ls.delay_schedule])
-        hosts = {}
-        for host in net.hosts.values():
-            scale = 8.0 / end_s / mbit if end_s > 0 else 0.0
-            hosts[host.id] = {"avg_send_rate_mbps": _round(host.sent_bytes * scale),
-                              "avg_recv_rate_mbps": _round(host.received_bytes * scale)}
+        flows = self._flow_summaries(run, end_s)
+        links = _link_summaries(spec, net, end_s, units)
+        hosts = _host_summaries(net, end_s, units.bits_per_mbit)
         return {
             "netsim_version": VERSION, "topology": spec.name, "source": spec.source,
             "description": spec.description, "seed": run.seed, "units": units.to_dict(),
@@ -289,9 +291,34 @@ class Results:
                         **({"ecmp": spec.routing.ecmp} if spec.routing.ecmp else {})},
             "flows": flows, "links": links, "hosts": hosts,
             "routers": {r.id: {"no_route_drops": r.no_route_drops} for r in net.routers.values()},
-            **({"workloads": {w.spec.id: w.summary(mbit) for w in run.workloads}}
+            **({"workloads": {w.spec.id: w.summary(units.bits_per_mbit) for w in run.workloads}}
                if getattr(run, "workloads", None) else {}),
         }
+
+    def _flow_summaries(self, run, end_s: float) -> dict:
+        """summary.json's "flows": one object per flow (docs/outputs.md, `flows.<id>`)."""
+        units = self.units
+        mbit, mb = units.bits_per_mbit, units.bytes_per_mb
+        flows = {}
+        for flow in self.network.flows.values():
+            done = flow.finish_s is not None
+            elapsed = (flow.finish_s if done else end_s) - flow.start_s
+            flows[flow.id] = {
+                "algorithm": flow.algorithm, "src": flow.src.id, "dst": flow.dst.id,
+                "data_mb": None if flow.data_bytes is None else _round(flow.data_bytes / mb),
+                "data_bytes": flow.data_bytes, "start_s": flow.start_s,
+                "finish_s": _round(flow.finish_s), "completed": done,
+                "goodput_mbps": _round(flow.delivered_bytes * 8.0 / elapsed / mbit) if elapsed > 0 else 0.0,
+                "avg_rtt_ms": _round(flow.rtt_sum / flow.rtt_count * 1e3) if flow.rtt_count else None,
+                "avg_window_pkts": _round(run.flow_probes[flow.id].mean_window_pkts()),
+                "packets_sent": flow.packets_sent, "retransmissions": flow.retransmissions,
+                "timeouts": flow.timeouts, "ecn_echoes": flow.ecn_echoes,
+                "ecn_reactions": flow.ecn_reactions, "delivered_bytes": flow.delivered_bytes,
+                "in_order": flow.in_order and (not done or flow.delivered_all()),
+                **_rtt_fields(flow),
+                "counters": flow_counters(flow), "algorithm_state": flow_state(flow),
+            } if getattr(flow, "kind", "bulk") == "bulk" else _rate_flow_fields(flow, end_s, mbit, mb)
+        return flows
 
     # -- output files ---------------------------------------------------------------------
     def write_summary(self, out_dir=None) -> Path:

@@ -19,7 +19,7 @@ from simulator.sampling import Sampler
 from topologies.build import Network, build_network
 from netsim.probes import (FLOW_COLUMNS, HOST_COLUMNS, HOST_IDLE_ROW, LINK_COLUMNS,
                                LINK_IDLE_ROW, DirectionProbe, DirectionWatch, FlowProbe,
-                               HostProbe)
+                               HostProbe, state_columns)
 from netsim.results import Results
 from topologies.spec import TopologySpec
 from netsim.traces import RouteLog, TraceFile
@@ -103,7 +103,8 @@ class Run:
         mbit, kb = units.bits_per_mbit, units.bytes_per_kb
         directory = self.trace_dir
         links = TraceFile(directory / "links.csv", ("link", "direction"), LINK_COLUMNS)
-        flows = TraceFile(directory / "flows.csv", ("flow",), FLOW_COLUMNS)
+        state = state_columns(net.flows.values())   # the algorithms' named state (probes.py)
+        flows = TraceFile(directory / "flows.csv", ("flow",), FLOW_COLUMNS + tuple(state))
         hosts = TraceFile(directory / "hosts.csv", ("host",), HOST_COLUMNS)
         self.traces = {"links": links, "flows": flows, "hosts": hosts}
         for name, table in self.traces.items():
@@ -116,7 +117,7 @@ class Run:
                 sampler.register(links, (link.id, d.label), probe, wake=probe.wake,
                                  idle_row=LINK_IDLE_ROW, arm=probe.arm, disarm=probe.disarm)
         for flow in net.flows.values():
-            probe = FlowProbe(flow, mbit)
+            probe = FlowProbe(flow, mbit, tuple(state.values()))
             self.flow_probes[flow.id] = probe
             sampler.register(flows, (flow.id,), probe, wake=probe.wake, arm=probe.arm)
             flow.on_finish = self._on_flow_finish

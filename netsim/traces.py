@@ -3,19 +3,18 @@
 A `TraceFile` is a sampler table (`simulator.sampling`) that formats each row at once and hands it
 to a buffered file, so that the memory of a run does not depend on how many rows it writes. Rows
 are comma-separated with LF line endings, floats with nine significant digits, NaN as an empty
-field; identifiers are quoted as the csv module would quote them. `read_trace` loads a file back
-into columns of numpy arrays (only when someone asks for the data).
+field; identifiers are quoted as the csv module would quote them. The columns of each file are
+those of the results schema (`plot_tool.schema`); the one reader (`plot_tool.results`) loads a
+file back into columns of numpy arrays, only when someone asks for the data.
 """
 from __future__ import annotations
 
 import csv
 import io
-import math
 import re
 
-# Identifier columns of each trace file (every other column is numeric).
-STRING_COLUMNS = {"links": ("link", "direction"), "flows": ("flow",), "hosts": ("host",),
-                  "routes": ("router", "destination", "next_hop", "link")}
+from plot_tool.schema import ROUTES
+
 BUFFER_BYTES = 1 << 16
 
 
@@ -87,7 +86,7 @@ class RouteLog:
     __slots__ = ("file", "_fields")
 
     def __init__(self, path):
-        self.file = TraceFile(path, ("router", "destination", "next_hop", "link"), ("cost_ms",))
+        self.file = TraceFile(path, ROUTES.names[1:-1], ROUTES.names[-1:])   # ids, then cost_ms
         self._fields: dict = {}          # id -> its CSV field, quoted once per id
 
     def append(self, row: tuple) -> None:
@@ -106,24 +105,3 @@ class RouteLog:
 
     def __len__(self) -> int:
         return len(self.file)
-
-
-def read_trace(path, name: str) -> dict:
-    """A trace file as a dict column name -> numpy array (strings for identifiers, float64
-    otherwise, NaN for empty fields, inf for "inf")."""
-    import numpy as np
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.reader(fh)
-        header = next(reader)
-        columns = [[] for _ in header]
-        for row in reader:
-            for column, value in zip(columns, row):
-                column.append(value)
-    strings = STRING_COLUMNS.get(name, ())
-    out = {}
-    for column_name, values in zip(header, columns):
-        if column_name in strings:
-            out[column_name] = np.array(values, dtype=str)
-        else:
-            out[column_name] = np.array([float(v) if v else math.nan for v in values], dtype=float)
-    return out

@@ -22,21 +22,25 @@ packages, so it can be used on results copied to another machine.
     from plot_tool import make_report     # interactive report.html (docs/report.md); needs plotly
     make_report("out/test_case_2")        # -> out/test_case_2/report.html
 """
-from plot_tool.figures import make_figures
-from plot_tool.results import ResultSet, Table, read_results, select
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["ResultSet", "Table", "aggregate", "make_figures", "make_report", "make_sweep_figures",
            "read_results", "select"]
 
+# Every public name is imported on first use (PEP 562): ``import plot_tool.schema`` (which the
+# simulation's probes do) loads neither numpy nor matplotlib; ``make_figures`` never loads the
+# report code (nor plotly) nor the sweep figures (nor theory).
+_HOMES = {"ResultSet": "plot_tool.results", "Table": "plot_tool.results",
+          "read_results": "plot_tool.results", "select": "plot_tool.results",
+          "make_figures": "plot_tool.figures", "make_report": "plot_tool.report",
+          "make_sweep_figures": "plot_tool.sweep_figures", "aggregate": "plot_tool.sweep_figures"}
 
-def __getattr__(name):
-    """`make_report`, `make_sweep_figures` and `aggregate` are imported on first use:
-    ``import plot_tool`` (a run's figures) never loads the report code (nor plotly, which the
-    report imports only while writing a page) nor the sweep figures (nor theory)."""
-    if name == "make_report":
-        from plot_tool.report import make_report
-        return make_report
-    if name in ("make_sweep_figures", "aggregate"):
-        from plot_tool import sweep_figures
-        return getattr(sweep_figures, name)
-    raise AttributeError(f"module 'plot_tool' has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'plot_tool' has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(home), name)

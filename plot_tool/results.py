@@ -17,6 +17,12 @@ Results written before dynamic routing existed are still accepted: without ``rou
 there is no ``predictions.csv`` nor ``check.json`` (`ResultSet.predictions` and `ResultSet.check`
 are None).
 
+This is the one reader of a results directory: the figures, the report, the sweeps and the
+Python API of a run (`netsim.results.Results`) all read through it; which columns each file has,
+which are identifiers and which older results lack come from the one schema (`plot_tool.schema`).
+`ResultSet.frame` (and `as_frame`) gives a table as a pandas DataFrame when pandas is installed,
+else as plain rows.
+
 This module reads files only: it imports nothing from the simulator packages.
 """
 from __future__ import annotations
@@ -30,38 +36,25 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
+from plot_tool.schema import CHECK_FILE, SUMMARY_FILE, TABLES
+
 Table = dict[str, np.ndarray]
 PathLike = Union[str, "os.PathLike[str]"]
 
-SUMMARY_FILE = "summary.json"
-
-# Required columns of each CSV file, in the order the simulator writes them, and which of them hold
-# identifiers (strings). Any other column is numeric. Extra columns are accepted (see `_read_table`).
+# Each CSV file's required columns, in the order the simulator writes them, and which of them hold
+# identifiers (strings), from the one schema (`plot_tool.schema`). Any other column is numeric.
+# Extra columns are accepted (see `read_table`).
 SCHEMAS: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
-    "links": (("time_s", "link", "direction", "rate_mbps", "buffer_kb", "buffer_pkts", "drops"),
-              frozenset({"link", "direction"})),
-    "flows": (("time_s", "flow", "send_rate_mbps", "recv_rate_mbps", "window_pkts", "rtt_ms"),
-              frozenset({"flow"})),
-    "hosts": (("time_s", "host", "send_rate_mbps", "recv_rate_mbps"),
-              frozenset({"host"})),
-    "routes": (("time_s", "router", "destination", "next_hop", "link", "cost_ms"),
-               frozenset({"router", "destination", "next_hop", "link"})),
-    "predictions": (("start_s", "end_s", "kind", "id", "direction", "quantity", "low", "high"),
-                    frozenset({"kind", "id", "direction", "quantity"})),
-    "fct": (("workload", "flow", "src", "dst", "size_bytes", "start_s", "finish_s", "fct_s",
-             "ideal_fct_s", "slowdown"), frozenset({"workload", "flow", "src", "dst"})),
-}
+    name: (table.required, table.string_columns) for name, table in TABLES.items()}
 
 # Numeric columns that newer results have and older ones lack: read strictly as numbers when
 # present (a non-number is an error, as for a required column), accepted when absent.
 OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
-    "links": ("failure_drops", "routing_rate_mbps", "backlog_kb"),
-}
+    name: table.optional_numbers for name, table in TABLES.items() if table.optional_numbers}
 
 # Files that older results (or runs without --check) lack: the ResultSet attribute is None when
 # the file is absent.
-OPTIONAL_FILES = frozenset({"routes", "predictions", "fct"})
-CHECK_FILE = "check.json"
+OPTIONAL_FILES = frozenset(name for name, table in TABLES.items() if table.optional)
 
 # Top-level keys of summary.json that the readers and the figures rely on.
 _REQUIRED_SUMMARY = {"units": dict, "links": dict, "flows": dict, "hosts": dict}
@@ -103,6 +96,15 @@ class ResultSet:
     def units(self) -> dict:
         return dict(self.summary.get("units", {}))
 
+    def frame(self, name: str) -> Any:
+        """The table `name` ("links", "flows", "hosts", "routes", "predictions", "fct") as a
+        pandas DataFrame when pandas is installed, else as a list of row dicts (`as_frame`);
+        None for an optional file the results do not have."""
+        if name not in TABLES:
+            raise KeyError(f"no table {name!r}; tables: {', '.join(TABLES)}")
+        table = getattr(self, name)
+        return None if table is None else as_frame(table)
+
     def __repr__(self) -> str:
         rows = ", ".join(f"{name}={num_rows(getattr(self, name))} rows"
                          for name in ("links", "flows", "hosts"))
@@ -134,15 +136,40 @@ def read_results(out_dir: PathLike) -> ResultSet:
         raise NotADirectoryError(f"not a results directory: {directory}")
     summary = _read_summary(directory / SUMMARY_FILE)
     tables: dict[str, Optional[Table]] = {}
-    for name, (required, string_columns) in SCHEMAS.items():
-        path = directory / f"{name}.csv"
-        if name in OPTIONAL_FILES and not path.exists():
+    for name, schema in TABLES.items():
+        path = directory / schema.file_name
+        if schema.optional and not path.exists():
             tables[name] = None
             continue
-        tables[name] = _read_table(path, required, string_columns, OPTIONAL_COLUMNS.get(name, ()))
+        tables[name] = read_table(path, name)
     check_path = directory / CHECK_FILE
     check = _read_check(check_path) if check_path.exists() else None
     return ResultSet(summary=summary, directory=directory, check=check, **tables)
+
+
+def read_table(path: PathLike, name: str) -> Table:
+    """One CSV file of a results directory as a Table; `name` is its table in the schema
+    (`plot_tool.schema.TABLES`: "links", "flows", "hosts", "routes", "predictions", "fct"), which
+    says which columns are required, which are identifiers and which are numbers."""
+    schema = TABLES[name]
+    return _read_table(Path(path), schema.required, schema.string_columns, schema.optional_numbers)
+
+
+def as_rows(table: Table) -> list[dict[str, Any]]:
+    """The rows of `table` as plain dicts (column -> Python str or float), in file order."""
+    names = list(table)
+    columns = [np.asarray(values).tolist() for values in table.values()]
+    return [dict(zip(names, row)) for row in zip(*columns)]
+
+
+def as_frame(table: Table) -> Any:
+    """`table` as a pandas DataFrame (the same columns and dtypes) when pandas is installed (the
+    ``pandas`` extra), else as plain rows (`as_rows`)."""
+    try:
+        import pandas as pd
+    except ImportError:
+        return as_rows(table)
+    return pd.DataFrame({name: np.asarray(values) for name, values in table.items()})
 
 
 def select(table: Table, **equal: Any) -> Table:
@@ -251,6 +278,10 @@ def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset
 
 
 def _to_float(values: list[str], path: Path, column: str, lines: list[int]) -> np.ndarray:
+    try:                  # numpy parses the text as float() does; "" (no value) becomes NaN
+        return np.array([text or "nan" for text in values], dtype=np.float64)
+    except ValueError:    # a field that is not a number: find it and name its line
+        pass
     out = np.empty(len(values), dtype=np.float64)
     for i, text in enumerate(values):
         text = text.strip()

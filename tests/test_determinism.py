@@ -73,7 +73,8 @@ def test_csv_files_are_long_format_with_documented_columns(tmp_path):
     assert headers == {
         "links.csv": ("time_s,link,direction,rate_mbps,buffer_kb,buffer_pkts,backlog_kb,drops,"
                       "failure_drops,impairment_drops,routing_rate_mbps,marks,aqm_drops,sojourn_ms"),
-        "flows.csv": "time_s,flow,send_rate_mbps,recv_rate_mbps,arrival_rate_mbps,window_pkts,rtt_ms",
+        "flows.csv": ("time_s,flow,send_rate_mbps,recv_rate_mbps,arrival_rate_mbps,window_pkts,rtt_ms,"
+                      "rto,tlp,rack_lost,lost_retrans,spurious_undo,sack_recoveries,fast_retransmits"),
         "hosts.csv": "time_s,host,send_rate_mbps,recv_rate_mbps",
         "routes.csv": "time_s,router,destination,next_hop,link,cost_ms",
     }
