@@ -7,7 +7,8 @@
  *
  * usage: delayline IF_A IF_B DELAY_US [SECONDS]
  * Runs until SIGTERM/SIGINT or SECONDS (default 3600) have passed; prints one line of counters
- * ("delayline a->b N b->a N dropped N late_max_us N") on exit.  Run it in the namespace that
+ * on exit: frames forwarded each way, dropped, and how late frames left (the largest lateness,
+ * the mean, and how many left more than 1 ms late: the delay line's own timing noise).  Run it in the namespace that
  * holds both interfaces, which must be up and in promiscuous mode.
  */
 #define _GNU_SOURCE
@@ -88,6 +89,9 @@ static void drain(int fd, struct fifo *q, int64_t delay_ns) {
 }
 
 /* Send every frame of q that is due; return the time of the next due frame or -1. */
+static int64_t late_sum_ns = 0;
+static long late_over_1ms = 0;
+
 static int64_t release(int fd, int ifindex, struct fifo *q, int64_t *late_max) {
     struct sockaddr_ll to;
     memset(&to, 0, sizeof to);
@@ -99,6 +103,8 @@ static int64_t release(int fd, int ifindex, struct fifo *q, int64_t *late_max) {
         int64_t t = now_ns();
         if (q->due_ns[i] > t) return q->due_ns[i];
         if (t - q->due_ns[i] > *late_max) *late_max = t - q->due_ns[i];
+        late_sum_ns += t - q->due_ns[i];
+        if (t - q->due_ns[i] > 1000000) late_over_1ms++;
         memcpy(to.sll_addr, q->data[i], ETH_ALEN);
         if (sendto(fd, q->data[i], (size_t)q->len[i], 0, (struct sockaddr *)&to, sizeof to) < 0) {
             if (errno == ENOBUFS || errno == EAGAIN) return t + 20000; /* retry in 20 us */
@@ -150,7 +156,10 @@ int main(int argc, char **argv) {
             if (p[1].revents & POLLIN) drain(fb, ba, delay_ns);
         }
     }
-    printf("delayline a->b %ld b->a %ld dropped %ld late_max_us %ld\n", ab->forwarded,
-           ba->forwarded, ab->dropped + ba->dropped, (long)(late_max / 1000));
+    long sent = ab->forwarded + ba->forwarded;
+    printf("delayline a->b %ld b->a %ld dropped %ld late_max_us %ld late_mean_us %.1f "
+           "late_over_1ms %ld\n", ab->forwarded, ba->forwarded, ab->dropped + ba->dropped,
+           (long)(late_max / 1000), sent ? (double)late_sum_ns / sent / 1000.0 : 0.0,
+           late_over_1ms);
     return 0;
 }

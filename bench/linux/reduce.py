@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -116,6 +117,24 @@ def aggregate(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {"cases": cases}
 
 
+def delayline_lateness(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The delay line's timing over the runs that report it (bench/linux/delayline.c)."""
+    late = []
+    for r in runs:
+        m = re.search(r"a->b (\d+) b->a (\d+) dropped (\d+) late_max_us (\d+) "
+                      r"late_mean_us ([\d.]+) late_over_1ms (\d+)", r.get("delayline", ""))
+        if m:
+            late.append([float(x) for x in m.groups()])
+    if not late:
+        return None
+    frames = sum(x[0] + x[1] for x in late)
+    return {"runs": len(late), "frames": int(frames), "dropped": int(sum(x[2] for x in late)),
+            "late_mean_us": sum(x[4] * (x[0] + x[1]) for x in late) / frames,
+            "late_over_1ms_frac": sum(x[5] for x in late) / frames,
+            "late_max_us_median_run": statistics.median(x[3] for x in late),
+            "late_max_us_worst_run": max(x[3] for x in late)}
+
+
 def noise(cases: list[dict[str, Any]], selfcheck: dict[str, Any] | None) -> dict[str, Any]:
     """How far the testbed disagrees with itself: repetition spread of every figure."""
     rel_goodput = []
@@ -171,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         **agg,
         "noise": noise(agg["cases"], selfcheck),
     }
+    doc["noise"]["delayline"] = delayline_lateness(runs)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
     print(f"{args.out}: {len(agg['cases'])} cases from {len(runs)} runs")

@@ -44,6 +44,10 @@ PAYLOAD_BYTES = 1448        # TCP payload of that frame with the timestamp optio
 ACK_FRAME_BYTES = 66        # a pure ACK with timestamps: 14 + 20 + 32
 NS_PREFIX = "nsl"
 RECEIVER_ADDR = "10.0.9.2"
+# iperf3 runs at a real-time priority (below the delay line's 50) so that the machine's other
+# load does not leave the socket empty or the receiver unread: the transfers are then limited by
+# the network alone, as netsim's are.
+RT = ("chrt", "-f", "40")
 
 
 def sh(cmd: list[str], check: bool = True, timeout: float = 20.0) -> str:
@@ -237,13 +241,13 @@ class Testbed:
                       "-s", "56", RECEIVER_ADDR, timeout=count * interval_s + 10)
         return [float(m) for m in re.findall(r"time=([\d.]+) ms", out)]
 
-    def udp_rate(self, offered_mbps: float = 20.0, seconds: float = 6.0) -> dict[str, float]:
+    def udp_rate(self, offered_mbps: float = 20.0, seconds: float = 10.0) -> dict[str, float]:
         """Saturate the bottleneck with UDP; the rate the tbf sent (frames, Mb/s) between 1 s
         and ``seconds - 1`` s (tc's Sent counter) and iperf3's receiver-side payload rate."""
         server = self._server(5201)
         try:
             client = subprocess.Popen(
-                ["ip", "netns", "exec", self.senders[0], "iperf3", "-c", RECEIVER_ADDR, "-p",
+                ["ip", "netns", "exec", self.senders[0], *RT, "iperf3", "-c", RECEIVER_ADDR, "-p",
                  "5201", "-u", "-b", f"{offered_mbps}M", "-l", "1472", "-t", str(seconds), "-J"],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             time.sleep(1.0)
@@ -265,7 +269,7 @@ class Testbed:
         return int(m.group(1)) if m else 0
 
     def _server(self, port: int) -> subprocess.Popen[str]:
-        p = subprocess.Popen(["ip", "netns", "exec", self.receiver, "iperf3", "-s", "-1", "-p",
+        p = subprocess.Popen(["ip", "netns", "exec", self.receiver, *RT, "iperf3", "-s", "-1", "-p",
                               str(port), "-i", "0.1", "-J"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
         time.sleep(0.3)
@@ -283,7 +287,7 @@ class Testbed:
         t0 = time.monotonic()
         for i, (s, alg) in enumerate(zip(self.senders, c.algorithms)):
             clients.append(subprocess.Popen(
-                ["ip", "netns", "exec", s, "iperf3", "-c", RECEIVER_ADDR, "-p", str(5201 + i),
+                ["ip", "netns", "exec", s, *RT, "iperf3", "-c", RECEIVER_ADDR, "-p", str(5201 + i),
                  "-C", alg, "-t", str(c.duration_s), "-i", "0.1", "-J"],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
         sampler.start()
