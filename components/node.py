@@ -93,7 +93,9 @@ class Router(Node):
 
     `routes` maps a destination node to the outgoing `LinkDirection`, or to anything else that
     sends a packet on (`send(packet)`: an ECMP group, routing/ecmp.py); a packet with no route is
-    dropped and counted in `no_route_drops`.
+    dropped and counted in `no_route_drops`. The table may compute an entry when it is first
+    looked up (``routes[dst]``, a dict's `__missing__`: static routing's `RouteTable`); a packet
+    finding no entry asks for it that way (`route`), once per destination.
     """
 
     __slots__ = ("routes", "no_route_drops", "agent")
@@ -115,6 +117,16 @@ class Router(Node):
             return
         out: Any = self.routes.get(dst)   # (a dynamic call: docs/model.md, "Compiled core")
         if out is None:
-            self.no_route_drops += 1
-            return
+            out = self.route(dst)             # an entry computed on first use, or none
+            if out is None:
+                self.no_route_drops += 1
+                return
         out.send(packet)
+
+    def route(self, dst: Node) -> Any:
+        """The forwarding entry towards `dst` (computed now if the table does so on first use),
+        or None if there is none."""
+        try:
+            return self.routes[dst]
+        except KeyError:
+            return None

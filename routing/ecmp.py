@@ -159,8 +159,8 @@ def flow_paths(flow, max_hops: int = 1024) -> list:
             if node is dst:
                 paths.append(path)
                 return
-            routes = getattr(node, "routes", None)
-            route = routes.get(dst) if routes is not None else None
+            find = getattr(node, "route", None)       # (a Router: its entry, maybe computed now)
+            route = find(dst) if find is not None else None
             if route is None:
                 return
             if isinstance(route, SprayGroup):

@@ -24,6 +24,8 @@ the sets never form a loop (zero-cost links, tolerance). Computed only when a ru
 """
 from __future__ import annotations
 
+import math
+from functools import partial
 from heapq import heappop, heappush
 
 from components.node import Router
@@ -115,16 +117,27 @@ def _all_within(candidates, lowest, dist_of_far):
 
 
 class _Attachment:
-    """The hosts reaching the routers through the same (router, cost) edges: one search."""
+    """The hosts reaching the routers through the same (router, cost) edges: one search, run
+    only as far as the routes asked for need it (`ShortestPaths._settle`)."""
 
-    __slots__ = ("starts", "hosts", "dist", "choices", "near")
+    __slots__ = ("starts", "hosts", "dist", "seen", "heap", "count", "near_routers", "choices",
+                 "near")
 
     def __init__(self, starts: tuple):
         self.starts = starts
         self.hosts: list = []
-        self.dist: dict = {}
-        self.choices: dict = {}     # router -> (cost, hop), routers not attached to the hosts
-        self.near: dict = {}        # (router, host) -> (cost, hop), routers attached to them
+        self.dist: dict = {}        # router -> distance, routers settled so far (final values)
+        self.seen: dict = {}        # router -> best distance pushed so far
+        self.heap: list = []        # the search's frontier: (distance, insertion count, router)
+        self.count = 0
+        for node, d in starts:      # `dijkstra`'s start, kept to be resumed
+            if node not in self.seen or d < self.seen[node]:
+                self.seen[node] = d
+                heappush(self.heap, (d, self.count, node))
+                self.count += 1
+        self.near_routers = {router for router, _ in starts}
+        self.choices: dict = {}     # router -> (cost, hop) or None, routers not attached to the hosts
+        self.near: dict = {}        # (router, host) -> (cost, hop) or None, routers attached to them
 
 
 class ShortestPaths:
@@ -133,7 +146,13 @@ class ShortestPaths:
     `routers` and `hosts` are node keys, `edges` are (end, end, cost) in file order, `ports` maps
     each router to its ports [(cost, far end, hop)] in its link order (the tie order); a hop is
     whatever the caller wants back (a `LinkDirection`, a link index). `entry(router, host)` is
-    the chosen (cost, hop) or None when the router cannot reach the host."""
+    the chosen (cost, hop) or None when the router cannot reach the host.
+
+    Nothing is searched when it is built: an entry is computed when it is first asked for, by
+    running the attachment's Dijkstra only until the router and every router as close to the
+    host as it are settled (the search is resumed, never restarted, so the distances and their
+    order are exactly those of the whole search), and kept. A run's forwarding tables ask only
+    for the entries its packets use (`RouteTable`)."""
 
     def __init__(self, routers, hosts, edges, ports: dict):
         is_router = set(routers)
@@ -152,18 +171,9 @@ class ShortestPaths:
             elif b in is_router and a in host_edges:
                 _keep_lowest(host_edges[a], b, weight)
         self.adjacency = adjacency
+        self._is_router = is_router
         self._router_ports: dict = {}      # router -> [(position, cost, far router, hop)]
-        self._host_ports: dict = {}        # router -> {host: [(position, cost, hop)]}
-        for router in self.routers:
-            towards_routers: list = []
-            towards_hosts: dict = {}
-            for position, (cost, far, hop) in enumerate(ports[router]):
-                if far in is_router:
-                    towards_routers.append((position, cost, far, hop))
-                else:
-                    towards_hosts.setdefault(far, []).append((position, cost, hop))
-            self._router_ports[router] = towards_routers
-            self._host_ports[router] = towards_hosts
+        self._host_ports: dict = {}        # router -> {host: [(position, cost, hop)]}, on demand
         attachments: dict = {}
         self._attachment_of: dict = {}
         for host in self.hosts:
@@ -174,49 +184,120 @@ class ShortestPaths:
             attachment.hosts.append(host)
             self._attachment_of[host] = attachment
         self.attachments = list(attachments.values())
-        for attachment in self.attachments:
-            self._solve(attachment)
 
-    def _solve(self, attachment: _Attachment) -> None:
-        dist = attachment.dist = dijkstra(self.adjacency, attachment.starts)
-        near = {router for router, _ in attachment.starts}
-        router_ports, choices = self._router_ports, attachment.choices
-        for router, lowest in dist.items():
-            chosen = _first_within(router_ports[router], lowest, dist)
-            if router not in near:
-                if chosen is not None:
-                    choices[router] = chosen[1:]
+    def _ports_of(self, router) -> list:
+        """The router's router-facing ports [(position, cost, far router, hop)] (and, kept in
+        `_host_ports`, its host-facing ones), split from `ports` on first use."""
+        found = self._router_ports.get(router)
+        if found is None:
+            is_router = self._is_router
+            found = self._router_ports[router] = []
+            towards_hosts: dict = {}
+            for position, (cost, far, hop) in enumerate(self.ports[router]):
+                if far in is_router:
+                    found.append((position, cost, far, hop))
+                else:
+                    towards_hosts.setdefault(far, []).append((position, cost, hop))
+            self._host_ports[router] = towards_hosts
+        return found
+
+    def _settle(self, attachment: _Attachment, router=None, limit: float = math.inf) -> None:
+        """Resume the attachment's search (`dijkstra`, step for step): until `router` is settled
+        (or cannot be reached) when given, then while the closest unsettled router is within
+        `limit`."""
+        dist, seen, heap = attachment.dist, attachment.seen, attachment.heap
+        adjacency = self.adjacency
+        count = attachment.count
+        while heap:
+            if router is not None:
+                if router in dist:
+                    break
+            elif heap[0][0] > limit:
+                break
+            d, _, v = heappop(heap)
+            if v in dist:
                 continue
-            # attached to the hosts: a host's own port (at distance cost + 0) may come first
-            limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
-            own_ports = self._host_ports[router]
-            for host in attachment.hosts:
-                pick = chosen
-                for position, cost, hop in own_ports.get(host, ()):
-                    total = cost + 0
-                    if total <= limit:
-                        if pick is None or position < pick[0]:
-                            pick = (position, total, hop)
-                        break
-                if pick is not None:
-                    attachment.near[router, host] = pick[1:]
+            dist[v] = d
+            for u, weight in adjacency[v].items():
+                if u in dist:
+                    continue
+                vu = d + weight
+                if u not in seen or vu < seen[u]:
+                    seen[u] = vu
+                    heappush(heap, (vu, count, u))
+                    count += 1
+        attachment.count = count
+
+    def _distance(self, attachment: _Attachment, router):
+        """The router's distance to the attachment's hosts (None if unreachable), with every
+        router whose distance is within the tie tolerance of it settled."""
+        dist = attachment.dist
+        lowest = dist.get(router)
+        if lowest is None:
+            self._settle(attachment, router)
+            lowest = dist.get(router)
+            if lowest is None:
+                return None
+        limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
+        heap = attachment.heap
+        if heap and heap[0][0] <= limit:
+            self._settle(attachment, limit=limit)
+        return lowest
 
     def entry(self, router, host):
         """(cost, hop) of `router`'s route to `host`, or None."""
         attachment = self._attachment_of[host]
-        found = attachment.near.get((router, host))
-        return found if found is not None else attachment.choices.get(router)
+        if router not in attachment.near_routers:
+            choices = attachment.choices
+            if router in choices:
+                return choices[router]
+            lowest = self._distance(attachment, router)
+            chosen = None
+            if lowest is not None:
+                chosen = _first_within(self._ports_of(router), lowest, attachment.dist)
+                if chosen is not None:
+                    chosen = chosen[1:]
+            choices[router] = chosen
+            return chosen
+        key = (router, host)
+        near = attachment.near
+        if key in near:
+            return near[key]
+        # attached to the host: the host's own port (at distance cost + 0) may come first
+        lowest = self._distance(attachment, router)       # (a start: never None)
+        chosen = _first_within(self._ports_of(router), lowest, attachment.dist)
+        limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
+        pick = chosen
+        for position, cost, hop in self._host_ports[router].get(host, ()):
+            total = cost + 0
+            if total <= limit:
+                if pick is None or position < pick[0]:
+                    pick = (position, total, hop)
+                break
+        found = near[key] = None if pick is None else pick[1:]
+        return found
+
+    def hop(self, router, host):
+        """The outgoing hop of `router`'s route to `host`, or None."""
+        found = self.entry(router, host)
+        return None if found is None else found[1]
+
+    def _settled_all(self, attachment: _Attachment) -> dict:
+        """The attachment's whole search (every reachable router settled)."""
+        if attachment.heap:
+            self._settle(attachment)
+        return attachment.dist
 
     def equal_cost_hops(self, router, host) -> tuple:
         """The next hops of `router` towards `host` whose route cost is within the tie
         tolerance of the lowest, in the router's link order (empty if unreachable)."""
         attachment = self._attachment_of[host]
-        lowest = attachment.dist.get(router)
+        lowest = self._distance(attachment, router)
         if lowest is None:
             return ()
         dist = attachment.dist
-        candidates = list(self._router_ports[router])
-        if (router, host) in attachment.near:
+        candidates = list(self._ports_of(router))
+        if router in attachment.near_routers and self.entry(router, host) is not None:
             candidates += [(position, cost, host, hop)
                            for position, cost, hop in self._host_ports[router].get(host, ())]
         return _all_within(candidates, lowest, lambda far: 0 if far is host else dist.get(far))
@@ -225,15 +306,22 @@ class ShortestPaths:
         """router -> {host: equal-cost next hops}, every route, as `equal_cost_hops` gives them
         (one computation per attachment and router away from the hosts' own routers)."""
         tables: dict = {router: {} for router in self.routers}
-        router_ports = self._router_ports
         for attachment in self.attachments:
-            dist = attachment.dist
+            dist = self._settled_all(attachment)
             hosts = attachment.hosts
-            for router in attachment.choices:
-                hops = _all_within(router_ports[router], dist[router], dist.get)
-                tables[router].update(dict.fromkeys(hosts, hops))
-            for router, host in attachment.near:
-                tables[router][host] = self.equal_cost_hops(router, host)
+            near_routers = attachment.near_routers
+            for router, lowest in dist.items():
+                if router in near_routers:
+                    continue
+                if self.entry(router, hosts[0]) is not None:
+                    hops = _all_within(self._ports_of(router), lowest, dist.get)
+                    tables[router].update(dict.fromkeys(hosts, hops))
+            for router in dist:
+                if router not in near_routers:
+                    continue
+                for host in hosts:
+                    if self.entry(router, host) is not None:
+                        tables[router][host] = self.equal_cost_hops(router, host)
         return tables
 
     def distance(self, router, host):
@@ -251,15 +339,51 @@ class ShortestPaths:
         return out
 
     def hops(self) -> dict:
-        """router -> {host: hop}, every route (built by whole attachments at once)."""
+        """router -> {host: hop}, every route (computing every entry)."""
         tables: dict = {router: {} for router in self.routers}
         for attachment in self.attachments:
+            dist = self._settled_all(attachment)
             hosts = attachment.hosts
-            for router, (_, hop) in attachment.choices.items():
-                tables[router].update(dict.fromkeys(hosts, hop))
-            for (router, host), (_, hop) in attachment.near.items():
-                tables[router][host] = hop
+            near_routers = attachment.near_routers
+            for router in dist:
+                if router not in near_routers:
+                    found = self.entry(router, hosts[0])
+                    if found is not None:
+                        tables[router].update(dict.fromkeys(hosts, found[1]))
+            for router in dist:
+                if router in near_routers:
+                    for host in hosts:
+                        found = self.entry(router, host)
+                        if found is not None:
+                            tables[router][host] = found[1]
         return tables
+
+
+class RouteTable(dict):
+    """A router's forwarding table (destination -> outgoing `LinkDirection`) that computes an
+    entry the first time it is looked up (``table[dst]``, as `Router.route` does for a packet
+    with no entry yet) from `source` (``source(dst)``: the hop or None), and keeps it. Until
+    then the entry is not in the table (``get``, ``in`` and iteration see the entries computed
+    so far; `ShortestPaths.hops` gives them all). `clear` empties the table for good: nothing
+    is computed afterwards."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source=None):
+        super().__init__()
+        self.source = source
+
+    def __missing__(self, dst):
+        source = self.source
+        hop = None if source is None else source(dst)
+        if hop is None:
+            raise KeyError(dst)
+        self[dst] = hop
+        return hop
+
+    def clear(self) -> None:
+        self.source = None
+        super().clear()
 
 
 def network_paths(routers, hosts, links, cost=link_cost) -> ShortestPaths:
@@ -310,15 +434,24 @@ def next_hops(destination, routers, links, cost=link_cost) -> dict:
 
 def install_static_routes(routers, hosts, links, cost=link_cost, *, ecmp: str | None = None,
                           seed=None) -> ShortestPaths:
-    """Fill every router's forwarding table with shortest paths to every host.
+    """Give every router a forwarding table of shortest paths to every host.
 
-    `ecmp` "flow" or "packet": entries with several equal-cost next hops become ECMP groups
-    (routing/ecmp.py, seeded by `seed`). Returns the `ShortestPaths` (costs and directions of
-    the routes, by `entry`; the equal-cost sets by `equal_cost_hops`)."""
+    Without ECMP each router gets a `RouteTable` that computes an entry when it is first needed
+    (a packet to forward, a look-up), so a run pays for the routes its packets take, not for
+    routers x hosts entries; entries already in a router's table stay where static routing has
+    no route. `ecmp` "flow" or "packet": every entry is installed now, those with several
+    equal-cost next hops as ECMP groups (routing/ecmp.py, seeded by `seed`). Returns the
+    `ShortestPaths` (costs and directions of the routes, by `entry`; the equal-cost sets by
+    `equal_cost_hops`)."""
     paths = network_paths(routers, hosts, links, cost)
     if ecmp is None:
-        for router, table in paths.hops().items():
-            router.routes.update(table)
+        hop = paths.hop
+        for router in routers:
+            table = RouteTable(partial(hop, router))
+            for dst, out in router.routes.items():
+                if dst not in paths._attachment_of or hop(router, dst) is None:
+                    table[dst] = out
+            router.routes = table
         return paths
     from routing.ecmp import GroupMaker
     for router, table in paths.equal_cost_tables().items():

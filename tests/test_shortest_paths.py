@@ -100,16 +100,60 @@ def test_installed_tables_follow_the_plain_tables(topology):
     router_objs = [nodes[r] for r in routers]
     host_objs = [nodes[h] for h in hosts]
     paths = install_static_routes(router_objs, host_objs, built)
+    assert all(not router.routes for router in router_objs)    # nothing computed yet
     expected = reference_tables(routers, hosts, links)
     got = {}
     for router in router_objs:
-        for host, d in router.routes.items():
+        for host in host_objs:             # what a packet to `host` at `router` looks up
+            d = router.route(host)
+            if d is None:
+                assert paths.entry(router, host) is None and host not in router.routes
+                continue
             cost, same_d = paths.entry(router, host)
-            assert same_d is d
+            assert same_d is d and router.routes[host] is d
             got[router.id, host.id] = (cost, built.index(d.link), d.dst.id)
     assert got == expected
     for router in router_objs:             # table(): the same entries, hosts in file order
         assert list(paths.table(router)) == [h for h in host_objs if h in router.routes]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plain_topologies(), st.randoms(use_true_random=False))
+def test_entries_asked_for_in_any_order_equal_the_whole_search(topology, rnd):
+    # each attachment's search is resumed as far as an entry needs: the order of the questions
+    # changes nothing, and neither does asking before or after the whole search has run
+    routers, hosts, links = topology
+    pairs = [(r, h) for r in routers for h in hosts]
+    rnd.shuffle(pairs)
+    lazy = plain_paths(routers, hosts, links)
+    asked = {pair: lazy.entry(*pair) for pair in pairs}
+    whole = plain_paths(routers, hosts, links)
+    tables = whole.hops()
+    for (router, host), entry in asked.items():
+        assert entry == whole.entry(router, host)
+        assert (entry[1] if entry else None) == tables[router].get(host)
+
+
+def test_a_run_computes_only_the_entries_its_packets_use():
+    # a line of 30 routers with a host at each end and 28 hosts in the middle; one flow from end
+    # to end: the routers hold entries towards its two hosts only
+    from netsim.run import simulate
+    from topologies.loader import load_topology
+    routers = [f"R{i}" for i in range(30)]
+    hosts = ["HA", "HB"] + [f"M{i}" for i in range(28)]
+    links = [{"id": f"L{i}", "ends": [routers[i], routers[i + 1]], "rate_mbps": 10,
+              "delay_ms": 1, "buffer_kb": 64} for i in range(29)]
+    links += [{"id": "A", "ends": ["HA", "R0"], "rate_mbps": 10, "delay_ms": 1, "buffer_kb": 64},
+              {"id": "B", "ends": ["HB", "R29"], "rate_mbps": 10, "delay_ms": 1, "buffer_kb": 64}]
+    links += [{"id": f"LM{i}", "ends": [f"M{i}", routers[i + 1]], "rate_mbps": 10,
+               "delay_ms": 1, "buffer_kb": 64} for i in range(28)]
+    results = simulate(load_topology({
+        "name": "line", "hosts": hosts, "routers": routers, "links": links,
+        "flows": [{"id": "F", "src": "HA", "dst": "HB", "data_mb": 0.05}]}))
+    net = results.network
+    assert results.summary["flows"]["F"]["completed"]
+    for router in net.routers.values():
+        assert {h.id for h in router.routes} == {"HA", "HB"}, router.id
 
 
 def test_ties_go_to_the_first_link_in_the_file():
