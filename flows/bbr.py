@@ -86,13 +86,37 @@ timeout the window is one packet (the transport's loss window; its go-back-N res
 first unacknowledged packet); the next sample raises it to the 4-packet floor and it grows by the
 packets delivered, up to the target; when the timeout episode ends (LOSS -> OPEN) it is restored
 to at least the one it had before.
+
+On the Linux stack (``flow.stack == "linux"``) it is Linux's tcp_bbr v1 (net/ipv4/tcp_bbr.c):
+
+* gains in Linux's fixed point: high_gain 739/256 (bbr_high_gain), drain_gain 88/256
+  (bbr_drain_gain, not exactly 1/high_gain); pacing 1 % below gain x BtlBw
+  (bbr_pacing_margin_percent);
+* BBRInflight(gain) (`bbr_inflight`) = ceil(gain x BDP) (`bbr_bdp`) plus the quantization budget
+  (`bbr_quantization_budget`, flows/bbr_model.py: 3 TSO bursts of `bbr_tso_segs_goal` packets,
+  rounded up to even, + 2 in the probing phase), and the target window (`bbr_set_cwnd`) adds
+  the ACK-aggregation estimate extra_acked (`bbr_update_ack_aggregation`,
+  `bbr_ack_aggregation_cwnd`) once the pipe is full; the probing phase's in-flight test adds one
+  TSO burst (`bbr_packets_in_net_at_edt`, pacing here releasing packets at once);
+* RTprop takes a sample only if strictly lower (or once expired; `bbr_update_min_rtt`), so
+  ProbeRTT comes every 10 s even on a path whose RTT never changes;
+* in the first round of fast recovery the window follows packet conservation, and each ACK's
+  newly lost packets come off the window (`bbr_set_cwnd_to_recover_or_restore`); entering Drain
+  sets ssthresh to BBRInflight(1) (`bbr_check_drain`);
+* `bbr_undo_cwnd`: an undo resets the full-pipe detection and keeps the window.
+
+Not modelled on either stack: the long-term (policer) bandwidth estimate (lt_bw, which needs a
+loss rate of 20 % per interval), and restart from idle (CA_EVENT_TX_START). `report()` gives
+``btlbw_bps``, ``min_rtt_s`` (NaN until known), ``pacing_gain``, ``cwnd_gain`` and, on the Linux
+stack, ``extra_acked_pkts``.
 """
 from __future__ import annotations
 
 import math
-from collections import deque
 from typing import TYPE_CHECKING, ClassVar
 
+from flows.bbr_linux import LinuxBbr
+from flows.bbr_model import MIN_PIPE_CWND, PACING_MARGIN, BandwidthFilter, FullPipe, draft_cwnd, linux_gain
 from flows.congestion import OPEN, CongestionControl, RecoveryMode
 
 if TYPE_CHECKING:
@@ -104,10 +128,7 @@ PROBE_BW = "probe_bw"
 PROBE_RTT = "probe_rtt"
 
 GAIN_CYCLE = (1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)   # §4.3.4.1 pacing_gain_cycle
-MIN_PIPE_CWND = 4.0          # §4.2.3.3 BBRMinPipeCwnd, packets
 QUANTA_PKTS = 3.0            # §4.2.3.2: 3 send quanta of one packet (§4.2.2)
-FULL_BW_GROWTH = 1.25        # §4.3.2.2: BtlBw still growing if up by 25 %
-FULL_BW_ROUNDS = 3           # ... else after this many rounds the pipe is full
 NOMINAL_RTT_S = 1e-3         # §4.2.1: RTT for the initial pacing rate when there is no SRTT
 
 
@@ -121,32 +142,34 @@ class Bbr(CongestionControl):
     wants_rate_samples = True
     PARAMETERS: ClassVar[dict[str, float]] = {"high_gain": 2.885, "cwnd_gain": 2.0, "btlbw_rounds": 10,
                   "min_rtt_window_s": 10.0, "probe_rtt_duration_s": 0.2}
-    __slots__ = ("high_gain", "probe_bw_cwnd_gain", "btlbw_rounds", "min_rtt_window_s",
-                 "probe_rtt_duration_s",
-                 "state", "pacing_gain", "cwnd_gain", "pacing_rate_pps", "initial_cwnd",
-                 "bw_filter", "min_rtt_s", "rtprop_stamp", "rtt_sample",
-                 "round_count", "round_start", "next_round_delivered",
-                 "filled_pipe", "full_bw", "full_bw_count",
-                 "cycle_index", "cycle_stamp",
-                 "probe_rtt_done_stamp", "probe_rtt_round_done", "prior_cwnd", "retx_seen")
+    GAIN_CYCLE: ClassVar[tuple[float, ...]] = GAIN_CYCLE
+    __slots__ = ("high_gain", "drain_gain", "probe_bw_cwnd_gain", "min_rtt_window_s",
+                 "probe_rtt_duration_s", "state", "pacing_gain", "cwnd_gain", "pacing_rate_pps",
+                 "initial_cwnd", "bw_filter", "min_rtt_s", "rtprop_stamp", "rtt_sample",
+                 "round_count", "round_start", "next_round_delivered", "full_pipe",
+                 "cycle_index", "cycle_stamp", "probe_rtt_done_stamp", "probe_rtt_round_done",
+                 "prior_cwnd", "retx_seen", "lx")
 
     def __init__(self, flow, params=None):
         super().__init__(flow, params)
         p = self.params
         self.high_gain = float(p["high_gain"])
+        self.drain_gain = 1.0 / self.high_gain
+        if self.linux:                              # Linux's fixed point (BBR_UNIT)
+            self.drain_gain = linux_gain(1.0 / self.high_gain)
+            self.high_gain = linux_gain(self.high_gain, round_up=True)
         self.probe_bw_cwnd_gain = float(p["cwnd_gain"])
-        self.btlbw_rounds = int(p["btlbw_rounds"])
         self.min_rtt_window_s = float(p["min_rtt_window_s"])
         self.probe_rtt_duration_s = float(p["probe_rtt_duration_s"])
         self.state = STARTUP
         self.pacing_gain = self.high_gain
         self.cwnd_gain = self.high_gain
         self.pacing_rate_pps = 0.0
-        # (round, rate), rounds ascending, rates descending
-        self.bw_filter: deque[tuple[int, float]] = deque()
+        self.bw_filter = BandwidthFilter(int(p["btlbw_rounds"]))
         self.rtt_sample: float | None = None   # the valid RTT sample of the ACK being processed
         self.cycle_index = 0
         self.cycle_stamp = 0.0
+        self.lx = LinuxBbr(self) if self.linux else None   # the Linux stack's window steps
         self._reset_model(0.0)
 
     def _reset_model(self, now: float) -> None:
@@ -163,10 +186,10 @@ class Bbr(CongestionControl):
         self.round_count = 0
         self.round_start = False
         self.next_round_delivered = 0
-        self.filled_pipe = False
-        self.full_bw = 0.0
-        self.full_bw_count = 0
+        self.full_pipe = FullPipe()
         self.retx_seen = flow.retransmissions
+        if self.lx is not None:
+            self.lx.reset(now)
 
     @classmethod
     def param_problem(cls, name: str, value):
@@ -182,7 +205,7 @@ class Bbr(CongestionControl):
     # -- the model, exposed for tests --------------------------------------------------------
     def btl_bw_pps(self) -> float:
         """BtlBw: the windowed maximum delivery rate, packets per second (0 before any sample)."""
-        return self.bw_filter[0][1] if self.bw_filter else 0.0
+        return self.bw_filter.max_pps()
 
     def bdp_pkts(self) -> float | None:
         """BtlBw x RTprop in packets, or None while RTprop is unknown."""
@@ -192,12 +215,16 @@ class Bbr(CongestionControl):
 
     def inflight_pkts(self, gain: float) -> float:
         """§4.2.3.2 BBRInflight(gain): gain x BDP + quanta (InitialCwnd without RTprop)."""
+        if self.lx is not None:
+            return self.lx.window(self.btl_bw_pps(), gain)
         if self.min_rtt_s == math.inf:
             return self.initial_cwnd
         return gain * self.btl_bw_pps() * self.min_rtt_s + QUANTA_PKTS
 
     def target_cwnd(self) -> float:
-        """§4.2.3.2 BBR.target_cwnd."""
+        """§4.2.3.2 BBR.target_cwnd (Linux: with extra_acked)."""
+        if self.lx is not None:
+            return self.lx.target()
         return self.inflight_pkts(self.cwnd_gain)
 
     # -- hooks -------------------------------------------------------------------------------
@@ -209,7 +236,11 @@ class Bbr(CongestionControl):
         self._enter_startup()
         # §4.2.1 BBRInitPacingRate
         self.pacing_rate_pps = self.pacing_gain * self.initial_cwnd / (srtt or NOMINAL_RTT_S)
-        flow.pacing_rate_bps = self.pacing_rate_pps * flow.packet_bytes * 8.0
+        flow.pacing_rate_bps = self._pacing_bps(self.pacing_rate_pps)
+
+    def _pacing_bps(self, rate_pps: float) -> float:
+        rate_bps = rate_pps * self.flow.packet_bytes * 8.0
+        return rate_bps * PACING_MARGIN if self.linux else rate_bps
 
     def on_rtt(self, rtt_s: float) -> None:
         self.rtt_sample = rtt_s              # Karn-valid; used by the rate sample of this ACK
@@ -230,10 +261,23 @@ class Bbr(CongestionControl):
             cwnd = min(cwnd, MIN_PIPE_CWND)
         return cwnd
 
+    def undo_cwnd(self) -> float:
+        """Linux bbr_undo_cwnd: detect the full pipe afresh; the window stays."""
+        self.full_pipe.full_bw = 0.0
+        self.full_pipe.count = 0
+        return self.flow.cwnd
+
+    def report(self) -> dict[str, float]:
+        values = {"btlbw_bps": self.btl_bw_pps() * self.flow.packet_bytes * 8.0,
+                  "pacing_gain": self.pacing_gain, "cwnd_gain": self.cwnd_gain,
+                  "min_rtt_s": self.min_rtt_s if self.min_rtt_s != math.inf else math.nan}
+        if self.lx is not None:
+            values["extra_acked_pkts"] = float(self.lx.aggregation.extra_acked_pkts())
+        return values
+
     def on_rate_sample(self, rs: RateSample) -> None:
-        """§4 BBRUpdateOnACK: BBRUpdateModelAndState, then BBRUpdateControlParameters, each
-        step one method below, in the draft's order. Steps that cannot act in the current state
-        are not called (this runs on every ACK)."""
+        """§4 BBRUpdateOnACK: BBRUpdateModelAndState, then BBRUpdateControlParameters, one
+        method a step, in the draft's order (steps that cannot act now are not called)."""
         flow = self.flow
         now = flow.sim.now
         retx = flow.retransmissions                   # the packets newly lost are those the
@@ -243,86 +287,55 @@ class Bbr(CongestionControl):
         self.rtt_sample = None
         # BBRUpdateModelAndState
         bw = self._update_btlbw(rs)
+        if self.lx is not None:                       # Linux bbr_update_ack_aggregation
+            self.lx.on_sample(now, bw, rs.newly_delivered, self.round_start)
         if self.state == PROBE_BW:
             self._check_cycle_phase(now, lost)
         else:
-            if not self.filled_pipe:
-                self._check_full_pipe(rs, bw)
+            self.full_pipe.check(bw, self.round_start, rs.is_app_limited)
             self._check_drain(now)
         expired = self._update_rtprop(now, rtt)
         if expired or self.state == PROBE_RTT:
             self._check_probe_rtt(now, rs, expired)
-        self._update_control_parameters(rs, bw)
+        self._update_control_parameters(rs, bw, lost)
 
     # -- the path model (§4.1) ---------------------------------------------------------------
     def _update_btlbw(self, rs: RateSample) -> float:
         """§4.1.1.5 BBRUpdateBtlBw, with §4.1.1.3 BBRUpdateRound first: the windowed maximum
-        delivery rate over `btlbw_rounds` rounds; returns it (BtlBw, packets per second).
-
-        The filter is a monotonic deque, rounds ascending and rates descending, so its front is
-        the exact maximum. Application-limited samples enter only if they reach it (§4.1.1.4)."""
+        delivery rate (`BandwidthFilter`); returns it (BtlBw, packets per second)."""
         round_start = rs.prior_delivered >= self.next_round_delivered
         if round_start:
             self.next_round_delivered = rs.delivered
             self.round_count += 1
         self.round_start = round_start
-        rate = rs.delivery_rate_pps
-        window = self.bw_filter
-        bw = window[0][1] if window else 0.0
-        if rate >= bw:                               # app-limited or not
-            window.clear()
-            window.append((self.round_count, rate))
-            return rate
-        if not rs.is_app_limited:
-            while window[-1][1] <= rate:
-                window.pop()
-            window.append((self.round_count, rate))
-            oldest = self.round_count - self.btlbw_rounds
-            while window[0][0] <= oldest:
-                window.popleft()
-            bw = window[0][1]
-        return bw
+        return self.bw_filter.update(self.round_count, rs.delivery_rate_pps, rs.is_app_limited)
 
     def _update_rtprop(self, now: float, rtt: float | None) -> bool:
-        """§4.1.2.3 BBRUpdateRTprop: a sample at or below RTprop, or any sample once the estimate
-        is older than `min_rtt_window_s`, replaces it. Returns BBR.rtprop_expired (whether it was
-        older than that before this sample), which BBRCheckProbeRTT reads."""
+        """§4.1.2.3 BBRUpdateRTprop: a sample at or below RTprop (Linux: below), or any once
+        it expired, replaces it. Returns BBR.rtprop_expired (before this sample)."""
         expired = now > self.rtprop_stamp + self.min_rtt_window_s
-        if rtt is not None and (rtt <= self.min_rtt_s or expired):
+        if rtt is not None and (rtt < self.min_rtt_s or expired
+                                or (rtt == self.min_rtt_s and not self.linux)):
             self.min_rtt_s = rtt
             self.rtprop_stamp = now
         return expired
 
     # -- the state machine (§4.3) ------------------------------------------------------------
-    def _check_full_pipe(self, rs: RateSample, bw: float) -> None:
-        """§4.3.2.2 BBRCheckFullPipe: the pipe is full when, at the start of three rounds in a
-        row (not application-limited), BtlBw grew less than 25 %."""
-        if not self.round_start or rs.is_app_limited:
-            return
-        if bw >= self.full_bw * FULL_BW_GROWTH:
-            self.full_bw = bw
-            self.full_bw_count = 0
-            return
-        self.full_bw_count += 1
-        if self.full_bw_count >= FULL_BW_ROUNDS:
-            self.filled_pipe = True
-
     def _check_drain(self, now: float) -> None:
-        """§4.3.3 BBRCheckDrain: Startup ends when the pipe is full; Drain ends once the packets
-        in flight are down to BBRInflight(1.0)."""
-        if self.state == STARTUP and self.filled_pipe:
+        """§4.3.3 BBRCheckDrain: to Drain once the pipe is full, out at BBRInflight(1.0)."""
+        if self.state == STARTUP and self.full_pipe.filled:
             self._enter_drain()
+            if self.linux:                                    # Linux bbr_check_drain
+                self.flow.ssthresh = self.inflight_pkts(1.0)
         if self.state == DRAIN and self.flow.pipe() <= self.inflight_pkts(1.0):
             self._enter_probe_bw(now)
 
     def _check_cycle_phase(self, now: float, lost: int) -> None:
-        """§4.3.4.3 BBRCheckCyclePhase / BBRIsNextCyclePhase: a phase lasts one RTprop, except
-        that the probing phase (gain > 1) also waits for a loss or for the packets in flight to
-        reach its BBRInflight(gain), and the draining phase (gain < 1) ends early once they are
-        down to BBRInflight(1.0)."""
+        """§4.3.4.3 BBRIsNextCyclePhase: one RTprop per phase; the probing one also waits for a
+        loss or BBRInflight(gain) in flight, the draining one ends early at BBRInflight(1.0)."""
         gain = self.pacing_gain
         if now - self.cycle_stamp > self.min_rtt_s:          # is_full_length
-            advance = gain <= 1.0 or lost > 0 or self.flow.pipe() >= self.inflight_pkts(gain)
+            advance = gain <= 1.0 or lost > 0 or self._in_net() >= self.inflight_pkts(gain)
         else:
             advance = gain < 1.0 and self.flow.pipe() <= self.inflight_pkts(1.0)
         if advance:
@@ -336,35 +349,30 @@ class Bbr(CongestionControl):
         if self.state == PROBE_RTT:
             self._handle_probe_rtt(now, rs, self.flow.pipe())
 
+    def _in_net(self) -> float:
+        """The packets in flight the probing phase compares (Linux: `LinuxBbr.in_net`)."""
+        return self.flow.pipe() if self.lx is None else self.lx.in_net()
+
     # -- the control parameters (§4.2) -------------------------------------------------------
-    def _update_control_parameters(self, rs: RateSample, bw: float) -> None:
-        """§4.2 BBRUpdateControlParameters: the pacing rate, then the window (the send quantum is
-        one packet: nothing to update)."""
+    def _update_control_parameters(self, rs: RateSample, bw: float, lost: int) -> None:
+        """§4.2 BBRUpdateControlParameters: the pacing rate, then the window (the send quantum,
+        one packet, never changes)."""
         flow = self.flow
         # §4.2.1 BBRSetPacingRate: pacing_gain x BtlBw, on every sample once the pipe is full,
         # before that only when it rises
         rate = self.pacing_gain * bw
-        if rate != self.pacing_rate_pps and (self.filled_pipe or rate > self.pacing_rate_pps):
+        if rate != self.pacing_rate_pps and (self.full_pipe.filled or rate > self.pacing_rate_pps):
             self.pacing_rate_pps = rate
-            flow.pacing_rate_bps = rate * flow.packet_bytes * 8.0
-        # §4.2.3.6 BBRSetCwnd (without the optional recovery modulation, see the docstring):
-        # towards the target window by the packets delivered; at least BBRMinPipeCwnd
-        # (§4.2.3.3), at most that in ProbeRTT (§4.2.3.5)
+            flow.pacing_rate_bps = self._pacing_bps(rate)
+        if self.lx is not None:
+            flow.cwnd = self.lx.cwnd(rs, lost)               # Linux bbr_set_cwnd
+            return
+        # §4.2.3.6 BBRSetCwnd towards the target window, §4.2.3.2 (InitialCwnd without RTprop)
         min_rtt = self.min_rtt_s
-        if min_rtt == math.inf:
-            target = self.initial_cwnd                       # §4.2.3.2: no RTT sample yet
-        else:
-            target = self.cwnd_gain * bw * min_rtt + QUANTA_PKTS
-        cwnd = flow.cwnd
-        if self.filled_pipe:
-            cwnd += rs.newly_delivered
-            if cwnd > target:
-                cwnd = target
-        elif cwnd < target or rs.delivered < self.initial_cwnd:
-            cwnd += rs.newly_delivered
-        if cwnd < MIN_PIPE_CWND or self.state == PROBE_RTT:
-            cwnd = MIN_PIPE_CWND
-        flow.cwnd = cwnd
+        target = (self.initial_cwnd if min_rtt == math.inf
+                  else self.cwnd_gain * bw * min_rtt + QUANTA_PKTS)
+        flow.cwnd = draft_cwnd(flow.cwnd, target, rs.newly_delivered, rs.delivered,
+                               self.initial_cwnd, self.full_pipe.filled, self.state == PROBE_RTT)
 
     def _save_cwnd(self, in_recovery: bool) -> float:
         """§4.2.3.4 BBRSaveCwnd: the last window unmodulated by loss recovery or ProbeRTT."""
@@ -381,7 +389,7 @@ class Bbr(CongestionControl):
 
     def _enter_drain(self) -> None:
         self.state = DRAIN                            # §4.3.3 BBREnterDrain
-        self.pacing_gain = 1.0 / self.high_gain
+        self.pacing_gain = self.drain_gain
         self.cwnd_gain = self.high_gain
 
     def _enter_probe_bw(self, now: float) -> None:
@@ -417,7 +425,7 @@ class Bbr(CongestionControl):
             if self.probe_rtt_round_done and now > self.probe_rtt_done_stamp:
                 self.rtprop_stamp = now
                 flow.cwnd = max(flow.cwnd, self.prior_cwnd)          # BBRRestoreCwnd
-                if self.filled_pipe:                  # BBRExitProbeRTT
+                if self.full_pipe.filled:                  # BBRExitProbeRTT
                     self._enter_probe_bw(now)
                 else:
                     self._enter_startup()

@@ -32,7 +32,8 @@ new)``              transport sets the window of the new state (a notification: 
 ``undo_cwnd()``     the transport found a reduction spurious and undoes it: returns the window to
                     go back to (default: Linux's ``tcp_reno_undo_cwnd``, max(cwnd, prior_cwnd))
 ``report()``        named internal state for the outputs (flows.csv, summary.json), e.g. DCTCP's
-                    ``{"alpha": ...}``; default ``{}``
+                    ``{"alpha": ...}``; default ``{}``. Asked also before ``init()``: the same
+                    names every time, NaN for a value not known yet
 ==================  ==============================================================================
 
 Algorithms may also pace: setting ``flow.pacing_rate_bps`` makes the transport release packets
@@ -229,7 +230,7 @@ class CongestionControl:
     # the echo is DCTCP's; a class body that sets it (an old plugin) sets both fields instead
     ecn_mode: ClassVar[str] = "classic"
 
-    __slots__ = ("abc_limit", "flow", "params")
+    __slots__ = ("abc_limit", "flow", "linux", "params", "cwnd_cnt", "cnt_cwnd")
     # whether the class keeps the base class's slow_start and congestion_avoidance, which
     # standard_growth then runs inline (set for every subclass by __init_subclass__)
     _standard_steps: ClassVar[bool] = True
@@ -248,6 +249,10 @@ class CongestionControl:
     def __init__(self, flow: FlowView, params: dict | None = None):
         self.flow = flow
         self.abc_limit = 1.0     # RFC 3465 L, packets (the transport sets 2 with delayed ACKs)
+        # the flow's stack, read once: the Sender sets `stack` before it builds its algorithm
+        self.linux = getattr(flow, "stack", "classic") == "linux"
+        self.cwnd_cnt = 0        # Linux tp->snd_cwnd_cnt: ACKed packets towards the next +1
+        self.cnt_cwnd = 0        # the window cwnd_cnt was counted at (a smaller one resets it)
         merged = dict(self.PARAMETERS)
         if params:
             merged.update(params)
@@ -273,7 +278,10 @@ class CongestionControl:
         pass
 
     def ssthresh(self) -> float:
-        """The slow-start threshold after a loss (RFC 5681 (4): FlightSize / 2, at least 2)."""
+        """The slow-start threshold after a loss (RFC 5681 (4): FlightSize / 2, at least 2; on
+        the Linux stack tcp_reno_ssthresh: max(cwnd >> 1, 2), of the integer window)."""
+        if self.linux:
+            return float(max(int(self.flow.cwnd) >> 1, 2))
         return max(self.flow.flight_size() / 2.0, 2.0)
 
     def on_ack(self, acked_pkts: float) -> None:
@@ -313,7 +321,8 @@ class CongestionControl:
 
     def report(self) -> dict[str, float]:
         """Named internal state for the outputs (one flows.csv column per name, an object in
-        summary.json); the base class has none."""
+        summary.json): the same names on every call, also before `init()`; NaN for a value not
+        known yet. The base class has none."""
         return {}
 
     # -- helpers for window-based algorithms ------------------------------------------------
@@ -335,9 +344,58 @@ class CongestionControl:
         flow = self.flow
         flow.cwnd += acked_pkts / flow.cwnd
 
+    # -- Linux's integer window arithmetic (net/ipv4/tcp_cong.c) ---------------------------
+    def linux_slow_start(self, acked: int) -> int:
+        """Linux tcp_slow_start: cwnd = min(cwnd + acked, ssthresh) on the integer window (no
+        per-ACK limit: a delayed ACK of two packets adds two); returns the ACKed packets left
+        for congestion avoidance."""
+        flow = self.flow
+        before = int(flow.cwnd)
+        grown = min(before + acked, flow.ssthresh)
+        grown = int(grown) if grown > before else before
+        flow.cwnd = float(grown)
+        return acked - (grown - before)
+
+    def linux_cong_avoid_ai(self, w: int, acked: int) -> None:
+        """Linux tcp_cong_avoid_ai: one packet more per `w` ACKed packets, counted in
+        `cwnd_cnt` (Linux's snd_cwnd_cnt, which a window reduction resets: here, a window
+        smaller than the one it was counted at)."""
+        flow = self.flow
+        cwnd = int(flow.cwnd)
+        if cwnd < self.cnt_cwnd:
+            self.cwnd_cnt = 0                 # tcp_init_cwnd_reduction, tcp_enter_loss
+        if self.cwnd_cnt >= w:                # credits accumulated at a higher w
+            self.cwnd_cnt = 0
+            cwnd += 1
+        self.cwnd_cnt += acked
+        if self.cwnd_cnt >= w:
+            delta = self.cwnd_cnt // w
+            self.cwnd_cnt -= delta * w
+            cwnd += delta
+        self.cnt_cwnd = cwnd
+        flow.cwnd = float(cwnd)
+
+    def linux_reno_growth(self, acked_pkts: float) -> None:
+        """Linux tcp_reno_cong_avoid: nothing unless the window limited the sender
+        (tcp_is_cwnd_limited), slow start below ssthresh (tcp_in_slow_start), then one packet
+        per window of ACKed packets (tcp_cong_avoid_ai with w = cwnd)."""
+        flow = self.flow
+        if not flow.is_cwnd_limited:
+            return
+        acked = int(acked_pkts)
+        if flow.cwnd < flow.ssthresh:
+            acked = self.linux_slow_start(acked)
+            if acked <= 0:
+                return
+        self.linux_cong_avoid_ai(int(flow.cwnd), acked)
+
     def standard_growth(self, acked_pkts: float) -> None:
         """RFC 5681 window growth: slow start below ssthresh, then congestion avoidance with what
-        is left of the ACK. Algorithms whose growth is standard use it as their `on_ack`."""
+        is left of the ACK. Algorithms whose growth is standard use it as their `on_ack`. On the
+        Linux stack it is Linux's `linux_reno_growth`."""
+        if self.linux:
+            self.linux_reno_growth(acked_pkts)
+            return
         flow = self.flow
         if not self._standard_steps:          # a subclass redefined a step: call the steps
             if flow.cwnd < flow.ssthresh:

@@ -51,6 +51,14 @@ cwnd, the first epoch as after a configured ssthresh), before the first loss. An
 congestion event like a loss (§4.6, the transport's reaction calls `ssthresh()`). Pacing and
 spurious congestion-event undo (§4.9) are not implemented. The elapsed time t is not corrected
 for application-limited periods (§5.8): flows here send continuously until their data runs out.
+
+On the Linux stack (``flow.stack == "linux"``) every hook is Linux's tcp_cubic instead
+(`flows.cubic_linux.LinuxCubic`): the 2008 HyStart (ACK train and delay increase from a window of
+16, then straight to congestion avoidance, no conservative slow start), Linux's fixed-point curve
+with the minimum RTT as its look-ahead, fast convergence, and Linux's Reno-friendly estimate,
+which keeps growing at 8/15 = 0.53 packet per round trip. Undo is tcp_reno_undo_cwnd (the base
+class's `undo_cwnd`). `report()` gives ``{"w_max_pkts": ...}`` (W_max, Linux's last_max_cwnd;
+NaN while unknown on the classic stack, 0 on the Linux stack as in Linux).
 """
 from __future__ import annotations
 
@@ -58,6 +66,7 @@ import math
 from typing import ClassVar
 
 from flows.congestion import LOSS, CongestionControl, RecoveryMode
+from flows.cubic_linux import LinuxCubic
 from flows.hystart import HyStart
 
 
@@ -71,7 +80,7 @@ class Cubic(CongestionControl):
     PARAMETERS: ClassVar[dict[str, float]] = {"C": 0.4, "beta": 0.7, "fast_convergence": 1,
                                               "hystart": True}
     __slots__ = ("c", "beta", "alpha_cubic", "fast_convergence", "w_max", "cwnd_prior", "k",
-                 "t_epoch", "cwnd_epoch", "west", "after_timeout", "hystart")
+                 "t_epoch", "cwnd_epoch", "west", "after_timeout", "hystart", "lx")
 
     def __init__(self, flow, params=None):
         super().__init__(flow, params)
@@ -89,6 +98,11 @@ class Cubic(CongestionControl):
         self.after_timeout = False
         # RFC 9406 HyStart++ in the initial slow start (None: off)
         self.hystart: HyStart | None = HyStart() if self.params["hystart"] else None
+        # the Linux stack: tcp_cubic's hooks instead (None on the classic stack)
+        self.lx = (LinuxCubic(self, self.c, self.beta, self.fast_convergence,
+                              bool(self.params["hystart"])) if self.linux else None)
+        if self.lx is not None:
+            self.hystart = None
 
     @classmethod
     def param_problem(cls, name: str, value):
@@ -124,7 +138,18 @@ class Cubic(CongestionControl):
         return self.west
 
     # -- hooks -------------------------------------------------------------------------------
+    def init(self) -> None:
+        if self.lx is not None:
+            self.lx.init()
+
+    def report(self) -> dict[str, float]:
+        if self.lx is not None:
+            return self.lx.report()
+        return {"w_max_pkts": math.nan if self.w_max is None else self.w_max}
+
     def ssthresh(self) -> float:
+        if self.lx is not None:
+            return self.lx.ssthresh()
         cwnd = self.flow.cwnd
         # §4.7 fast convergence: remember the window, or less of it if the saturation point fell
         if self.fast_convergence and self.w_max is not None and cwnd < self.w_max:
@@ -141,16 +166,25 @@ class Cubic(CongestionControl):
     def on_state(self, old: str, new: str) -> None:
         # §4.6: cwnd = ssthresh in fast recovery, without inflation, is the transport's SACK
         # recovery window; §4.8: one packet after a timeout, its loss window.
+        if self.lx is not None:
+            self.lx.on_state(new)
+            return
         if new == LOSS:
             self.after_timeout = True
             self.t_epoch = None
 
     def on_rtt(self, rtt_s: float) -> None:
+        if self.lx is not None:
+            self.lx.on_rtt(rtt_s)
+            return
         hystart = self.hystart
         if hystart is not None and self.flow.ssthresh == math.inf:
             hystart.on_rtt(rtt_s)
 
     def on_ack(self, acked_pkts: float) -> None:
+        if self.lx is not None:
+            self.lx.on_ack(acked_pkts)
+            return
         flow = self.flow
         hystart = self.hystart
         if hystart is not None and flow.ssthresh == math.inf:

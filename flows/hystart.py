@@ -1,4 +1,5 @@
-"""HyStart++ (RFC 9406, "HyStart++: Modified Slow Start for TCP", 2023).
+"""HyStart++ (RFC 9406, "HyStart++: Modified Slow Start for TCP", 2023), the classic stack's
+CUBIC slow start, and the 2008 HyStart Linux's tcp_cubic runs (`HyStartLinux`, below).
 
 Slow start doubles the window every round trip until a loss; on a path with a large
 bandwidth-delay product and a deep buffer the last doubling overshoots by up to a window and ends
@@ -94,3 +95,76 @@ class HyStart:
     def growth_divisor(self) -> int:
         """Divide slow start's increase by this (§4.2: CSS_GROWTH_DIVISOR in CSS)."""
         return CSS_GROWTH_DIVISOR if self.in_css else 1
+
+
+# -- Linux's HyStart (Ha and Rhee, 2008; net/ipv4/tcp_cubic.c) ---------------------------------
+LINUX_LOW_WINDOW = 16              # hystart_low_window: no detection below this window
+LINUX_ACK_DELTA_S = 0.002          # hystart_ack_delta_us: ACKs closer than this form a train
+LINUX_MIN_SAMPLES = 8              # HYSTART_MIN_SAMPLES
+LINUX_GSO_MAX_BYTES = 65536        # sk_gso_max_size (GSO_LEGACY_MAX_SIZE), for the ACK delay
+
+
+class HyStartLinux:
+    """The 2008 HyStart as Linux's tcp_cubic runs it (`hystart_update`, `bictcp_hystart_reset`).
+
+    Each round starts when the cumulative ACK passes ``end_seq`` (the next packet to send when
+    the previous round started). From a window of `LINUX_LOW_WINDOW` packets on, either signal
+    ends slow start at once (ssthresh = cwnd: straight to congestion avoidance, no conservative
+    phase):
+
+    * ACK train: ACKs arriving within 2 ms of each other (hystart_ack_delta_us) extend the
+      train; once it spans more than half of (delay_min + the ACK delay allowance)
+      (hystart_ack_delay: min(1 ms, 4 x 64 kB / pacing rate), Linux's internal pacing rate
+      being 2 cwnd MSS / SRTT in slow start; halved because the flow is not paced);
+    * delay increase: after `LINUX_MIN_SAMPLES` RTT samples of the round, their minimum exceeds
+      delay_min + clamp(delay_min / 8, 4 ms, 16 ms) (HYSTART_DELAY_THRESH).
+
+    delay_min is CUBIC's minimum RTT (`LinuxCubic.delay_min_s`), passed in."""
+
+    __slots__ = ("round_start_s", "last_ack_s", "end_seq", "curr_rtt_s", "sample_cnt", "found",
+                 "exit_reason")
+
+    def __init__(self) -> None:
+        self.round_start_s = 0.0
+        self.last_ack_s = 0.0
+        self.end_seq = 0
+        self.curr_rtt_s = math.inf
+        self.sample_cnt = 0
+        self.found = False
+        self.exit_reason: str | None = None    # "ack_train" or "delay" once found
+
+    def reset(self, now: float, snd_nxt: int) -> None:
+        """bictcp_hystart_reset: a new round."""
+        self.round_start_s = self.last_ack_s = now
+        self.end_seq = snd_nxt
+        self.curr_rtt_s = math.inf
+        self.sample_cnt = 0
+
+    def update(self, now: float, delay_s: float, delay_min_s: float, cwnd: float, snd_una: int,
+               snd_nxt: int, srtt_s: float | None, packet_bytes: int) -> bool:
+        """hystart_update with an RTT sample: True when slow start should end now."""
+        if snd_una > self.end_seq:                   # after(snd_una, end_seq): a new round
+            self.reset(now, snd_nxt)
+        if cwnd < LINUX_LOW_WINDOW:
+            return False
+        if now - self.last_ack_s <= LINUX_ACK_DELTA_S:        # HYSTART_ACK_TRAIN
+            self.last_ack_s = now
+            ack_delay = 0.0
+            if srtt_s:
+                rate_bytes_s = 2.0 * cwnd * packet_bytes / srtt_s   # tcp_update_pacing_rate
+                ack_delay = min(0.001, LINUX_GSO_MAX_BYTES * 4 / rate_bytes_s)
+            threshold = (delay_min_s + ack_delay) / 2.0    # SK_PACING_NONE: halved
+            if now - self.round_start_s > threshold:
+                self.found = True
+                self.exit_reason = "ack_train"
+                return True
+        if delay_s < self.curr_rtt_s:                # HYSTART_DELAY
+            self.curr_rtt_s = delay_s
+        if self.sample_cnt < LINUX_MIN_SAMPLES:
+            self.sample_cnt += 1
+        elif self.curr_rtt_s > delay_min_s + min(max(delay_min_s / 8.0, MIN_RTT_THRESH_S),
+                                                 MAX_RTT_THRESH_S):
+            self.found = True
+            self.exit_reason = "delay"
+            return True
+        return False

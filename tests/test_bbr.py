@@ -157,17 +157,17 @@ def test_startup_drain_probe_bw(driver):
     for rate in (100, 200, 400, 800):
         t += 0.1
         d.ack(t, rate, new_round=True, inflight=200)
-        assert cc.state == "startup" and cc.full_bw == rate and cc.full_bw_count == 0
+        assert cc.state == "startup" and cc.full_pipe.full_bw == rate and cc.full_pipe.count == 0
     # three rounds below +25 % (850, 900, 950 < 1000): the pipe is full
     for count, rate in enumerate((850, 900), start=1):
         t += 0.1
         d.ack(t, rate, new_round=True, inflight=200)
         d.ack(t + 0.01, rate)                          # not a round start: not counted
         d.ack(t + 0.02, rate, new_round=True, app_limited=True)   # app-limited: not counted
-        assert cc.state == "startup" and cc.full_bw_count == count
+        assert cc.state == "startup" and cc.full_pipe.count == count
     t += 0.1
     d.ack(t, 950, new_round=True, inflight=200)
-    assert cc.filled_pipe and cc.state == "drain"
+    assert cc.full_pipe.filled and cc.state == "drain"
     assert cc.pacing_gain == pytest.approx(1 / HIGH_GAIN) and cc.cwnd_gain == HIGH_GAIN
     assert cc.bdp_pkts() == pytest.approx(95.0)
     # Drain lasts while more than BBRInflight(1.0) = BDP + 3 = 98 packets are in flight
@@ -182,7 +182,7 @@ def test_growth_of_25_percent_restarts_the_plateau_count(driver):
     d = driver()
     for t, rate in ((0.1, 800), (0.2, 850), (0.3, 900), (0.4, 1000)):
         d.ack(t, rate, new_round=True, inflight=200)
-    assert d.cc.full_bw == 1000 and d.cc.full_bw_count == 0 and d.cc.state == "startup"
+    assert d.cc.full_pipe.full_bw == 1000 and d.cc.full_pipe.count == 0 and d.cc.state == "startup"
 
 
 def test_random_start_phase_is_never_the_draining_one(to_probe_bw):

@@ -1,0 +1,106 @@
+"""What Linux's tcp_bbr adds to BBR v1's window (net/ipv4/tcp_bbr.c), for flows on the Linux
+stack: `flows.bbr.Bbr` hands these steps to a `LinuxBbr` when ``flow.stack == "linux"``.
+
+* `window`: bbr_inflight / the target of bbr_set_cwnd: ceil(gain x BtlBw x RTprop) (bbr_bdp,
+  InitialCwnd without an RTT sample), plus the ACK-aggregation estimate for the target, then
+  bbr_quantization_budget (flows/bbr_model.py);
+* `on_sample`: bbr_update_ack_aggregation on every delivering ACK;
+* `in_net`: bbr_packets_in_net_at_edt for the probing phase (the packets in flight and, while
+  the pacing gain is above 1, the TSO burst about to leave);
+* `cwnd`: bbr_set_cwnd with bbr_set_cwnd_to_recover_or_restore.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from flows.bbr_model import AckAggregation, quantization_budget, tso_segs_goal
+from flows.congestion import LOSS, OPEN, RECOVERY
+
+if TYPE_CHECKING:
+    from flows.bbr import Bbr
+    from flows.rate_sampler import RateSample
+
+MIN_CWND_TARGET = 4          # bbr_cwnd_min_target
+
+
+class LinuxBbr:
+    """Linux tcp_bbr's window steps for one `Bbr` (see the module docstring)."""
+
+    __slots__ = ("bbr", "aggregation", "prev_state", "conservation")
+
+    def __init__(self, bbr: Bbr):
+        self.bbr = bbr
+        self.aggregation = AckAggregation()
+        self.prev_state: str = OPEN          # bbr->prev_ca_state
+        self.conservation = False            # bbr->packet_conservation
+
+    def reset(self, now: float) -> None:
+        """bbr_init's ACK-aggregation epoch."""
+        self.aggregation = AckAggregation(now)
+
+    def tso_goal(self) -> int:
+        flow = self.bbr.flow
+        return tso_segs_goal(flow.pacing_rate_bps, flow.packet_bytes)
+
+    def window(self, bw: float, gain: float, extra_pkts: int = 0) -> float:
+        """bbr_bdp(bw, gain) + `extra_pkts`, then bbr_quantization_budget, packets."""
+        bbr = self.bbr
+        if bbr.min_rtt_s == math.inf:
+            bdp = int(bbr.initial_cwnd)                  # TCP_INIT_CWND: no RTT sample yet
+        else:
+            bdp = math.ceil(gain * bw * bbr.min_rtt_s - 1e-9)
+        probing = bbr.state == "probe_bw" and bbr.cycle_index == 0
+        return float(quantization_budget(bdp + extra_pkts, self.tso_goal(), probing))
+
+    def target(self) -> float:
+        """bbr_set_cwnd's target: the window at cwnd_gain with extra_acked
+        (bbr_ack_aggregation_cwnd: once the pipe is full, at most BtlBw x 100 ms)."""
+        bbr = self.bbr
+        bw = bbr.btl_bw_pps()
+        return self.window(bw, bbr.cwnd_gain, self.aggregation.cwnd_pkts(bw, bbr.full_pipe.filled))
+
+    def on_sample(self, now: float, bw: float, acked: int, round_start: bool) -> None:
+        """bbr_update_bw's round start ends packet conservation; bbr_update_ack_aggregation."""
+        if round_start:
+            self.conservation = False
+        self.aggregation.update(now, bw, acked, self.bbr.flow.cwnd, round_start)
+
+    def in_net(self) -> float:
+        """bbr_packets_in_net_at_edt while probing (pacing_gain > 1)."""
+        return self.bbr.flow.pipe() + self.tso_goal()
+
+    def cwnd(self, rs: RateSample, lost: int) -> float:
+        """bbr_set_cwnd: the newly lost packets come off the window; the first round of fast
+        recovery keeps packet conservation (at least the packets in flight + those ACKed) and
+        starts a round; leaving recovery restores the saved window; else the window moves
+        towards `target` by the packets ACKed (cut to it once the pipe is full), at least 4;
+        at most 4 in ProbeRTT."""
+        bbr = self.bbr
+        flow = bbr.flow
+        cwnd = int(flow.cwnd)
+        acked = rs.newly_delivered
+        if acked > 0:
+            if lost > 0:
+                cwnd = max(cwnd - lost, 1)
+            state, prev = flow.state, self.prev_state
+            if state == RECOVERY and prev != RECOVERY:
+                self.conservation = True
+                bbr.next_round_delivered = rs.delivered   # the round starts now
+                cwnd = flow.pipe() + acked
+            elif prev in (RECOVERY, LOSS) and state not in (RECOVERY, LOSS):
+                cwnd = max(cwnd, int(bbr.prior_cwnd))
+                self.conservation = False
+            self.prev_state = state
+            if self.conservation:
+                cwnd = max(cwnd, flow.pipe() + acked)
+            else:
+                target = self.target()
+                if bbr.full_pipe.filled:
+                    cwnd = int(min(cwnd + acked, target))
+                elif cwnd < target or rs.delivered < bbr.initial_cwnd:
+                    cwnd += acked
+                cwnd = max(cwnd, MIN_CWND_TARGET)
+        if bbr.state == "probe_rtt":
+            cwnd = min(cwnd, MIN_CWND_TARGET)
+        return float(cwnd)
