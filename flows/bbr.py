@@ -361,6 +361,9 @@ class Bbr(CongestionControl):
         # §4.2.1 BBRSetPacingRate: pacing_gain x BtlBw, on every sample once the pipe is full,
         # before that only when it rises
         rate = self.pacing_gain * bw
+        if self.lx is not None and (initial := self.lx.initial_pacing_pps()) is not None:
+            self.pacing_rate_pps = initial
+            flow.pacing_rate_bps = self._pacing_bps(initial)
         if rate != self.pacing_rate_pps and (self.full_pipe.filled or rate > self.pacing_rate_pps):
             self.pacing_rate_pps = rate
             flow.pacing_rate_bps = self._pacing_bps(rate)

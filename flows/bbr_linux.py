@@ -1,6 +1,7 @@
 """What Linux's tcp_bbr adds to BBR v1's window (net/ipv4/tcp_bbr.c), for flows on the Linux
 stack: `flows.bbr.Bbr` hands these steps to a `LinuxBbr` when ``flow.stack == "linux"``.
 
+* `initial_pacing_pps`: bbr_init_pacing_rate_from_rtt at the first RTT sample;
 * `window`: bbr_inflight / the target of bbr_set_cwnd: ceil(gain x BtlBw x RTprop) (bbr_bdp,
   InitialCwnd without an RTT sample), plus the ACK-aggregation estimate for the target, then
   bbr_quantization_budget (flows/bbr_model.py);
@@ -27,17 +28,29 @@ MIN_CWND_TARGET = 4          # bbr_cwnd_min_target
 class LinuxBbr:
     """Linux tcp_bbr's window steps for one `Bbr` (see the module docstring)."""
 
-    __slots__ = ("bbr", "aggregation", "prev_state", "conservation")
+    __slots__ = ("bbr", "aggregation", "prev_state", "conservation", "has_seen_rtt")
 
     def __init__(self, bbr: Bbr):
         self.bbr = bbr
         self.aggregation = AckAggregation()
         self.prev_state: str = OPEN          # bbr->prev_ca_state
         self.conservation = False            # bbr->packet_conservation
+        self.has_seen_rtt = False            # bbr->has_seen_rtt
 
     def reset(self, now: float) -> None:
         """bbr_init's ACK-aggregation epoch."""
         self.aggregation = AckAggregation(now)
+        self.has_seen_rtt = bool(self.bbr.flow.srtt)
+
+    def initial_pacing_pps(self) -> float | None:
+        """bbr_set_pacing_rate's first step: at the first sample with an SRTT (Linux knows one
+        from the handshake; here the flow starts without), the pacing rate starts again from
+        high_gain x cwnd / SRTT (bbr_init_pacing_rate_from_rtt); None once done."""
+        flow = self.bbr.flow
+        if self.has_seen_rtt or not flow.srtt:
+            return None
+        self.has_seen_rtt = True
+        return self.bbr.high_gain * int(flow.cwnd) / flow.srtt
 
     def tso_goal(self) -> int:
         flow = self.bbr.flow
