@@ -17,7 +17,7 @@ from collections import deque
 from math import sqrt
 from typing import TYPE_CHECKING
 
-from components.link import LinkDirection, Transmitter, record_sojourn
+from components.direction import LinkDirection, Transmitter, record_sojourn
 
 if TYPE_CHECKING:
     from components.packet import Packet

@@ -16,7 +16,8 @@ from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-COMPILED_MODULES = ("simulator.engine", "components.link", "components.node", "components.packet")
+COMPILED_MODULES = ("simulator.engine", "components.direction", "components.impairment",
+                    "components.link", "components.node", "components.packet")
 MANIFEST = ROOT / "compiled_core.json"       # {module: sha256 of the source it was built from}
 
 

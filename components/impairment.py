@@ -1,0 +1,94 @@
+"""Link impairments: what happens to one direction's packets between its transmitter and the
+far node (loss, burst loss, duplication, reordering, jitter); docs/model.md, "Impairments".
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr
+
+    from components.direction import LinkDirection
+    from components.packet import Packet
+
+
+def _unchanged(*_args, **_flags):
+    return lambda cls: cls
+
+
+# `mypyc_attr` (mypy_extensions) tells mypyc, when it compiles this module (tools/compile_core.py),
+# that classes may be subclassed in Python; plain Python gets a decorator that changes nothing and
+# imports nothing (a module-level `else:` branch would be compiled as unreachable).
+globals().setdefault("mypyc_attr", _unchanged)
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class Impairment:
+    """What happens to one direction's packets between transmitter and far node.
+
+    Called at a packet's nominal arrival time, in this order: lost (independently with
+    `loss_rate`, or by the Gilbert-Elliott chain, stepped once per packet), else delivered; held
+    back by `reorder_delay_s` with probability `reorder_rate` (later packets overtake it); delayed
+    by a uniform jitter in [0, `jitter_s`] — without `jitter_reorder`, never earlier than the
+    previous jittered packet of this direction, so jitter alone keeps the order; and with
+    probability `duplicate_rate` delivered a second time right after. Lost packets have used the
+    link's capacity; duplicates have not. All draws come from the run's generator. What it does
+    is counted by its direction `d`.
+    """
+
+    __slots__ = ("d", "sim", "rng", "receive", "loss_rate", "gilbert", "bad", "duplicate_rate",
+                 "reorder_rate", "reorder_delay_s", "jitter_s", "jitter_reorder", "last_release_s")
+
+    def __init__(self, d: LinkDirection, spec, receive: Callable[[Packet], None]):
+        self.d = d
+        sim = d.sim
+        self.sim = sim
+        self.rng = sim.rng
+        self.receive = receive
+        self.loss_rate = spec.loss_rate
+        self.gilbert = spec.loss_model
+        self.bad = False
+        self.duplicate_rate = spec.duplicate_rate
+        self.reorder_rate = spec.reorder_rate
+        self.reorder_delay_s = spec.reorder_delay_s
+        self.jitter_s = spec.jitter_s
+        self.jitter_reorder = spec.jitter_reorder
+        self.last_release_s = 0.0
+
+    def _lost(self) -> bool:
+        random = self.rng.random
+        model = self.gilbert
+        if model is None:
+            return self.loss_rate > 0.0 and random() < self.loss_rate
+        if self.bad:
+            if random() < model.p_bad_to_good:
+                self.bad = False
+        elif random() < model.p_good_to_bad:
+            self.bad = True
+        return random() < (model.loss_bad if self.bad else model.loss_good)
+
+    def __call__(self, packet: Packet) -> None:
+        if self._lost():
+            d: Any = self.d             # (a dynamic call: docs/model.md, "Compiled core")
+            d.lost_in_transit()
+            return
+        random = self.rng.random
+        delay = 0.0
+        if self.reorder_rate and random() < self.reorder_rate:
+            delay = self.reorder_delay_s
+            self.d.held_back()
+        copies = 2 if self.duplicate_rate and random() < self.duplicate_rate else 1
+        if copies == 2:
+            self.d.duplicate_delivered()
+        if self.jitter_s:
+            now = self.sim.now
+            release = now + random() * self.jitter_s
+            if not self.jitter_reorder:
+                release = max(release, self.last_release_s)
+                self.last_release_s = release
+            delay += release - now
+        if delay > 0.0:
+            for _ in range(copies):
+                self.sim.schedule(delay, self.receive, packet)
+        else:
+            for _ in range(copies):
+                self.receive(packet)
