@@ -349,8 +349,7 @@ class Bbr(CongestionControl):
         if self.state == PROBE_RTT:
             self._handle_probe_rtt(now, rs, self.flow.pipe())
 
-    def _in_net(self) -> float:
-        """The packets in flight the probing phase compares (Linux: `LinuxBbr.in_net`)."""
+    def _in_net(self) -> float:                 # the packets in flight the probing phase sees
         return self.flow.pipe() if self.lx is None else self.lx.in_net()
 
     # -- the control parameters (§4.2) -------------------------------------------------------
@@ -361,9 +360,8 @@ class Bbr(CongestionControl):
         # §4.2.1 BBRSetPacingRate: pacing_gain x BtlBw, on every sample once the pipe is full,
         # before that only when it rises
         rate = self.pacing_gain * bw
-        if self.lx is not None and (initial := self.lx.initial_pacing_pps()) is not None:
-            self.pacing_rate_pps = initial
-            flow.pacing_rate_bps = self._pacing_bps(initial)
+        if self.lx is not None:
+            self.lx.init_pacing_from_rtt()
         if rate != self.pacing_rate_pps and (self.full_pipe.filled or rate > self.pacing_rate_pps):
             self.pacing_rate_pps = rate
             flow.pacing_rate_bps = self._pacing_bps(rate)

@@ -1,7 +1,7 @@
 """What Linux's tcp_bbr adds to BBR v1's window (net/ipv4/tcp_bbr.c), for flows on the Linux
 stack: `flows.bbr.Bbr` hands these steps to a `LinuxBbr` when ``flow.stack == "linux"``.
 
-* `initial_pacing_pps`: bbr_init_pacing_rate_from_rtt at the first RTT sample;
+* `init_pacing_from_rtt`: bbr_init_pacing_rate_from_rtt at the first RTT sample;
 * `window`: bbr_inflight / the target of bbr_set_cwnd: ceil(gain x BtlBw x RTprop) (bbr_bdp,
   InitialCwnd without an RTT sample), plus the ACK-aggregation estimate for the target, then
   bbr_quantization_budget (flows/bbr_model.py);
@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from flows.bbr_model import AckAggregation, quantization_budget, tso_segs_goal
+from flows.bbr_model import PACING_MARGIN, AckAggregation, quantization_budget, tso_segs_goal
 from flows.congestion import LOSS, OPEN, RECOVERY
 
 if TYPE_CHECKING:
@@ -42,15 +42,17 @@ class LinuxBbr:
         self.aggregation = AckAggregation(now)
         self.has_seen_rtt = bool(self.bbr.flow.srtt)
 
-    def initial_pacing_pps(self) -> float | None:
+    def init_pacing_from_rtt(self) -> None:
         """bbr_set_pacing_rate's first step: at the first sample with an SRTT (Linux knows one
         from the handshake; here the flow starts without), the pacing rate starts again from
-        high_gain x cwnd / SRTT (bbr_init_pacing_rate_from_rtt); None once done."""
-        flow = self.bbr.flow
+        high_gain x cwnd / SRTT (bbr_init_pacing_rate_from_rtt)."""
+        bbr = self.bbr
+        flow = bbr.flow
         if self.has_seen_rtt or not flow.srtt:
-            return None
+            return
         self.has_seen_rtt = True
-        return self.bbr.high_gain * int(flow.cwnd) / flow.srtt
+        bbr.pacing_rate_pps = bbr.high_gain * int(flow.cwnd) / flow.srtt
+        flow.pacing_rate_bps = bbr.pacing_rate_pps * flow.packet_bytes * 8.0 * PACING_MARGIN
 
     def tso_goal(self) -> int:
         flow = self.bbr.flow
