@@ -15,8 +15,16 @@ import sys
 import time
 from pathlib import Path
 
-from netsim.cli_options import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED,
-                                UsageError, add_shared_options, program_name, report_available)
+from netsim.cli_options import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_RUNS_FAILED,
+    UsageError,
+    add_shared_options,
+    program_name,
+    report_available,
+)
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_RUNS_FAILED",
            "build_sweep_parser", "sweep_main"]
@@ -63,7 +71,7 @@ examples:
 
 
 def sweep_main(argv) -> int:
-    from netsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep
+    from netsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep, seeds_warning
     args = build_sweep_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, force=True,
                         format="%(levelname)s %(name)s: %(message)s")
@@ -129,4 +137,7 @@ def sweep_main(argv) -> int:
               f"({time.perf_counter() - started:.1f} s wall, {len(failed)} failed)")
     for row in failed:
         print(f"warning: run {row['run_id']} failed: {row['error']}", file=sys.stderr)
+    same = seeds_warning(sweep, out)
+    if same:
+        print(f"warning: {same}", file=sys.stderr)
     return EXIT_RUNS_FAILED if failed else EXIT_OK

@@ -138,7 +138,7 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
 
 
 def _as_csv(rows):
-    return [{k: sweep_module._cell(v) for k, v in row.items()} for row in rows]
+    return [{k: sweep_module.cell_text(v) for k, v in row.items()} for row in rows]
 
 
 def test_cli_sweep_writes_results_and_figures(tmp_path):

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from initializer import main
-from netsim import sweep as sweep_module
+from netsim import sweep_execute
 from topologies.spec import config_digest
 from netsim.sweep import (RECORDS_DIR, SweepConflict, load_sweep, plan, point_spec,
                               run_sweep)
@@ -37,12 +37,12 @@ def rows_of(path):
 def counted(monkeypatch):
     """The configuration digests run_one is asked to simulate (runs in this process: jobs=1)."""
     ran = []
-    real = sweep_module.run_one
+    real = sweep_execute.run_one
 
     def spy(task):
         ran.append(task[1])
         return real(task)
-    monkeypatch.setattr(sweep_module, "run_one", spy)
+    monkeypatch.setattr(sweep_execute, "run_one", spy)
     return ran
 
 

@@ -1,0 +1,259 @@
+"""Running a sweep's runs: one run in a worker (`run_one`, which never raises), the process pool
+(``--jobs``) or a Dask cluster (``--scheduler``), and the signals that stop them.
+
+SIGINT and SIGTERM stop a sweep: its workers are killed and `SweepInterrupted` is raised after
+the runs that had finished are yielded. Workers never outlive the process that started them
+(`_worker_init`).
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+from netsim.results_dir import json_text
+from netsim.sweep_store import RECORD_FORMAT
+from netsim.sweep_theory import base_rtts_ms
+
+POLL_S = 0.2                 # how often the parent looks for finished runs and stop requests
+PARENT_CHECK_S = 1.0         # how often a worker's watchdog checks that its parent is alive
+PR_SET_PDEATHSIG = 1         # linux/prctl.h
+
+
+
+class SweepInterrupted(BaseException):
+    """SIGINT or SIGTERM stopped the sweep; the finished runs are saved. A BaseException, like
+    KeyboardInterrupt, so that nothing records it as a failed run."""
+
+    def __init__(self, signum: int, done: int = 0, total: int = 0, out=None):
+        super().__init__(signum)
+        self.signum, self.done, self.total, self.out = signum, done, total, out
+
+
+def run_one(task) -> dict:
+    """Run one configuration; never raises: a failure gives status "error" and its message.
+
+    Returns {"config_digest", "status", "error", "wall_time_s", "record"}: the record (summary,
+    base RTTs, the check report when asked for) is what `compute_metrics` reads."""
+    data, digest, seed, interval_s, want_check = task[:5]
+    plugins = task[5] if len(task) > 5 else ()
+    out = {"config_digest": digest, "status": "ok", "error": "", "record": None}
+    start = time.perf_counter()
+    try:
+        if plugins:                               # workers are other processes: load them here
+            from netsim.plugins import load_entry_points, load_plugins
+            load_entry_points()
+            load_plugins(plugins)
+        from netsim.run import simulate
+        from topologies.loader import load_topology
+        spec = load_topology(data)
+        results = simulate(spec, seed=seed, interval_s=interval_s)
+        summary = dict(results.summary)
+        summary.pop("description", None)
+        record = {"format": RECORD_FORMAT, "config_digest": digest, "seed": seed,
+                  "seed_used": seed_used(results), "summary": summary,
+                  "base_rtt_ms": _safe_base_rtts_ms(spec), "check": None}
+        if want_check:
+            from theory.check import compare
+            from theory.fluid import predict
+            record["check"] = compare(results, predict(spec))
+        out["record"] = json.loads(json_text(record, default=_jsonable))
+    except Exception as exc:                      # recorded, the sweep goes on
+        line = None
+        if plugins:                               # a plugin's failure: its file, line and hook
+            from netsim.plugins import failure_line
+            line = failure_line(exc)
+        out["status"], out["error"] = "error", line or f"{type(exc).__name__}: {exc}"
+    out["wall_time_s"] = round(time.perf_counter() - start, 4)
+    if out["record"] is not None:
+        out["record"]["wall_time_s"] = out["wall_time_s"]
+    return out
+
+
+def seed_used(results) -> bool:
+    """Whether the run's seed could change its results: it drew from the run's one random
+    generator (its state is no longer the seeded one: every source of randomness draws from
+    `sim.rng`), or ECMP hashed flows and routers with the seed (routing/ecmp.py)."""
+    network = results.network
+    drew = network.sim.rng.getstate() != random.Random(network.seed).getstate()
+    return drew or bool((results.summary.get("routing") or {}).get("ecmp"))
+
+
+def _jsonable(value):
+    try:
+        import numpy as np
+        if isinstance(value, np.generic):
+            return value.item()
+        if isinstance(value, np.ndarray):
+            return value.tolist()
+    except ImportError:                           # pragma: no cover
+        pass
+    return repr(value)
+
+
+def _safe_base_rtts_ms(spec):
+    try:
+        return base_rtts_ms(spec)
+    except Exception:                             # no route at the start: no queueing delay
+        return None
+
+
+class StopSignals:
+    """While active (in the main thread), SIGINT and SIGTERM ask the sweep to stop: `signum` is
+    set, and, while `interruptible` (a run in this process), SweepInterrupted is raised at once."""
+
+    def __init__(self):
+        self.signum = None
+        self.interruptible = False
+        self._previous = {}
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        first = self.signum is None
+        self.signum = signum
+        if first and self.interruptible:
+            self.interruptible = False
+            raise SweepInterrupted(signum)
+
+    def check(self):
+        if self.signum is not None:
+            raise SweepInterrupted(self.signum)
+
+    def __exit__(self, *exc):
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        return False
+
+
+def execute_runs(tasks: list, jobs: int | None, scheduler: str | None, stop: StopSignals):
+    """Yield run_one's results as runs finish; SweepInterrupted when `stop` is asked, after
+    yielding the runs that had finished."""
+    if not tasks:
+        return
+    if scheduler:
+        yield from _execute_dask(tasks, scheduler, stop)
+        return
+    jobs = jobs or os.cpu_count() or 1
+    if jobs == 1:
+        for task in tasks:
+            stop.check()
+            stop.interruptible = True
+            try:
+                result = run_one(task)
+            finally:
+                stop.interruptible = False
+            yield result
+        stop.check()
+        return
+    yield from _execute_pool(tasks, min(jobs, len(tasks)), stop)
+
+
+def _execute_pool(tasks: list, jobs: int, stop: StopSignals):
+    import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
+    context = multiprocessing.get_context("spawn")     # workers are children of this process
+    # A Ctrl-C reaches the whole process group. Workers must ignore it from their first
+    # instruction, or one pressed while they import prints their tracebacks: an ignored signal
+    # stays ignored across exec (and Python then installs no handler of its own), so SIGINT is
+    # ignored here while the workers are started, and the stop handler put back at once.
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                                   initializer=_worker_init, initargs=(os.getpid(),))
+        pending = {pool.submit(run_one, task): task for task in tasks}
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+    try:
+        while pending:
+            done, _ = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
+            if stop.signum is not None:                # keep what finished meanwhile, then stop
+                done = [future for future in pending if future.done()]
+            for future in done:
+                task = pending.pop(future)
+                try:
+                    yield future.result()
+                except BrokenProcessPool as exc:      # a worker died (killed, out of memory)
+                    if stop.signum is None:           # not a casualty of the interrupt
+                        yield {"config_digest": task[1], "status": "error", "record": None,
+                               "wall_time_s": None, "error": f"worker process died: {exc}"}
+            stop.check()
+    finally:
+        _kill_workers(pool)
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop the pool at once: kill its workers (whatever they are running) and cancel the rest."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        try:
+            process.kill()
+        except (OSError, ValueError, AttributeError):
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        try:
+            process.join(timeout=5)
+        except (OSError, ValueError, AssertionError, AttributeError):
+            pass
+
+
+def _execute_dask(tasks: list, scheduler: str, stop: StopSignals):
+    from dask.distributed import Client
+    with Client(scheduler) as client:
+        futures = client.map(run_one, tasks, pure=False)
+        pending = list(futures)
+        try:
+            while pending:
+                done = [f for f in pending if f.done()]
+                for future in done:
+                    pending.remove(future)
+                    yield future.result()
+                stop.check()
+                if not done:
+                    time.sleep(POLL_S)
+        finally:
+            if pending:
+                client.cancel(pending)
+
+
+def _worker_init(parent_pid: int) -> None:
+    """Initializer of every pool worker. Ctrl-C reaches the whole process group; the parent
+    decides what happens, so the worker ignores SIGINT (from its start: `_execute_pool`). And the
+    worker must not outlive the parent, even after kill -9 of the parent: on Linux the kernel
+    kills it when the parent dies (prctl PR_SET_PDEATHSIG, SIGKILL); the parent may have died
+    before that call, so the worker then checks that its parent is still the process that
+    started it; and, where prctl is not available, a watchdog thread checks it every
+    PARENT_CHECK_S seconds."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)      # already ignored since exec: see above
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent_pid:
+        os._exit(1)
+    if not armed:
+        threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True,
+                         name="sweep-parent-watchdog").start()
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while True:
+        time.sleep(PARENT_CHECK_S)
+        if os.getppid() != parent_pid:
+            os._exit(1)

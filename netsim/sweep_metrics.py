@@ -1,0 +1,182 @@
+"""What a sweep can collect (`check_metrics` validates a sweep file's "metrics") and how each
+metric of one run is computed from its record (`compute_metrics`: summary values, derived
+metrics such as Jain's index, and --check values).
+"""
+from __future__ import annotations
+
+from netsim.sweep_parameters import SweepError
+from netsim.sweep_points import Sweep
+from topologies.validation import quote, show, suggestion
+
+DERIVED_METRICS = ("jain_index", "total_goodput_mbps", "mean_queue_delay_ms", "mean_rtt_ms",
+                   "power")
+SUMMARY_TOP = ("end_time_s", "events", "packet_hops", "stop_reason")
+FLOW_METRICS = ("finish_s", "goodput_mbps", "avg_rtt_ms", "avg_window_pkts", "packets_sent",
+                "retransmissions", "timeouts", "delivered_bytes")
+DIRECTION_METRICS = ("avg_buffer_kb", "avg_buffer_pkts", "avg_backlog_kb", "drops",
+                     "failure_drops", "impairment_drops", "packets_transmitted", "avg_rate_mbps",
+                     "utilization", "marks", "aqm_drops", "avg_sojourn_ms", "p99_sojourn_ms")
+WORKLOAD_METRICS = ("flows_started", "flows_completed", "flows_unfinished", "offered_mbps")
+WORKLOAD_BUCKETS = ("all", "under_100kb", "100kb_to_10mb", "over_10mb")   # netsim/workloads.py
+BUCKET_METRICS = ("count", "mean_fct_s", "p50_fct_s", "p99_fct_s", "mean_slowdown",
+                  "p50_slowdown", "p99_slowdown")
+
+
+
+class RerunNeeded(Exception):
+    """A stored record cannot give a metric (e.g. a check.* value it did not keep)."""
+
+
+class MetricUnavailable(KeyError):
+    """A metric the run's record cannot give (a check interval the run did not reach...); its
+    message is the one line results.csv records."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def compute_metrics(record: dict, metrics: list) -> dict:
+    """The metrics of one run from its record (its summary, base RTTs and check report).
+
+    KeyError when the summary has no such value; `RerunNeeded` when only a new run can give it."""
+    summary = record["summary"]
+    flows = summary["flows"]
+    goodputs = [f["goodput_mbps"] for f in flows.values()]
+    derived = {}
+    if goodputs:
+        total = sum(goodputs)
+        squares = sum(g * g for g in goodputs)
+        derived["total_goodput_mbps"] = total
+        derived["jain_index"] = total * total / (len(goodputs) * squares) if squares else 1.0
+    rtts = [f["avg_rtt_ms"] for f in flows.values() if f["avg_rtt_ms"] is not None]
+    if rtts:
+        derived["mean_rtt_ms"] = sum(rtts) / len(rtts)
+    bases = record.get("base_rtt_ms")
+    if bases:
+        delays = [f["avg_rtt_ms"] - bases[fid] for fid, f in flows.items()
+                  if f["avg_rtt_ms"] is not None and fid in bases]
+        derived["mean_queue_delay_ms"] = sum(delays) / len(delays) if delays else None
+    if derived.get("mean_rtt_ms"):
+        derived["power"] = derived["total_goodput_mbps"] / (derived["mean_rtt_ms"] / 1e3)
+    out = {}
+    for metric in metrics:
+        parts = metric.split(".")
+        if metric in DERIVED_METRICS:
+            out[metric] = derived.get(metric)
+        elif parts[0] == "check":
+            if record.get("check") is None:
+                raise RerunNeeded(metric)
+            out[metric] = _check_value(record["check"], parts)
+        else:
+            value = summary
+            for part in parts:
+                value = value[part]
+            out[metric] = value
+    return out
+
+
+def _check_value(report: dict, parts: list):
+    if parts[1] == "max_error_pct":
+        return report["max_error_pct"]
+    metric = ".".join(parts)
+    try:
+        index = int(parts[1])
+    except ValueError:
+        raise MetricUnavailable(f"{metric}: expected a check interval number (0, 1, ...) or "
+                                f"max_error_pct, got {parts[1]!r}") from None
+    entity, quantity, field = parts[2], parts[3], parts[4]
+    intervals = report.get("intervals") or []
+    if not 0 <= index < len(intervals):
+        have = (f"only intervals 0 to {len(intervals) - 1}" if intervals
+                else "no interval long enough to compare")
+        raise MetricUnavailable(f"{metric}: the run's --check comparison has {have} (the run is "
+                                f"too short for interval {index}: lengthen duration_s, or collect "
+                                f"an earlier interval)")
+    for row in intervals[index]["rows"]:
+        if row["id"] == entity and row["quantity"] == quantity:
+            if field in ("predicted_low", "predicted_high"):
+                value = row["predicted"]
+                if isinstance(value, list):
+                    return value[0] if field == "predicted_low" else value[-1]
+                return value
+            value = row[field]
+            if isinstance(value, list):           # Vegas: an interval, not one value
+                raise KeyError(f"{'.'.join(parts)}: the prediction is an interval "
+                               f"[{value[0]:.6g}, {value[-1]:.6g}] (Vegas); collect "
+                               f"{'.'.join(parts[:4])}.predicted_low and .predicted_high")
+            return value
+    raise KeyError(f"check interval {index} has no {entity} {quantity}")
+
+
+
+def check_metrics(label: str, sweep: Sweep) -> None:
+    base = sweep.base
+    flows = [f.get("id") for f in base.get("flows", [])]
+    links = {link.get("id"): link for link in base.get("links", [])}
+    workloads = [w.get("id") for w in base.get("workloads", []) if isinstance(w, dict)]
+    if not isinstance(sweep.raw.get("metrics", []), list) or not sweep.metrics:
+        raise SweepError(f'{label}: field "metrics": expected a list of metric names')
+    for metric in sweep.metrics:
+        if not isinstance(metric, str):
+            raise SweepError(f'{label}: field "metrics": expected metric names, got {show(metric)}')
+        problem = (_workload_metric_problem(metric, workloads)
+                    if metric.startswith("workloads.") else _metric_problem(metric, flows, links))
+        if problem:
+            raise SweepError(f'{label}: field "metrics": {problem}')
+
+
+def _workload_metric_problem(metric: str, workloads: list):
+    """None if `metric` is workloads.<id>.<field> or workloads.<id>.<bucket>.<statistic> of a
+    workload of the topology (summary.json "workloads"), else what is wrong."""
+    parts = metric.split(".")
+    shown = quote(metric)
+    if len(parts) not in (3, 4):
+        return (f"{shown}: expected workloads.<id>.<field> or "
+                f"workloads.<id>.<bucket>.<statistic>")
+    if parts[1] not in workloads:
+        return f"{shown}: no workload {quote(parts[1])}{suggestion(parts[1], workloads)}"
+    if len(parts) == 3:
+        if parts[2] not in WORKLOAD_METRICS:
+            return (f"{shown}: unknown workload metric {quote(parts[2])}"
+                    f"{suggestion(parts[2], WORKLOAD_METRICS)}")
+        return None
+    if parts[2] not in WORKLOAD_BUCKETS:
+        return (f"{shown}: unknown size bucket {quote(parts[2])}"
+                f"{suggestion(parts[2], WORKLOAD_BUCKETS)}; known: {', '.join(WORKLOAD_BUCKETS)}")
+    if parts[3] not in BUCKET_METRICS:
+        return (f"{shown}: unknown statistic {quote(parts[3])}"
+                f"{suggestion(parts[3], BUCKET_METRICS)}; known: {', '.join(BUCKET_METRICS)}")
+    return None
+
+
+def _metric_problem(metric: str, flows: list, links: dict):
+    parts = metric.split(".")
+    shown = quote(metric)
+    if metric in DERIVED_METRICS or metric in SUMMARY_TOP:
+        return None
+    if parts[0] == "check":
+        return None if len(parts) in (2, 5) else (
+            f"{shown}: expected check.max_error_pct or check.<interval>.<id>.<quantity>."
+            f"<predicted|simulated|error_pct>")
+    if parts[0] == "flows" and len(parts) == 3:
+        if parts[1] not in flows:
+            return f"{shown}: no flow {quote(parts[1])}{suggestion(parts[1], flows)}"
+        if parts[2] not in FLOW_METRICS:
+            return (f"{shown}: unknown flow metric {quote(parts[2])}"
+                    f"{suggestion(parts[2], FLOW_METRICS)}")
+        return None
+    if parts[0] == "links" and len(parts) == 5 and parts[2] == "directions":
+        if parts[1] not in links:
+            return f"{shown}: no link {quote(parts[1])}{suggestion(parts[1], list(links))}"
+        ends = links[parts[1]].get("ends", ["?", "?"])
+        labels = [f"{ends[0]}->{ends[1]}", f"{ends[1]}->{ends[0]}"]
+        if parts[3] not in labels:
+            return (f"{shown}: link {parts[1]} has no direction {quote(parts[3])}; "
+                    f"known: {', '.join(labels)}")
+        if parts[4] not in DIRECTION_METRICS:
+            return (f"{shown}: unknown link metric {quote(parts[4])}"
+                    f"{suggestion(parts[4], DIRECTION_METRICS)}")
+        return None
+    known = DERIVED_METRICS + SUMMARY_TOP
+    return (f"unknown metric {shown}{suggestion(metric, known)}; metrics are {', '.join(known)}, "
+            f"flows.<id>.<field>, links.<id>.directions.<A->B>.<field> or check.<...>")

@@ -1,0 +1,183 @@
+"""A sweep directory (docs/sweeps.md): what it holds and how it is written.
+
+* ``sweep.json``: the sweep as run, with its theory settings resolved from the topology;
+* ``runs/<config digest>.json``: one small record per successful run, named by the SHA-256 of the
+  run's resolved configuration and holding its ``summary.json`` data; resume reuses a record
+  only for a run with the same digest;
+* ``results.csv``: one row per run, appended as runs finish and rewritten in run order at the end.
+
+A directory holds one sweep: `claim` refuses a different sweep (another name, topology or set of
+swept parameters) unless forced, and any directory that cannot hold a sweep.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import shutil
+from pathlib import Path
+
+from netsim.results_dir import json_text
+from netsim.sweep_parameters import SweepError
+from netsim.sweep_points import Sweep
+
+SWEEP_FILE = "sweep.json"
+RESULTS_FILE = "results.csv"
+RECORDS_DIR = "runs"
+RECORD_FORMAT = 1
+RESULT_TAIL = ("config_digest", "wall_time_s", "status", "error")
+
+
+
+class SweepConflict(SweepError):
+    """The results directory holds another sweep (and force was not given)."""
+
+
+def identity(saved: dict) -> dict:
+    """What makes two sweeps the same sweep: name, topology and the swept parameters (their
+    paths; values, seeds, duration, metrics and plots may change between resumes)."""
+    topology = saved.get("topology")
+    return {"name": saved.get("name"),
+            "topology": Path(str(topology)).stem if topology else None,
+            "parameters": sorted(saved.get("parameters") or {})}
+
+
+def result_columns(sweep: Sweep) -> list:
+    return (["run_id", "point", "seed"] + [p for p, _ in sweep.parameters] + sweep.metrics
+            + list(RESULT_TAIL))
+
+
+def saved_sweep(sweep: Sweep) -> dict:
+    """sweep.json: the sweep as run, its plots with theory settings resolved from the topology."""
+    return dict(sweep.raw, name=sweep.name, topology=str(sweep.topology_path),
+                plots=getattr(sweep, "resolved_plots", None) or sweep.plots)
+
+
+def _describe(ident: dict) -> str:
+    return (f"sweep \"{ident['name']}\" of topology {ident['topology']} over "
+            f"{', '.join(ident['parameters']) or 'no parameters'}")
+
+
+def check_sweep_dir(out: Path, sweep: Sweep) -> None:
+    """Refuse (SweepError, whatever --force says) a directory that cannot hold the sweep: one
+    that is not a directory, a single run's results directory, a non-empty directory that holds
+    no sweep, one inside a results or sweep directory, or one holding an input of the sweep
+    (its file, topology or plugins)."""
+    from netsim.output_paths import OutputPathError, check_inputs_outside
+    from netsim.results_dir import enclosing_results_dir, is_results_dir
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise SweepError(f"--out {out}: exists and is not a directory")
+    if is_results_dir(out):
+        raise SweepError(f"--out {out}: is the results directory of a single run (it holds "
+                         f"summary.json), not a sweep directory; use another --out")
+    if out.is_dir() and not (out / SWEEP_FILE).is_file() and not (out / RESULTS_FILE).exists() \
+            and any(not entry.name.startswith(".") for entry in out.iterdir()):
+        raise SweepError(f"--out {out}: exists, is not empty and holds no sweep (no "
+                         f"{SWEEP_FILE}); choose another --out or remove what is there")
+    outer = enclosing_results_dir(out)
+    if outer is not None:
+        raise SweepError(f"--out {out}: is inside the netsim results directory {outer}; use "
+                         f"another --out")
+    try:
+        check_inputs_outside("--out", out, [getattr(sweep, "path", None), sweep.topology_path,
+                                            *sweep.plugins])
+    except OutputPathError as exc:
+        raise SweepError(str(exc)) from None
+
+
+def claim(out: Path, sweep: Sweep, force: bool = False) -> None:
+    """Make `out` the directory of `sweep`: refuse (SweepError) a directory that cannot hold it
+    (`check_sweep_dir`) and (SweepConflict) one that holds another sweep, unless `force`, which
+    removes what that sweep wrote (sweep.json, results.csv, runs/ and its figures). Then write
+    sweep.json."""
+    check_sweep_dir(out, sweep)
+    saved = saved_sweep(sweep)
+    sweep_path, results_path = out / SWEEP_FILE, out / RESULTS_FILE
+    previous = None
+    if sweep_path.is_file():
+        try:
+            previous = json.loads(sweep_path.read_text())
+        except (OSError, ValueError):
+            previous = {}
+        if not isinstance(previous, dict):
+            previous = {}
+    elif results_path.exists():
+        previous = {}
+    if previous is not None and identity(previous) != identity(saved):
+        if not force:
+            what = (_describe(identity(previous)) if previous.get("name") is not None
+                    else "results of an unknown sweep")
+            raise SweepConflict(f"{out} holds the {what}, not the {_describe(identity(saved))}; "
+                                f"use another --out, or pass --force to replace them")
+        _remove_sweep(out, previous)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_atomic(sweep_path, json_text(saved, indent=2) + "\n")
+
+
+def _remove_sweep(out: Path, previous: dict) -> None:
+    for name in (SWEEP_FILE, RESULTS_FILE):
+        (out / name).unlink(missing_ok=True)
+    if (out / RECORDS_DIR).is_dir():
+        shutil.rmtree(out / RECORDS_DIR)
+    root = out.resolve()
+    for plot in previous.get("plots") or []:
+        name = plot.get("file") if isinstance(plot, dict) else None
+        if not isinstance(name, str):
+            continue
+        path = (out / name).resolve()
+        if path.suffix.lower() == ".png" and root in path.parents and path.is_file():
+            path.unlink()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, newline="\n")
+    os.replace(tmp, path)
+
+
+def _record_path(out: Path, digest: str) -> Path:
+    return out / RECORDS_DIR / f"{digest}.json"
+
+
+def read_record(out: Path, digest: str):
+    try:
+        record = json.loads(_record_path(out, digest).read_text())
+    except (OSError, ValueError):
+        return None
+    if (not isinstance(record, dict) or record.get("format") != RECORD_FORMAT
+            or record.get("config_digest") != digest or not isinstance(record.get("summary"), dict)):
+        return None
+    return record
+
+
+def save_record(out: Path, record: dict) -> None:
+    (out / RECORDS_DIR).mkdir(exist_ok=True)
+    _write_atomic(_record_path(out, record["config_digest"]),
+                  json_text(record, separators=(",", ":")) + "\n")
+
+
+def write_results_csv(path: Path, columns: list, rows: list) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: cell_text(v) for k, v in row.items()})
+    os.replace(tmp, path)
+
+
+def cell_text(value):
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.9g}"
+    return "" if value is None else value
+
+
+def prune_records(out: Path, keep: set) -> None:
+    """Remove the records of runs that are no longer part of the sweep (a complete sweep only)."""
+    directory = out / RECORDS_DIR
+    if not directory.is_dir():
+        return
+    for path in directory.glob("*.json"):
+        if path.stem not in keep:
+            path.unlink(missing_ok=True)
