@@ -32,7 +32,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 import numpy as np
 
@@ -82,11 +82,11 @@ class ResultSet:
     links: Table
     flows: Table
     hosts: Table
-    directory: Optional[Path] = field(default=None, compare=False)
-    routes: Optional[Table] = None
-    predictions: Optional[Table] = None
-    check: Optional[dict] = None
-    fct: Optional[Table] = None
+    directory: Path | None = field(default=None, compare=False)
+    routes: Table | None = None
+    predictions: Table | None = None
+    check: dict | None = None
+    fct: Table | None = None
 
     @property
     def topology(self) -> str:
@@ -135,7 +135,7 @@ def read_results(out_dir: PathLike) -> ResultSet:
     if not directory.is_dir():
         raise NotADirectoryError(f"not a results directory: {directory}")
     summary = _read_summary(directory / SUMMARY_FILE)
-    tables: dict[str, Optional[Table]] = {}
+    tables: dict[str, Table | None] = {}
     for name, schema in TABLES.items():
         path = directory / schema.file_name
         if schema.optional and not path.exists():

@@ -1,13 +1,15 @@
 """Aggregate lines of links.png / flows.png / hosts.png beyond MAX_LINES entities
-(plot_tool.figures._aggregate): the mean and the 10th-90th percentiles of the CSV values, the
-groups (tier pairs of a fat tree, algorithms), and the user's -l / -F choices drawn one by one;
+(plot_tool.entity_series.aggregate_series): the mean and the 10th-90th percentiles of the CSV
+values, the groups (tier pairs of a fat tree, algorithms), and the user's -l / -F choices drawn one by one;
 fct.png's per-size-bucket median and 99th percentile of the workload flows' slowdown."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from plot_tool import figures
+from plot_tool import entity_series, fct_data, figures, png, run_data, series
+from plot_tool.png import common
+from plot_tool.png import fct as png_fct
 from plot_tool.results import read_results
 
 
@@ -26,7 +28,7 @@ def fat_tree_run(tmp_path_factory):
 
 def test_links_grouped_by_tier_pair_with_mean_and_quantiles_of_the_csv(fat_tree_run):
     rs = read_results(fat_tree_run)
-    links_job = figures._plan_figures(rs)[0]
+    links_job = run_data.plan_figures(rs)[0]
     keys = [s.label for s in links_job.series]
     assert keys == ["host\u2013edge links (108 link directions): mean",
                     "edge\u2013aggregation links (108 link directions): mean",
@@ -51,7 +53,7 @@ def test_links_grouped_by_tier_pair_with_mean_and_quantiles_of_the_csv(fat_tree_
 
 def test_flows_grouped_by_algorithm_missing_rows_left_out(fat_tree_run):
     rs = read_results(fat_tree_run)
-    flows_job = figures._plan_figures(rs)[1]
+    flows_job = run_data.plan_figures(rs)[1]
     (reno,) = flows_job.series
     assert reno.label == "reno (27 flows): mean" and reno.members == 27
     t = rs.flows["time_s"]
@@ -63,10 +65,10 @@ def test_flows_grouped_by_algorithm_missing_rows_left_out(fat_tree_run):
 
 def test_hosts_aggregated_and_user_choices_drawn_individually(fat_tree_run):
     rs = read_results(fat_tree_run)
-    hosts_job = figures._plan_figures(rs)[2]
+    hosts_job = run_data.plan_figures(rs)[2]
     assert [s.label for s in hosts_job.series] == ["all hosts (54 hosts): mean"]
     chosen = list(rs.summary["links"])[:14]
-    jobs = figures._plan_figures(rs, links=chosen, flows=list(rs.summary["flows"]))
+    jobs = run_data.plan_figures(rs, links=chosen, flows=list(rs.summary["flows"]))
     assert len(jobs[0].series) == 28 and all(s.members == 1 for s in jobs[0].series)
     assert [s.label for s in jobs[1].series] == list(rs.summary["flows"])
 
@@ -82,18 +84,18 @@ def test_tiered_links_beyond_12_lines_untiered_beyond_40():
                 "links": {lk["id"]: {"ends": lk["ends"]} for lk in topology["links"]}}
 
     def lines(summary, n):
-        return [figures.Series(key=f"{lid} {d}", label="", time=np.zeros(0), values={},
+        return [series.Series(key=f"{lid} {d}", label="", time=np.zeros(0), values={},
                                entity=lid, directions=(d,))
                 for lid in list(summary["links"])[:n] for d in ("a", "b")][:n]
 
     tree = summary_of(fat_tree(4))
-    kw = dict(at_most=figures.MAX_TIERED_LINK_LINES, untiered_at_most=figures.MAX_LINK_LINES)
-    assert figures._link_groups(tree, lines(tree, 12), **kw) is None
-    groups = figures._link_groups(tree, lines(tree, 13), **kw)
+    kw = dict(at_most=run_data.MAX_TIERED_LINK_LINES, untiered_at_most=run_data.MAX_LINK_LINES)
+    assert entity_series.link_groups(tree, lines(tree, 12), **kw) is None
+    groups = entity_series.link_groups(tree, lines(tree, 13), **kw)
     assert groups is not None and set(groups.values()) == {"host\u2013edge links"}
     bell = summary_of(dumbbell(30))                 # 61 links: R1-R2 inside a tier
-    assert figures._link_groups(bell, lines(bell, 40), **kw) is None
-    assert set(figures._link_groups(bell, lines(bell, 41), **kw).values()) == {"all links"}
+    assert entity_series.link_groups(bell, lines(bell, 40), **kw) is None
+    assert set(entity_series.link_groups(bell, lines(bell, 41), **kw).values()) == {"all links"}
 
 
 def test_small_runs_are_not_aggregated(tmp_path, root):
@@ -102,9 +104,9 @@ def test_small_runs_are_not_aggregated(tmp_path, root):
     out = tmp_path / "tc2"
     assert main([str(root / "topologies" / "test_case_2.json"), "--out", str(out), "--no-plots",
                  "--quiet", "--duration", "2"]) == 0
-    jobs = figures._plan_figures(read_results(out))
+    jobs = run_data.plan_figures(read_results(out))
     assert all(s.members == 1 and s.low is None for job in jobs for s in job.series)
-    assert jobs[0].spec.legend_title == figures.HALF_DUPLEX_TITLE
+    assert jobs[0].spec.legend_title == series.HALF_DUPLEX_TITLE
 
 
 def test_aggregate_pngs_are_written(fat_tree_run):
@@ -126,7 +128,7 @@ def workload_run(tmp_path_factory):
 def test_fct_buckets_are_the_percentiles_of_fct_csv(workload_run):
     rs = read_results(workload_run)
     assert rs.fct is not None and len(rs.fct["slowdown"]) > 20
-    buckets = figures._fct_buckets(figures._normalize_fct(rs.fct), rs.summary)
+    buckets = fct_data.fct_buckets(fct_data.normalize_fct(rs.fct), rs.summary)
     small, large = 100 * 1000, 10 * 1000 * 1000            # SI units
     size, slowdown = rs.fct["size_bytes"], rs.fct["slowdown"]
     masks = {"under_100kb": size < small, "100kb_to_10mb": (size >= small) & (size <= large),
@@ -146,16 +148,16 @@ def test_fct_figure_draws_those_values(workload_run):
     from matplotlib.figure import Figure
 
     rs = read_results(workload_run)
-    jobs = figures._plan_figures(rs)
+    jobs = run_data.plan_figures(rs)
     (job,) = [j for j in jobs if j.filename == "fct.png"]
     fig = Figure(figsize=job.figsize)
-    job.draw(fig)
+    png.draw(fig, job)
     drawn = {line.get_gid(): line.get_ydata()[0] for line in fig.axes[0].lines if line.get_gid()}
-    for b in figures._fct_buckets(figures._normalize_fct(rs.fct), rs.summary):
+    for b in fct_data.fct_buckets(fct_data.normalize_fct(rs.fct), rs.summary):
         assert drawn[f"p50 {b.bucket}"] == pytest.approx(b.p50)
         assert drawn[f"p99 {b.bucket}"] == pytest.approx(b.p99)
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert figures.FCT_MEDIAN_LABEL in labels and figures.FCT_P99_LABEL in labels
+    assert png_fct.FCT_MEDIAN_LABEL in labels and png_fct.FCT_P99_LABEL in labels
 
 
 def test_hundreds_of_chosen_lines_list_the_first_ones(fat_tree_run):
@@ -165,12 +167,12 @@ def test_hundreds_of_chosen_lines_list_the_first_ones(fat_tree_run):
     from matplotlib.figure import Figure
 
     rs = read_results(fat_tree_run)
-    (job,) = figures._plan_figures(rs, links=list(rs.summary["links"])[:150], flows=[], hosts=[])
+    (job,) = run_data.plan_figures(rs, links=list(rs.summary["links"])[:150], flows=[], hosts=[])
     assert len(job.series) == 300
     fig = Figure(figsize=job.figsize)
-    job.draw(fig)
+    png.draw(fig, job)
     (legend,) = fig.legends
     texts = [t.get_text() for t in legend.get_texts()]
     listed = [t for t in texts if t in {s.label for s in job.series}]
     assert texts[len(listed)] == f"\u2026 and {300 - len(listed)} more lines (not listed)"
-    assert legend._ncols <= figures.MAX_LEGEND_COLUMNS
+    assert legend._ncols <= common.MAX_LEGEND_COLUMNS

@@ -223,16 +223,16 @@ def test_the_generators_write_the_option(tmp_path, run_cli):
 
 
 def test_routing_png_draws_a_set_as_one_route_and_a_change_of_set_as_a_change():
-    from plot_tool.figures import _route_series
+    from plot_tool.routes_data import route_series
     routes = {"time_s": np.array([0.0, 0.0, 0.35, 0.75, 0.75]),
               "router": np.array(["l_0"] * 5, dtype=object),
               "destination": np.array(["h"] * 5, dtype=object),
               "next_hop": np.array(["s_0", "s_1", "s_1", "s_0", "s_1"], dtype=object),
               "link": np.array(["a", "b", "b", "a", "b"], dtype=object),
               "cost_ms": np.array([0.006, 0.006, 0.006, 0.006, 0.006])}
-    (series,) = _route_series(routes, ["l_0"], ecmp=True)
+    (series,) = route_series(routes, ["l_0"], ecmp=True)
     assert list(series.time) == [0.0, 0.35, 0.75]
     assert list(series.next_hop) == ["s_0 | s_1", "s_1", "s_0 | s_1"]
     assert list(series.changes) == [1, 2]
-    (plain,) = _route_series(routes, ["l_0"])            # without ECMP: every row as it is
+    (plain,) = route_series(routes, ["l_0"])            # without ECMP: every row as it is
     assert len(plain.time) == 5

@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from plot_tool import make_figures, read_results
-from plot_tool.figures import (ARRIVAL_PANEL, FLOWS_FIGURE, FLOWS_FIGURE_GOODPUT, GOODPUT_PANEL,
-                               _plan_figures, _render)
+from plot_tool.png import render
+from plot_tool.run_data import plan_figures
+from plot_tool.series import ARRIVAL_PANEL, FLOWS_FIGURE, FLOWS_FIGURE_GOODPUT, GOODPUT_PANEL
 
 # A 10 Mbps path: data held back by a loss at 0.2 s is released at 0.4 s (goodput 30 Mbps).
 ROWS = [(0.1, 10, 10, 10), (0.2, 10, 4, 10), (0.3, 10, 0, 10), (0.4, 10, 30, 10),
@@ -41,9 +42,9 @@ def _write(out: Path, *, arrival: bool = True) -> Path:
 
 
 def test_panel_draws_data_arriving(tmp_path: Path) -> None:
-    (job,) = _plan_figures(read_results(_write(tmp_path / "run")))
+    (job,) = plan_figures(read_results(_write(tmp_path / "run")))
     assert job.spec is FLOWS_FIGURE and job.spec.panels[1] is ARRIVAL_PANEL
-    ax = _render(job).axes[1]
+    ax = render(job).axes[1]
     (line,) = ax.get_lines()
     assert line.get_ydata().tolist() == [10] * 6             # never above the path's 10 Mbps
     assert ax.get_ylabel() == "data arriving at the\nreceiver (Mbps, binary)"
@@ -53,9 +54,9 @@ def test_panel_draws_data_arriving(tmp_path: Path) -> None:
 
 
 def test_older_results_draw_the_goodput(tmp_path: Path) -> None:
-    (job,) = _plan_figures(read_results(_write(tmp_path / "old", arrival=False)))
+    (job,) = plan_figures(read_results(_write(tmp_path / "old", arrival=False)))
     assert job.spec is FLOWS_FIGURE_GOODPUT and job.spec.panels[1] is GOODPUT_PANEL
-    ax = _render(job).axes[1]
+    ax = render(job).axes[1]
     assert ax.get_lines()[0].get_ydata().tolist() == [10, 10, 4, 0, 30, 10]
     assert "goodput" in ax.get_ylabel()
     assert [p.column for p in FLOWS_FIGURE_GOODPUT.panels] == \
@@ -70,7 +71,7 @@ def test_in_memory_results_with_arrival(tmp_path: Path) -> None:
         links, hosts = rs.links, rs.hosts
         flows = {k: v.tolist() for k, v in rs.flows.items()}
 
-    (job,) = _plan_figures(InMemory())
+    (job,) = plan_figures(InMemory())
     assert job.spec is FLOWS_FIGURE
     np.testing.assert_array_equal(job.series[0].values["arrival_rate_mbps"], [10] * 5)
     assert [p.name for p in make_figures(InMemory(), tmp_path / "png")] == ["flows.png"]

@@ -1,6 +1,6 @@
 """Lines break where there are no samples (issue 9, part 6).
 
-One helper, ``_line_arrays``, decides for every panel: a line breaks (a NaN point) at a NaN value
+One helper, ``line_arrays``, decides for every panel: a line breaks (a NaN point) at a NaN value
 (flows.csv's ``rtt_ms`` of an interval without an RTT sample) and where consecutive samples of a
 series are more than 1.5 sampling intervals apart, except, for links and hosts, across a gap
 whose two bounding values are 0: an idle link or host writes no rows, and the rows around the gap
@@ -17,7 +17,9 @@ import numpy as np
 import pytest
 
 from plot_tool import read_results
-from plot_tool.figures import _line_arrays, _plan_figures, _render
+from plot_tool.lines import line_arrays
+from plot_tool.png import render
+from plot_tool.run_data import plan_figures
 
 NAN = float("nan")
 
@@ -32,14 +34,14 @@ def _same(actual, expected) -> bool:
 
 
 def test_steps_start_at_the_first_interval() -> None:
-    x, y = _line_arrays(np.array([0.6, 0.7, 0.8]), np.array([1.0, 2.0, 3.0]), style="interval",
+    x, y = line_arrays(np.array([0.6, 0.7, 0.8]), np.array([1.0, 2.0, 3.0]), style="interval",
                         interval_s=0.1, idle_is_zero=True)
     assert x.tolist() == pytest.approx([0.5, 0.6, 0.7, 0.8]) and y.tolist() == [1, 1, 2, 3]
 
 
 def test_gap_with_values_breaks() -> None:
     time = np.array([0.1, 0.2, 0.6, 0.7])
-    x, y = _line_arrays(time, np.array([4.0, 5.0, 6.0, 7.0]), style="interval", interval_s=0.1,
+    x, y = line_arrays(time, np.array([4.0, 5.0, 6.0, 7.0]), style="interval", interval_s=0.1,
                         idle_is_zero=True)
     # 0.2 -> 0.6: no rows for three intervals and non-zero bounds: a NaN point, then the next
     # run starts at the start of its first interval (0.5)
@@ -52,31 +54,31 @@ def test_gap_with_values_breaks() -> None:
 def test_idle_gap_bounded_by_zeros_is_drawn_at_zero(bounds, broken) -> None:
     time = np.array([0.1, 0.2, 1.0, 1.1])
     values = np.array([5.0, bounds[0], bounds[1], 4.0])
-    x, y = _line_arrays(time, values, style="interval", interval_s=0.1, idle_is_zero=True)
+    x, y = line_arrays(time, values, style="interval", interval_s=0.1, idle_is_zero=True)
     assert np.isnan(y).any() == broken
     if not broken:      # steps-pre: the value at 1.0 (0) is held from 0.2 to 1.0
         assert _same(x, [0.0, 0.1, 0.2, 1.0, 1.1]) and _same(y, [5, 5, 0, 0, 4])
     # flows: a gap is missing data even between zeros
-    _, y = _line_arrays(time, values, style="interval", interval_s=0.1, idle_is_zero=False)
+    _, y = line_arrays(time, values, style="interval", interval_s=0.1, idle_is_zero=False)
     assert np.isnan(y).any()
 
 
 def test_nan_values_break_steps() -> None:
     time = np.round(np.arange(1, 7) * 0.1, 10)
     rtt = np.array([20.0, NAN, NAN, 21.0, 22.0, NAN])
-    x, y = _line_arrays(time, rtt, style="sparse", interval_s=0.1, idle_is_zero=False)
+    x, y = line_arrays(time, rtt, style="sparse", interval_s=0.1, idle_is_zero=False)
     assert _same(x, [0.0, *time]) and _same(y, [20, *rtt])
 
 
 def test_instant_values_break_at_gaps() -> None:
-    x, y = _line_arrays(np.array([0.1, 0.2, 0.9, 1.0]), np.array([1.0, 2.0, 3.0, 4.0]),
+    x, y = line_arrays(np.array([0.1, 0.2, 0.9, 1.0]), np.array([1.0, 2.0, 3.0, 4.0]),
                         style="instant", interval_s=0.1, idle_is_zero=False)
     assert _same(x, [0.1, 0.2, 0.55, 0.9, 1.0]) and _same(y, [1, 2, NAN, 3, 4])
 
 
 def test_last_shorter_interval_is_not_a_gap() -> None:
     time = np.array([0.1, 0.2, 0.3, 0.37])
-    x, y = _line_arrays(time, np.ones(4), style="interval", interval_s=0.1, idle_is_zero=False)
+    x, y = line_arrays(time, np.ones(4), style="interval", interval_s=0.1, idle_is_zero=False)
     assert not np.isnan(y).any() and x[0] == 0.0
 
 
@@ -123,7 +125,7 @@ def _write(out: Path) -> Path:
 @pytest.fixture
 def figures(tmp_path: Path) -> dict:
     rs = read_results(_write(tmp_path / "run"))
-    return {job.filename: _render(job) for job in _plan_figures(rs)}
+    return {job.filename: render(job) for job in plan_figures(rs)}
 
 
 def test_link_idle_gap_drawn_at_zero_and_missing_data_broken(figures: dict) -> None:

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from plot_tool import read_results
-from plot_tool.figures import (HALF_DUPLEX_TITLE, LINK_TITLE, MIXED_LINK_TITLE, _plan_figures,
-                               _render)
 from plot_tool.layout import renderer_of
+from plot_tool.png import render
+from plot_tool.run_data import plan_figures
+from plot_tool.series import HALF_DUPLEX_TITLE, LINK_TITLE, MIXED_LINK_TITLE
 
 TIMES = (0.1, 0.2, 0.3)
 
@@ -50,7 +51,7 @@ def _write(out: Path, duplex: dict[str, str], *, name: str = "legends", hosts: i
 
 
 def _figures(results_dir: Path) -> dict:
-    return {job.filename: _render(job) for job in _plan_figures(read_results(results_dir))}
+    return {job.filename: render(job) for job in plan_figures(read_results(results_dir))}
 
 
 @pytest.mark.parametrize("duplex, title", [

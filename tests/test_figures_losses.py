@@ -13,8 +13,11 @@ import numpy as np
 import pytest
 
 from plot_tool import make_figures, read_results
-from plot_tool.figures import (IMPAIRMENT_LOSS, LOSS_AND_MARK_HEADER, LOSS_HEADER, NO_LOSS_TEXT,
-                               OTHER_LOSS_STYLE, _link_series, _plan_figures, _render)
+from plot_tool.entity_series import link_series_of
+from plot_tool.png import render
+from plot_tool.png.panels import LOSS_AND_MARK_HEADER, LOSS_HEADER, NO_LOSS_TEXT
+from plot_tool.run_data import plan_figures
+from plot_tool.series import IMPAIRMENT_LOSS, OTHER_LOSS_STYLE
 
 TIMES = (0.1, 0.2, 0.3, 0.4, 0.5)
 HEADER = ("time_s,link,direction,rate_mbps,buffer_kb,buffer_pkts,backlog_kb,drops,failure_drops,"
@@ -60,9 +63,9 @@ def write_lossy(out: Path, *, drops=(0,) * 5, impairment=(1, 0, 2, 0, 3), failur
 
 def _drops_panel(results_dir: Path):
     """The links figure of `results_dir`, drawn: (figure, drops axes, legend texts)."""
-    job = _plan_figures(read_results(results_dir))[0]
+    job = plan_figures(read_results(results_dir))[0]
     assert job.filename == "links.png"
-    fig = _render(job)
+    fig = render(job)
     texts = [t.get_text() for t in fig.legends[0].get_texts()] if fig.legends else []
     return fig, fig.axes[1], texts
 
@@ -145,7 +148,7 @@ def test_results_without_impairment_column(tmp_path: Path) -> None:
     run = write_lossy(tmp_path / "run", drops=(0, 2, 0, 0, 0), without=("impairment_drops",))
     rs = read_results(run)
     assert "impairment_drops" not in rs.links
-    series = _link_series(rs.summary, rs.links, ["L1"])
+    series = link_series_of(rs.summary, rs.links, ["L1"])
     assert all(s.values["impairment_drops"].tolist() == [0] * 5 for s in series)
     _, ax, legend = _drops_panel(run)
     assert legend[2:] == [LOSS_HEADER, "buffer full: 2"]

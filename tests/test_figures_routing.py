@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from plot_tool.figures import (ROUTE_WIDTH, RouteSeries, _draw_routing_figure,
-                               _routes_to_plot)
+from plot_tool.png.routing import draw_routing_figure
+from plot_tool.routes_data import ROUTE_WIDTH, RouteSeries, routes_to_plot
 
 END_S = 20.0
 SUMMARY = {"topology": "chain", "end_time_s": END_S, "interval_s": 0.1,
@@ -41,7 +41,7 @@ def _pairs(series) -> set:
 
 def test_coincident_routes_are_drawn_once_with_every_name() -> None:
     routes = _chain()
-    chosen, omitted = _routes_to_plot(routes, end_s=END_S)
+    chosen, omitted = routes_to_plot(routes, end_s=END_S)
     assert omitted == 0
     assert [s.label for s in chosen] == ["R1 \u2192 T1, T3\nR4 \u2192 S2", "R2 \u2192 S2",
                                         "R4 \u2192 S1"]
@@ -50,9 +50,9 @@ def test_coincident_routes_are_drawn_once_with_every_name() -> None:
 
 
 def test_every_route_visible_in_the_figure() -> None:
-    chosen, omitted = _routes_to_plot(_chain(), end_s=END_S)
+    chosen, omitted = routes_to_plot(_chain(), end_s=END_S)
     fig = Figure()
-    _draw_routing_figure(fig, [], chosen, omitted, SUMMARY)
+    draw_routing_figure(fig, [], chosen, omitted, SUMMARY)
     (ax,) = fig.axes
     lines = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
     assert [ln.get_label() for ln in lines] == [s.label for s in chosen]
@@ -71,10 +71,10 @@ def test_every_route_visible_in_the_figure() -> None:
 def test_same_costs_but_different_next_hops_stay_apart() -> None:
     a = route("R1", "H2", [30, 30, 31], hops=["R2", "R3", "R2"])
     b = route("R4", "H1", [30, 30, 31], hops=["R2", "R3", "R3"])
-    chosen, _ = _routes_to_plot([a, b], end_s=END_S)
+    chosen, _ = routes_to_plot([a, b], end_s=END_S)
     assert chosen == [a, b]
     fig = Figure()
-    _draw_routing_figure(fig, [], chosen, 0, SUMMARY)
+    draw_routing_figure(fig, [], chosen, 0, SUMMARY)
     widths = [ln.get_linewidth() for ln in fig.axes[0].get_lines()
               if not ln.get_label().startswith("_")]
     assert widths[0] > widths[1]                      # a is entirely under b: its edge shows
@@ -83,6 +83,6 @@ def test_same_costs_but_different_next_hops_stay_apart() -> None:
 def test_omitted_counts_routes() -> None:
     routes = [route("R1", f"H{k}", [10, 10 + k]) for k in range(1, 9)]
     routes.append(route("R2", "H8", [10, 18]))        # the same line as R1 -> H8
-    chosen, omitted = _routes_to_plot(routes, end_s=END_S)
+    chosen, omitted = routes_to_plot(routes, end_s=END_S)
     assert len(chosen) == 6 and chosen[-1].label == "R1 \u2192 H8\nR2 \u2192 H8"
     assert omitted == 2                                # R1 -> H1 and R1 -> H2

@@ -11,11 +11,19 @@ import numpy as np
 import pytest
 
 from plot_tool import ResultSet, make_figures, read_results, select
-from plot_tool.figures import (BACKLOG_PANEL, BUFFER_LOSS, BUFFER_PANEL, FAILURE_LOSS,
-                               LINKS_FIGURE, LOSS_HEADER, PREDICTION_BAND_LABEL,
-                               PREDICTION_LABEL, _link_series, _links_figure_spec,
-                               _plan_figures, _prediction_series, _route_series, _routes_changed,
-                               _routes_to_plot)
+from plot_tool.entity_series import link_series_of, links_figure_spec, prediction_series
+from plot_tool.png.panels import LOSS_HEADER
+from plot_tool.routes_data import route_series, routes_changed, routes_to_plot
+from plot_tool.run_data import plan_figures
+from plot_tool.series import (
+    BACKLOG_PANEL,
+    BUFFER_LOSS,
+    BUFFER_PANEL,
+    FAILURE_LOSS,
+    LINKS_FIGURE,
+    PREDICTION_BAND_LABEL,
+    PREDICTION_LABEL,
+)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 TIMES = (0.1, 0.2, 0.3, 0.4, 0.45)       # interval 0.1 s; the last interval is shorter
@@ -241,7 +249,7 @@ def test_read_results_without_routes_csv(results_dir: Path) -> None:
     assert "failure_drops" not in rs.links and "routing_rate_mbps" not in rs.links
     assert "backlog_kb" not in rs.links
     assert "routes=none" in repr(rs)
-    series = _link_series(rs.summary, rs.links, ["L1", "L2"])
+    series = link_series_of(rs.summary, rs.links, ["L1", "L2"])
     assert all(s.values["failure_drops"].tolist() == [0] * len(TIMES) for s in series)
     paths = make_figures(rs, results_dir)
     assert [p.name for p in paths] == ["links.png", "flows.png", "hosts.png"]
@@ -259,7 +267,7 @@ def test_header_only_routes_csv(results_dir: Path) -> None:
     (results_dir / "routes.csv").write_text(STATIC_ROUTES[0] + "\n")
     rs = read_results(results_dir)
     assert rs.routes is not None and len(rs.routes["time_s"]) == 0
-    assert not _routes_changed(rs.routes)
+    assert not routes_changed(rs.routes)
 
 
 def test_new_numeric_columns_are_checked(results_dir: Path) -> None:
@@ -372,7 +380,7 @@ def test_unknown_id_raises(results_dir: Path, kind: str, ids: str, known: str) -
 
 def test_link_series_sums_half_duplex_and_splits_full_duplex(results_dir: Path) -> None:
     rs = read_results(results_dir)
-    series = _link_series(rs.summary, rs.links, ["L1", "L2"])
+    series = link_series_of(rs.summary, rs.links, ["L1", "L2"])
     assert [s.label for s in series] == ["L1 R1->R2", "L1 R2->R1", "L2"]
 
     forward, backward, half = series
@@ -391,34 +399,34 @@ def test_link_series_sums_half_duplex_and_splits_full_duplex(results_dir: Path) 
 
 def test_failure_drops_drawn_only_when_nonzero(tmp_path: Path) -> None:
     rs = read_results(write_results(tmp_path / "none"))
-    series = _link_series(rs.summary, rs.links, ["L1", "L2"])
-    assert _links_figure_spec(series).panels[1].losses == (BUFFER_LOSS,)
-    assert _links_figure_spec(series[:2]) is LINKS_FIGURE          # full duplex, buffer drops
+    series = link_series_of(rs.summary, rs.links, ["L1", "L2"])
+    assert links_figure_spec(series).panels[1].losses == (BUFFER_LOSS,)
+    assert links_figure_spec(series[:2]) is LINKS_FIGURE          # full duplex, buffer drops
     assert LINKS_FIGURE.panels[1].losses == (BUFFER_LOSS,)
 
     rs = read_results(write_results(tmp_path / "fail", failures=True))
-    series = _link_series(rs.summary, rs.links, ["L1", "L2"])
+    series = link_series_of(rs.summary, rs.links, ["L1", "L2"])
     forward, backward, half = series
     assert forward.values["failure_drops"].tolist() == [0, 0, 3, 0, 0]
     assert backward.values["failure_drops"].tolist() == [0] * 5
     assert half.values["failure_drops"].tolist() == [0, 0, 9, 0, 0]   # half duplex: 2*3 + 3
-    spec = _links_figure_spec(series)
+    spec = links_figure_spec(series)
     drops = [p for p in spec.panels if p.losses is not None]
     assert len(drops) == 1 and drops[0].losses == (BUFFER_LOSS, FAILURE_LOSS)
     assert [p.column for p in spec.panels] == [p.column for p in LINKS_FIGURE.panels]
     # only the links that are plotted count: L1 R2->R1 lost nothing
-    assert _links_figure_spec([backward]).panels[1].losses == ()
+    assert links_figure_spec([backward]).panels[1].losses == ()
 
 
 def test_failure_drops_drawn_dashed(tmp_path: Path) -> None:
     from matplotlib.figure import Figure
 
-    from plot_tool.figures import _draw_figure
+    from plot_tool.png.panels import draw_figure
 
     rs = read_results(write_results(tmp_path / "fail", failures=True))
-    series = _link_series(rs.summary, rs.links, ["L1", "L2"])
+    series = link_series_of(rs.summary, rs.links, ["L1", "L2"])
     fig = Figure()
-    _draw_figure(fig, _links_figure_spec(series), series, rs.summary)
+    draw_figure(fig, links_figure_spec(series), series, rs.summary)
     drops_ax = fig.axes[1]
     dashed = [line for line in drops_ax.get_lines() if line.get_linestyle() == "--"]
     assert len(dashed) == len(series)
@@ -439,15 +447,15 @@ def test_failure_drops_drawn_dashed(tmp_path: Path) -> None:
                 if ln.get_linestyle() == "--"]
     fig = Figure()
     rs = read_results(write_results(tmp_path / "none"))
-    series = _link_series(rs.summary, rs.links, ["L1", "L2"])
-    _draw_figure(fig, _links_figure_spec(series), series, rs.summary)
+    series = link_series_of(rs.summary, rs.links, ["L1", "L2"])
+    draw_figure(fig, links_figure_spec(series), series, rs.summary)
     assert not [ln for ln in fig.axes[1].get_lines() if ln.get_linestyle() == "--"]
 
 
 def test_route_series_and_changes(tmp_path: Path) -> None:
     rs = read_results(write_results(tmp_path / "dyn", dynamic=True))
-    assert _routes_changed(rs.routes)
-    series = _route_series(rs.routes, ["R1", "R2"])
+    assert routes_changed(rs.routes)
+    series = route_series(rs.routes, ["R1", "R2"])
     assert [(s.router, s.destination) for s in series] == [("R1", "T1"), ("R1", "S1"),
                                                            ("R2", "T1"), ("R2", "S1")]
     r1_t1, r1_s1, r2_t1, r2_s1 = series
@@ -458,28 +466,28 @@ def test_route_series_and_changes(tmp_path: Path) -> None:
     assert r2_s1.changes.tolist() == [1] and r2_s1.cost_ms[1] == math.inf
     assert r1_t1.label == "R1 \u2192 T1"
 
-    chosen, omitted = _routes_to_plot(series)
+    chosen, omitted = routes_to_plot(series)
     assert [(s.router, s.destination) for s in chosen] == [("R1", "T1"), ("R2", "S1")]
     assert omitted == 0
-    chosen, omitted = _routes_to_plot(series, limit=1)   # the one with the most changes
+    chosen, omitted = routes_to_plot(series, limit=1)   # the one with the most changes
     assert [(s.router, s.destination) for s in chosen] == [("R1", "T1")] and omitted == 1
     # no next hop changed: fall back to the routes whose cost changed after t=0
-    chosen, _ = _routes_to_plot([r1_s1, r2_t1])
+    chosen, _ = routes_to_plot([r1_s1, r2_t1])
     assert chosen == [r2_t1]
-    from plot_tool.figures import MAX_COST_ONLY_LINES, RouteSeries
+    from plot_tool.routes_data import MAX_COST_ONLY_LINES, RouteSeries
     many = [RouteSeries("R1", f"H{k}", time=np.array([0.0, 5.0]), cost_ms=np.array([10.0, 10 + k]),
                         next_hop=np.array(["R2", "R2"]), link=np.array(["L1", "L1"]))
             for k in range(1, MAX_COST_ONLY_LINES + 3)]
-    chosen, omitted = _routes_to_plot(many[::-1])          # the widest cost ranges, given order
+    chosen, omitted = routes_to_plot(many[::-1])          # the widest cost ranges, given order
     assert [s.destination for s in chosen] == [f"H{k}" for k in range(len(many), 2, -1)]
     assert omitted == 2
-    assert [s.router for s in _route_series(rs.routes, ["R2"])] == ["R2", "R2"]
+    assert [s.router for s in route_series(rs.routes, ["R2"])] == ["R2", "R2"]
     assert [r1_t1.change_label(i) for i in r1_t1.changes] == ["via R3", "via R2"]
     assert r2_s1.change_label(1) == "no route"
 
 
 def test_route_change_over_a_parallel_link() -> None:
-    from plot_tool.figures import RouteSeries
+    from plot_tool.routes_data import RouteSeries
 
     route = RouteSeries("R1", "H2", time=np.array([0.0, 5.1, 10.1]),
                         cost_ms=np.array([30.0, 31.0, 32.0]),
@@ -490,7 +498,7 @@ def test_route_change_over_a_parallel_link() -> None:
 
 def test_routing_png_only_when_routes_changed(tmp_path: Path) -> None:
     static = write_results(tmp_path / "static")
-    assert not _routes_changed(read_results(static).routes)
+    assert not routes_changed(read_results(static).routes)
     paths = make_figures(static)
     assert [p.name for p in paths] == ["links.png", "flows.png", "hosts.png"]
     assert not (static / "routing.png").exists()
@@ -511,13 +519,13 @@ def test_routing_png_only_when_routes_changed(tmp_path: Path) -> None:
 def test_routing_figure_panels(tmp_path: Path) -> None:
     from matplotlib.figure import Figure
 
-    from plot_tool.figures import _draw_routing_figure
+    from plot_tool.png.routing import draw_routing_figure
 
     rs = read_results(write_results(tmp_path / "dyn", dynamic=True))
-    links = _link_series(rs.summary, rs.links, ["L1"])
-    chosen, omitted = _routes_to_plot(_route_series(rs.routes, ["R1", "R2"]))
+    links = link_series_of(rs.summary, rs.links, ["L1"])
+    chosen, omitted = routes_to_plot(route_series(rs.routes, ["R1", "R2"]))
     fig = Figure()
-    _draw_routing_figure(fig, links, chosen, omitted, rs.summary)
+    draw_routing_figure(fig, links, chosen, omitted, rs.summary)
     top, bottom = fig.axes
     assert top.get_ylabel() == "transmitted rate (Mbps)"
     assert bottom.get_ylabel() == "route cost (ms)"
@@ -544,11 +552,12 @@ def test_in_memory_routes_with_inf_and_lists(results_dir: Path, tmp_path: Path) 
 def test_binary_units_in_axis_labels(tmp_path: Path) -> None:
     from matplotlib.figure import Figure
 
-    from plot_tool.figures import LINKS_FIGURE, _draw_figure
+    from plot_tool.png.panels import draw_figure
+    from plot_tool.series import LINKS_FIGURE
 
     rs = read_results(write_results(tmp_path / "bin", units="binary"))
     fig = Figure()
-    _draw_figure(fig, LINKS_FIGURE, _link_series(rs.summary, rs.links, ["L1"]), rs.summary)
+    draw_figure(fig, LINKS_FIGURE, link_series_of(rs.summary, rs.links, ["L1"]), rs.summary)
     labels = [ax.get_ylabel() for ax in fig.axes]
     assert labels[0] == "buffer occupancy (KB, binary)"
     assert labels[2] == "transmitted rate (Mbps, binary)"
@@ -629,14 +638,14 @@ def test_malformed_check_files(checked_dir: Path) -> None:
 
 def test_link_predictions_matched_to_lines(checked_dir: Path) -> None:
     rs = read_results(checked_dir)
-    series = _link_series(rs.summary, rs.links, ["L1", "L2"])
+    series = link_series_of(rs.summary, rs.links, ["L1", "L2"])
     forward, backward, half = series
     # the half-duplex line sums its directions' backlog, the quantity the model predicts
     i = np.arange(len(TIMES))
     np.testing.assert_allclose(half.values["backlog_kb"], (2.5 * i + 0.5) + 2.0)
     np.testing.assert_allclose(forward.values["backlog_kb"], 10 * i + 0.5)
 
-    preds = _prediction_series(rs.predictions, series, "link", ("backlog_kb",))
+    preds = prediction_series(rs.predictions, series, "link", ("backlog_kb",))
     assert [p.key for p in preds] == ["L1 R1->R2", "L1 R2->R1", "L2"]
     assert all(p.quantity == "backlog_kb" for p in preds)
     p_forward, p_backward, p_half = preds
@@ -657,7 +666,7 @@ def test_link_predictions_matched_to_lines(checked_dir: Path) -> None:
 
 
 def test_prediction_direction_matching() -> None:
-    from plot_tool.figures import Series
+    from plot_tool.series import Series
 
     t = np.array([0.1])
     lines = [Series("L1 A->B", "L1 A->B", t, {}, entity="L1", directions=("A->B",)),
@@ -672,19 +681,20 @@ def test_prediction_direction_matching() -> None:
              "direction": np.array(["A->B+B->A", "C->D", "D->C", "X->Y", "B->A"]),
              "low": np.array([9.0, 1.0, 2.0, 5.0, 7.0]),
              "high": np.array([9.0, 1.0, 2.0, 5.0, 7.0])}
-    preds = _prediction_series(table, lines, "link", ("backlog_kb",))
+    preds = prediction_series(table, lines, "link", ("backlog_kb",))
     assert [(p.key, p.low.tolist()) for p in preds] == [("L1 B->A", [7.0]), ("L2", [3.0])]
-    assert _prediction_series(table, lines, "flow", ("backlog_kb",)) == []
+    assert prediction_series(table, lines, "flow", ("backlog_kb",)) == []
 
 
 def test_flow_predictions_and_vegas_band(checked_dir: Path) -> None:
     from matplotlib.collections import PolyCollection
     from matplotlib.figure import Figure
 
-    from plot_tool.figures import FLOWS_FIGURE, _draw_figure
+    from plot_tool.png.panels import draw_figure
+    from plot_tool.series import FLOWS_FIGURE
 
     rs = read_results(checked_dir)
-    links_job, flows_job, hosts_job = _plan_figures(rs)
+    links_job, flows_job, hosts_job = plan_figures(rs)
     assert flows_job.spec is FLOWS_FIGURE and hosts_job.predictions == []
     preds = {(p.key, p.quantity): p for p in flows_job.predictions}
     assert sorted(preds) == [("F1", "rate_mbps"), ("F1", "rtt_ms"),
@@ -696,7 +706,7 @@ def test_flow_predictions_and_vegas_band(checked_dir: Path) -> None:
         ([0.8], [1.2])
 
     fig = Figure()
-    _draw_figure(fig, FLOWS_FIGURE, flows_job.series, rs.summary, flows_job.predictions)
+    draw_figure(fig, FLOWS_FIGURE, flows_job.series, rs.summary, flows_job.predictions)
     colors = {s.key: s.color for s in flows_job.series}
     send, recv, window, rtt = fig.axes
     for ax in (recv, rtt):
@@ -732,17 +742,17 @@ def _rgb(color: str) -> tuple[float, float, float]:
 def test_links_backlog_panel_with_predictions(checked_dir: Path) -> None:
     from matplotlib.figure import Figure
 
-    from plot_tool.figures import _draw_figure
+    from plot_tool.png.panels import draw_figure
 
     rs = read_results(checked_dir)
-    links_job = _plan_figures(rs, flows=[], hosts=[])[0]
+    links_job = plan_figures(rs, flows=[], hosts=[])[0]
     assert links_job.filename == "links.png"
     assert links_job.spec.panels[0] is BACKLOG_PANEL
     assert [p.column for p in links_job.spec.panels] == ["backlog_kb", "drops", "rate_mbps"]
     assert [p.key for p in links_job.predictions] == ["L1 R1->R2", "L1 R2->R1", "L2"]
 
     fig = Figure()
-    _draw_figure(fig, links_job.spec, links_job.series, rs.summary, links_job.predictions)
+    draw_figure(fig, links_job.spec, links_job.series, rs.summary, links_job.predictions)
     ax = fig.axes[0]
     assert ax.get_ylabel() == "backlog (KB)"
     solid = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-"]
@@ -759,7 +769,7 @@ def test_links_backlog_panel_with_predictions(checked_dir: Path) -> None:
 
     # the same with failure drops: both replacements apply
     rs = read_results(write_results(checked_dir.parent / "both", failures=True, check=True))
-    spec = _plan_figures(rs, flows=[], hosts=[])[0].spec
+    spec = plan_figures(rs, flows=[], hosts=[])[0].spec
     assert [p.column for p in spec.panels] == ["backlog_kb", "drops", "rate_mbps"]
     assert spec.panels[1].losses == (BUFFER_LOSS, FAILURE_LOSS)
 
@@ -767,20 +777,20 @@ def test_links_backlog_panel_with_predictions(checked_dir: Path) -> None:
 def test_predictions_false_suppresses_overlay(checked_dir: Path, tmp_path: Path) -> None:
     from matplotlib.figure import Figure
 
-    from plot_tool.figures import _draw_figure
+    from plot_tool.png.panels import draw_figure
 
     rs = read_results(checked_dir)
-    jobs = _plan_figures(rs, predictions=False)
+    jobs = plan_figures(rs, predictions=False)
     assert all(job.predictions == [] for job in jobs)
     assert jobs[0].spec.panels[0] is BUFFER_PANEL             # buffer_kb, as without --check
     for job in jobs:
         fig = Figure()
-        _draw_figure(fig, job.spec, job.series, rs.summary, job.predictions)
+        draw_figure(fig, job.spec, job.series, rs.summary, job.predictions)
         assert fig.axes[0].get_ylabel() != "backlog (KB)"
         assert not [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_linestyle() == "--"]
         assert not [c for ax in fig.axes for c in _bands(ax)]
         assert PREDICTION_LABEL not in [t.get_text() for t in fig.legends[0].get_texts()]
-    assert [len(job.predictions) for job in _plan_figures(rs, predictions=True)] == [3, 4, 0]
+    assert [len(job.predictions) for job in plan_figures(rs, predictions=True)] == [3, 4, 0]
 
     paths = make_figures(checked_dir, tmp_path / "off", predictions=False)
     assert [p.name for p in paths] == ["links.png", "flows.png", "hosts.png"]
@@ -791,7 +801,7 @@ def test_predictions_false_suppresses_overlay(checked_dir: Path, tmp_path: Path)
 def test_results_without_predictions(results_dir: Path, tmp_path: Path) -> None:
     rs = read_results(results_dir)
     assert rs.predictions is None and rs.check is None
-    jobs = _plan_figures(rs)
+    jobs = plan_figures(rs)
     assert all(job.predictions == [] for job in jobs)
     assert jobs[0].spec.panels[0] is BUFFER_PANEL
     assert [p.name for p in make_figures(results_dir)] == ["links.png", "flows.png", "hosts.png"]
@@ -802,7 +812,7 @@ def test_results_without_predictions(results_dir: Path, tmp_path: Path) -> None:
     # buffer, so the links figure keeps buffer_kb and no overlay; the flows still get theirs
     checked = write_results(tmp_path / "old_links", check=True)
     _drop_link_columns(checked, "backlog_kb")
-    links_job, flows_job, _ = _plan_figures(read_results(checked))
+    links_job, flows_job, _ = plan_figures(read_results(checked))
     assert links_job.spec.panels[0] is BUFFER_PANEL and links_job.predictions == []
     assert len(flows_job.predictions) == 4
 
@@ -815,6 +825,6 @@ def test_in_memory_predictions(checked_dir: Path, tmp_path: Path) -> None:
         links, flows, hosts = rs.links, rs.flows, rs.hosts
         predictions = {k: v.tolist() for k, v in rs.predictions.items()}
 
-    jobs = _plan_figures(InMemory())
+    jobs = plan_figures(InMemory())
     assert [len(job.predictions) for job in jobs] == [3, 4, 0]
     assert len(make_figures(InMemory(), tmp_path / "mem")) == 3

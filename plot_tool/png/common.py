@@ -1,0 +1,134 @@
+"""What the PNG drawings of the run figures share: the panel axes and their style, the time axis,
+the side legend and its columns, the colours of the lines, the unit labels, and writing the PNG.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
+
+from plot_tool.layout import stacked_axes
+from plot_tool.series import TITLE_HEIGHT_IN, run_end_s
+
+DPI = 100
+
+
+PNG_COMPRESS_LEVEL = 3          # zlib level: 6 (the default) makes files 10 % smaller, 40 % slower
+
+
+# Style of every panel, set when the axes are created (cheaper than changing each axes after).
+STYLE = {"axes.grid": True, "grid.alpha": 0.3}
+
+
+Y_TICKS = 5         # at most this many intervals between y ticks (matplotlib's default: about 7)
+
+
+def panel_axes(fig: Figure, n: int, height_ratios: Sequence[float] | None = None
+                  ) -> np.ndarray:
+    """`n` panels stacked in one column of `fig` on one time axis, with the `STYLE`."""
+    axes = stacked_axes(fig, n, height_ratios=height_ratios, style=STYLE)
+    for ax in axes:
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=Y_TICKS, steps=[1, 2, 2.5, 5, 10]))
+    return axes
+
+
+def save_png(fig: Figure, path: Path) -> None:
+    """Draw `fig` once and write it as an RGB PNG (the figures are opaque: the alpha channel of
+    the canvas is all 255, so dropping it loses nothing and makes encoding faster)."""
+    from PIL import Image, PngImagePlugin
+
+    fig.canvas.draw()
+    rgba = fig.canvas.buffer_rgba()
+    width, height = fig.canvas.get_width_height()
+    image = Image.frombuffer("RGBA", (width, height), rgba, "raw", "RGBA", 0, 1).convert("RGB")
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Software", f"netsim plot_tool (matplotlib {matplotlib.__version__})")
+    image.save(path, format="png", pnginfo=info, compress_level=PNG_COMPRESS_LEVEL,
+               dpi=(fig.dpi, fig.dpi))
+
+
+def zero_based_ylim(ax: Any) -> None:
+    """y from 0 to 5 % above the largest value drawn (0 to 1 when nothing positive is)."""
+    top = ax.dataLim.y1 if ax.dataLim.height >= 0 else math.nan
+    ax.set_ylim(0, top * 1.05 if math.isfinite(top) and top > 0 else 1.0)
+
+
+def finish_time_axis(axes: Sequence[Any], summary: dict) -> None:
+    """Label the time axis and make it span the run (0 to ``end_time_s``) in every panel."""
+    axes[-1].set_xlabel("time (s)")
+    end = run_end_s(summary)
+    if end is not None:
+        for ax in axes:
+            ax.set_xlim(0, end)
+
+
+SIDE_LEGEND = dict(loc="upper left", borderaxespad=0.0, fontsize="small",
+                    title_fontsize="small", frameon=False, alignment="left")
+
+
+def add_legend(fig: Figure, ax: Any, title: str, extra: Sequence[Any] = ()) -> Any | None:
+    """The figure's legend, right of the panels (placed by `finish_layout`): one entry per line
+    of `ax`, then `extra`. None when `ax` has no labelled line."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    height_in = fig.get_size_inches()[1] - TITLE_HEIGHT_IN
+    room = MAX_LEGEND_COLUMNS * _legend_columns_fit(height_in, title)
+    if len(handles) + len(extra) > room:      # hundreds of chosen lines: list the first ones
+        keep = max(1, room - len(extra) - 1)
+        more = Line2D([], [], linestyle="none",
+                      label=f"\u2026 and {len(handles) - keep} more lines (not listed)")
+        handles, labels = [*handles[:keep], more], [*labels[:keep], more.get_label()]
+    handles = list(handles) + list(extra)
+    labels = list(labels) + [h.get_label() for h in extra]
+    return fig.legend(handles, labels, ncol=legend_columns(len(handles), height_in, title),
+                      title=title, **SIDE_LEGEND)
+
+
+MAX_LEGEND_COLUMNS = 2      # a wider legend would leave the panels no room
+
+
+def _legend_columns_fit(height_in: float, title: str = "") -> int:
+    """Lines of legend text that fit in one column of `height_in` inches (see
+    `legend_columns`)."""
+    return max(1, int(height_in * 5) - (title.count("\n") + 1 if title else 0))
+
+
+def legend_columns(rows: int, height_in: float, title: str = "") -> int:
+    """Columns for a legend of `rows` lines of text under `title` to fit in `height_in` inches
+    (about 5 lines of small text per inch)."""
+    fit = max(1, int(height_in * 5) - (title.count("\n") + 1 if title else 0))
+    return max(1, math.ceil(rows / fit))
+
+
+def assign_colors(series: Sequence[Any], start: int = 0) -> None:
+    """Distinct colours: tab10 up to 10 lines, otherwise tab20 (dark shades first).
+
+    `start` skips the first colours, already used by `start` other lines of the same figure.
+    """
+    from matplotlib import colormaps
+
+    if start + len(series) <= 10:
+        palette = list(colormaps["tab10"].colors)
+    else:
+        tab20 = list(colormaps["tab20"].colors)
+        palette = tab20[0::2] + tab20[1::2]
+    for i, s in enumerate(series, start):
+        if s.color is None:
+            r, g, b = palette[i % len(palette)][:3]
+            s.color = f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
+
+
+def unit_labels(summary: dict) -> dict[str, str]:
+    units = summary.get("units") or {}
+    suffix = ", binary" if units.get("system") == "binary" else ""
+    interval = summary.get("interval_s")
+    interval_text = f"{interval:g} s" if isinstance(interval, (int, float)) else "sample"
+    return {"Mbps": f"Mbps{suffix}", "KB": f"KB{suffix}", "interval": interval_text}

@@ -1,0 +1,199 @@
+"""Drawing links.png, flows.png and hosts.png from their `FigureData` (matplotlib): one panel per
+`Panel`, every line through `plot_tool.lines.line_arrays`, the drops panel by cause of loss, the
+analytic predictions dashed (a shaded band where they are an interval), one legend right of the
+panels.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
+
+from plot_tool.layout import finish_layout
+from plot_tool.lines import STYLES, interval_start, isolated, line_arrays
+from plot_tool.png.common import (
+    Y_TICKS,
+    add_legend,
+    assign_colors,
+    finish_time_axis,
+    panel_axes,
+    unit_labels,
+    zero_based_ylim,
+)
+from plot_tool.series import (
+    LOSSES_AND_MARKS_YLABEL,
+    MARKS,
+    PREDICTION_BAND_LABEL,
+    PREDICTION_LABEL,
+    FigureSpec,
+    LossCause,
+    Panel,
+    PredictionSeries,
+    Series,
+    sampling_interval_s,
+)
+
+LINE_WIDTH = 1.2
+
+
+NO_LOSS_TEXT = "no packets lost"
+
+
+LOSS_HEADER = "packets lost (drops panel):"
+
+
+LOSS_AND_MARK_HEADER = "packets lost or CE-marked (drops panel):"   # when marks are drawn
+
+
+def draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: dict,
+                 predictions: Sequence[PredictionSeries] = ()) -> None:
+    """Draw `series` into `fig`: one panel per `spec.panels` entry, shared time axis, one legend.
+
+    `predictions` are drawn over the panels whose ``prediction`` is their quantity, in the colour
+    of their series; the legend then has an entry for them. A losses panel adds an entry per
+    cause drawn."""
+    assign_colors(series)
+    colors = {s.key: s.color for s in series}
+    axes = panel_axes(fig, len(spec.panels))
+    labels = unit_labels(summary)
+    interval_s = sampling_interval_s(summary, series)
+    drawn = {"line": False, "band": False}
+    extra: list[Any] = []
+    for ax, panel in zip(axes, spec.panels):
+        if panel.losses is not None:
+            extra += _plot_losses(ax, series, panel.losses, interval_s, spec.idle_is_zero)
+        else:
+            plot_panel(ax, series, panel, interval_s=interval_s, idle_is_zero=spec.idle_is_zero)
+        if panel.prediction is not None:
+            line, band = _plot_predictions(
+                ax, [p for p in predictions if p.quantity == panel.prediction], colors)
+            drawn["line"] |= line
+            drawn["band"] |= band
+        if panel.losses is None or panel.losses:
+            zero_based_ylim(ax)
+        ylabel = panel.ylabel
+        if panel.losses and MARKS in panel.losses:       # marks are not losses: say so
+            ylabel = LOSSES_AND_MARKS_YLABEL
+        ax.set_ylabel(ylabel.format(**labels))
+    finish_time_axis(axes, summary)
+    fig.suptitle(str(summary.get("topology", "")) or "netsim results")
+    bands = [Patch(facecolor=(0.35, 0.35, 0.35, 0.2), edgecolor="none",
+                   label="10th\u201390th percentile\nof the group (shaded)")] \
+        if any(s.low is not None for s in series) else []
+    legend = add_legend(fig, axes[0], spec.legend_title,
+                         extra + bands + _prediction_handles(drawn["line"], drawn["band"]))
+    finish_layout(fig, axes, figure_legends=[legend] if legend is not None else [])
+
+
+def plot_panel(ax: Any, series: Sequence[Series], panel: Panel, *,
+                interval_s: float | None = None, idle_is_zero: bool = True,
+                linestyle: str = "-", with_labels: bool = True) -> None:
+    """Draw one column of every series into `ax` (each series in its own colour, one Line2D
+    each, broken where `line_arrays` says)."""
+    if panel.style not in STYLES:
+        raise ValueError(f"unknown panel style {panel.style!r}")
+    for s in series:
+        _plot_values(ax, s, s.values[panel.column], style=panel.style, interval_s=interval_s,
+                     idle_is_zero=idle_is_zero, linestyle=linestyle,
+                     label=s.label if with_labels else "_nolegend_")
+        if s.low is not None and s.high is not None:
+            _plot_band(ax, s, panel.column, style=panel.style, interval_s=interval_s,
+                       idle_is_zero=idle_is_zero)
+
+
+def _plot_band(ax: Any, s: Series, column: str, *, style: str, interval_s: float | None,
+               idle_is_zero: bool) -> None:
+    """The 10th-90th percentile band of an aggregate line, shaded in its colour, broken where
+    the line is (`line_arrays`)."""
+    assert s.low is not None and s.high is not None
+    x, low = line_arrays(s.time, s.low[column], style=style, interval_s=interval_s,
+                          idle_is_zero=idle_is_zero)
+    _, high = line_arrays(s.time, s.high[column], style=style, interval_s=interval_s,
+                           idle_is_zero=idle_is_zero)
+    ax.fill_between(x, low, high, where=np.isfinite(low) & np.isfinite(high), color=s.color,
+                    alpha=0.2, linewidth=0, zorder=1.5, label="_nolegend_",
+                    step=None if style == "instant" else "pre")
+
+
+def _plot_values(ax: Any, s: Series, values: np.ndarray, *, style: str,
+                 interval_s: float | None, idle_is_zero: bool, linestyle: str,
+                 label: str) -> None:
+    x, y = line_arrays(s.time, values, style=style, interval_s=interval_s,
+                        idle_is_zero=idle_is_zero)
+    ax.plot(x, y, color=s.color, linestyle=linestyle, linewidth=LINE_WIDTH, label=label,
+            drawstyle="default" if style == "instant" else "steps-pre")
+    if style == "sparse":
+        alone = isolated(s.time, values, interval_s, idle_is_zero)
+        if alone.any():
+            t = s.time[alone]
+            ax.plot((interval_start(t, interval_s) + t) / 2, values[alone], linestyle="none",
+                    marker=".", markersize=5, color=s.color, label="_nolegend_")
+
+
+def _plot_losses(ax: Any, series: Sequence[Series], causes: Sequence[LossCause],
+                 interval_s: float | None, idle_is_zero: bool) -> list[Any]:
+    """The drops panel: for each cause with losses, one line per series in its colour and the
+    cause's line style; "no packets lost" in the panel when there are none. Returns the legend
+    entries: a header, then per cause its line style, name and total over the plotted lines."""
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=Y_TICKS, steps=[1, 2, 2.5, 5, 10],
+                                           integer=True))       # counts of packets
+    if not causes:
+        ax.text(0.5, 0.5, NO_LOSS_TEXT, transform=ax.transAxes, ha="center", va="center",
+                color="0.35", fontsize="large")
+        ax.set_ylim(0, 1)
+        ax.set_yticks([0])
+        return []
+    header = LOSS_AND_MARK_HEADER if MARKS in causes else LOSS_HEADER
+    handles: list[Any] = [Line2D([], [], linestyle="none", label=header)]
+    for cause in causes:
+        total = 0.0
+        for s in series:
+            values = s.values[cause.column]
+            total += float(np.nansum(values)) * s.members    # an aggregate: mean x members
+            _plot_values(ax, s, values, style="interval", interval_s=interval_s,
+                         idle_is_zero=idle_is_zero, linestyle=cause.linestyle,
+                         label="_nolegend_")
+        handles.append(Line2D([], [], color="0.3", linestyle=cause.linestyle,
+                              linewidth=LINE_WIDTH, label=f"{cause.label}: {total:.0f}"))
+    return handles
+
+
+def _plot_predictions(ax: Any, predictions: Sequence[PredictionSeries],
+                      colors: dict[str, str | None]) -> tuple[bool, bool]:
+    """Draw predictions as dashed steps, or shaded bands where low < high; return whether any
+    dashed line and any band was drawn."""
+    any_line = any_band = False
+    for p in predictions:
+        color = colors.get(p.key)
+        x, low, high, band = p.steps()
+        value = ~band & ~np.isnan(low)
+        if value.any():
+            ax.plot(x, np.where(value, low, np.nan), color=color, linestyle=(0, (4, 2.5)),
+                    linewidth=1.7, zorder=3, label="_nolegend_")
+            any_line = True
+        if band.any():
+            lows, highs = np.where(band, low, np.nan), np.where(band, high, np.nan)
+            ax.fill_between(x, lows, highs, where=band, color=color, alpha=0.2, linewidth=0,
+                            zorder=1.5, label="_nolegend_")
+            for edge in (lows, highs):      # edges: overlapping bands stay distinguishable
+                ax.plot(x, edge, color=color, linewidth=0.9, alpha=0.8, zorder=1.6,
+                        label="_nolegend_")
+            any_band = True
+    return any_line, any_band
+
+
+def _prediction_handles(line: bool, band: bool) -> list[Any]:
+    """Legend entries explaining the prediction overlay."""
+    handles: list[Any] = []
+    if line:
+        handles.append(Line2D([], [], color="0.35", linestyle=(0, (4, 2.5)), linewidth=1.7,
+                              label=PREDICTION_LABEL))
+    if band:
+        handles.append(Patch(facecolor=(0.35, 0.35, 0.35, 0.2), edgecolor=(0.35, 0.35, 0.35, 0.8),
+                             linewidth=0.9, label=PREDICTION_BAND_LABEL))
+    return handles

@@ -1,0 +1,124 @@
+"""Drawing routing.png from its `FigureData` (matplotlib): the rate of the links of interest over
+the cost of each route whose next hop changed, a marker and the new next hop at each change, and
+dotted vertical lines at the change times in every panel.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from plot_tool.entity_series import link_legend_title
+from plot_tool.layout import finish_layout
+from plot_tool.png.common import (
+    SIDE_LEGEND,
+    assign_colors,
+    finish_time_axis,
+    legend_columns,
+    panel_axes,
+    unit_labels,
+    zero_based_ylim,
+)
+from plot_tool.png.panels import plot_panel
+from plot_tool.routes_data import ROUTE_WIDTH, RouteSeries, route_linewidths
+from plot_tool.series import PANEL_HEIGHT_IN, RATE_PANEL, Series, run_end_s, sampling_interval_s
+
+MAX_LABELS_PER_LINE = 10      # and at most this many next-hop labels per line (markers: all)
+
+
+def draw_routing_figure(fig: Figure, link_series: list[Series], routes: list[RouteSeries],
+                         omitted: int, summary: dict) -> None:
+    """routing.png: the rate of the links of interest (if any) over the route cost of each router
+    to each destination whose next hop changed, with a marker and the new next hop at each change.
+    Dotted vertical lines in every panel mark the times of those changes."""
+    n = 2 if link_series else 1
+    axes = panel_axes(fig, n, height_ratios=[1.0, 1.4][-n:])
+    labels = unit_labels(summary)
+    legends = []
+    if link_series:
+        assign_colors(link_series)
+        ax = axes[0]
+        plot_panel(ax, link_series, RATE_PANEL, interval_s=sampling_interval_s(summary, link_series),
+                    idle_is_zero=True)
+        ax.set_ylabel(RATE_PANEL.ylabel.format(**labels))
+        zero_based_ylim(ax)
+        title = link_legend_title(link_series)
+        legends.append(ax.legend(title=title, ncol=legend_columns(
+            len(link_series), PANEL_HEIGHT_IN, title), **SIDE_LEGEND))
+
+    ax = axes[-1]
+    assign_colors(routes, start=len(link_series))   # colours not used by the links above
+    end = run_end_s(summary)
+    change_times: list[float] = []
+    no_route_labels: set[int] = set()
+    widths = route_linewidths(routes, end)
+    for index, (route, width) in enumerate(zip(routes, widths)):
+        change_times += _plot_route(ax, route, end, above=index % 2 == 0, linewidth=width,
+                                    no_route_labels=no_route_labels)
+    if not routes:
+        ax.text(0.5, 0.5, "no route changed for the selected routers", ha="center",
+                va="center", transform=ax.transAxes, color="0.4")
+    ax.set_ylabel("route cost (ms)")
+    title = "router \u2192 destination\n\u25cf next hop changed\n(labelled with the new one)"
+    if routes and not any(len(r.changes) for r in routes):
+        title = "router \u2192 destination\n(cost changes only:\nno next hop changed)"
+    if any(r.also for r in routes):
+        title += "\nseveral routes on one line:\nthe same cost (to 1 pixel)"
+    if any(w > ROUTE_WIDTH for w in widths):
+        title += "\nwider line: partly under\nthe lines listed after it"
+    if omitted:
+        title += f"\n{omitted} more not shown"
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        rows = sum(label.count("\n") + 1 for label in labels)
+        legends.append(ax.legend(title=title, ncol=legend_columns(
+            rows, 1.4 * PANEL_HEIGHT_IN, title), **SIDE_LEGEND))
+    for axis in axes:
+        for t in sorted(set(change_times)):
+            axis.axvline(t, color="0.6", linestyle=":", linewidth=0.8, zorder=0)
+    finish_time_axis(axes, summary)
+    fig.suptitle((str(summary.get("topology", "")) or "netsim results") + ": dynamic routing")
+    finish_layout(fig, axes, axes_legends=legends)
+
+
+def _plot_route(ax: Any, route: RouteSeries, end: float | None, *, above: bool,
+                no_route_labels: set[int], linewidth: float = ROUTE_WIDTH) -> list[float]:
+    """Draw one route's cost as steps held from each installation on; return the change times.
+
+    A change to "unreachable" is an x at the top of the panel, labelled "no route" once per
+    second of simulated time (`no_route_labels`: the seconds already labelled, shared by the lines
+    of the panel, since routers lose a route at nearly the same time)."""
+    time, cost = route.time, route.cost_ms
+    shown = np.where(np.isfinite(cost), cost, np.nan)       # unreachable: a gap in the line
+    if end is not None and len(time) and end > time[-1]:
+        time, shown = np.append(time, end), np.append(shown, shown[-1])
+    ax.plot(time, shown, drawstyle="steps-post", color=route.color, linewidth=linewidth,
+            label=route.label, solid_capstyle="butt")
+    changes = route.changes
+    top = ax.get_xaxis_transform()           # x in data, y in axes fraction
+    reachable = [i for i in changes if np.isfinite(route.cost_ms[i])]
+    if reachable:
+        ax.plot(route.time[reachable], route.cost_ms[reachable], linestyle="none", marker="o",
+                markersize=5, color=route.color, zorder=3)
+    lost = [i for i in changes if not np.isfinite(route.cost_ms[i])]
+    if lost:
+        ax.plot(route.time[lost], np.full(len(lost), 0.97), linestyle="none", marker="x",
+                markersize=6, color=route.color, transform=top, zorder=3)
+    for i in changes[:MAX_LABELS_PER_LINE]:
+        t = float(route.time[i])
+        if np.isfinite(route.cost_ms[i]):
+            xy, transform, text = (t, float(route.cost_ms[i])), ax.transData, route.change_label(i)
+        else:
+            if math.floor(t) in no_route_labels:
+                continue
+            no_route_labels.add(math.floor(t))
+            xy, transform, text = (t, 0.97), top, "no route"
+        down = not above or transform is top      # a "no route" label stays inside the panel
+        ax.annotate(text, xy=xy, xycoords=transform, xytext=(4, -5 if down else 5),
+                    textcoords="offset points", ha="left", va="top" if down else "bottom",
+                    fontsize="x-small", color="0.3" if transform is top else route.color,
+                    bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none",
+                              alpha=0.75))
+    return [float(route.time[i]) for i in changes]

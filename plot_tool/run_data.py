@@ -1,0 +1,177 @@
+"""The front end of the run figures: which figures a results directory gets, each figure's data
+computed once (`plan_figures` -> a list of `FigureData`), for a drawing backend to draw.
+
+links.png, flows.png and hosts.png are written when an entity of theirs is selected; beyond
+`MAX_LINES` lines (links: `MAX_TIERED_LINK_LINES` in a tiered network, `MAX_LINK_LINES` in another)
+of entities the user did not choose, a figure gets aggregate lines; fct.png when the run had
+workloads; routing.png when dynamic routing changed a forwarding table.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from plot_tool.entity_series import (
+    aggregate_series,
+    flow_groups,
+    flow_series_of,
+    host_series_of,
+    link_groups,
+    link_series_of,
+    links_figure_spec,
+    normalize_table,
+    prediction_series,
+)
+from plot_tool.fct_data import FCT_FILENAME, normalize_fct
+from plot_tool.results import Table
+from plot_tool.routes_data import (
+    ROUTING_FILENAME,
+    RouteSeries,
+    known_routers,
+    route_series,
+    routes_changed,
+    routes_to_plot,
+)
+from plot_tool.series import (
+    FLOWS_FIGURE,
+    FLOWS_FIGURE_GOODPUT,
+    HOSTS_FIGURE,
+    PANEL_HEIGHT_IN,
+    TITLE_HEIGHT_IN,
+    WIDTH_IN,
+    FigureData,
+    FigureSpec,
+    IdSelection,
+    PredictionSeries,
+    Series,
+    figure_size,
+    run_end_s,
+)
+
+# Beyond this many lines in a figure whose entities the user did not choose (-l / -F), the figure
+# draws one aggregate line per group instead: the mean over the group at each sample time, with
+# the 10th-90th percentile band (docs/outputs.md, "Aggregate lines"). Flows (grouped by
+# algorithm) and hosts (all together): beyond MAX_LINES, the distinct colours of the palette
+# (tab20). Links: beyond MAX_TIERED_LINK_LINES in a tiered network (`plot_tool.tiers`: grouped
+# by the tiers their ends are in, host-edge, edge-aggregation, ...), beyond MAX_LINK_LINES in
+# any other (all links together: the shipped parking lot's 22 directions stay lines).
+MAX_LINES = 20
+
+
+MAX_TIERED_LINK_LINES = 12
+
+
+MAX_LINK_LINES = 40
+
+
+
+
+AGGREGATE_TITLE = "mean over the {what} of each group\n(band: 10th\u201390th percentile)"
+
+
+def plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection = None,
+                  hosts: IdSelection = None, routers: IdSelection = None,
+                  predictions: bool | None = None) -> list[FigureData]:
+    """The figures `make_figures` writes for `results` (an object with the result attributes),
+    in order, with their data prepared; arguments as for `make_figures`."""
+    summary = dict(results.summary)
+    link_ids = _choose("link", links, summary.get("links", {}))
+    flow_ids = _choose("flow", flows, summary.get("flows", {}))
+    host_ids = _choose("host", hosts, summary.get("hosts", {}))
+    raw_routes = getattr(results, "routes", None)
+    routes = None if raw_routes is None else normalize_table(raw_routes, "routes")
+    router_ids = _choose("router", routers, known_routers(summary, routes))
+    raw_predictions = getattr(results, "predictions", None)
+    if predictions and raw_predictions is None:
+        raise ValueError("predictions=True, but the results have no predictions "
+                         "(predictions.csv is written by a run with --check)")
+    prediction_table = (None if raw_predictions is None or predictions is False
+                        else normalize_table(raw_predictions, "predictions"))
+
+    jobs: list[FigureData] = []
+    link_series: list[Series] = []
+    if link_ids:
+        link_table = normalize_table(results.links, "links")
+        link_series = link_series_of(summary, link_table, link_ids)
+        link_predictions: list[PredictionSeries] = []
+        groups = None
+        if links is None and len(link_series) > MAX_TIERED_LINK_LINES:
+            groups = link_groups(summary, link_series,
+                                  at_most=MAX_TIERED_LINK_LINES, untiered_at_most=MAX_LINK_LINES)
+        if groups is not None:
+            link_series = aggregate_series(link_series, groups, summary, idle_is_zero=True)
+            spec = dataclasses.replace(links_figure_spec(link_series),
+                                       legend_title=AGGREGATE_TITLE.format(what="link directions"))
+            jobs.append(_spec_job(spec, link_series, summary))
+        elif prediction_table is not None and "backlog_kb" in link_table:
+            link_predictions = prediction_series(prediction_table, link_series, "link",
+                                                  ("backlog_kb",))
+        if not any(s.members > 1 for s in link_series):
+            jobs.append(_spec_job(links_figure_spec(link_series, backlog=bool(link_predictions)),
+                                  link_series, summary, link_predictions))
+    if flow_ids:
+        flow_table = normalize_table(results.flows, "flows")
+        flow_series = flow_series_of(flow_table, flow_ids)
+        flow_predictions: list[PredictionSeries] = []
+        spec = FLOWS_FIGURE if "arrival_rate_mbps" in flow_table else FLOWS_FIGURE_GOODPUT
+        if flows is None and len(flow_series) > MAX_LINES:
+            flow_series = aggregate_series(flow_series, flow_groups(summary, flow_series), summary,
+                                     idle_is_zero=False)
+            spec = dataclasses.replace(spec, legend_title=AGGREGATE_TITLE.format(what="flows"))
+        elif prediction_table is not None:
+            flow_predictions = prediction_series(prediction_table, flow_series, "flow",
+                                                  ("rate_mbps", "rtt_ms"))
+        jobs.append(_spec_job(spec, flow_series, summary, flow_predictions))
+    if host_ids:
+        host_series = host_series_of(normalize_table(results.hosts, "hosts"), host_ids)
+        spec = HOSTS_FIGURE
+        if hosts is None and len(host_series) > MAX_LINES:
+            host_series = aggregate_series(host_series, {s.key: "all hosts" for s in host_series},
+                                     summary, idle_is_zero=True)
+            spec = dataclasses.replace(spec, legend_title=AGGREGATE_TITLE.format(what="hosts"))
+        jobs.append(_spec_job(spec, host_series, summary))
+    fct = getattr(results, "fct", None)
+    if fct is not None and len(fct.get("slowdown", ())):
+        jobs.append(_fct_job(normalize_fct(fct), summary))
+    if router_ids and routes_changed(routes):
+        ecmp = bool((summary.get("routing") or {}).get("ecmp"))
+        chosen, omitted = routes_to_plot(route_series(routes, router_ids, ecmp=ecmp),
+                                          end_s=run_end_s(summary))
+        jobs.append(_routing_job(link_series, chosen, omitted, summary))
+    return jobs
+
+
+def _spec_job(spec: FigureSpec, series: list[Series], summary: dict,
+              predictions: Sequence[PredictionSeries] = ()) -> FigureData:
+    return FigureData("panels", spec.filename, figure_size(spec), summary, spec=spec,
+                      series=series, predictions=list(predictions))
+
+
+def _fct_job(fct: Table, summary: dict) -> FigureData:
+    workloads = list(dict.fromkeys(fct["workload"].tolist()))
+    height = TITLE_HEIGHT_IN + 1.3 * PANEL_HEIGHT_IN * len(workloads)
+    return FigureData("fct", FCT_FILENAME, (WIDTH_IN, height), summary, fct=fct,
+                      workloads=workloads)
+
+
+def _routing_job(link_series: list[Series], routes: list[RouteSeries], omitted: int,
+                 summary: dict) -> FigureData:
+    height = TITLE_HEIGHT_IN + (PANEL_HEIGHT_IN if link_series else 0.0) + 1.4 * PANEL_HEIGHT_IN
+    return FigureData("routing", ROUTING_FILENAME, (WIDTH_IN, height), summary,
+                      series=link_series, routes=routes, omitted=omitted)
+
+
+def _choose(kind: str, requested: IdSelection, known: dict) -> list[str]:
+    known_ids = [str(k) for k in known]
+    if requested is None:
+        return known_ids
+    if isinstance(requested, str):
+        requested = [requested]
+    chosen: list[str] = []
+    for item in requested:
+        if item not in known_ids:
+            raise ValueError(f"unknown {kind} {item!r}; known: {', '.join(known_ids) or 'none'}")
+        if item not in chosen:
+            chosen.append(item)
+    return chosen
