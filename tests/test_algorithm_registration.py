@@ -10,9 +10,20 @@ import pytest
 
 import flows
 from flows import ALGORITHMS, register_algorithm
-from flows.congestion import (CWR, GROWTH_HOOKS, LOSS, OPEN, RECOVERY, CaEvent, CaState,
-                              CongestionControl, EcnEcho, FlowView, RecoveryMode,
-                              check_algorithm_class)
+from flows.congestion import (
+    CWR,
+    GROWTH_HOOKS,
+    LOSS,
+    OPEN,
+    RECOVERY,
+    CaEvent,
+    CaState,
+    CongestionControl,
+    EcnEcho,
+    FlowView,
+    RecoveryMode,
+    check_algorithm_class,
+)
 from flows.testing import StandInFlow
 
 
@@ -137,8 +148,8 @@ def test_a_subclass_without_slots_keeps_any_attribute():
 
 
 def test_a_plugin_file_without_slots_runs_a_simulation(tmp_path):
-    from netsim.plugins import load_plugin
     from netsim import simulate
+    from netsim.plugins import load_plugin
     from topologies import load_topology
     path = tmp_path / "free.py"
     path.write_text("from flows.congestion import CongestionControl\n\n"
@@ -183,7 +194,7 @@ def test_states_events_and_modes_are_str_enums_that_print_as_their_values():
     assert [s.value for s in CaState] == ["open", "cwr", "recovery", "loss"]
     assert (OPEN, CWR, RECOVERY, LOSS) == tuple(CaState)
     assert OPEN == "open" and f"{RECOVERY}" == "recovery" and str(LOSS) == "loss"
-    assert {"recovery": 1}[RECOVERY] == 1 and "%s" % CWR == "cwr"
+    assert {"recovery": 1}[RECOVERY] == 1 and f"{CWR}" == "cwr"
     assert [e.value for e in CaEvent] == ["tx_start", "cwnd_restart", "enter_cwr",
                                           "complete_cwr", "loss"]
     assert RecoveryMode("sack") is RecoveryMode.SACK and RecoveryMode.NEWRENO == "newreno"
