@@ -109,7 +109,8 @@ class AckAggregation:
                 self.win_rtts = 0
                 self.win_idx = 1 - self.win_idx
                 self.extra_acked[self.win_idx] = 0
-        expected = int(bw_pps * (now - self.epoch_start_s))
+        epoch_us = round((now - self.epoch_start_s) * 1e6)      # Linux's clock: microseconds
+        expected = int(bw_pps * epoch_us / 1e6)
         if self.epoch_acked <= expected or self.epoch_acked + acked >= ACK_EPOCH_ACKED_RESET:
             self.epoch_acked = 0                     # ACKs not ahead of BtlBw: a new epoch
             self.epoch_start_s = now
