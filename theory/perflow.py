@@ -2,13 +2,14 @@
 
 Which flows each model applies to is declared by their algorithm's class (`theory.models`).
 
-* **Reno, NewReno** (and Tahoe, and any class declaring the ``"loss"`` model) under random
-  loss: Padhye, Firoiu, Towsley and Kurose (1998), eq. (31), which is Mathis et al. (1997)
-  plus the time spent in timeouts. The inputs are measured in the run: the loss rate p of the flow's data path (random losses / packets transmitted on each of its link
-  directions, over the run), the flow's mean RTT over the compared window, its RTO (`rto_ms`) and
-  the share Q of its loss indications that were timeouts (`timeouts / retransmissions`, capped at
-  1) in place of the paper's estimate min(1, 3 sqrt(3p/8)), which assumes Reno without SACK-like
-  recovery and predicts ten times more timeouts than these flows take. Q = 0 gives Mathis.
+* **Reno, NewReno** (and Tahoe, and any class declaring the ``"loss"`` model) under random loss:
+  Padhye, Firoiu, Towsley and Kurose (1998), eq. (31), which is Mathis et al. (1997) plus the time
+  spent in timeouts. The inputs are measured in the run: the loss rate p of the flow's data path
+  (random losses / packets transmitted on each of its link directions, over the run), the flow's
+  mean RTT over the compared window, its RTO (`rto_ms`) and the share Q of its loss indications
+  that were timeouts (`timeouts / retransmissions`, capped at 1) in place of the paper's estimate
+  min(1, 3 sqrt(3p/8)), which assumes Reno without SACK-like recovery and predicts ten times more
+  timeouts than these flows take. Q = 0 gives Mathis.
 * **CUBIC** under random loss: RFC 9438 Section 5.1, the larger of the cubic function's average
   window and the Reno-friendly AIMD(alpha_cubic, beta) one, with the measured p and RTT and the
   flow's C and beta (its class's defaults: flows/cubic.py).
