@@ -55,7 +55,7 @@ Facts an algorithm declares (class attributes; the transport, the loader and `th
   (``CLASSIC``: RFC 3168, ECE until CWR; ``DCTCP``: RFC 8257 §3.2, the marks of the packets each
   ACK covers); ``requires_ecn``: the algorithm cannot run without ECN (the loader refuses a flow
   without ``"ecn": true``; Linux's ``TCP_CONG_NEEDS_ECN``). These two replace the former
-  ``ecn_mode``, which meant both.
+  ``ecn_mode``, which meant both (a class that still sets ``ecn_mode = "dctcp"`` gets both).
 
 States are `CaState` members (Linux's ``tcp_ca_state`` without Disorder); they are ``str``
 enums, so ``flow.state == "recovery"`` keeps working, and the names OPEN, CWR, RECOVERY and LOSS
@@ -226,9 +226,6 @@ class CongestionControl:
     tick_interval_s: float | None = None      # period of tick(), or None
     ecn_echo: ClassVar[EcnEcho] = EcnEcho.CLASSIC   # the receiver's echo when the flow uses ECN
     requires_ecn: ClassVar[bool] = False   # True: the flow must use ECN (TCP_CONG_NEEDS_ECN)
-    # the former single field, derived for readers not yet moved to the two above: "dctcp" when
-    # the echo is DCTCP's; a class body that sets it (an old plugin) sets both fields instead
-    ecn_mode: ClassVar[str] = "classic"
 
     __slots__ = ("abc_limit", "flow", "linux", "params", "cwnd_cnt", "cnt_cwnd")
     # whether the class keeps the base class's slow_start and congestion_avoidance, which
@@ -239,12 +236,11 @@ class CongestionControl:
         super().__init_subclass__(**kwargs)
         cls._standard_steps = (cls.slow_start is CongestionControl.slow_start
                                and cls.congestion_avoidance is CongestionControl.congestion_avoidance)
-        legacy = cls.__dict__.get("ecn_mode")
-        if legacy == "dctcp" and "ecn_echo" not in cls.__dict__:
+        # the former single field ecn_mode meant both: a class body that still sets it to
+        # "dctcp" (an older plugin) gets the DCTCP echo and requires ECN
+        if cls.__dict__.get("ecn_mode") == "dctcp" and "ecn_echo" not in cls.__dict__:
             cls.ecn_echo = EcnEcho.DCTCP
             cls.requires_ecn = True
-        cls.ecn_mode = str(cls.ecn_echo.value if isinstance(cls.ecn_echo, EcnEcho)
-                           else cls.ecn_echo)
 
     def __init__(self, flow: FlowView, params: dict | None = None):
         self.flow = flow

@@ -35,7 +35,7 @@ def _window(cc, flow, marked_every):
 def test_registered_with_defaults():
     assert ALGORITHMS["dctcp"] is Dctcp
     assert Dctcp.PARAMETERS == {"g": 1 / 16, "alpha_init": 1.0}
-    assert Dctcp.ecn_mode == "dctcp" and Dctcp.recovery == "sack"
+    assert Dctcp.ecn_echo == "dctcp" and Dctcp.requires_ecn and Dctcp.recovery == "sack"
 
 
 def test_alpha_is_an_ewma_of_the_marked_fraction_once_per_window():

@@ -119,7 +119,7 @@ def _flow(where: Where, item: dict, ctx: FlowContext) -> FlowSpec:
     start_s = number(where, "start_s", item.get("start_s", 0), NON_NEGATIVE)
     algorithm, params = flow_algorithm(where, item, ctx.override, ctx.algorithms)
     transport = flow_transport(where, item, ctx.transport)
-    needs_ecn = ALGORITHMS[algorithm].ecn_mode == "dctcp"
+    needs_ecn = ALGORITHMS[algorithm].requires_ecn
     # --algorithm dctcp turns ECN on where the file does not say (as Linux's TCP_CONG_NEEDS_ECN
     # and ns-3's TcpDctcp do); a file that names dctcp itself must say "ecn": true
     implied = needs_ecn and ctx.override is not None and "ecn" not in item

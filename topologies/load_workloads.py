@@ -102,7 +102,7 @@ def _workload(where: Where, item: dict, ctx: FlowContext) -> WorkloadSpec:
     algorithm, params = flow_algorithm(where, item, ctx.override, ctx.algorithms)
     # a workload's flows are drawn, not written: ECN follows the algorithm unless "ecn" says
     # otherwise (dctcp: on), so a sweep can swap dctcp and cubic in one field
-    needs_ecn = ALGORITHMS[algorithm].ecn_mode == "dctcp"
+    needs_ecn = ALGORITHMS[algorithm].requires_ecn
     ecn = boolean(where, "ecn", item.get("ecn", needs_ecn))
     if needs_ecn and not ecn:
         raise where.field_error("ecn", f"algorithm {quote(algorithm)} needs ECN: expected true, "

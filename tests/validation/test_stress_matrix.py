@@ -48,7 +48,7 @@ def test_flow_completes_in_order_over_impaired_link(algorithm, scenario):
     topology = two_hosts(rate_mbps=rate_mbps, delay_ms=10.0, buffer_kb=100.0, impairment=impairment,
                          algorithm=algorithm, data_mb=DATA_MB, seed=SEED,
                          name=f"stress_{scenario}_{algorithm}")
-    if ALGORITHMS[algorithm].ecn_mode == "dctcp":
+    if ALGORITHMS[algorithm].requires_ecn:
         topology["flows"][0]["ecn"] = True       # DCTCP requires ECN
     _check_run(topology, impairment)
 
@@ -95,7 +95,7 @@ QUEUES = {
 }
 DISCIPLINE_CASES = [(algorithm, queue, ecn) for algorithm in sorted(ALGORITHMS)
                     for queue in sorted(QUEUES) for ecn in (False, True)
-                    if ecn or ALGORITHMS[algorithm].ecn_mode != "dctcp"]
+                    if ecn or not ALGORITHMS[algorithm].requires_ecn]
 
 
 @pytest.mark.parametrize("algorithm, queue, ecn", DISCIPLINE_CASES)
