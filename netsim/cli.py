@@ -289,7 +289,7 @@ def write_outputs(args, spec, results, staged, retransmit_counter):
                      flows=args.flows or None, show=args.show)
     if (args.pcap or args.pcap_links) and not args.no_plots:   # seq_<flow>.png
         from plot_tool.seqplot import make_seq_plots
-        make_seq_plots(staged.path, results.network)
+        make_seq_plots(staged.path)
     if args.report:
         from plot_tool.report import make_report
         make_report(staged.path, links=args.links or None, flows=args.flows or None)

@@ -44,6 +44,10 @@ from pathlib import Path
 import dpkt
 
 from components.packet import ACK, DATA
+from plot_tool.schema import RECEIVER_PORT, host_capture_name, link_capture_name, sender_port
+
+# capture file names and ports: one definition, read back by plot_tool.seqplot
+from plot_tool.schema import file_part as file_part  # an id as part of a file name
 
 MSS_HEADERS = 40          # IPv4 + TCP headers without options, counted in a packet's size
 TS_OPTION = b"\x01\x01\x08\x0a"    # NOP NOP kind 8 length 10, then TSval and TSecr
@@ -51,35 +55,8 @@ TS_BYTES = 12
 DATA_HEADERS = MSS_HEADERS + TS_BYTES   # what a data packet's size holds besides payload
 MAX_OPTION_BYTES = 40
 MIN_FRAME_BYTES = 60      # Ethernet minimum (without FCS): shorter frames are padded
-RECEIVER_PORT = 5001
 ROUTING_PORT = 520
 SENT_MEMORY = 1 << 16     # ACK send clocks remembered until their arrival (oldest forgotten)
-
-
-MAX_PART_CHARS = 60       # an id's part of a file name; longer ones end in a digest
-
-
-def file_part(text: str) -> str:
-    """An id as part of a file name, one to one: ASCII letters and digits are kept, every other
-    character (UTF-8 byte) is written %XX, so "L_1" and "L 1" (or "a-b" + "c" and "a" + "b-c")
-    never give the same name and the separators "_" and "-" of the capture names stay
-    unambiguous; an id longer than MAX_PART_CHARS once encoded is cut and ends in "~" and
-    16 hex digits of its SHA-256 ("~" is never produced by the encoding)."""
-    out = "".join(c if c.isascii() and c.isalnum() else
-                  "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass")) for c in text)
-    if len(out) > MAX_PART_CHARS:
-        import hashlib
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-        out = out[:MAX_PART_CHARS - 17] + "~" + digest
-    return out
-
-
-_safe = file_part            # the name plot_tool.seqplot imports (seq_<flow>.png)
-
-
-def host_capture_name(host_id: str) -> str:
-    """The file name of a host's capture: <host>.pcap (the id written by `file_part`)."""
-    return f"{file_part(host_id)}.pcap"
 
 
 def _ms(t: float) -> int:
@@ -101,7 +78,7 @@ class Endpoints:
         self.ts_recent = {}        # sender port -> TSval of the last ACK that reached the sender
         self.ack_clock = {}        # id(ACK packet) -> TSval when it was sent (bounded)
         for k, flow in enumerate(network.flows.values()):
-            port = 10000 + k % 55536
+            port = sender_port(k)
             if hasattr(flow, "receiver"):
                 self.by_endpoint[id(flow.receiver)] = (flow, port)
                 self.by_endpoint[id(flow.sender)] = (flow, port)
@@ -275,7 +252,7 @@ def install_captures(network, directory, links=None) -> list:
         if links is not None and link.id not in links:
             continue
         for d in link.directions:
-            path = directory / f"{_safe(link.id)}_{_safe(d.src.id)}-{_safe(d.dst.id)}.pcap"
+            path = directory / link_capture_name(link.id, d.src.id, d.dst.id)
             if d.guard is not None:                    # inside the failure guard (survives repairs)
                 capture = Capture(d, ends, path, d.guard.receive)
                 d.guard.receive = capture

@@ -5,15 +5,32 @@ sender's access link) was (--pcap-links), the plot shows the data packets sent (
 byte against the time), the retransmissions among them, the cumulative ACK coming back, and the
 SACKed range each ACK reports. Times are those of the capture: sent and received at the sender,
 or arrival at the far end of the first link.
+
+Like the rest of plot_tool it reads the results directory only: ``summary.json`` for the flows
+(their order gives their ports, `plot_tool.schema.sender_port`) and the links, and the captures
+under ``pcap/`` (their names: `plot_tool.schema`).
 """
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from netsim.pcap import RECEIVER_PORT, _safe, host_capture_name
+from plot_tool.schema import (
+    PCAP_DIR,
+    RECEIVER_PORT,
+    SUMMARY_FILE,
+    file_part,
+    host_capture_name,
+    link_capture_name,
+    sender_port,
+)
+
+RATE_KINDS = ("cbr", "onoff")      # flows without a transport: UDP, no sequence to plot
 
 
-def _frames(path: Path):
+def _frames(path: Path) -> Iterator[tuple[float, Any]]:
     import dpkt
     with open(path, "rb") as fh:
         for ts, buf in dpkt.pcap.Reader(fh):
@@ -22,65 +39,97 @@ def _frames(path: Path):
                 yield ts, ip.data
 
 
-def _sack_blocks(tcp):
+def _sack_blocks(tcp: Any) -> Iterator[tuple[int, int]]:
     import dpkt
     for kind, value in dpkt.tcp.parse_opts(tcp.opts):
         if kind == dpkt.tcp.TCP_OPT_SACK:
             for i in range(0, len(value) - 7, 8):
-                yield (int.from_bytes(value[i:i + 4], "big"), int.from_bytes(value[i + 4:i + 8], "big"))
+                yield (int.from_bytes(value[i:i + 4], "big"),
+                       int.from_bytes(value[i + 4:i + 8], "big"))
 
 
-def make_seq_plots(out_dir, network) -> list:
-    """Draw seq_<flow>.png into `out_dir` for every bulk flow whose sender host, or else first
-    link, has a capture under `out_dir`/pcap; returns the paths written."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def _access_link(summary: dict, host: str) -> tuple[str, str] | None:
+    """(link id, the other end) of the first link of `host` in summary.json, or None."""
+    for link_id, info in (summary.get("links") or {}).items():
+        ends = [str(end) for end in info.get("ends", ())]
+        if len(ends) == 2 and host in ends:
+            return str(link_id), ends[1 - ends.index(host)]
+    return None
+
+
+def _captures(pcap_dir: Path, summary: dict, src: str) -> tuple[Path, Path, str] | None:
+    """(forward capture, reverse capture, where) for a flow sent by `src`: its host capture
+    (both directions in one file), else its access link's two direction captures."""
+    at_host = pcap_dir / host_capture_name(src)
+    if at_host.exists():
+        return at_host, at_host, f"at {src}"
+    access = _access_link(summary, src)
+    if access is None:
+        return None
+    link_id, other = access
+    forward = pcap_dir / link_capture_name(link_id, src, other)
+    reverse = pcap_dir / link_capture_name(link_id, other, src)
+    if forward.exists() and reverse.exists():
+        return forward, reverse, f"on {link_id}"
+    return None
+
+
+def _sequence(forward: Path, reverse: Path, port: int) -> tuple[list, list, list, list]:
+    """(sent, retransmitted, acks, sacks) of the flow sending from `port`, in MB of payload."""
     import dpkt
-    out_dir = Path(out_dir)
+    sent: list = []
+    retx: list = []
+    acks: list = []
+    sacks: list = []
+    for ts, tcp in _frames(forward):
+        if tcp.sport == port and tcp.dport == RECEIVER_PORT:
+            (retx if tcp.flags & dpkt.tcp.TH_PUSH else sent).append((ts, tcp.seq / 1e6))
+    for ts, tcp in _frames(reverse):
+        if tcp.dport == port and tcp.sport == RECEIVER_PORT:
+            acks.append((ts, tcp.ack / 1e6))
+            for left, right in _sack_blocks(tcp):
+                sacks.append((ts, left / 1e6, right / 1e6))
+    return sent, retx, acks, sacks
+
+
+def make_seq_plots(results_dir: str | Path) -> list[Path]:
+    """Draw seq_<flow>.png into the results directory `results_dir` for every reliable flow whose
+    sender host, or else first link, has a capture under ``pcap/``; returns the paths written."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    out_dir = Path(results_dir)
+    with open(out_dir / SUMMARY_FILE, encoding="utf-8") as fh:
+        summary = json.load(fh)
     written = []
-    for k, flow in enumerate(network.flows.values()):
-        if not hasattr(flow, "receiver"):
+    for k, (flow_id, flow) in enumerate((summary.get("flows") or {}).items()):
+        if flow.get("kind") in RATE_KINDS:
             continue
-        d = flow.src.port
-        link = d.link
-        back = link.directions[1 - d.index]
-        forward = out_dir / "pcap" / f"{_safe(link.id)}_{_safe(d.src.id)}-{_safe(d.dst.id)}.pcap"
-        reverse = out_dir / "pcap" / f"{_safe(link.id)}_{_safe(back.src.id)}-{_safe(back.dst.id)}.pcap"
-        at_host = out_dir / "pcap" / host_capture_name(flow.src.id)   # --pcap: the sender's
-        if at_host.exists():
-            forward = reverse = at_host
-        elif not forward.exists() or not reverse.exists():
+        found = _captures(out_dir / PCAP_DIR, summary, str(flow.get("src", "")))
+        if found is None:
             continue
-        port = 10000 + k
-        sent, retx, acks, sacks = [], [], [], []
-        for ts, tcp in _frames(forward):
-            if tcp.sport == port and tcp.dport == RECEIVER_PORT:
-                (retx if tcp.flags & dpkt.tcp.TH_PUSH else sent).append((ts, tcp.seq / 1e6))
-        for ts, tcp in _frames(reverse):
-            if tcp.dport == port and tcp.sport == RECEIVER_PORT:
-                acks.append((ts, tcp.ack / 1e6))
-                for left, right in _sack_blocks(tcp):
-                    sacks.append((ts, left / 1e6, right / 1e6))
-        fig, ax = plt.subplots(figsize=(9, 5.5))
+        forward, reverse, where = found
+        sent, retx, acks, sacks = _sequence(forward, reverse, sender_port(k))
+        fig = Figure(figsize=(9, 5.5))
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
         if sacks:
             ax.vlines([s[0] for s in sacks], [s[1] for s in sacks], [s[2] for s in sacks],
                       colors="0.6", linewidth=3, label="SACKed range")
         if sent:
             ax.plot(*zip(*sent), ".", markersize=2, color="tab:blue", label="data sent")
         if acks:
-            ax.step(*zip(*acks), where="post", color="tab:green", linewidth=1, label="cumulative ACK")
+            ax.step(*zip(*acks), where="post", color="tab:green", linewidth=1,
+                    label="cumulative ACK")
         if retx:
             ax.plot(*zip(*retx), "x", markersize=5, color="tab:red", label="retransmission")
         ax.set_xlabel("time (s), sent and received at the sender" if forward == reverse
                       else "time (s), at the far end of the first link")
         ax.set_ylabel("sequence (MB of payload)")
-        where = f"at {flow.src.id}" if forward == reverse else f"on {link.id}"
-        ax.set_title(f"{flow.id}: time-sequence ({flow.algorithm}, captured {where})")
+        ax.set_title(f"{flow_id}: time-sequence ({flow.get('algorithm', '?')}, captured {where})")
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left", fontsize=8)
-        path = out_dir / f"seq_{_safe(flow.id)}.png"
+        path = out_dir / f"seq_{file_part(str(flow_id))}.png"
         fig.savefig(path, dpi=100)
-        plt.close(fig)
         written.append(path)
     return written

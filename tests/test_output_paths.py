@@ -197,8 +197,9 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(tmp_path, extra
     trace.write_text("previous trace\n")
     out = tmp_path / "r"
     args = [str(trace) if a == "TRACE" else a for a in extra]
+    interval = "0.01" if extra[:1] == ["--trace"] else "0.001"    # the trace fills up first
     done = subprocess.run([sys.executable, str(ROOT / "initializer.py"), str(LOSSY), "--duration",
-                           "20", "--interval", "0.001", "--no-plots", "--quiet", "--out", str(out),
+                           "20", "--interval", interval, "--no-plots", "--quiet", "--out", str(out),
                            *args], capture_output=True, text=True, timeout=120,
                           preexec_fn=_limit_file_size(300_000))
     assert done.returncode == 2

@@ -595,9 +595,13 @@ def test_show_includes_routing_figure(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_plot_tool_imports_no_simulator_package() -> None:
-    code = ("import sys, plot_tool, plot_tool.figures, plot_tool.results, plot_tool.sweep_figures; "
+    """Every module of plot_tool, imported (the sequence plot included): nothing of the simulator
+    nor of the application (netsim) is loaded."""
+    code = ("import importlib, pkgutil, sys, plot_tool\n"
+            "for m in pkgutil.walk_packages(plot_tool.__path__, 'plot_tool.'):\n"
+            "    importlib.import_module(m.name)\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "{'simulator', 'components', 'flows', 'routing', 'topologies'}))")
+            "{'simulator', 'components', 'flows', 'routing', 'topologies', 'netsim'}))")
     root = Path(__file__).resolve().parents[1]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
                          check=True)
@@ -828,3 +832,31 @@ def test_in_memory_predictions(checked_dir: Path, tmp_path: Path) -> None:
     jobs = plan_figures(InMemory())
     assert [len(job.predictions) for job in jobs] == [3, 4, 0]
     assert len(make_figures(InMemory(), tmp_path / "mem")) == 3
+
+
+def test_sequence_plot_reads_the_results_directory_alone(tmp_path: Path) -> None:
+    """seq_<flow>.png from a copy of summary.json and pcap/ only: no live network needed; every
+    data packet of the host capture is drawn, sent or retransmitted."""
+    pytest.importorskip("dpkt")
+    import shutil
+
+    from plot_tool.schema import host_capture_name, sender_port
+    from plot_tool.seqplot import _captures, _sequence, make_seq_plots
+    root = Path(__file__).resolve().parents[1]
+    run = tmp_path / "run"
+    subprocess.run([sys.executable, str(root / "initializer.py"),
+                    str(root / "topologies" / "lossy_link.json"), "--duration", "3", "--pcap",
+                    "--no-plots", "--quiet", "--out", str(run)], check=True)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(run / "summary.json", copy)
+    shutil.copytree(run / "pcap", copy / "pcap")
+    summary = json.loads((copy / "summary.json").read_text())
+    (flow_id, flow), = summary["flows"].items()
+    assert make_seq_plots(copy) == [copy / f"seq_{flow_id}.png"]
+    assert (copy / f"seq_{flow_id}.png").read_bytes().startswith(PNG_SIGNATURE)
+    forward, reverse, _where = _captures(copy / "pcap", summary, flow["src"])
+    assert forward == reverse == copy / "pcap" / host_capture_name(flow["src"])
+    sent, retransmitted, acks, _ = _sequence(forward, reverse, sender_port(0))
+    assert len(sent) + len(retransmitted) == flow["packets_sent"]
+    assert len(retransmitted) == flow["retransmissions"] > 0 and acks
