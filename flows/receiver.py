@@ -150,22 +150,8 @@ class EcnDelayedReceiver(Receiver):
         self.timer = Timer(sim, self._delayed_ack)
 
     def on_data(self, packet: Packet) -> None:
-        ecn = self.ecn
-        if ecn is not None:
-            ce = packet.ce
-            if ce != self.ce_state:
-                # RFC 8257 §3.2 (and a prompt echo of a new mark for RFC 3168): ACK what is
-                # pending with the old state first
-                if self.pending:
-                    self._send_ack(-1)
-                self.ce_state = ce
-            if ecn == "classic":
-                if packet.payload is True:      # CWR: the sender reacted
-                    self.ece = False
-                if ce:
-                    self.ece = True
-            else:
-                self.ece = ce
+        if self.ecn is not None:
+            self._echo(packet)
         seq = packet.seq
         rcv_nxt = self.rcv_nxt
         gap = bool(self.out_of_order)
@@ -182,6 +168,23 @@ class EcnDelayedReceiver(Receiver):
         elif not self.timer.active:
             self.timer.start(self.timeout_s)
 
+    def _echo(self, packet: Packet) -> None:
+        """The ECE the next ACK carries, after `packet`'s CE mark."""
+        ce = packet.ce
+        if ce != self.ce_state:
+            # RFC 8257 §3.2 (and a prompt echo of a new mark for RFC 3168): ACK what is
+            # pending with the old state first
+            if self.pending:
+                self._send_ack(-1)
+            self.ce_state = ce
+        if self.ecn == "classic":
+            if packet.payload is True:      # CWR: the sender reacted
+                self.ece = False
+            if ce:
+                self.ece = True
+        else:
+            self.ece = ce
+
     def _delayed_ack(self) -> None:
         if self.pending:
             self._send_ack(-1)
@@ -192,5 +195,120 @@ class EcnDelayedReceiver(Receiver):
                      sack_seq, self.pending_sent_s, self.pending_retx, None, False, self.flow_hash)
         if self.ece:
             ack.payload = True
+        self.pending = 0
+        self.host.send(ack)
+
+
+# Linux's delayed-ACK constants (include/net/tcp.h, HZ = 1000)
+TCP_ATO_MIN_S = 0.040          # TCP_ATO_MIN: the smallest ACK timeout
+TCP_DELACK_MIN_S = 0.040       # TCP_DELACK_MIN
+TCP_DELACK_MAX_S = 0.200       # TCP_DELACK_MAX
+TCP_MAX_QUICKACKS = 16         # TCP_MAX_QUICKACKS
+RECEIVER_RTO_S = 1.0           # TCP_TIMEOUT_INIT: the receiver takes no RTT sample here
+
+
+class LinuxReceiver(EcnDelayedReceiver):
+    """A receiver that acknowledges as Linux does (net/ipv4/tcp_input.c, tcp_output.c), with
+    the ECN echo of `EcnDelayedReceiver` when the flow uses ECN.
+
+    * Quick-ACK mode (tcp_incr_quickack, tcp_in_quickack_mode): the first data packet, a gap in
+      arrivals longer than the receiver's RTO, and a duplicate (tcp_data_queue's "retransmit":
+      tcp_enter_quickack_mode) allow `TCP_MAX_QUICKACKS` = 16 ACKs at once, one per packet
+      (Linux: min(rcv_wnd / 2 MSS, 16); the initial 64 kB window gives 16).
+    * Otherwise an ACK goes out when more than one full packet is unacknowledged
+      (__tcp_ack_snd_check: every second full segment), and at once for an out-of-order packet,
+      one that fills a gap, a duplicate, and the packet that completes the transfer.
+    * The delayed-ACK timer (tcp_send_delayed_ack) runs for the ACK timeout ``ato``, adapted
+      per in-order arrival as tcp_event_data_recv does: starting at TCP_ATO_MIN (40 ms); an
+      arrival within 20 ms of the previous one sets ato = ato / 2 + 20 ms, one within ato sets
+      ato = min(ato / 2 + gap, RTO); it is bounded by 200 ms (TCP_DELACK_MAX, the socket's
+      icsk_delack_max); a pending timer that expires within ato / 4 sends the ACK now.
+    * Duplicates are reported by a D-SACK (RFC 2883): the ACK's `seq` field carries the
+      duplicate's sequence number (-1 otherwise), which the extended sender reads for undo.
+
+    Not modelled: SACK compression of out-of-order ACKs (tcp_comp_sack_nr, at most 1 ms or 5 %
+    of the RTT here), the receiver's own RTT estimate (its RTO is taken as 1 s) and the
+    pingpong (interactive) mode."""
+
+    __slots__ = ("ato_s", "last_rcv_s", "quick")
+
+    def __init__(self, sim: Simulator, host: Host, peer: Host, n_packets: float,
+                 packet_bytes: int, last_packet_bytes: int, ack_bytes: int,
+                 on_ack: Callable[[Packet], None], start_s: float, *, ecn: str | None):
+        super().__init__(sim, host, peer, n_packets, packet_bytes, last_packet_bytes, ack_bytes,
+                         on_ack, start_s, ecn=ecn, every=2, timeout_s=TCP_ATO_MIN_S)
+        self.ato_s = 0.0           # icsk_ack.ato (0: no data yet)
+        self.last_rcv_s = start_s  # icsk_ack.lrcvtime
+        self.quick = 0             # icsk_ack.quick: ACKs still to send at once
+
+    def on_data(self, packet: Packet) -> None:
+        if self.ecn is not None:
+            self._echo(packet)
+        seq = packet.seq
+        rcv_nxt = self.rcv_nxt
+        duplicate = seq < rcv_nxt or seq in self.out_of_order
+        gap = bool(self.out_of_order)
+        if seq == rcv_nxt:
+            self._event_data_recv()
+        self._accept(packet)
+        if duplicate:
+            self.quick = max(self.quick, TCP_MAX_QUICKACKS)    # tcp_enter_quickack_mode
+            self._send_ack(seq, dsack=seq)
+            return
+        if not self.pending:
+            self.pending_sent_s = packet.sent_s
+            self.pending_retx = packet.retx
+        elif packet.retx:
+            self.pending_retx = True
+        self.pending += 1
+        if (seq != rcv_nxt or gap or self.quick > 0 or self.pending >= self.every
+                or self.rcv_nxt >= self.n_packets):
+            self._send_ack(seq)
+        else:
+            self._schedule_delayed_ack()
+
+    def _event_data_recv(self) -> None:
+        """tcp_event_data_recv: adapt the ACK timeout to the arrival gaps."""
+        now = self.sim.now
+        ato = self.ato_s
+        if ato == 0.0:
+            self.quick = TCP_MAX_QUICKACKS              # tcp_incr_quickack
+            self.ato_s = TCP_ATO_MIN_S
+        else:
+            gap = now - self.last_rcv_s
+            if gap <= TCP_ATO_MIN_S / 2.0:
+                self.ato_s = ato / 2.0 + TCP_ATO_MIN_S / 2.0
+            elif gap < ato:
+                self.ato_s = min(ato / 2.0 + gap, RECEIVER_RTO_S)
+            elif gap > RECEIVER_RTO_S:
+                self.quick = max(self.quick, TCP_MAX_QUICKACKS)
+        self.last_rcv_s = now
+
+    def _schedule_delayed_ack(self) -> None:
+        """tcp_send_delayed_ack: arm the timer for ato (bounded), or keep an earlier one."""
+        ato = self.ato_s
+        if ato > TCP_DELACK_MIN_S:
+            ato = min(ato, 0.5)                         # max_ato = HZ / 2 (no RTT estimate)
+        ato = min(ato, TCP_DELACK_MAX_S)
+        timer = self.timer
+        if timer.active:
+            if timer.deadline <= self.sim.now + ato / 4.0:
+                self._send_ack(-1)                      # about to expire: ACK now
+            return                                      # keep the earlier deadline
+        timer.start(ato)
+
+    def _send_ack(self, sack_seq: int, dsack: int = -1) -> None:
+        self.timer.cancel()
+        ack = Packet(ACK, self.host, self.peer, self.ack_bytes, self.on_ack, dsack, self.rcv_nxt,
+                     sack_seq, self.pending_sent_s, self.pending_retx, None, False,
+                     self.flow_hash)
+        if dsack >= 0:
+            ack.sent_s, ack.retx = self.sim.now, True   # no RTT sample from a duplicate
+        if self.ece:
+            ack.payload = True
+        if self.quick > 0:
+            self.quick -= 1                             # tcp_dec_quickack_mode
+            if self.quick == 0:
+                self.ato_s = TCP_ATO_MIN_S
         self.pending = 0
         self.host.send(ack)

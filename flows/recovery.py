@@ -58,18 +58,35 @@ class RecoveryWindow:
 
     def loss_reaction(self) -> None:
         """A loss episode begins (fast retransmit, or a timeout while OPEN): the algorithm's
-        slow-start threshold."""
-        self.flow.ssthresh = self.cc.ssthresh()
+        slow-start threshold; the window until now is remembered (`prior_cwnd`)."""
+        flow = self.flow
+        flow.prior_cwnd = flow.cwnd
+        flow.ssthresh = self.cc.ssthresh()
 
     def ecn_reaction(self) -> bool:
         """An ECN echo to react to (RFC 3168 §6.1.2): ssthresh from the algorithm's
         `ecn_ssthresh()` and the window reduced to it, without retransmission. Returns whether
         the window was reduced."""
         flow = self.flow
+        flow.prior_cwnd = flow.cwnd
         ssthresh = self.cc.ecn_ssthresh()
         flow.ssthresh = ssthresh
         flow.cwnd = min(flow.cwnd, ssthresh)
         return True
+
+    def ecn_ack(self, ece: bool, cum: int, acked: int) -> None:
+        """An ACK of an ECN flow (RFC 3168 §6.1.2): count the echo, show the ACK to the
+        algorithm, react at most once per window of data (not while a loss is being repaired,
+        not before data sent after the previous reaction or loss reaction is acknowledged)."""
+        flow = self.flow
+        if ece:
+            flow.ecn_echoes += 1
+        self.cc.ecn_ack(acked, ece)
+        if ece and flow.state == OPEN and cum > flow.ecn_recover and cum > flow.recover:
+            if self.ecn_reaction():
+                flow.ecn_reactions += 1
+                flow.ecn_recover = flow.high_seq
+                flow.cwr_pending = True
 
     def enter_recovery(self) -> None:
         """Fast recovery begins (after the fast retransmit)."""
@@ -159,9 +176,12 @@ class ModelWindow(RecoveryWindow):
         self.flow.cwnd = self.cc.restore_cwnd()
 
 
-def recovery_window(flow: Sender, cc: CongestionControl, dupack_threshold: int) -> RecoveryWindow:
-    """The recovery window policy for algorithm `cc` (its `loss_based` and `recovery`)."""
+def recovery_window(flow: Sender, cc: CongestionControl, dupack_threshold: int,
+                    mode: str | None = None) -> RecoveryWindow:
+    """The recovery window policy for algorithm `cc` (its `loss_based`), in recovery `mode`
+    (default: the algorithm's `recovery`). (PRR: flows/prr.py `reduction_window`.)"""
     if not cc.loss_based:
         return ModelWindow(flow, cc, dupack_threshold)
-    policy = {"reno": RenoWindow, "newreno": NewRenoWindow, "sack": SackWindow}[cc.recovery]
+    mode = cc.recovery if mode is None else mode
+    policy = {"reno": RenoWindow, "newreno": NewRenoWindow, "sack": SackWindow}[mode]
     return policy(flow, cc, dupack_threshold)

@@ -60,3 +60,60 @@ class RttEstimator:
     def back_off(self) -> None:
         """A timeout: double the RTO, up to max_rto_s (RFC 6298 (5.5))."""
         self.rto = min(self.rto * 2.0, self.max_rto_s)
+
+
+class LinuxRttEstimator(RttEstimator):
+    """Linux's SRTT and RTO (net/ipv4/tcp_input.c tcp_rtt_estimator, tcp_set_rto).
+
+    SRTT has gain 1/8 as in RFC 6298. The variation term differs: ``mdev`` (kept as 4 x the mean
+    deviation, like Linux's mdev_us) moves by 1/4 of the error, or by 1/32 when the sample is
+    below SRTT (Linux's "finer gain" that keeps RTT drops from inflating the RTO); ``rttvar``
+    follows the largest mdev of the current round trip at once and decays towards it by 1/4 once
+    per round trip (when snd_una passes the snd_nxt of the previous update), and is never below
+    `min_rto_s` (tcp_rto_min). RTO = SRTT + rttvar, at most `max_rto_s` (tcp_bound_rto): so at
+    least SRTT + 200 ms with Linux's TCP_RTO_MIN. The first sample sets SRTT = R,
+    mdev = 2 R, rttvar = max(2 R, min_rto_s). Backoff doubles the RTO up to `max_rto_s`.
+    `flow` supplies snd_una and snd_nxt (the round-trip boundaries)."""
+
+    __slots__ = ("flow", "mdev", "mdev_max", "rtt_seq")
+
+    def __init__(self, flow, initial_rto_s: float, min_rto_s: float, max_rto_s: float):
+        super().__init__(initial_rto_s, min_rto_s, max_rto_s)
+        self.flow = flow
+        self.mdev = 0.0               # 4 x mean deviation (Linux mdev_us)
+        self.mdev_max = 0.0           # the largest mdev in the current round trip
+        self.rtt_seq = 0              # snd_nxt when the round trip began
+
+    def sample(self, rtt_s: float) -> None:
+        srtt = self.srtt
+        flow = self.flow
+        if srtt is None:
+            self.srtt = srtt = rtt_s
+            self.mdev = 2.0 * rtt_s
+            self.rttvar = max(self.mdev, self.min_rto_s)
+            self.mdev_max = self.rttvar
+            self.rtt_seq = flow.snd_nxt
+        else:
+            error = rtt_s - srtt
+            self.srtt = srtt = srtt + error / 8.0
+            if error < 0.0:
+                error = -error - self.mdev / 4.0
+                if error > 0.0:
+                    error /= 8.0
+            else:
+                error -= self.mdev / 4.0
+            self.mdev += error
+            if self.mdev > self.mdev_max:
+                self.mdev_max = self.mdev
+                if self.mdev_max > self.rttvar:
+                    self.rttvar = self.mdev_max
+            if flow.snd_una > self.rtt_seq:
+                if self.mdev_max < self.rttvar:
+                    self.rttvar -= (self.rttvar - self.mdev_max) / 4.0
+                self.rtt_seq = flow.snd_nxt
+                self.mdev_max = self.min_rto_s
+        self.rto = min(srtt + self.rttvar, self.max_rto_s)
+        if rtt_s < self.min_rtt:
+            self.min_rtt = rtt_s
+        self.rtt_sum += rtt_s
+        self.rtt_count += 1

@@ -39,12 +39,14 @@ import math
 from typing import TYPE_CHECKING, Callable
 
 from components.packet import DATA, Packet
-from flows.congestion import LOSS, OPEN, RECOVERY, CongestionControl
+from flows.congestion import LOSS, OPEN, RECOVERY, CaEvent, CongestionControl
+from flows.linux_stack import StackOptions
 from flows.pacer import Pacer
+from flows.prr import reduction_window
 from flows.rate_sampler import RateSampler
-from flows.recovery import recovery_window
-from flows.rtt import RttEstimator
+from flows.rtt import LinuxRttEstimator, RttEstimator
 from flows.scoreboard import Scoreboard
+from flows.sender_view import SenderView
 from simulator.engine import Timer
 
 _INF = math.inf
@@ -63,29 +65,29 @@ class WindowError(ValueError):
                          f"({type(value).__name__}); a window is a finite number of packets > 0")
 
 
-class Sender:
+class Sender(SenderView):
     """Sends packets 0 .. n_packets - 1 from host `src` to host `dst` under a congestion-control
-    algorithm (`cc_class(self, params)`), and processes their ACKs (`on_ack`)."""
+    algorithm (`cc_class(self, params)`), and processes their ACKs (`on_ack`). `options`: the
+    transport stack's mechanisms (flows/linux_stack.py) this sender runs: Linux's RTO, the
+    integer window, the receive window, SACK recovery for every algorithm (the others need
+    `flows.linux_sender.LinuxSender`)."""
 
-    __slots__ = (
+    __slots__ = (  # the endpoints; the window and sequence space; the algorithm and the parts;
+        # the stack (flows/linux_stack.py); ECN (RFC 3168); statistics
         "sim", "src", "dst", "n_packets", "packet_bytes", "last_packet_bytes", "dupack_threshold",
-        "deliver_data", "on_complete", "flow_hash",
-        # the window and the sequence space
-        "cwnd", "ssthresh", "state", "snd_una", "snd_nxt", "high_seq", "recover", "dupacks",
-        "partial_acks", "finish_s", "last_ack_s",
-        # the algorithm and the parts
+        "deliver_data", "on_complete", "flow_hash", "cwnd", "ssthresh", "state", "snd_una",
+        "snd_nxt", "high_seq", "recover", "dupacks", "partial_acks", "finish_s", "last_ack_s",
         "cc", "on_ack_hook", "on_rtt_hook", "tick_interval_s", "recovery_mode", "window", "rtt",
-        "scoreboard", "pacer", "rates", "timer", "plain_transmit",
-        # ECN (RFC 3168)
-        "ecn", "ecn_recover", "cwr_pending", "ecn_echoes", "ecn_reactions",
-        # statistics
-        "packets_sent", "bytes_sent", "retransmissions", "timeouts",
-    )
+        "scoreboard", "pacer", "rates", "timer", "plain_transmit", "options", "stack",
+        "prior_cwnd", "cwnd_event_hook", "send_checks", "rwnd_pkts", "rwnd_limited", "ecn",
+        "ecn_recover", "cwr_pending", "ecn_echoes", "ecn_reactions", "packets_sent", "bytes_sent",
+        "retransmissions", "timeouts", "fast_retransmits", "sack_recoveries")
 
     def __init__(self, sim: Simulator, src: Host, dst: Host, n_packets: float, packet_bytes: int,
                  last_packet_bytes: int, transport, cc_class: type[CongestionControl],
                  params: dict | None,
-                 start_s: float, *, ecn: bool = False, abc_limit: float = 1.0):
+                 start_s: float, *, ecn: bool = False, abc_limit: float = 1.0,
+                 options: StackOptions | None = None):
         self.sim = sim
         self.src = src
         self.dst = dst
@@ -108,16 +110,20 @@ class Sender:
         self.partial_acks = 0      # NewReno: partial ACKs in the current recovery
         self.finish_s: float | None = None
         self.last_ack_s = start_s  # when an ACK last arrived
-        self.packets_sent = 0
-        self.bytes_sent = 0
-        self.retransmissions = 0
-        self.timeouts = 0
+        self.packets_sent = self.bytes_sent = self.retransmissions = self.timeouts = 0
+        self.fast_retransmits = self.sack_recoveries = 0
+        options = StackOptions() if options is None else options
+        self.options = options
+        self.stack = options.stack     # read by the algorithm when it is built, below
+        self.prior_cwnd = self.cwnd    # the window before the current reduction
+        self.rwnd_pkts = options.rwnd_pkts
+        self.rwnd_limited = False      # the receive window bounded the last sends
         self.ecn = ecn
         self.ecn_recover = 0       # high_seq at the last ECN reaction
         self.cwr_pending = False   # the next new data packet carries CWR
         self.ecn_echoes = 0        # ACKs that carried ECE
         self.ecn_reactions = 0     # window reductions on ECE
-        self.rtt = RttEstimator(transport.initial_rto_s, transport.min_rto_s, transport.max_rto_s)
+        self.rtt = _rtt_estimator(self, transport, options.linux_rto)
         self.scoreboard = Scoreboard(transport.dupack_threshold)
         self.pacer = Pacer(sim, packet_bytes, self._resume)
         self.timer = Timer(sim, self.on_timeout)
@@ -128,53 +134,16 @@ class Sender:
         # per-ACK hooks the algorithm leaves as they are (no-ops) are not called
         self.on_ack_hook = cc.on_ack if _overrides(cc, "on_ack") else None
         self.on_rtt_hook = cc.on_rtt if _overrides(cc, "on_rtt") else None
+        self.cwnd_event_hook = cc.cwnd_event if _overrides(cc, "cwnd_event") else None
         self.tick_interval_s = cc.tick_interval_s or 0.0   # 0: the algorithm has no clock
-        self.recovery_mode = cc.recovery
-        self.window = recovery_window(self, cc, self.dupack_threshold)
+        self.recovery_mode = "sack" if options.sack else cc.recovery
+        self.window = reduction_window(self, cc, self.dupack_threshold, self.recovery_mode,
+                                       options.prr)
         if cc.wants_rate_samples:
             self.rates = RateSampler()
         self.plain_transmit = not ecn and self.rates is None   # send_window's inline _transmit
-
-    # -- what the algorithm reads and sets, besides plain attributes --------------------------
-    @property
-    def srtt(self) -> float | None:
-        return self.rtt.srtt
-
-    @property
-    def min_rtt(self) -> float:
-        return self.rtt.min_rtt
-
-    @property
-    def pacing_rate_bps(self) -> float | None:
-        return self.pacer.rate_bps
-
-    @pacing_rate_bps.setter
-    def pacing_rate_bps(self, rate_bps: float | None) -> None:
-        self.pacer.rate_bps = rate_bps
-
-    @property
-    def delivered(self) -> int:
-        return self.rates.delivered if self.rates is not None else 0
-
-    @property
-    def app_limited_until(self) -> int:
-        return self.rates.app_limited_until if self.rates is not None else 0
-
-    @app_limited_until.setter
-    def app_limited_until(self, delivered: int) -> None:
-        if self.rates is not None:
-            self.rates.app_limited_until = delivered
-
-    def flight_size(self) -> int:
-        """Packets sent and not yet cumulatively acknowledged (RFC 5681 FlightSize)."""
-        return self.snd_nxt - self.snd_una
-
-    def pipe(self) -> int:
-        """RFC 6675 estimate of the packets in flight (see `Scoreboard.pipe`)."""
-        return self.scoreboard.pipe(self.snd_una, self.snd_nxt)
-
-    def packet_size(self, seq: int) -> int:
-        return self.last_packet_bytes if seq == self.n_packets - 1 else self.packet_bytes
+        # send_window's extra checks: TX_START, an integer or receive-window bound
+        self.send_checks = self.cwnd_event_hook is not None or options.window_bounded
 
     # -- sending -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -209,6 +178,8 @@ class Sender:
         if cwnd.__class__ is not float or not 0.0 < cwnd < _INF:    # (a float: checked)
             if not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < _INF):
                 raise WindowError(self.cc, cwnd)
+        if self.send_checks:
+            cwnd = _checked_window(self, cwnd)
         # (sending changes neither the window nor snd_una: both read once)
         snd_una = self.snd_una
         seq = self.snd_nxt
@@ -251,8 +222,9 @@ class Sender:
             hole = scoreboard.next_hole(self.snd_una)
             if hole is not None:
                 scoreboard.retransmitting(hole)
+                self.fast_retransmits += 1
                 self._transmit(hole)
-            elif self.snd_nxt < self.n_packets:
+            elif self.snd_nxt < self.n_packets and self.snd_nxt - self.snd_una < self.rwnd_pkts:
                 seq = self.snd_nxt
                 self._transmit(seq)                   # new data: not a retransmission
                 self.snd_nxt = self.high_seq = seq + 1
@@ -330,21 +302,9 @@ class Sender:
             elif state == OPEN and dupacks == self.dupack_threshold:
                 self._fast_retransmit()
         if self.ecn and self.finish_s is None:
-            self._on_ecn(ack.payload is True, cum, max(cum - snd_una, 0))
+            self.window.ecn_ack(ack.payload is True, cum, max(cum - snd_una, 0))
         if self.finish_s is None:
             self.send_window()
-
-    def _on_ecn(self, ece: bool, cum: int, acked: int) -> None:
-        """RFC 3168 §6.1.2: count the echo, show the ACK to the algorithm, react at most once
-        per window of data."""
-        if ece:
-            self.ecn_echoes += 1
-        self.cc.ecn_ack(acked, ece)
-        if ece and self.state == OPEN and cum > self.ecn_recover and cum > self.recover:
-            if self.window.ecn_reaction():
-                self.ecn_reactions += 1
-                self.ecn_recover = self.high_seq
-                self.cwr_pending = True
 
     def _on_new_ack(self, cum: int) -> None:
         snd_una = self.snd_una
@@ -363,6 +323,7 @@ class Sender:
                 self.window.end_episode()         # retransmissions still in flight stay counted
             elif mode == "newreno":                   # RFC 6582 partial ACK
                 self.partial_acks += 1
+                self.fast_retransmits += 1
                 self._transmit(cum)
                 self.window.on_partial_ack(acked)
                 if self.partial_acks > 1:
@@ -387,7 +348,10 @@ class Sender:
         if self.cc.fast_recovery:
             una = self.snd_una
             scoreboard = self.scoreboard
-            if self.recovery_mode != "sack" or una not in scoreboard.retx_out:
+            sack = self.recovery_mode == "sack"
+            self.sack_recoveries += sack
+            if not sack or una not in scoreboard.retx_out:
+                self.fast_retransmits += 1
                 self._transmit(una)                   # fast retransmit
             scoreboard.retransmitting(una)
             self.partial_acks = 0
@@ -402,6 +366,8 @@ class Sender:
         self.timeouts += 1
         if self.state == OPEN:                        # one reaction per loss episode: a timeout
             self.window.loss_reaction()               # in recovery or loss keeps ssthresh
+            if self.cwnd_event_hook is not None:
+                self.cwnd_event_hook(CaEvent.LOSS)    # Linux tcp_enter_loss
         self.recover = self.high_seq
         self.rtt.back_off()                           # RFC 6298 (5.5)
         self.snd_nxt = self.snd_una
@@ -415,6 +381,29 @@ class Sender:
         self.finish_s = self.sim.now
         self.timer.cancel()
         self.on_complete()
+
+
+def _checked_window(sender: Sender, cwnd: float) -> float:
+    """send_window's window with the stack's bounds (integer window, Linux tcp_cwnd_test;
+    the receive window), after telling the algorithm of a send after idle (TX_START, Linux
+    __tcp_transmit_skb with nothing in flight)."""
+    if sender.cwnd_event_hook is not None and sender.snd_nxt == sender.snd_una \
+            and sender.snd_nxt < sender.n_packets:
+        sender.cwnd_event_hook(CaEvent.TX_START)
+        cwnd = sender.cwnd
+    options = sender.options
+    if options.integer_window:
+        cwnd = float(max(math.floor(cwnd), 1))
+    sender.rwnd_limited = sender.rwnd_pkts <= cwnd
+    return sender.rwnd_pkts if sender.rwnd_limited else cwnd
+
+
+def _rtt_estimator(sender: Sender, transport, linux: bool) -> RttEstimator:
+    """The RTT estimator: RFC 6298's, or Linux's (flows/rtt.py)."""
+    if linux:
+        return LinuxRttEstimator(sender, transport.initial_rto_s, transport.min_rto_s,
+                                 transport.max_rto_s)
+    return RttEstimator(transport.initial_rto_s, transport.min_rto_s, transport.max_rto_s)
 
 
 def _overrides(cc: CongestionControl, hook: str) -> bool:

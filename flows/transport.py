@@ -28,8 +28,9 @@ import math
 from operator import attrgetter
 from typing import Callable
 
+from flows.linux_stack import stack_options
 from flows.rate_sampler import RateSample
-from flows.receiver import EcnDelayedReceiver, Receiver
+from flows.receiver import EcnDelayedReceiver, LinuxReceiver, Receiver
 from flows.sender import Sender
 
 __all__ = ["Flow", "RateSample"]
@@ -70,14 +71,27 @@ class Flow:
             self.last_packet_bytes = data_bytes - (self.n_packets - 1) * packet_bytes
         self.started = False
         self.on_finish: Callable[[Flow], None] | None = None   # set by whoever runs the simulation
-        self.sender = Sender(sim, src, dst, self.n_packets, packet_bytes, self.last_packet_bytes,
-                             transport, cc_class, params, start_s, ecn=ecn,
-                             abc_limit=2.0 if delayed_ack is not None else 1.0)
-        if ecn or delayed_ack is not None:
-            every, timeout_s = delayed_ack if delayed_ack is not None else (1, 0.0)
-            self.receiver: Receiver = EcnDelayedReceiver(
+        options = stack_options(transport, packet_bytes)
+        if options.linux_acks and delayed_ack is not None:
+            raise ValueError(f"flow {flow_id}: delayed_ack is for the classic receiver; the "
+                             f"Linux stack acknowledges as Linux does")
+        sender_class = Sender
+        if options.extended:
+            from flows.linux_sender import LinuxSender
+            sender_class = LinuxSender
+        delayed = delayed_ack is not None or options.linux_acks
+        self.sender = sender_class(sim, src, dst, self.n_packets, packet_bytes,
+                                   self.last_packet_bytes, transport, cc_class, params, start_s,
+                                   ecn=ecn, abc_limit=2.0 if delayed else 1.0, options=options)
+        if options.linux_acks:
+            self.receiver: Receiver = LinuxReceiver(
                 sim, dst, src, self.n_packets, packet_bytes, self.last_packet_bytes, ack_bytes,
-                self.sender.on_ack, start_s, ecn=cc_class.ecn_mode if ecn else None,
+                self.sender.on_ack, start_s, ecn=cc_class.ecn_echo if ecn else None)
+        elif ecn or delayed_ack is not None:
+            every, timeout_s = delayed_ack if delayed_ack is not None else (1, 0.0)
+            self.receiver = EcnDelayedReceiver(
+                sim, dst, src, self.n_packets, packet_bytes, self.last_packet_bytes, ack_bytes,
+                self.sender.on_ack, start_s, ecn=cc_class.ecn_echo if ecn else None,
                 every=every, timeout_s=timeout_s)
         else:
             self.receiver = Receiver(sim, dst, src, self.n_packets, packet_bytes,

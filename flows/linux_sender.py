@@ -1,0 +1,461 @@
+"""The extended sender: SACK-based loss recovery for every algorithm, with RACK-TLP, PRR and undo.
+
+`LinuxSender` replaces `flows.sender.Sender` for a flow whose stack options
+(flows/linux_stack.py) turn on any of SACK recovery for every algorithm, RACK, TLP, PRR or undo:
+all of them on the Linux stack, each alone on the classic one. It follows Linux's ACK
+processing (net/ipv4/tcp_input.c tcp_ack, tcp_fastretrans_alert) in the states of `CaState`:
+
+* Sending (tcp_write_xmit, tcp_xmit_retransmit_queue): while the packets in flight
+  (`RackScoreboard.pipe`, tcp_packets_in_flight) are below the window (floor(cwnd) with the
+  integer window, Linux tcp_cwnd_test), retransmit the lowest packet marked lost, else send new
+  data within the receive window. The same rule holds in every state; after a timeout every
+  outstanding packet is marked lost, so the sender resends them in order from a window of one.
+* Loss detection: RACK or the duplicate-ACK threshold (flows/rack.py) marks packets lost on
+  each ACK; a marked loss in OPEN or CWR starts fast recovery (tcp_enter_recovery, counted as a
+  SACK recovery): ssthresh from the algorithm, the window then reduced by PRR (flows/prr.py)
+  or set to ssthresh (RFC 6675). Recovery ends when snd_una reaches the highest packet sent
+  when it began. RACK's reordering window (tcp_rack_reo_wnd): 0 in recovery and once
+  `dupack_threshold` packets are sacked while no reordering was seen, else min_rtt / 4 (at
+  most SRTT); when packets wait for it, the reorder timer (their deadline + 2 ms,
+  TCP_TIMEOUT_MIN) re-runs the detection and may start recovery (tcp_rack_reo_timeout).
+* Tail loss probe (RFC 8985 §7, tcp_schedule_loss_probe, tcp_send_loss_probe): in OPEN or
+  CWR with packets outstanding, after sending and on each ACK that advances snd_una, the timer
+  is set to PTO = 2 SRTT + (200 ms if one packet is out, else 2 ms), 1 s before any RTT
+  sample, and no later than the RTO would expire. When it fires, one new packet is sent
+  (beyond the window if need be), or else the highest one sent is retransmitted; one probe
+  per episode (tlp_high_seq). When the ACK of the probe shows it repaired a loss (it
+  acknowledges past the probe, and no D-SACK says the original also arrived), the window is
+  reduced as for an ECN echo (a CWR episode ended at once, tcp_process_tlp_ack).
+* Timeout (tcp_retransmit_timer, tcp_enter_loss): out of OPEN or CWR (or after the episode's
+  end) ssthresh from the algorithm and the LOSS event (`CaEvent.LOSS`); the window is one
+  packet, every outstanding packet not sacked is marked lost, the RTO backs off. LOSS ends
+  when snd_una passes the packets outstanding at the timeout.
+* ECN (RFC 3168 §6.1.2, Linux tcp_enter_cwr): an ECE in OPEN enters CWR: ssthresh from the
+  algorithm's `ecn_ssthresh()`, the `ENTER_CWR` event, the window reduced by PRR over the next
+  round trip (at once to ssthresh without PRR), and at its end (snd_una past the packets sent
+  when it began) cwnd = ssthresh and the `COMPLETE_CWR` event (tcp_end_cwnd_reduction, which
+  also ends a fast recovery).
+* Undo (flows/undo.py) of spurious fast recoveries and timeouts.
+* Window growth (tcp_cong_control): the algorithm's `on_ack` with the packets an ACK delivered
+  (cumulatively or selectively), when it advances snd_una outside recovery and CWR.
+* `is_cwnd_limited` (tcp_cwnd_validate, tcp_is_cwnd_limited): latched once per window of data:
+  whether the window stopped the sender, or, in slow start, whether cwnd < 2 x the most packets
+  out in that window.
+
+RTT samples: with ``linux_rto`` every ACK that delivers data gives one from the send time it
+echoes (Linux's timestamps), otherwise Karn's rule. An algorithm that is not loss-based (BBR)
+keeps its window through recovery as on the classic stack (Linux runs its cong_control instead
+of PRR).
+"""
+from __future__ import annotations
+
+import math
+
+from components.packet import Packet
+from flows.congestion import CWR, LOSS, OPEN, RECOVERY, CaEvent
+from flows.prr import PrrWindow
+from flows.rack import RackScoreboard
+from flows.sender import Sender, WindowError
+from flows.undo import Undo
+
+RTO, PROBE, REORDER = 0, 1, 2          # what the one retransmission timer is armed for
+TCP_TIMEOUT_MIN_S = 0.002              # TCP_TIMEOUT_MIN (2 jiffies at HZ = 1000)
+TLP_ONE_PACKET_EXTRA_S = 0.2           # tcp_rto_min: the delayed-ACK allowance of a lone packet
+TLP_NO_RTT_S = 1.0                     # TCP_TIMEOUT_INIT
+
+
+class LinuxSender(Sender):
+    """A `Sender` with SACK recovery for every algorithm and the RACK-TLP, PRR and undo of
+    its `options` (see the module docstring)."""
+
+    __slots__ = ("cwnd_usage_seq", "latched_cwnd_limited", "max_packets_out", "board",
+                 "timer_kind", "tlp_high_seq", "tlp_probes", "tlp_retrans", "undo")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        options = self.options
+        self.board = RackScoreboard(self.dupack_threshold, options.rack, self._now)
+        self.scoreboard = self.board
+        self.undo = Undo() if options.undo else None
+        self.timer_kind = RTO
+        self.tlp_high_seq = 0          # snd_nxt when the outstanding probe was sent (0: none)
+        self.tlp_retrans = False       # the probe was a retransmission
+        self.tlp_probes = 0
+        self.latched_cwnd_limited = False
+        self.max_packets_out = 0
+        self.cwnd_usage_seq = 0
+        self.plain_transmit = False
+
+    def _now(self) -> float:
+        return self.sim.now
+
+    @property
+    def is_cwnd_limited(self) -> bool:
+        """Linux tcp_is_cwnd_limited."""
+        if self.latched_cwnd_limited:
+            return True
+        return self.cwnd < self.ssthresh and self.cwnd < 2 * self.max_packets_out
+
+    # -- sending -----------------------------------------------------------------------------
+    def send_window(self) -> None:
+        """Retransmit lost packets, then send new data, while pipe < cwnd (see the module
+        docstring)."""
+        pacer = self.pacer
+        if pacer.rate_bps and pacer.budget <= 0 and pacer.held():
+            return
+        cwnd = self.cwnd
+        if not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < math.inf):
+            raise WindowError(self.cc, cwnd)
+        limit = max(math.floor(cwnd), 1) if self.options.integer_window else cwnd
+        board = self.board
+        sent_new = 0
+        cwnd_limited = False
+        while True:
+            in_flight = board.pipe(self.snd_una, self.snd_nxt)
+            if in_flight >= limit:
+                cwnd_limited = True
+                break
+            seq = board.next_hole(self.snd_una)
+            if seq is None:
+                seq = self.snd_nxt
+                if seq >= self.n_packets:
+                    break
+                if seq - self.snd_una >= self.rwnd_pkts:
+                    self.rwnd_limited = True
+                    break
+            if pacer.rate_bps and not pacer.pace(self.packet_size(seq)):
+                return
+            if in_flight == 0 and self.cwnd_event_hook is not None:
+                self.cwnd_event_hook(CaEvent.TX_START)
+            sent_new += self._send(seq)
+        self._validate_cwnd(cwnd_limited)
+        if sent_new and self.options.tlp:
+            self._schedule_probe(advancing=False)
+
+    def _send(self, seq: int) -> bool:
+        """Transmit packet `seq` (a retransmission if sent before); returns whether it is new."""
+        retx = seq < self.high_seq
+        state = self.state
+        if retx:
+            if self.undo is not None:
+                self.undo.on_retransmit(seq, self.sim.now)
+            self.fast_retransmits += state == RECOVERY
+        if state == RECOVERY or state == CWR:
+            window = self.window
+            if isinstance(window, PrrWindow):
+                window.on_sent(1)
+        self.board.on_send(seq, self.sim.now, retx)
+        self._transmit(seq)
+        if not retx:
+            self.snd_nxt = self.high_seq = seq + 1
+        return not retx
+
+    def _validate_cwnd(self, cwnd_limited: bool) -> None:
+        """tcp_cwnd_validate: latch whether the window limited the sender, once per window."""
+        packets_out = self.snd_nxt - self.snd_una
+        if (self.snd_una >= self.cwnd_usage_seq or cwnd_limited
+                or (not self.latched_cwnd_limited and packets_out > self.max_packets_out)):
+            self.latched_cwnd_limited = cwnd_limited
+            self.max_packets_out = packets_out
+            self.cwnd_usage_seq = self.snd_nxt
+
+    # -- acknowledgements --------------------------------------------------------------------
+    def on_ack(self, ack: Packet) -> None:
+        if self.finish_s is not None:
+            return
+        now = self.sim.now
+        self.last_ack_s = now
+        board = self.board
+        cum, sack, snd_una = ack.ack_seq, ack.sack_seq, self.snd_una
+        if cum < snd_una:
+            return                                    # an old ACK, overtaken
+        min_rtt = self.rtt.min_rtt
+        new_sack = sack >= cum and sack >= snd_una and sack not in board.sacked \
+            and sack < self.high_seq
+        delivered = 0
+        if new_sack:
+            board.sack(sack, min_rtt)
+            delivered = 1
+        rates = self.rates
+        if rates is not None:
+            rs = rates.on_ack(now, snd_una, cum, sack, new_sack, board.sacked)
+            if rs is not None:
+                self.cc.on_rate_sample(rs)
+        if cum > snd_una:
+            delivered += board.acked(snd_una, cum, min_rtt)
+            self.snd_una = cum
+            if self.snd_nxt < cum:
+                self.snd_nxt = cum
+        self._rtt_sample(ack, delivered, now)
+        if ack.seq >= 0:
+            self._on_dsack(ack.seq)
+        if cum >= self.n_packets:
+            self._finish()
+            return
+        if cum > snd_una:
+            self._set_xmit_timer()
+        newly_lost = self._detect_losses()
+        self._fastretrans_alert(ack, cum > snd_una, delivered, newly_lost)
+        if self.ecn and self.finish_s is None:
+            self._on_ecn(ack.payload is True, cum - snd_una)
+        if self.tlp_high_seq and cum >= self.tlp_high_seq:
+            self._tlp_ack(cum)
+        self.send_window()
+
+    def _rtt_sample(self, ack: Packet, delivered: int, now: float) -> None:
+        if self.options.linux_rto:
+            valid = delivered > 0 and ack.seq < 0     # timestamps: every delivering ACK
+        else:
+            valid = not ack.retx                      # Karn's rule
+        if valid:
+            rtt_s = now - ack.sent_s
+            self.rtt.sample(rtt_s)
+            if self.on_rtt_hook is not None:
+                self.on_rtt_hook(rtt_s)
+
+    def _reo_wnd(self) -> float:
+        """tcp_rack_reo_wnd."""
+        board = self.board
+        if not board.reord_seen:
+            if self.state == RECOVERY or self.state == LOSS:
+                return 0.0
+            if len(board.sacked) >= self.dupack_threshold:
+                return 0.0
+        srtt = self.rtt.srtt or 0.0
+        min_rtt = self.rtt.min_rtt
+        return min(min_rtt / 4.0, srtt) if min_rtt < math.inf else 0.0
+
+    def _detect_losses(self) -> int:
+        """tcp_rack_mark_lost (or the duplicate-ACK threshold): mark, arm the reorder timer."""
+        marked, wait_s = self.board.detect(self._reo_wnd(), self.snd_una)
+        if wait_s > 0.0:
+            self.timer_kind = REORDER
+            self.timer.start(wait_s + TCP_TIMEOUT_MIN_S)
+        return marked
+
+    def _fastretrans_alert(self, ack: Packet, advanced: bool, delivered: int,
+                           newly_lost: int) -> None:
+        """The state machine of one ACK (tcp_fastretrans_alert, then tcp_cong_control)."""
+        state = self.state
+        cum = self.snd_una
+        undo = self.undo
+        if state == RECOVERY and cum >= self.recover:
+            if undo is not None and undo.may_undo(ack.sent_s if advanced else None):
+                self._undo()
+            else:
+                self._end_reduction()
+            state = OPEN
+        elif state == LOSS:
+            if advanced and undo is not None and undo.may_undo(ack.sent_s):
+                self._undo()
+                state = OPEN
+            elif cum >= self.recover:
+                self.window.end_episode()
+                state = OPEN
+        elif state == CWR and cum > self.recover:
+            self._end_reduction()
+            state = OPEN
+        if state == OPEN and self.board.lost:
+            self._enter_recovery()
+            state = RECOVERY
+        if state == RECOVERY or state == CWR:
+            window = self.window
+            if isinstance(window, PrrWindow) and not (undo is not None and undo.undone):
+                window.on_delivery(delivered, newly_lost, advanced)
+        elif advanced and self.on_ack_hook is not None:
+            self.on_ack_hook(delivered)
+
+    # -- episodes ------------------------------------------------------------------------------
+    def _begin_undo(self, after_ecn: bool = False) -> None:
+        if self.undo is not None:
+            self.undo.begin(self.cwnd, self.ssthresh, after_ecn)
+
+    def _enter_recovery(self) -> None:
+        """tcp_enter_recovery: fast recovery after a marked loss."""
+        self.sack_recoveries += 1
+        self.recover = self.high_seq
+        self.tlp_high_seq = 0
+        window = self.window
+        if self.state != CWR:
+            self._begin_undo()
+            if isinstance(window, PrrWindow):
+                window.begin_reduction()
+            window.loss_reaction()
+        window.enter_recovery()
+
+    def _end_reduction(self) -> None:
+        """tcp_end_cwnd_reduction: cwnd = ssthresh (unless undone), COMPLETE_CWR, OPEN."""
+        undone = self.undo is not None and self.undo.undone
+        if self.state == RECOVERY and not undone:
+            self.window.end_episode()                 # cwnd = ssthresh (BBR: its own)
+        else:
+            if self.state == CWR and self.cc.loss_based:
+                self.cwnd = self.ssthresh
+            self.window._set_state(OPEN)
+        if self.cwnd_event_hook is not None:
+            self.cwnd_event_hook(CaEvent.COMPLETE_CWR)
+
+    def _undo(self) -> None:
+        """tcp_try_undo_recovery / tcp_try_undo_loss: the episode was spurious."""
+        assert self.undo is not None
+        was_loss = self.state == LOSS
+        self.undo.apply(self, self.cc)
+        if was_loss:
+            self.board.unmark_lost()
+        self.window._set_state(OPEN)
+
+    def _on_dsack(self, seq: int) -> None:
+        undo = self.undo
+        if undo is not None:
+            undo.on_dsack(seq)
+            if self.state == RECOVERY and undo.marker and undo.retrans == 0:
+                undo.apply(self, self.cc)                 # tcp_try_undo_dsack: stay in recovery
+        if self.tlp_high_seq and self.tlp_retrans and seq == self.tlp_high_seq - 1:
+            self.tlp_high_seq = 0                     # the probe and the original both arrived
+
+    def _on_ecn(self, ece: bool, acked: int) -> None:
+        """RFC 3168 §6.1.2 as Linux: an ECE in OPEN enters CWR (tcp_enter_cwr)."""
+        if ece:
+            self.ecn_echoes += 1
+        self.cc.ecn_ack(max(acked, 0), ece)
+        if ece and self.state == OPEN and self._enter_cwr(ecn=True):
+            self.ecn_reactions += 1
+            self.cwr_pending = True
+
+    def _enter_cwr(self, ecn: bool) -> bool:
+        """tcp_enter_cwr (tcp_init_cwnd_reduction): ssthresh from the algorithm, CWR."""
+        window = self.window
+        if not self.cc.loss_based:
+            return False
+        if self.undo is not None:
+            self.undo.marker = self.undo.undone = False
+        if isinstance(window, PrrWindow):
+            window.begin_reduction()
+        if ecn:
+            if not window.ecn_reaction():
+                return False
+            if isinstance(window, PrrWindow):
+                self.cwnd = window.flow.prior_cwnd    # PRR reduces it ACK by ACK
+        else:
+            window.loss_reaction()
+        self.recover = self.high_seq
+        self.tlp_high_seq = 0
+        window._set_state(CWR)
+        if self.cwnd_event_hook is not None:
+            self.cwnd_event_hook(CaEvent.ENTER_CWR)
+        return True
+
+    # -- timers --------------------------------------------------------------------------------
+    def _set_xmit_timer(self) -> None:
+        """tcp_set_xmit_timer: the loss probe if one may be scheduled, else the RTO."""
+        if self.snd_una >= self.high_seq:
+            self.timer.cancel()
+        elif not (self.options.tlp and self._schedule_probe(advancing=True)):
+            self.timer_kind = RTO
+            self.timer.start(self.rtt.rto)
+
+    def _schedule_probe(self, advancing: bool) -> bool:
+        """tcp_schedule_loss_probe."""
+        state = self.state
+        if (state != OPEN and state != CWR) or self.snd_una >= self.high_seq:
+            return False
+        srtt = self.rtt.srtt
+        if srtt is None:
+            pto = TLP_NO_RTT_S
+        else:
+            one = self.high_seq - self.snd_una == 1
+            pto = 2.0 * srtt + (TLP_ONE_PACKET_EXTRA_S if one else TCP_TIMEOUT_MIN_S)
+        rto_left = self.rtt.rto
+        if not advancing:
+            head = self.board.xmit.get(self.snd_una)
+            if head is not None:
+                rto_left = head[0] + self.rtt.rto - self.sim.now
+        if rto_left > 0.0:
+            pto = min(pto, rto_left)
+        self.timer_kind = PROBE
+        self.timer.start(pto)
+        return True
+
+    def _transmit(self, seq: int) -> None:
+        timer = self.timer
+        active = timer.active
+        super()._transmit(seq)
+        if not active:
+            self.timer_kind = RTO
+
+    def on_timeout(self) -> None:
+        if self.finish_s is not None or self.snd_una >= self.high_seq:
+            return
+        kind = self.timer_kind
+        self.timer_kind = RTO
+        if kind == PROBE:
+            self._send_probe()
+        elif kind == REORDER:
+            self._reorder_timeout()
+        else:
+            self._retransmit_timeout()
+
+    def _rearm_rto(self) -> None:
+        """tcp_rearm_rto: the RTO of the first outstanding packet."""
+        head = self.board.xmit.get(self.snd_una)
+        delay = self.rtt.rto if head is None else head[0] + self.rtt.rto - self.sim.now
+        self.timer_kind = RTO
+        self.timer.start(max(delay, 1e-6))
+
+    def _send_probe(self) -> None:
+        """tcp_send_loss_probe: one new packet, else the highest sent again."""
+        if not self.tlp_high_seq:
+            seq = self.snd_nxt
+            if seq < self.n_packets and seq - self.snd_una < self.rwnd_pkts:
+                self.tlp_retrans = False
+            else:
+                seq = self.high_seq - 1
+                self.tlp_retrans = True
+            self._send(seq)
+            self.tlp_high_seq = self.snd_nxt
+            self.tlp_probes += 1
+            self.timer_kind = RTO
+            self.timer.start(self.rtt.rto)            # from now (icsk_pending reset)
+            return
+        self._rearm_rto()
+
+    def _tlp_ack(self, cum: int) -> None:
+        """tcp_process_tlp_ack: an ACK at or past the probe ends the TLP episode."""
+        if not self.tlp_retrans:
+            self.tlp_high_seq = 0
+        elif cum > self.tlp_high_seq or self.high_seq == self.tlp_high_seq:
+            self.tlp_high_seq = 0                     # the probe repaired a loss: reduce
+            if self.state == OPEN and self._enter_cwr(ecn=False):
+                self._end_reduction()
+
+    def _reorder_timeout(self) -> None:
+        """tcp_rack_reo_timeout."""
+        prior = self.board.pipe(self.snd_una, self.snd_nxt)
+        self.board.detect(self._reo_wnd(), self.snd_una)
+        if self.board.pipe(self.snd_una, self.snd_nxt) != prior:
+            if self.state == OPEN or self.state == CWR:
+                self._enter_recovery()
+                window = self.window
+                if isinstance(window, PrrWindow):
+                    window.on_delivery(1, 1, False)
+            self.send_window()
+        if self.timer_kind != RTO or not self.timer.active:
+            self._rearm_rto()
+
+    def _retransmit_timeout(self) -> None:
+        """tcp_retransmit_timer, tcp_enter_loss."""
+        self.timeouts += 1
+        state = self.state
+        if state == OPEN or state == CWR or self.snd_una >= self.recover:
+            self._begin_undo()
+            self.window.loss_reaction()
+            if self.cwnd_event_hook is not None:
+                self.cwnd_event_hook(CaEvent.LOSS)
+        self.recover = self.high_seq
+        self.tlp_high_seq = 0
+        self.rtt.back_off()
+        self.board.mark_all_lost(self.snd_una, self.snd_nxt)
+        self.window.enter_loss()
+        self.timer_kind = RTO
+        self.timer.start(self.rtt.rto)
+        self.send_window()
