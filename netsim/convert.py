@@ -131,11 +131,12 @@ def convert(data, *, label: str = "<data>", name: str = "converted") -> dict:
         if kind not in FLOW_CLASSES:
             raise r.error(where, f"{kind} (a fixed window of one packet) has no netsim "
                           f"algorithm; change the flow to FlowReno or FlowFast")
-        entry = {"id": r.string(where, flow, "flow_id"), "src": r.string(where, flow, "source_addr"),
-                 "dst": r.string(where, flow, "dest_addr"),
-                 "data_mb": _number(r.positive(where, flow, "data_size_bits") / 8 / MEGA_BIT),
-                 "start_s": _number(r.positive(where, flow, "start_time_sec", zero=True)),
-                 "algorithm": FLOW_CLASSES[kind]}
+        entry: dict = {"id": r.string(where, flow, "flow_id"),
+                       "src": r.string(where, flow, "source_addr"),
+                       "dst": r.string(where, flow, "dest_addr"),
+                       "data_mb": _number(r.positive(where, flow, "data_size_bits") / 8 / MEGA_BIT),
+                       "start_s": _number(r.positive(where, flow, "start_time_sec", zero=True)),
+                       "algorithm": FLOW_CLASSES[kind]}
         if kind == "FlowFast":
             params = {"alpha": _number(r.positive(where, flow, "alpha")),
                       "gamma": _number(r.positive(where, flow, "gamma"))}
@@ -148,7 +149,7 @@ def convert(data, *, label: str = "<data>", name: str = "converted") -> dict:
             entry["transport"] = {"initial_ssthresh_pkts": _number(
                 r.positive(where, flow, "ss_thresh"))}
         flows.append(entry)
-    out = {"name": name,
+    out: dict = {"name": name,
            "description": f"Converted from the 2015 CS/EE 143 simulator file {Path(label).name} "
                           f"(python initializer.py convert).",
            "units": "binary", "duplex": "half", "packet_bytes": {"data": 1024, "ack": 64},
@@ -190,8 +191,8 @@ def read_legacy(path) -> tuple:
 def convert_file(source, target=None) -> dict:
     """Convert the 2015 file `source`; validate the result as a topology; write it to `target`
     (if given). Returns the topology dict. Raises LegacyError (one line)."""
-    from topologies.loader import TopologyError, load_topology
     from netsim.output_paths import OutputPathError, check_output_file, write_atomic
+    from topologies.loader import TopologyError, load_topology
     if target:                    # never over the input, a device, a link, a results directory
         try:
             check_output_file("-o", target, inputs=[source])

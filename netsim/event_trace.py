@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from components.packet import ACK, KIND_NAMES
 
@@ -191,7 +192,7 @@ def _traced_wrapper_class(trace: EventTrace, base: type) -> type:
     return type(f"Tracing{base.__name__}", (base,), {"__slots__": (), "__call__": traced_call})
 
 
-def _tracing_class(trace: EventTrace, base: type) -> type:
+def _tracing_class(trace: EventTrace, base: Any) -> type:
     """A subclass of the LinkDirection class `base` (no new slots: instances can switch to it)
     whose `send` emits the offer's event."""
     emit = trace.emit

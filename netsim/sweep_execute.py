@@ -177,7 +177,8 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals):
             signal.signal(signal.SIGINT, previous)
     try:
         while pending:
-            done, _ = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
+            finished, _ = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
+            done = list(finished)
             if stop.signum is not None:                # keep what finished meanwhile, then stop
                 done = [future for future in pending if future.done()]
             for future in done:

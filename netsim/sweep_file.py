@@ -271,7 +271,7 @@ def _check_plots(label: str, sweep: Sweep) -> None:
     if not isinstance(sweep.raw.get("plots", []), list):
         raise SweepError(f'{label}: field "plots": expected a list of plot objects')
     resolved = []
-    files = {}
+    files: dict = {}
     for i, plot in enumerate(sweep.plots):
         where = f"{label}: plots[{i}]"
         if not isinstance(plot, dict):

@@ -32,6 +32,8 @@ class Sweep:
         self.duration_s = raw.get("duration_s")
         self.interval_s = raw.get("interval_s", 0.1)
         self.plugins: tuple = ()      # absolute paths of the --plugin files (never "plugins")
+        self.path: Path | None = None             # the sweep file (set by load_sweep)
+        self.resolved_plots: list | None = None   # plots with theory resolved (load_sweep)
 
     def points(self) -> list:
         """Every parameter combination, as a list of (path, value) pairs."""

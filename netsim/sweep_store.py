@@ -122,10 +122,10 @@ def _remove_sweep(out: Path, previous: dict) -> None:
         shutil.rmtree(out / RECORDS_DIR)
     root = out.resolve()
     for plot in previous.get("plots") or []:
-        name = plot.get("file") if isinstance(plot, dict) else None
-        if not isinstance(name, str):
+        file_name = plot.get("file") if isinstance(plot, dict) else None
+        if not isinstance(file_name, str):
             continue
-        path = (out / name).resolve()
+        path = (out / file_name).resolve()
         if path.suffix.lower() == ".png" and root in path.parents and path.is_file():
             path.unlink()
 

@@ -31,7 +31,7 @@ def path_facts(spec, flow_id: str) -> dict:
     paths = Paths(spec)
     flow = spec.flow(flow_id)
     mbit = spec.units.bits_per_mbit
-    crossing = {}
+    crossing: dict = {}
     for other in spec.flows:
         for hop in paths.path(other.src, other.dst):
             crossing.setdefault(hop.link.id, []).append(other.id)
@@ -84,41 +84,50 @@ def resolve_theory(where: str, plot: dict, sweep: Sweep) -> dict | None:
     theory = plot.get("theory")
     if theory is None or theory.get("model") in ("column", "band"):
         return theory
-    model = theory["model"]
     specs = [point_spec(sweep, point) for point in sweep.points()]
-    resolved = {"model": model}
-    if model in ("mathis", "cubic"):
-        flow = _theory_flow(where, theory, plot, sweep)
-        facts = [path_facts(spec, flow) for spec in specs]
-        mss = _same([f["mss_bytes"] for f in facts], f"flow {flow}'s data packet size", where, "B")
-        base = _same([f["base_rtt_ms"] for f in facts], f"the base RTT of flow {flow}'s path",
-                     where, "ms")
-        bits = _same([f["bits_per_mbit"] for f in facts], "the units", where, "bits per Mbit")
-        given = theory.get("mss_bytes")
-        if given is not None and not math.isclose(float(given), mss):
-            raise SweepError(f'{where}: field "theory.mss_bytes": {given!r} disagrees with the '
-                             f"topology, whose data packets are {mss} B; remove it (the packet "
-                             f"size is taken from the topology)")
-        given = theory.get("units_bits_per_mbit")
-        if given is not None and not math.isclose(float(given), bits):
-            raise SweepError(f'{where}: field "theory.units_bits_per_mbit": {given!r} disagrees '
-                             f"with the topology's units ({bits} bits per Mbit); remove it")
-        rtt = theory.get("rtt_ms")
-        if rtt is None:
-            rtt = base
-        elif float(rtt) < base * (1 - 1e-6):
-            raise SweepError(f'{where}: field "theory.rtt_ms": {rtt!r} is below the base RTT of '
-                             f"flow {flow}'s path ({base:.4g} ms); the model's RTT is the base RTT "
-                             f"plus the queueing delay it expects (leave it out to use the base RTT)")
-        resolved.update(flow=flow, mss_bytes=mss, rtt_ms=float(rtt), base_rtt_ms=base,
-                        units_bits_per_mbit=bits)
-        if model == "cubic":
-            from flows import ALGORITHMS  # the constants are the class's (flows/cubic.py)
-            defaults = ALGORITHMS["cubic"].PARAMETERS
-            resolved.update(C=theory.get("C", defaults["C"]),
-                            beta=theory.get("beta", defaults["beta"]))
-        return resolved
-    # capacity / fair_share: a horizontal line at a rate the topology gives
+    if theory["model"] in ("mathis", "cubic"):
+        return _resolve_response(where, theory, plot, sweep, specs)
+    return _resolve_rate_line(where, theory, plot, sweep, specs)
+
+
+def _resolve_response(where: str, theory: dict, plot: dict, sweep: Sweep, specs: list) -> dict:
+    """A response function's settings (Mathis, RFC 9438) from the path of the plot's flow."""
+    model = theory["model"]
+    flow = _theory_flow(where, theory, plot, sweep)
+    facts = [path_facts(spec, flow) for spec in specs]
+    mss = _same([f["mss_bytes"] for f in facts], f"flow {flow}'s data packet size", where, "B")
+    base = _same([f["base_rtt_ms"] for f in facts], f"the base RTT of flow {flow}'s path",
+                 where, "ms")
+    bits = _same([f["bits_per_mbit"] for f in facts], "the units", where, "bits per Mbit")
+    given = theory.get("mss_bytes")
+    if given is not None and not math.isclose(float(given), mss):
+        raise SweepError(f'{where}: field "theory.mss_bytes": {given!r} disagrees with the '
+                         f"topology, whose data packets are {mss} B; remove it (the packet "
+                         f"size is taken from the topology)")
+    given = theory.get("units_bits_per_mbit")
+    if given is not None and not math.isclose(float(given), bits):
+        raise SweepError(f'{where}: field "theory.units_bits_per_mbit": {given!r} disagrees '
+                         f"with the topology's units ({bits} bits per Mbit); remove it")
+    rtt = theory.get("rtt_ms")
+    if rtt is None:
+        rtt = base
+    elif float(rtt) < base * (1 - 1e-6):
+        raise SweepError(f'{where}: field "theory.rtt_ms": {rtt!r} is below the base RTT of '
+                         f"flow {flow}'s path ({base:.4g} ms); the model's RTT is the base RTT "
+                         f"plus the queueing delay it expects (leave it out to use the base RTT)")
+    resolved = {"model": model, "flow": flow, "mss_bytes": mss, "rtt_ms": float(rtt),
+                "base_rtt_ms": base, "units_bits_per_mbit": bits}
+    if model == "cubic":
+        from flows import ALGORITHMS          # the constants are the class's (flows/cubic.py)
+        defaults = ALGORITHMS["cubic"].PARAMETERS
+        resolved.update(C=theory.get("C", defaults["C"]),
+                        beta=theory.get("beta", defaults["beta"]))
+    return resolved
+
+
+def _resolve_rate_line(where: str, theory: dict, plot: dict, sweep: Sweep, specs: list) -> dict:
+    """capacity / fair_share: a horizontal line at a rate the topology gives."""
+    model = theory["model"]
     link = theory.get("link")
     flow = None
     if link is None:
@@ -129,19 +138,16 @@ def resolve_theory(where: str, plot: dict, sweep: Sweep) -> dict | None:
     links = {entry.get("id") for entry in sweep.base.get("links", [])}
     if link is not None and link not in links:
         raise SweepError(f'{where}: field "theory.link": no link "{link}"{suggestion(link, links)}')
-    rates, shares, counts = [], [], []
+    rates, counts = [], []
     for spec in specs:
         if flow is not None:
             facts = path_facts(spec, flow)
-            chosen = facts["bottleneck"]
-            info = facts["links"][chosen]
+            link = facts["bottleneck"]
+            info = facts["links"][link]
         else:
-            chosen = link
-            info = _link_info(spec, link)
-        link = chosen
+            info = _link_info(spec, str(link))
         rates.append(info["mbps"])
         counts.append(len(info["flows"]))
-        shares.append(info["mbps"] / max(1, len(info["flows"])))
     rate = _same(rates, f"the rate of link {link}", where, "Mbps")
     if model == "capacity":
         mbps = rate
@@ -165,7 +171,6 @@ def _link_info(spec, link_id: str) -> dict:
     crossing = [f.id for f in spec.flows
                 if any(hop.link.id == link_id for hop in paths.path(f.src, f.dst))]
     return {"mbps": spec.link(link_id).rate_bps / spec.units.bits_per_mbit, "flows": crossing}
-
 
 
 def check_theory(where: str, theory, sweep: Sweep) -> None:

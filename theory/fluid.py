@@ -105,7 +105,7 @@ class Model:
     others: list = field(default_factory=list)     # FlowSpecs of flows outside the fluid model
     paths: dict = field(default_factory=dict)      # flow id -> (data path, ACK path), every flow
     hop_resource: dict = field(default_factory=dict)   # Hop -> resource index
-    spec: object = None
+    spec: TopologySpec | None = None
     measured_base_rtt_s: dict = field(default_factory=dict)   # flow -> baseRTT read from a run
 
 
@@ -122,7 +122,8 @@ def build_model(spec: TopologySpec, *, others_ok: bool = False) -> Model:
         covered = [name for name in ALGORITHMS if model_of(name) == "delay"]
         raise TheoryError("no analytic equilibrium model for flows " + ", ".join(others)
                           + "; the model covers " + " and ".join(covered))
-    resources, index = [], {}
+    resources: list = []
+    index: dict = {}
     for link in spec.links:
         hops = (Hop(link, 0), Hop(link, 1))
         groups = [hops] if link.duplex == "half" else [(hop,) for hop in hops]
@@ -145,14 +146,14 @@ def build_model(spec: TopologySpec, *, others_ok: bool = False) -> Model:
             raise TheoryError(str(exc)) from None
     for i, fs in enumerate(delay_based):
         data_path, ack_path = all_paths[fs.id]
-        for hop, d in enumerate(data_path):
+        for position, d in enumerate(data_path):
             A[index[d], i] += sizes.data_bytes
             M[index[d], i] += 1
-            rank[index[d]] = min(rank[index[d]], hop)
-        for hop, d in enumerate(ack_path):
+            rank[index[d]] = min(rank[index[d]], position)
+        for position, d in enumerate(ack_path):
             A[index[d], i] += sizes.ack_bytes
             M[index[d], i] += 1
-            rank[index[d]] = min(rank[index[d]], len(data_path) + hop)
+            rank[index[d]] = min(rank[index[d]], len(data_path) + position)
         base = path_rtt_s(data_path, ack_path, sizes)
         if "alpha" not in fs.params:
             raise TheoryError(f"flow {fs.id} ({fs.algorithm}): the delay model needs the "
@@ -175,7 +176,8 @@ def tied_groups(model: Model, active: list, rates: np.ndarray) -> list:
     form one group (their queues are not separately determined); every other resource alone."""
     columns = np.array(active, dtype=int)
     load = model.A[:, columns] @ rates
-    groups, by_row = [], {}
+    groups: list = []
+    by_row: dict = {}
     for r, resource in enumerate(model.resources):
         if load[r] >= resource.capacity_Bps * (1 - 1e-9):
             key = tuple(np.round(model.M[r, columns], 9))
@@ -194,6 +196,39 @@ def _solve(model: Model, active: list, targets: np.ndarray, joined: np.ndarray):
                              joined_delay=joined, rank=model.rank)
 
 
+def _equilibria(model: Model, active: list, joined: dict) -> tuple:
+    """(equilibrium with every active flow at alpha, at beta, each flow's lowest rates, each
+    flow's highest rates): for Vegas, flow k's extremes are where it keeps alpha and the others
+    beta, and the reverse."""
+    flows = model.flows
+    e = np.array([joined[i] for i in active])
+    alphas = np.array([flows[i].alpha for i in active])
+    betas = np.array([flows[i].beta for i in active])
+    low = _solve(model, active, alphas, e)
+    high = _solve(model, active, betas, e)
+    rate_low, rate_high = low.rates.copy(), high.rates.copy()
+    for k in np.flatnonzero(alphas != betas):     # Vegas: each flow's own extremes
+        own_low, own_high = betas.copy(), alphas.copy()
+        own_low[k], own_high[k] = alphas[k], betas[k]
+        rate_low[k] = _solve(model, active, own_low, e).rates[k]
+        rate_high[k] = _solve(model, active, own_high, e).rates[k]
+    return low, high, rate_low, rate_high
+
+
+def _interval(model: Model, active: list, joined: dict, span: tuple, equilibria: tuple,
+              rates: tuple) -> Interval:
+    """The timeline piece [span] of the active flows, from their low and high equilibria."""
+    flows = model.flows
+    low, high = equilibria
+    ids = [flows[i].id for i in active]
+    rid = [r.id for r in model.resources]
+    return Interval(span[0], span[1], ids,
+                    dict(zip(ids, rates[0])), dict(zip(ids, rates[1])),
+                    dict(zip(ids, low.queue_delays)), dict(zip(ids, high.queue_delays)),
+                    dict(zip(rid, low.backlog_bytes)), dict(zip(rid, high.backlog_bytes)),
+                    {flows[i].id: joined[i] for i in active}, tied_groups(model, active, low.rates))
+
+
 def predict(spec: TopologySpec, duration_s: float | None = None, *,
             base_rtts_s: dict | None = None, others_ok: bool = False) -> Model:
     """The model of `spec` with its predicted timeline and completion times.
@@ -208,13 +243,13 @@ def predict(spec: TopologySpec, duration_s: float | None = None, *,
     measured = {} if base_rtts_s is None else {
         f.id: max(0.0, float(base_rtts_s[f.id]) - f.base_rtt_s) for f in model.flows
         if base_rtts_s.get(f.id) is not None}
-    model.measured_base_rtt_s = {fid: base_rtts_s[fid] for fid in measured}
+    model.measured_base_rtt_s = {fid: (base_rtts_s or {})[fid] for fid in measured}
     end_s = duration_s if duration_s is not None else spec.duration_s
     flows = model.flows
     pending = sorted(range(len(flows)), key=lambda i: (flows[i].start_s, i))
     remaining = {i: flows[i].size_bytes for i in range(len(flows))}
-    joined = {}
-    active = []
+    joined: dict = {}
+    active: list = []
     prices = np.zeros(len(model.resources))
     now = flows[pending[0]].start_s if pending else 0.0
     while pending or active:
@@ -223,23 +258,12 @@ def predict(spec: TopologySpec, duration_s: float | None = None, *,
             joined[i] = measured.get(flows[i].id, float(model.M[:, i] @ prices))
             active.append(i)
         active.sort()
-        low = high = None
-        rate_low = rate_high = None
+        mid_rate: dict = {}
         if active:
-            e = np.array([joined[i] for i in active])
-            alphas = np.array([flows[i].alpha for i in active])
-            betas = np.array([flows[i].beta for i in active])
-            low = _solve(model, active, alphas, e)
-            high = _solve(model, active, betas, e)
+            low, high, rate_low, rate_high = _equilibria(model, active, joined)
             prices = low.prices
-            rate_low, rate_high = low.rates.copy(), high.rates.copy()
-            for k in np.flatnonzero(alphas != betas):     # Vegas: each flow's own extremes
-                own_low, own_high = betas.copy(), alphas.copy()
-                own_low[k], own_high[k] = alphas[k], betas[k]
-                rate_low[k] = _solve(model, active, own_low, e).rates[k]
-                rate_high[k] = _solve(model, active, own_high, e).rates[k]
-        mid_rate = {i: 0.5 * (low.rates[k] + high.rates[k]) * flows[i].data_bytes
-                    for k, i in enumerate(active)} if active else {}
+            mid_rate = {i: 0.5 * (low.rates[k] + high.rates[k]) * flows[i].data_bytes
+                        for k, i in enumerate(active)}
         next_start = flows[pending[0]].start_s if pending else math.inf
         finishes = {i: now + remaining[i] / mid_rate[i] for i in active if remaining[i] is not None}
         next_finish = min(finishes.values(), default=math.inf)
@@ -248,14 +272,8 @@ def predict(spec: TopologySpec, duration_s: float | None = None, *,
             raise TheoryError("the predicted timeline never ends: a flow without data_mb and no "
                               "duration")
         if active:
-            ids = [flows[i].id for i in active]
-            rid = [r.id for r in model.resources]
-            model.timeline.append(Interval(
-                now, nxt, ids,
-                dict(zip(ids, rate_low)), dict(zip(ids, rate_high)),
-                dict(zip(ids, low.queue_delays)), dict(zip(ids, high.queue_delays)),
-                dict(zip(rid, low.backlog_bytes)), dict(zip(rid, high.backlog_bytes)),
-                {flows[i].id: joined[i] for i in active}, tied_groups(model, active, low.rates)))
+            model.timeline.append(_interval(model, active, joined, (now, nxt), (low, high),
+                                            (rate_low, rate_high)))
         for i in active:
             if remaining[i] is not None:
                 remaining[i] = max(0.0, remaining[i] - mid_rate[i] * (nxt - now))

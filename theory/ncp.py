@@ -110,6 +110,7 @@ class NcpProblem:
             else:
                 return "domain"
         x = self.rates(p)
+        assert x is not None                    # the loop above found prices in the domain
         if idx.size == 0:
             return p, x
         G = (self.A[idx] @ x) / c[idx] - 1.0
@@ -142,6 +143,7 @@ class NcpProblem:
                 t *= 0.5
             if not accepted:
                 break
+            assert xt is not None                # accepted: the trial prices are in the domain
             p, x, G = trial, xt, Gt
             err = float(np.max(np.abs(G)))
         return p, x

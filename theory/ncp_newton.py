@@ -137,7 +137,7 @@ def potential_weights(problem):
         if not math.isnan(kappa[root]):
             continue
         kappa[root] = 1.0
-        todo = [("f", root)]
+        todo: list = [("f", root)]
         while todo:
             kind, k = todo.pop()
             if kind == "f":

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from routing.static import plain_paths
+from topologies.spec import LinkSpec
 
 
 class NoRouteError(ValueError):
@@ -22,7 +23,7 @@ class NoRouteError(ValueError):
 class Hop:
     """One link direction of a path."""
 
-    link: object             # the LinkSpec
+    link: LinkSpec
     index: int               # 0: ends[0] -> ends[1]; 1: back
 
     @property
@@ -48,7 +49,7 @@ class Paths:
         self.routes = plain_paths(list(spec.routers), list(spec.hosts),
                                   [(ls.id, ls.ends, _cost_s(ls)) for ls in self.links])
         self._routers = set(spec.routers)
-        self._host_link = {}
+        self._host_link: dict = {}
         hosts = set(spec.hosts)
         for ls in self.links:
             for index, end in enumerate(ls.ends):
