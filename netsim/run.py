@@ -15,16 +15,25 @@ import tempfile
 import time
 from pathlib import Path
 
-from simulator.sampling import Sampler
-from topologies.build import Network, build_network
-from netsim.probes import (FLOW_COLUMNS, HOST_COLUMNS, HOST_IDLE_ROW, LINK_COLUMNS,
-                               LINK_IDLE_ROW, DirectionProbe, DirectionWatch, FlowProbe,
-                               HostProbe, state_columns)
+from netsim.probes import (
+    FLOW_COLUMNS,
+    HOST_COLUMNS,
+    HOST_IDLE_ROW,
+    LINK_COLUMNS,
+    LINK_IDLE_ROW,
+    DirectionProbe,
+    DirectionWatch,
+    FlowProbe,
+    HostProbe,
+    state_columns,
+)
 from netsim.results import Results
-from topologies.spec import TopologySpec
 from netsim.traces import RouteLog, TraceFile
 from netsim.workloads import start_workloads
+from simulator.sampling import Sampler
 from topologies.bounds import MAX_TRACE_ROWS, time_problem, trace_rows
+from topologies.build import Network, build_network
+from topologies.spec import TopologySpec
 
 log = logging.getLogger(__name__)
 
@@ -84,17 +93,18 @@ class Run:
         self.sampler = Sampler(self.sim, interval_s)
         self._unfinished = sum(1 for f in spec.flows if f.data_bytes is not None)
         self._endless = bool(endless) or bool(spec.workloads)   # workloads run to the duration
-        self._stall_detail = None
-        self._limit_detail = None
+        self._stall_detail: str | None = None
+        self._limit_detail: str | None = None
         self._progress_step_s = 0.0
         if trace_dir is None:
-            self._tempdir = tempfile.TemporaryDirectory(prefix="netsim-")
+            self._tempdir: tempfile.TemporaryDirectory | None = tempfile.TemporaryDirectory(
+                prefix="netsim-")
             self.trace_dir = Path(self._tempdir.name)
         else:
             self._tempdir = None
             self.trace_dir = Path(trace_dir)
-        self.traces = {}
-        self.flow_probes = {}
+        self.traces: dict = {}
+        self.flow_probes: dict = {}
         self._open_traces()
         self.workloads = start_workloads(self)      # fct.csv (netsim/workloads.py)
 
@@ -117,18 +127,19 @@ class Run:
                 sampler.register(links, (link.id, d.label), probe, wake=probe.wake,
                                  idle_row=LINK_IDLE_ROW, arm=probe.arm, disarm=probe.disarm)
         for flow in net.flows.values():
-            probe = FlowProbe(flow, mbit, tuple(state.values()))
-            self.flow_probes[flow.id] = probe
-            sampler.register(flows, (flow.id,), probe, wake=probe.wake, arm=probe.arm)
+            flow_probe = FlowProbe(flow, mbit, tuple(state.values()))
+            self.flow_probes[flow.id] = flow_probe
+            sampler.register(flows, (flow.id,), flow_probe, wake=flow_probe.wake,
+                             arm=flow_probe.arm)
             flow.on_finish = self._on_flow_finish
         for host in net.hosts.values():
-            probe = HostProbe(host, mbit, direction_probes)
-            sampler.register(hosts, (host.id,), probe, wake=probe.wake, idle_row=HOST_IDLE_ROW,
-                             arm=probe.arm)
+            host_probe = HostProbe(host, mbit, direction_probes)
+            sampler.register(hosts, (host.id,), host_probe, wake=host_probe.wake,
+                             idle_row=HOST_IDLE_ROW, arm=host_probe.arm)
         routes = RouteLog(directory / "routes.csv")
         for row in net.route_log:                 # the tables installed while building
             routes.append(row)
-        net.route_log = routes
+        net.route_log = routes                    # type: ignore[assignment]   # a list until now
         self.traces["routes"] = routes
 
     def _close_traces(self) -> None:
@@ -267,7 +278,7 @@ class Run:
         for flow in self.network.flows.values():
             sender = getattr(flow, "sender", None)
             cwnd = getattr(sender, "cwnd", 1.0)
-            if not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < math.inf):
+            if sender is not None and not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < math.inf):
                 sender.cwnd = math.nan
         try:
             self.sampler.finish()

@@ -148,8 +148,8 @@ def seeds_warning(sweep: Sweep, out_dir) -> str | None:
     """The warning a sweep with several seeds deserves when its seeds cannot differ: none of
     its runs drew a random number (no random loss, jitter, random workload, RED or PIE drop...)
     nor hashed flows onto ECMP paths, so every seed of a point repeats the same run
-    (docs/sweeps.md, "Running"). None when there is one seed, when some run used its seed, or when a run's record
-    does not say (a record of an earlier netsim, a failed run)."""
+    (docs/sweeps.md, "Running"). None when there is one seed, when some run used its seed, or
+    when a run's record does not say (a record of an earlier netsim, a failed run)."""
     if len(sweep.seeds) < 2:
         return None
     out = Path(out_dir)

@@ -118,7 +118,7 @@ def _resolve_response(where: str, theory: dict, plot: dict, sweep: Sweep, specs:
     resolved = {"model": model, "flow": flow, "mss_bytes": mss, "rtt_ms": float(rtt),
                 "base_rtt_ms": base, "units_bits_per_mbit": bits}
     if model == "cubic":
-        from flows import ALGORITHMS          # the constants are the class's (flows/cubic.py)
+        from flows import ALGORITHMS  # the constants are the class's (flows/cubic.py)
         defaults = ALGORITHMS["cubic"].PARAMETERS
         resolved.update(C=theory.get("C", defaults["C"]),
                         beta=theory.get("beta", defaults["beta"]))

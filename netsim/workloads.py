@@ -100,7 +100,7 @@ class SizeDistribution:
             p0, p1 = self.probs[i - 1], self.probs[i]
             s0, s1 = self.sizes[i - 1], self.sizes[i]
             size = s0 + (s1 - s0) * (u - p0) / (p1 - p0)
-        return max(1, int(round(size)))
+        return max(1, round(size))
 
     def mean(self) -> float:
         """Mean size in bytes (uniform between consecutive points, as `sample` draws)."""
