@@ -181,8 +181,10 @@ class Results:
     Tables map column names to numpy arrays, in the topology's units, exactly as written to the
     CSV files (docs/outputs.md): links and hosts have no rows for the intervals in which they were
     idle (`trace` fills those in). `directory` holds the trace files; `network` is the simulated
-    network, for inspection.
+    network, for inspection. `failure`: the exception that ended the run, if one did.
     """
+
+    failure: BaseException | None = None
 
     def __init__(self, run, stop_reason: str, stop_detail: str, wall_s: float):
         self.network = run.network
