@@ -20,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from netsim.cli_options import program_name
 from netsim.output_paths import OutputPathError, check_output_file, current_umask
 
 EXIT_OK = 0
@@ -131,16 +132,29 @@ def _wan_options(parser, *, delay_ms: float, buffer_kb) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``generate KIND [options]``: one subcommand per kind of topology."""
     from topologies import generate as g
     parser = _Parser(
-        prog="initializer.py generate",
+        prog=f"{program_name()} generate",
         description="Write a generated topology file: plain JSON (docs/topology-format.md, "
                     "\"Generated topologies\") you can read, edit and run with "
                     "python initializer.py FILE.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     kinds = parser.add_subparsers(dest="kind", metavar="KIND", parser_class=_Parser)
     kinds.required = True
-    sub = {}
+    sub: dict = {}
+    _add_fabric_kinds(kinds, sub, g)
+    _add_wan_kinds(kinds, sub, g)
+    _add_random_kind(kinds, sub, g)
+    parser.epilog = "kinds and their options (KIND --help for units and defaults):\n" + "\n".join(
+        f"  {kind}: " + " ".join(sorted({opt for action in sub[kind]._actions
+                                         for opt in action.option_strings if opt.startswith("--")}))
+        for kind in KINDS)
+    return parser
+
+
+def _add_fabric_kinds(kinds, sub: dict, g) -> None:
+    """The data-center fabrics: fat tree and leaf-spine."""
     p = sub["fat-tree"] = kinds.add_parser("fat-tree", help=KINDS["fat-tree"],
                                            description=KINDS["fat-tree"] + ": k pods of k/2 edge "
                                            "and k/2 aggregation switches, k/2 hosts per edge "
@@ -175,6 +189,10 @@ def build_parser() -> argparse.ArgumentParser:
                                 "paper's 10 Gb/s switch")
     _common_options(p, flows="hosts/2", flow_mb=1.0, min_rto_ms=g.DC_MIN_RTO_MS, pattern=True,
                     ecmp="flow")
+
+
+def _add_wan_kinds(kinds, sub: dict, g) -> None:
+    """The wide-area shapes: dumbbell and parking lot."""
     p = sub["dumbbell"] = kinds.add_parser("dumbbell", help=KINDS["dumbbell"],
                                            description=KINDS["dumbbell"] + ". Names: senders "
                                            "S1..SN, receivers T1..TN, routers R1 R2, links LB, "
@@ -196,6 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
     _wan_options(p, delay_ms=10.0, buffer_kb=50.0)
     _common_options(p, flows="one per path, N+1", flow_mb=4.0, min_rto_ms=g.WAN_MIN_RTO_MS,
                     pattern=False)
+
+
+def _add_random_kind(kinds, sub: dict, g) -> None:
+    """A random router graph."""
     p = sub["random"] = kinds.add_parser("random", help=KINDS["random"],
                                          description=KINDS["random"] + ": a random recursive "
                                          "tree (router i joined to a random earlier router) plus "
@@ -214,11 +236,6 @@ def build_parser() -> argparse.ArgumentParser:
     links.add_argument("--buffer-kb", type=float, default=100.0, metavar="KB",
                        help="buffer of every link, kB (default 100)")
     _common_options(p, flows="10", flow_mb=1.0, min_rto_ms=g.WAN_MIN_RTO_MS, pattern=True)
-    parser.epilog = "kinds and their options (KIND --help for units and defaults):\n" + "\n".join(
-        f"  {kind}: " + " ".join(sorted({opt for action in sub[kind]._actions
-                                         for opt in action.option_strings if opt.startswith("--")}))
-        for kind in KINDS)
-    return parser
 
 
 def generate(args):
