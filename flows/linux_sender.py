@@ -53,23 +53,22 @@ import math
 
 from components.packet import Packet
 from flows.congestion import CWR, LOSS, OPEN, RECOVERY, CaEvent
+from flows.cwr import end_reduction, enter_cwr
 from flows.prr import PrrWindow
 from flows.rack import RackScoreboard
 from flows.sender import Sender, WindowError
+from flows.sender_view import CwndUsage
+from flows.tlp import TCP_TIMEOUT_MIN_S, TailLossProbe
 from flows.undo import Undo
 
 RTO, PROBE, REORDER = 0, 1, 2          # what the one retransmission timer is armed for
-TCP_TIMEOUT_MIN_S = 0.002              # TCP_TIMEOUT_MIN (2 jiffies at HZ = 1000)
-TLP_ONE_PACKET_EXTRA_S = 0.2           # tcp_rto_min: the delayed-ACK allowance of a lone packet
-TLP_NO_RTT_S = 1.0                     # TCP_TIMEOUT_INIT
 
 
 class LinuxSender(Sender):
     """A `Sender` with SACK recovery for every algorithm and the RACK-TLP, PRR and undo of
     its `options` (see the module docstring)."""
 
-    __slots__ = ("cwnd_usage_seq", "latched_cwnd_limited", "max_packets_out", "board",
-                 "timer_kind", "tlp_high_seq", "tlp_probes", "tlp_retrans", "undo")
+    __slots__ = ("board", "timer_kind", "tlp", "undo", "usage")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -78,12 +77,8 @@ class LinuxSender(Sender):
         self.scoreboard = self.board
         self.undo = Undo() if options.undo else None
         self.timer_kind = RTO
-        self.tlp_high_seq = 0          # snd_nxt when the outstanding probe was sent (0: none)
-        self.tlp_retrans = False       # the probe was a retransmission
-        self.tlp_probes = 0
-        self.latched_cwnd_limited = False
-        self.max_packets_out = 0
-        self.cwnd_usage_seq = 0
+        self.tlp = TailLossProbe() if options.tlp else None
+        self.usage = CwndUsage()
         self.plain_transmit = False
 
     def _now(self) -> float:
@@ -91,10 +86,7 @@ class LinuxSender(Sender):
 
     @property
     def is_cwnd_limited(self) -> bool:
-        """Linux tcp_is_cwnd_limited."""
-        if self.latched_cwnd_limited:
-            return True
-        return self.cwnd < self.ssthresh and self.cwnd < 2 * self.max_packets_out
+        return self.usage.is_cwnd_limited(self.cwnd, self.ssthresh)
 
     # -- sending -----------------------------------------------------------------------------
     def send_window(self) -> None:
@@ -127,12 +119,12 @@ class LinuxSender(Sender):
                 return
             if in_flight == 0 and self.cwnd_event_hook is not None:
                 self.cwnd_event_hook(CaEvent.TX_START)
-            sent_new += self._send(seq)
-        self._validate_cwnd(cwnd_limited)
-        if sent_new and self.options.tlp:
+            sent_new += self.transmit_one(seq)
+        self.usage.validate(self.snd_una, self.snd_nxt, cwnd_limited)
+        if sent_new and self.tlp is not None:
             self._schedule_probe(advancing=False)
 
-    def _send(self, seq: int) -> bool:
+    def transmit_one(self, seq: int) -> bool:
         """Transmit packet `seq` (a retransmission if sent before); returns whether it is new."""
         retx = seq < self.high_seq
         state = self.state
@@ -149,15 +141,6 @@ class LinuxSender(Sender):
         if not retx:
             self.snd_nxt = self.high_seq = seq + 1
         return not retx
-
-    def _validate_cwnd(self, cwnd_limited: bool) -> None:
-        """tcp_cwnd_validate: latch whether the window limited the sender, once per window."""
-        packets_out = self.snd_nxt - self.snd_una
-        if (self.snd_una >= self.cwnd_usage_seq or cwnd_limited
-                or (not self.latched_cwnd_limited and packets_out > self.max_packets_out)):
-            self.latched_cwnd_limited = cwnd_limited
-            self.max_packets_out = packets_out
-            self.cwnd_usage_seq = self.snd_nxt
 
     # -- acknowledgements --------------------------------------------------------------------
     def on_ack(self, ack: Packet) -> None:
@@ -198,8 +181,11 @@ class LinuxSender(Sender):
         self._fastretrans_alert(ack, cum > snd_una, delivered, newly_lost)
         if self.ecn and self.finish_s is None:
             self._on_ecn(ack.payload is True, cum - snd_una)
-        if self.tlp_high_seq and cum >= self.tlp_high_seq:
-            self._tlp_ack(cum)
+        tlp = self.tlp
+        if tlp is not None and tlp.high_seq and cum >= tlp.high_seq \
+                and tlp.repaired(cum, self.high_seq) and self.state == OPEN \
+                and enter_cwr(self, ecn=False):
+            end_reduction(self)                     # a loss repaired by the probe
         self.send_window()
 
     def _rtt_sample(self, ack: Packet, delivered: int, now: float) -> None:
@@ -214,16 +200,8 @@ class LinuxSender(Sender):
                 self.on_rtt_hook(rtt_s)
 
     def _reo_wnd(self) -> float:
-        """tcp_rack_reo_wnd."""
-        board = self.board
-        if not board.reord_seen:
-            if self.state == RECOVERY or self.state == LOSS:
-                return 0.0
-            if len(board.sacked) >= self.dupack_threshold:
-                return 0.0
-        srtt = self.rtt.srtt or 0.0
-        min_rtt = self.rtt.min_rtt
-        return min(min_rtt / 4.0, srtt) if min_rtt < math.inf else 0.0
+        return self.board.reo_wnd(self.state == RECOVERY or self.state == LOSS,
+                                  self.rtt.srtt or 0.0, self.rtt.min_rtt)
 
     def _detect_losses(self) -> int:
         """tcp_rack_mark_lost (or the duplicate-ACK threshold): mark, arm the reorder timer."""
@@ -243,7 +221,7 @@ class LinuxSender(Sender):
             if undo is not None and undo.may_undo(ack.sent_s if advanced else None):
                 self._undo()
             else:
-                self._end_reduction()
+                end_reduction(self)
             state = OPEN
         elif state == LOSS:
             if advanced and undo is not None and undo.may_undo(ack.sent_s):
@@ -253,7 +231,7 @@ class LinuxSender(Sender):
                 self.window.end_episode()
                 state = OPEN
         elif state == CWR and cum > self.recover:
-            self._end_reduction()
+            end_reduction(self)
             state = OPEN
         if state == OPEN and self.board.lost:
             self._enter_recovery()
@@ -274,7 +252,8 @@ class LinuxSender(Sender):
         """tcp_enter_recovery: fast recovery after a marked loss."""
         self.sack_recoveries += 1
         self.recover = self.high_seq
-        self.tlp_high_seq = 0
+        if self.tlp is not None:
+            self.tlp.high_seq = 0
         window = self.window
         if self.state != CWR:
             self._begin_undo()
@@ -282,18 +261,6 @@ class LinuxSender(Sender):
                 window.begin_reduction()
             window.loss_reaction()
         window.enter_recovery()
-
-    def _end_reduction(self) -> None:
-        """tcp_end_cwnd_reduction: cwnd = ssthresh (unless undone), COMPLETE_CWR, OPEN."""
-        undone = self.undo is not None and self.undo.undone
-        if self.state == RECOVERY and not undone:
-            self.window.end_episode()                 # cwnd = ssthresh (BBR: its own)
-        else:
-            if self.state == CWR and self.cc.loss_based:
-                self.cwnd = self.ssthresh
-            self.window._set_state(OPEN)
-        if self.cwnd_event_hook is not None:
-            self.cwnd_event_hook(CaEvent.COMPLETE_CWR)
 
     def _undo(self) -> None:
         """tcp_try_undo_recovery / tcp_try_undo_loss: the episode was spurious."""
@@ -310,68 +277,33 @@ class LinuxSender(Sender):
             undo.on_dsack(seq)
             if self.state == RECOVERY and undo.marker and undo.retrans == 0:
                 undo.apply(self, self.cc)                 # tcp_try_undo_dsack: stay in recovery
-        if self.tlp_high_seq and self.tlp_retrans and seq == self.tlp_high_seq - 1:
-            self.tlp_high_seq = 0                     # the probe and the original both arrived
+        if self.tlp is not None:
+            self.tlp.on_dsack(seq)
 
     def _on_ecn(self, ece: bool, acked: int) -> None:
         """RFC 3168 §6.1.2 as Linux: an ECE in OPEN enters CWR (tcp_enter_cwr)."""
         if ece:
             self.ecn_echoes += 1
         self.cc.ecn_ack(max(acked, 0), ece)
-        if ece and self.state == OPEN and self._enter_cwr(ecn=True):
+        if ece and self.state == OPEN and enter_cwr(self, ecn=True):
             self.ecn_reactions += 1
             self.cwr_pending = True
-
-    def _enter_cwr(self, ecn: bool) -> bool:
-        """tcp_enter_cwr (tcp_init_cwnd_reduction): ssthresh from the algorithm, CWR."""
-        window = self.window
-        if not self.cc.loss_based:
-            return False
-        if self.undo is not None:
-            self.undo.marker = self.undo.undone = False
-        if isinstance(window, PrrWindow):
-            window.begin_reduction()
-        if ecn:
-            if not window.ecn_reaction():
-                return False
-            if isinstance(window, PrrWindow):
-                self.cwnd = window.flow.prior_cwnd    # PRR reduces it ACK by ACK
-        else:
-            window.loss_reaction()
-        self.recover = self.high_seq
-        self.tlp_high_seq = 0
-        window._set_state(CWR)
-        if self.cwnd_event_hook is not None:
-            self.cwnd_event_hook(CaEvent.ENTER_CWR)
-        return True
 
     # -- timers --------------------------------------------------------------------------------
     def _set_xmit_timer(self) -> None:
         """tcp_set_xmit_timer: the loss probe if one may be scheduled, else the RTO."""
         if self.snd_una >= self.high_seq:
             self.timer.cancel()
-        elif not (self.options.tlp and self._schedule_probe(advancing=True)):
+        elif not (self.tlp is not None and self._schedule_probe(advancing=True)):
             self.timer_kind = RTO
             self.timer.start(self.rtt.rto)
 
     def _schedule_probe(self, advancing: bool) -> bool:
-        """tcp_schedule_loss_probe."""
-        state = self.state
-        if (state != OPEN and state != CWR) or self.snd_una >= self.high_seq:
+        """tcp_schedule_loss_probe (flows/tlp.py)."""
+        assert self.tlp is not None
+        pto = self.tlp.timeout(self, advancing)
+        if pto is None:
             return False
-        srtt = self.rtt.srtt
-        if srtt is None:
-            pto = TLP_NO_RTT_S
-        else:
-            one = self.high_seq - self.snd_una == 1
-            pto = 2.0 * srtt + (TLP_ONE_PACKET_EXTRA_S if one else TCP_TIMEOUT_MIN_S)
-        rto_left = self.rtt.rto
-        if not advancing:
-            head = self.board.xmit.get(self.snd_una)
-            if head is not None:
-                rto_left = head[0] + self.rtt.rto - self.sim.now
-        if rto_left > 0.0:
-            pto = min(pto, rto_left)
         self.timer_kind = PROBE
         self.timer.start(pto)
         return True
@@ -403,30 +335,13 @@ class LinuxSender(Sender):
         self.timer.start(max(delay, 1e-6))
 
     def _send_probe(self) -> None:
-        """tcp_send_loss_probe: one new packet, else the highest sent again."""
-        if not self.tlp_high_seq:
-            seq = self.snd_nxt
-            if seq < self.n_packets and seq - self.snd_una < self.rwnd_pkts:
-                self.tlp_retrans = False
-            else:
-                seq = self.high_seq - 1
-                self.tlp_retrans = True
-            self._send(seq)
-            self.tlp_high_seq = self.snd_nxt
-            self.tlp_probes += 1
+        """tcp_send_loss_probe (flows/tlp.py), then the RTO from now."""
+        assert self.tlp is not None
+        if self.tlp.probe(self):
             self.timer_kind = RTO
-            self.timer.start(self.rtt.rto)            # from now (icsk_pending reset)
-            return
-        self._rearm_rto()
-
-    def _tlp_ack(self, cum: int) -> None:
-        """tcp_process_tlp_ack: an ACK at or past the probe ends the TLP episode."""
-        if not self.tlp_retrans:
-            self.tlp_high_seq = 0
-        elif cum > self.tlp_high_seq or self.high_seq == self.tlp_high_seq:
-            self.tlp_high_seq = 0                     # the probe repaired a loss: reduce
-            if self.state == OPEN and self._enter_cwr(ecn=False):
-                self._end_reduction()
+            self.timer.start(self.rtt.rto)
+        else:
+            self._rearm_rto()
 
     def _reorder_timeout(self) -> None:
         """tcp_rack_reo_timeout."""
@@ -452,7 +367,8 @@ class LinuxSender(Sender):
             if self.cwnd_event_hook is not None:
                 self.cwnd_event_hook(CaEvent.LOSS)
         self.recover = self.high_seq
-        self.tlp_high_seq = 0
+        if self.tlp is not None:
+            self.tlp.high_seq = 0
         self.rtt.back_off()
         self.board.mark_all_lost(self.snd_una, self.snd_nxt)
         self.window.enter_loss()

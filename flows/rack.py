@@ -34,6 +34,7 @@ retransmitted delivered below the highest sacked one (`reord_seen`).
 """
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from heapq import heappop, heappush
 from typing import Callable
@@ -113,6 +114,13 @@ class RackScoreboard(Scoreboard):
                 lost.discard(seq)
         self.advance(snd_una, cum)
         return newly
+
+    def reo_wnd(self, recovering: bool, srtt: float, min_rtt: float) -> float:
+        """RACK's reordering window (Linux tcp_rack_reo_wnd): without reordering seen, 0 during
+        recovery and once `threshold` packets are sacked; else min_rtt / 4, at most SRTT."""
+        if not self.reord_seen and (recovering or len(self.sacked) >= self.threshold):
+            return 0.0
+        return min(min_rtt / 4.0, srtt) if min_rtt < math.inf else 0.0
 
     # -- loss marking --------------------------------------------------------------------------
     def _mark(self, seq: int) -> None:

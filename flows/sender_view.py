@@ -98,12 +98,41 @@ class SenderView:
         """Per-flow counters like Linux's nstat (`COUNTERS`, always every key)."""
         scoreboard = self.scoreboard
         undo = getattr(self, "undo", None)
+        tlp = getattr(self, "tlp", None)
         return {
             "rto": self.timeouts,
-            "tlp": getattr(self, "tlp_probes", 0),
+            "tlp": tlp.probes if tlp is not None else 0,
             "rack_lost": getattr(scoreboard, "rack_lost", 0),
             "lost_retrans": getattr(scoreboard, "lost_retrans", 0),
             "spurious_undo": undo.undos if undo is not None else 0,
             "sack_recoveries": self.sack_recoveries,
             "fast_retransmits": self.fast_retransmits,
         }
+
+
+class CwndUsage:
+    """Whether the window limits a sender (Linux tcp_cwnd_validate, tcp_is_cwnd_limited): the
+    answer is latched once per window of data (until snd_una passes the snd_nxt of the last
+    update), and, in slow start, the window counts as limiting while it is below twice the
+    most packets out in that window (so slow start may double it)."""
+
+    __slots__ = ("latched", "max_packets_out", "usage_seq")
+
+    def __init__(self) -> None:
+        self.latched = False
+        self.max_packets_out = 0
+        self.usage_seq = 0
+
+    def validate(self, snd_una: int, snd_nxt: int, cwnd_limited: bool) -> None:
+        """After a round of sending: `cwnd_limited` if the window stopped it."""
+        packets_out = snd_nxt - snd_una
+        if (snd_una >= self.usage_seq or cwnd_limited
+                or (not self.latched and packets_out > self.max_packets_out)):
+            self.latched = cwnd_limited
+            self.max_packets_out = packets_out
+            self.usage_seq = snd_nxt
+
+    def is_cwnd_limited(self, cwnd: float, ssthresh: float) -> bool:
+        if self.latched:
+            return True
+        return cwnd < ssthresh and cwnd < 2 * self.max_packets_out
