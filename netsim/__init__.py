@@ -9,9 +9,13 @@
 
 Modules: `run` (running a topology: termination, stall guard, interrupts, sampling), `results`
 (the summary and the trace tables), `traces` and `probes` (what is sampled and how it is
-written), `results_dir` (one complete run per directory), `sweep_file` and `sweep` (parameter
-sweeps), `cli` and `sweep_cli` (the command line; ``python -m netsim``). The topology format is
-in `topologies`, theory (equilibria, response functions, the run comparison) in `theory`.
+written), `event_trace` (``--trace``: every packet event), `results_dir` (one complete run per
+directory), `version`; parameter sweeps: `sweep` (running one) with `sweep_file`,
+`sweep_parameters`, `sweep_points`, `sweep_metrics`, `sweep_theory`, `sweep_plan`,
+`sweep_store` and `sweep_execute`; the command line (``python -m netsim``): `cli` (a run and the
+dispatch), `cli_options` (what the parsers share), `cli_output` (what is shown), `sweep_cli`,
+`convert`, `generate_cli`. The topology format is in `topologies`, theory (equilibria, response
+functions, the run comparison) in `theory`.
 """
 from netsim.run import Results, Run, RunError, check_conservation, simulate
 from netsim.version import __version__
