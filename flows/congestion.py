@@ -44,7 +44,8 @@ Facts an algorithm declares (class attributes; the transport, the loader and `th
 * ``name``; ``PARAMETERS`` (parameter -> default): the algorithm's constants live there and
   nowhere else (``theory`` reads e.g. ``Cubic.PARAMETERS["C"]``, ``Cubic.PARAMETERS["beta"]``,
   ``Bbr.PARAMETERS["cwnd_gain"]``, ``Bbr.PARAMETERS["high_gain"]``, ``Bbr.GAIN_CYCLE``,
-  ``Dctcp.PARAMETERS["g"]``, ``Vegas.PARAMETERS["alpha"]`` / ``["beta"]``);
+  ``Dctcp.PARAMETERS["g"]``, ``Vegas.PARAMETERS["alpha"]`` / ``["beta"]``,
+  ``Fast.PARAMETERS["alpha"]``; a flow's own values are its merged ``params``);
 * ``theory_model``: which model ``--check`` applies to the flow: ``"loss"`` (Padhye's Reno
   response), ``"cubic"`` (RFC 9438's), ``"delay"`` (the fluid model of delay-based flows),
   ``"rate"`` (BBR's), ``"dctcp"``, or None (not checked);
