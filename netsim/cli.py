@@ -54,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
         usage="%(prog)s TOPOLOGY [options]\n       %(prog)s sweep SWEEP [options]  "
               "(parameter sweeps: %(prog)s sweep --help)\n       %(prog)s report DIR  "
               "(interactive report.html of earlier results: %(prog)s report --help)"
-              "\n       %(prog)s convert OLD.json [-o NEW.json]  (a 2015 CS/EE 143 file)",
+              "\n       %(prog)s convert OLD.json [-o NEW.json]  (a 2015 CS/EE 143 file)"
+              "\n       %(prog)s generate KIND [options]  (topology generators: %(prog)s "
+              "generate --help)",
         description="Packet-level simulation of a network described by a JSON topology file. "
                     "Results go to results/<name>/ (or --out), replaced as a whole when the run "
                     "ends; Ctrl-C stops the run and keeps what it simulated so far.",
@@ -79,8 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--interval", type=float, default=0.1, metavar="S",
                         help="statistics sampling interval in seconds (default 0.1)")
     parser.add_argument("--check", action="store_true",
-                        help="compare the run with theory: the equilibrium of its FAST/Vegas flows, "
-                             "the response functions of Reno/NewReno/CUBIC, BBR's share and queue bound")
+                        help="compare the run with theory, by the model each algorithm's class "
+                             "declares: the equilibrium of FAST/Vegas flows, the response "
+                             "functions of Reno/NewReno/Tahoe/CUBIC, BBR's share and queue bound")
     parser.add_argument("--check-tolerance", type=float, metavar="PCT",
                         help="with --check: exit with status 1 if any compared quantity is off by "
                              "more than PCT percent")
