@@ -99,7 +99,9 @@ On the Linux stack (``flow.stack == "linux"``) it is Linux's tcp_bbr v1 (net/ipv
   `bbr_ack_aggregation_cwnd`) once the pipe is full; the probing phase's in-flight test adds one
   TSO burst (`bbr_packets_in_net_at_edt`, pacing here releasing packets at once);
 * RTprop takes a sample only if strictly lower (or once expired; `bbr_update_min_rtt`), so
-  ProbeRTT comes every 10 s even on a path whose RTT never changes;
+  ProbeRTT comes every 10 s even on a path whose RTT never changes; the sample is the rate
+  sample's RTT (Linux's rs->rtt_us: the most recently sent packet the ACK delivered, valid with
+  timestamps), whatever the order in which the transport calls `on_rtt`;
 * in the first round of fast recovery the window follows packet conservation, and each ACK's
   newly lost packets come off the window (`bbr_set_cwnd_to_recover_or_restore`); entering Drain
   sets ssthresh to BBRInflight(1) (`bbr_check_drain`);
@@ -283,7 +285,7 @@ class Bbr(CongestionControl):
         retx = flow.retransmissions                   # the packets newly lost are those the
         lost = retx - self.retx_seen                  # transport retransmitted since the last
         self.retx_seen = retx                         # sample (it resends every lost packet)
-        rtt = self.rtt_sample
+        rtt = self.rtt_sample if self.lx is None else rs.rtt_s    # Linux: rs->rtt_us
         self.rtt_sample = None
         # BBRUpdateModelAndState
         bw = self._update_btlbw(rs)
