@@ -30,6 +30,7 @@ class Fast(CongestionControl):
     name = "fast"
     recovery = RecoveryMode.SACK
     theory_model = "delay"
+    has_slow_start: ClassVar[bool] = False   # the update rule sets the window from the start
     PARAMETERS: ClassVar[dict[str, float]] = {"alpha": 20.0, "gamma": 0.5,
                                               "update_interval_s": 0.05, "rtt_samples": 40}
     __slots__ = ("alpha", "gamma", "tick_interval_s", "base_rtt", "samples", "sample_sum")

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from theory.check_rows import Window, bbr_rows, loss_row, no_model, row
 from theory.fluid import DEFAULT_SETTLE_S, Model, is_delay_based, predict
-from theory.models import kind_of, model_of, modelled_algorithms, no_model_reason
+from theory.models import has_slow_start, kind_of, model_of, modelled_algorithms, no_model_reason
 from theory.windows import route_changes, simulated_intervals
 
 RATE_FLOOR_FRACTION = 0.005
@@ -120,7 +120,7 @@ class _Comparison:
             return interval_reason
         f = self.summary["flows"][fid]
         if (f.get("in_slow_start") and f["retransmissions"] == 0 and f["timeouts"] == 0
-                and model_of(self.algorithms[fid]) != "delay"):
+                and has_slow_start(self.algorithms[fid])):
             return (f"{fid} never left slow start (no loss, window below ssthresh at the end): "
                     f"no steady state to compare")
         kind = kind_of(self.algorithms[fid])

@@ -58,6 +58,14 @@ def no_model_reason(algorithm: str) -> str:
     return f"no analytic model for {algorithm}"
 
 
+def has_slow_start(algorithm: str) -> bool:
+    """Whether flows of `algorithm` start in slow start and must leave it before a steady state
+    exists: True unless the class declares ``has_slow_start = False`` (FAST, whose update rule
+    sets the window from the first round trip)."""
+    from flows import ALGORITHMS
+    return bool(getattr(ALGORITHMS.get(algorithm), "has_slow_start", True))
+
+
 def bbr_gains(params: dict) -> tuple:
     """(cwnd_gain, the largest ProbeBW pacing gain) of a BBR flow with `params`: the flow's
     own cwnd_gain and the class's gain cycle (flows/bbr.py)."""
