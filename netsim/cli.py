@@ -83,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--check", action="store_true",
                         help="compare the run with theory, by the model each algorithm's class "
                              "declares: the equilibrium of FAST/Vegas flows, the response "
-                             "functions of Reno/NewReno/Tahoe/CUBIC, BBR's share and queue bound")
+                             "functions of Reno/NewReno/Tahoe/CUBIC, BBR's share and queue bound, "
+                             "DCTCP's queue at a step-marking link")
     parser.add_argument("--check-tolerance", type=float, metavar="PCT",
                         help="with --check: exit with status 1 if any compared quantity is off by "
                              "more than PCT percent")

@@ -11,6 +11,8 @@ Tolerances (the regime each model claims, measured errors of these runs in brack
   30 % (21.8 %: random losses let epochs reach the convex part, the RFC assumes periodic loss).
 * BBR v1: fair share 5 % (single link 1.9 %, dumbbell 2.9 %); queue within its bound (1 BDP for
   one flow, 1.5 BDP for several).
+* DCTCP (Alizadeh et al. 2010, Section 3.3) at a step-marking bottleneck: fair share 5 % (two
+  flows 0.03 %, four flows 1.8 %); the queue's mean between Q_max - A and Q_max = K + N.
 * FAST and Vegas with measured baseRTTs: 5 % (dumbbell_two_rtt: Vegas flows starting together
   0 %, 19 % before with the join-time rule and the old Vegas slow start; a FAST flow joining during
   the other's startup 2.0 %, 12.9 % with the join-time rule).
@@ -28,6 +30,7 @@ import pytest
 from initializer import main
 from theory.check import compare, predict_run
 from theory.fluid import predict
+from theory.check_rows import dctcp_queue_pkts
 from theory.perflow import cubic_rate_pps, max_min_rates, padhye_q_rate_pps
 from theory.response import padhye_rate_pps
 from netsim import load_topology, simulate
@@ -61,6 +64,14 @@ def test_max_min_share_by_hand():
     load = [[1, 1, 0], [1, 0, 0], [1, 0, 1]]
     assert max_min_rates([1.0, 1.0, 1.0], load) == pytest.approx([0.5, 0.5, 0.5])
     assert max_min_rates([1.0, 0.3, 1.0], load) == pytest.approx([0.3, 0.7, 0.7])
+
+
+def test_dctcp_queue_by_hand():
+    # the SIGCOMM 2010 analysis with N = 2, C x RTT = 36.62 packets, K = 20: Q_max = K + N = 22,
+    # A = (1/2) sqrt(2 N (C RTT + K)) = (1/2) sqrt(4 x 56.62) = 7.524
+    q_min, q_max = dctcp_queue_pkts(2, 36.62, 20.0)
+    assert q_max == 22.0
+    assert q_max - q_min == pytest.approx(7.5240, rel=1e-4)
 
 
 # -- topologies ----------------------------------------------------------------------------------
@@ -172,6 +183,40 @@ def test_bbr_dumbbell_two_flows_fair_share_and_queue_bound():
     bdp_kb = sum(5e6 / 8 * flows[f]["base_rtt_ms"] / 1e3 for f in ("F0", "F1")) / 1000
     assert backlog["predicted"][1] == pytest.approx(1.5 * bdp_kb, rel=1e-6)
     assert backlog["simulated"] > 0.5 * bdp_kb      # the bound is not vacuous
+
+
+# -- DCTCP ---------------------------------------------------------------------------------------
+
+def dctcp_dumbbell(n, k_pkts, queue="step", duration_s=5.0):
+    """n DCTCP flows over a 100 Mb/s bottleneck, base RTT 3 ms (C x RTT = 36.6 packets), step
+    marking at k_pkts packets of 1024 B (the validation suite's dumbbell)."""
+    topology = dumbbell(n, rate_mbps=100.0, delay_ms=1.0, access_delay_ms=0.25, buffer_kb=1000.0,
+                        algorithm="dctcp", duration_s=duration_s, name="dctcp")
+    for flow in topology["flows"]:
+        flow["ecn"] = True
+    if queue == "step":
+        topology["links"][0]["queue"] = {"discipline": "step", "k_kb": k_pkts * 1.024}
+    return topology
+
+
+def test_dctcp_fair_share_and_queue_between_q_min_and_q_max():
+    results, report = checked(dctcp_dumbbell(2, 20), settle_s=2.0)
+    assert len(assert_compared(report, "dctcp", 5.0)) == 2
+    (backlog,) = assert_compared(report, "dctcp", 0.0, quantity="backlog_kb")
+    rtprop_s = results.summary["flows"]["F0"]["base_rtt_ms"] / 1e3
+    bdp_pkts = 100e6 / 8 / 1024 * rtprop_s
+    q_min, q_max = dctcp_queue_pkts(2, bdp_pkts, 20.0)
+    assert backlog["predicted"] == pytest.approx([q_min * 1.024, 22 * 1.024], rel=0.02)
+    assert q_min > 10                               # the interval is not vacuous
+
+
+def test_dctcp_without_step_marking_or_with_k_too_small_is_not_compared():
+    _, report = checked(dctcp_dumbbell(2, 20, queue="droptail", duration_s=4.0), settle_s=2.0)
+    reasons = {row["no_model"] for row in rows(report, "rate_mbps")}
+    assert reasons and all("no step queue discipline" in reason for reason in reasons)
+    _, report = checked(dctcp_dumbbell(2, 2, duration_s=4.0), settle_s=2.0)
+    reasons = {row["no_model"] for row in rows(report)}
+    assert len(reasons) == 1 and "the queue empties" in reasons.pop()
 
 
 def test_bbr_parking_lot_rtt_spread_is_outside_the_fair_share_model():

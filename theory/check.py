@@ -32,7 +32,7 @@ The report is shown and written by `theory.check_report`.
 """
 from __future__ import annotations
 
-from theory.check_rows import Window, bbr_rows, loss_row, no_model, row
+from theory.check_rows import Window, bbr_rows, dctcp_rows, loss_row, no_model, row
 from theory.fluid import DEFAULT_SETTLE_S, Model, is_delay_based, predict
 from theory.models import has_slow_start, kind_of, model_of, modelled_algorithms, no_model_reason
 from theory.windows import route_changes, simulated_intervals
@@ -194,7 +194,7 @@ class _Comparison:
     def other_flow_rows(self, window, active, interval_reason) -> list:
         """The flows outside the fluid model, with their per-flow models."""
         rows: list = []
-        bbr_ok = []
+        bbr_ok, dctcp_ok = [], []
         for fid in [fid for fid in active if fid in self.other_specs]:
             kind = kind_of(self.algorithms[fid])
             simulated_rate = window.flow_mean(fid, "recv_rate_mbps")
@@ -208,12 +208,18 @@ class _Comparison:
             if reason is None and kind == "bbr":
                 bbr_ok.append(fid)
                 continue
+            if reason is None and kind == "dctcp":
+                dctcp_ok.append(fid)
+                continue
             reason = reason or no_model_reason(self.algorithms[fid])
             self.flow_reasons.setdefault(fid, reason)
             rows.append(no_model("flow", fid, "rate_mbps", simulated_rate, reason))
         if bbr_ok:
             rows += bbr_rows(self.results, self.model, bbr_ok, window, self.rate_floor, self.mbps,
                              self.kb, self.data_bytes, self.ack_bytes, self.packet_kb)
+        if dctcp_ok:
+            rows += dctcp_rows(self.results, self.model, dctcp_ok, window, self.rate_floor,
+                               self.mbps, self.kb, self.data_bytes, self.ack_bytes)
         return rows
 
     def interval(self, start: float, end: float, active: list, unmatched: list) -> dict | None:

@@ -1,7 +1,9 @@
 """The rows of a check report: a predicted value or interval against the simulated one, and
 the per-flow models of `theory.perflow` evaluated over one compared window of a run (loss-based
-flows: `loss_row`; BBR flows: `bbr_rows`)."""
+flows: `loss_row`; BBR flows: `bbr_rows`; DCTCP flows: `dctcp_rows`)."""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -140,8 +142,8 @@ def _params(model, fid: str) -> dict:
     return {}
 
 
-def _bbr_load(model, fids: list, data_bytes: float, ack_bytes: float) -> np.ndarray:
-    """Bytes per data packet of each BBR flow on each resource (data and ACK paths)."""
+def _flow_load(model, fids: list, data_bytes: float, ack_bytes: float) -> np.ndarray:
+    """Bytes per data packet of each flow of `fids` on each resource (data and ACK paths)."""
     load = np.zeros((len(model.resources), len(fids)))
     for k, fid in enumerate(fids):
         data_path, ack_path = model.paths[fid]
@@ -181,15 +183,12 @@ def bbr_rows(results, model, fids: list, window: Window, rate_floor: float, mbps
              kb: float, data_bytes: float, ack_bytes: float, packet_kb: float) -> list:
     """BBR flows: delivery rate = max-min fair share; bottleneck queue <= one BDP (and buffer)."""
     resources = list(model.resources)
-    load = _bbr_load(model, fids, data_bytes, ack_bytes)
+    load = _flow_load(model, fids, data_bytes, ack_bytes)
     capacity = np.array([r.capacity_Bps for r in resources])
     rates = max_min_rates(capacity, load)                         # data packets/s
     summary = results.summary
     used = load @ rates
-    rtprop = {}
-    for fid in fids:
-        base_ms = summary["flows"][fid].get("base_rtt_ms")
-        rtprop[fid] = base_ms / 1e3 if base_ms else _path_rtt(model, fid)
+    rtprop = _rtprops(results, model, fids)
     unfair = _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window)
     rows = []
     for k, fid in enumerate(fids):
@@ -217,6 +216,83 @@ def bbr_rows(results, model, fids: list, window: Window, rate_floor: float, mbps
                              max(bound_kb, packet_kb), max(bound_kb, packet_kb)),
                          model=ROW_LABELS["rate"]))
     return rows
+
+
+def _rtprops(results, model, fids: list) -> dict:
+    """Flow -> its round-trip propagation time: the base RTT it measured, else its path's."""
+    rtprop = {}
+    for fid in fids:
+        base_ms = results.summary["flows"][fid].get("base_rtt_ms")
+        rtprop[fid] = base_ms / 1e3 if base_ms else _path_rtt(model, fid)
+    return rtprop
+
+
+def dctcp_queue_pkts(n_flows: int, bdp_pkts: float, k_pkts: float) -> tuple:
+    """(Q_min, Q_max) of the bottleneck queue, in packets, by the sawtooth analysis of DCTCP
+    (Alizadeh et al., SIGCOMM 2010, Section 3.3; N synchronized flows, small g): the queue peaks
+    at Q_max = K + N and falls by A = (1/2) sqrt(2 N (C RTT + K)) each cycle."""
+    q_max = k_pkts + n_flows
+    return q_max - 0.5 * math.sqrt(2.0 * n_flows * (bdp_pkts + k_pkts)), q_max
+
+
+def _dctcp_bottleneck(model, resource, sharing: list, rtprop: dict, rate_pps: float,
+                      data_bytes: float):
+    """(reason the model does not hold at this resource or None, (Q_min, Q_max) in packets)."""
+    queue = model.spec.link(resource.link).queue if model.spec is not None else None
+    if not queue or queue.get("discipline") != "step":
+        return (f"{resource.id} does not mark at a threshold (no step queue discipline): DCTCP's "
+                f"model needs step marking at K"), None
+    props = [rtprop[fid] for fid in sharing]
+    if max(props) > BBR_RTT_SPREAD * min(props):
+        return (f"the DCTCP flows sharing {resource.id} have RTprops from {1e3 * min(props):.1f} "
+                f"to {1e3 * max(props):.1f} ms: the analysis assumes one RTT (within a factor "
+                f"{BBR_RTT_SPREAD:g})"), None
+    bdp_pkts = rate_pps * sum(props) / len(props)
+    k_pkts = queue["k_bytes"] / data_bytes
+    q_min, q_max = dctcp_queue_pkts(len(sharing), bdp_pkts, k_pkts)
+    if q_min <= 0.0:
+        return (f"K = {k_pkts:.1f} packets at {resource.id} is too small for its C x RTT of "
+                f"{bdp_pkts:.1f} packets (Q_min {q_min:.1f} < 0): the queue empties and the link "
+                f"is not full, which the analysis does not describe"), None
+    return None, (q_min, q_max)
+
+
+def dctcp_rows(results, model, fids: list, window: Window, rate_floor: float, mbps: float,
+               kb: float, data_bytes: float, ack_bytes: float) -> list:
+    """DCTCP flows: at each saturated resource with step marking, the fair share (full
+    throughput while Q_min > 0) and the queue between Q_min and Q_max (`dctcp_queue_pkts`)."""
+    resources = list(model.resources)
+    load = _flow_load(model, fids, data_bytes, ack_bytes)
+    capacity = np.array([r.capacity_Bps for r in resources])
+    rates = max_min_rates(capacity, load)                         # data packets/s
+    used = load @ rates
+    rtprop = _rtprops(results, model, fids)
+    unfit: dict = {}
+    link_rows = []
+    for r in np.flatnonzero((used >= capacity * (1 - 1e-9)) & load.any(axis=1)):
+        resource = resources[r]
+        sharing = [fid for k, fid in enumerate(fids) if load[r, k]]
+        rate_pps = float(sum(rates[k] for k, fid in enumerate(fids) if load[r, k]))
+        reason, queue = _dctcp_bottleneck(model, resource, sharing, rtprop, rate_pps, data_bytes)
+        simulated = window.backlog_kb(resource.link, resource.directions)
+        if reason is not None or queue is None:
+            for fid in sharing:
+                unfit.setdefault(fid, reason)
+            link_rows.append(no_model("link", resource.id, "backlog_kb", simulated, str(reason)))
+            continue
+        low, high = (q * data_bytes / kb for q in queue)
+        link_rows.append(dict(row("link", resource.id, "backlog_kb", simulated, low, high,
+                                  data_bytes / kb), model=ROW_LABELS["dctcp"]))
+    rows = []
+    for k, fid in enumerate(fids):
+        simulated_rate = window.flow_mean(fid, "recv_rate_mbps")
+        if fid in unfit:
+            rows.append(no_model("flow", fid, "rate_mbps", simulated_rate, unfit[fid]))
+            continue
+        predicted = rates[k] * data_bytes * mbps
+        rows.append(dict(row("flow", fid, "rate_mbps", simulated_rate, predicted, predicted,
+                             rate_floor), model=ROW_LABELS["dctcp"]))
+    return rows + link_rows
 
 
 def _path_rtt(model, fid) -> float:

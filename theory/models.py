@@ -12,16 +12,18 @@ Models theory implements:
 * ``"loss"``: Padhye et al.'s Reno response with timeouts (`theory.perflow.padhye_q_rate_pps`);
 * ``"cubic"``: RFC 9438's response function with the flow's ``C`` and ``beta``;
 * ``"rate"``: BBR v1's fair share and queue bound with the flow's ``cwnd_gain`` and the largest
-  pacing gain of its ProbeBW cycle.
+  pacing gain of its ProbeBW cycle;
+* ``"dctcp"``: the sawtooth analysis of DCTCP (Alizadeh et al., SIGCOMM 2010, Section 3.3) at a
+  bottleneck with step marking at K: fair shares, and the queue between Q_max - A and Q_max.
 
-A declared model theory does not implement (``"dctcp"`` today) is reported as such.
+A declared model theory does not implement is reported as such.
 """
 from __future__ import annotations
 
-IMPLEMENTED = ("delay", "loss", "cubic", "rate")
-ROW_LABELS = {"loss": "padhye", "cubic": "rfc9438", "rate": "bbr"}   # check rows' "model"
+IMPLEMENTED = ("delay", "loss", "cubic", "rate", "dctcp")
+ROW_LABELS = {"loss": "padhye", "cubic": "rfc9438", "rate": "bbr", "dctcp": "dctcp"}   # rows' "model"
 # how the check groups models when flows of different models share a link
-KINDS = {"delay": "delay-based", "loss": "loss", "cubic": "loss", "rate": "bbr"}
+KINDS = {"delay": "delay-based", "loss": "loss", "cubic": "loss", "rate": "bbr", "dctcp": "dctcp"}
 
 
 def declared_model(algorithm: str) -> str | None:
@@ -39,7 +41,7 @@ def model_of(algorithm: str) -> str | None:
 
 
 def kind_of(algorithm: str) -> str:
-    """"delay-based", "loss" (Reno-like and CUBIC), "bbr" or "none"."""
+    """"delay-based", "loss" (Reno-like and CUBIC), "bbr", "dctcp" or "none"."""
     return KINDS.get(model_of(algorithm) or "", "none")
 
 
