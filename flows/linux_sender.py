@@ -90,11 +90,17 @@ class LinuxSender(Sender):
 
     # -- sending -----------------------------------------------------------------------------
     def send_window(self) -> None:
+        """Retransmit lost packets, then send new data, while pipe < cwnd; then the loss probe
+        (tcp_write_xmit)."""
+        self._send_packets(schedule=True)
+
+    def _send_packets(self, schedule: bool) -> bool:
         """Retransmit lost packets, then send new data, while pipe < cwnd (see the module
-        docstring)."""
+        docstring); returns whether new data was sent. `schedule`: then set the loss probe
+        (on an ACK the caller sets the timer once)."""
         pacer = self.pacer
         if pacer.rate_bps and pacer.budget <= 0 and pacer.held():
-            return
+            return False
         cwnd = self.cwnd
         if not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < math.inf):
             raise WindowError(self.cc, cwnd)
@@ -103,26 +109,35 @@ class LinuxSender(Sender):
         sent_new = 0
         cwnd_limited = False
         while True:
-            in_flight = board.pipe(self.snd_una, self.snd_nxt)
+            snd_una = self.snd_una
+            if board.lost or board.sacked or board.retx_out:
+                in_flight = board.pipe(snd_una, self.snd_nxt)
+                seq = board.next_hole(snd_una) if in_flight < limit else None
+            else:                                     # nothing sacked or lost: the flight
+                in_flight = self.snd_nxt - snd_una
+                seq = None
             if in_flight >= limit:
                 cwnd_limited = True
                 break
-            seq = board.next_hole(self.snd_una)
             if seq is None:
                 seq = self.snd_nxt
                 if seq >= self.n_packets:
                     break
-                if seq - self.snd_una >= self.rwnd_pkts:
+                if seq - snd_una >= self.rwnd_pkts:
                     self.rwnd_limited = True
                     break
             if pacer.rate_bps and not pacer.pace(self.packet_size(seq)):
-                return
+                return sent_new > 0
             if in_flight == 0 and self.cwnd_event_hook is not None:
                 self.cwnd_event_hook(CaEvent.TX_START)
             sent_new += self.transmit_one(seq)
         self.usage.validate(self.snd_una, self.snd_nxt, cwnd_limited)
-        if sent_new and self.tlp is not None:
+        if schedule and sent_new and self.tlp is not None and not self._reordering_pending():
             self._schedule_probe(advancing=False)
+        return sent_new > 0
+
+    def _reordering_pending(self) -> bool:
+        return self.timer_kind == REORDER and self.timer.active
 
     def transmit_one(self, seq: int) -> bool:
         """Transmit packet `seq` (a retransmission if sent before); returns whether it is new."""
@@ -175,8 +190,6 @@ class LinuxSender(Sender):
         if cum >= self.n_packets:
             self._finish()
             return
-        if cum > snd_una:
-            self._set_xmit_timer()
         newly_lost = self._detect_losses()
         self._fastretrans_alert(ack, cum > snd_una, delivered, newly_lost)
         if self.ecn and self.finish_s is None:
@@ -186,7 +199,9 @@ class LinuxSender(Sender):
                 and tlp.repaired(cum, self.high_seq) and self.state == OPEN \
                 and enter_cwr(self, ecn=False):
             end_reduction(self)                     # a loss repaired by the probe
-        self.send_window()
+        sent_new = self._send_packets(schedule=False)
+        if cum > snd_una or sent_new:
+            self._set_xmit_timer(cum > snd_una, sent_new)
 
     def _rtt_sample(self, ack: Packet, delivered: int, now: float) -> None:
         if self.options.linux_rto:
@@ -199,16 +214,16 @@ class LinuxSender(Sender):
             if self.on_rtt_hook is not None:
                 self.on_rtt_hook(rtt_s)
 
-    def _reo_wnd(self) -> float:
-        return self.board.reo_wnd(self.state == RECOVERY or self.state == LOSS,
-                                  self.rtt.srtt or 0.0, self.rtt.min_rtt)
-
     def _detect_losses(self) -> int:
         """tcp_rack_mark_lost (or the duplicate-ACK threshold): mark, arm the reorder timer."""
-        marked, wait_s = self.board.detect(self._reo_wnd(), self.snd_una)
+        state = self.state
+        marked, wait_s = self.board.detect(state == RECOVERY or state == LOSS,
+                                           self.rtt.srtt or 0.0, self.rtt.min_rtt, self.snd_una)
         if wait_s > 0.0:
             self.timer_kind = REORDER
             self.timer.start(wait_s + TCP_TIMEOUT_MIN_S)
+        elif self._reordering_pending():
+            self._rearm_rto()                         # nothing waits any more
         return marked
 
     def _fastretrans_alert(self, ack: Packet, advanced: bool, delivered: int,
@@ -233,8 +248,8 @@ class LinuxSender(Sender):
         elif state == CWR and cum > self.recover:
             end_reduction(self)
             state = OPEN
-        if state == OPEN and self.board.lost:
-            self._enter_recovery()
+        if (state == OPEN or state == CWR) and self.board.lost:
+            self._enter_recovery()                    # from CWR: its reduction goes on
             state = RECOVERY
         if state == RECOVERY or state == CWR:
             window = self.window
@@ -290,13 +305,19 @@ class LinuxSender(Sender):
             self.cwr_pending = True
 
     # -- timers --------------------------------------------------------------------------------
-    def _set_xmit_timer(self) -> None:
-        """tcp_set_xmit_timer: the loss probe if one may be scheduled, else the RTO."""
+    def _set_xmit_timer(self, advanced: bool, sent_new: bool) -> None:
+        """tcp_set_xmit_timer after an ACK that `advanced` snd_una and/or `sent_new` data: the
+        loss probe if one may be scheduled (its RTO bound from now, or after new data from the
+        first outstanding packet's send time, as tcp_schedule_loss_probe), else the RTO
+        restarted (RFC 6298 (5.3), tcp_rearm_rto)."""
         if self.snd_una >= self.high_seq:
             self.timer.cancel()
-        elif not (self.tlp is not None and self._schedule_probe(advancing=True)):
-            self.timer_kind = RTO
-            self.timer.start(self.rtt.rto)
+        elif self._reordering_pending():
+            pass                                      # the reorder timer decides first
+        elif not (self.tlp is not None and self._schedule_probe(advancing=not sent_new)):
+            if advanced or self.timer_kind == PROBE or not self.timer.active:
+                self.timer_kind = RTO
+                self.timer.start(self.rtt.rto)
 
     def _schedule_probe(self, advancing: bool) -> bool:
         """tcp_schedule_loss_probe (flows/tlp.py)."""
@@ -346,7 +367,9 @@ class LinuxSender(Sender):
     def _reorder_timeout(self) -> None:
         """tcp_rack_reo_timeout."""
         prior = self.board.pipe(self.snd_una, self.snd_nxt)
-        self.board.detect(self._reo_wnd(), self.snd_una)
+        state = self.state
+        self.board.detect(state == RECOVERY or state == LOSS, self.rtt.srtt or 0.0,
+                          self.rtt.min_rtt, self.snd_una)
         if self.board.pipe(self.snd_una, self.snd_nxt) != prior:
             if self.state == OPEN or self.state == CWR:
                 self._enter_recovery()

@@ -132,15 +132,23 @@ class RackScoreboard(Scoreboard):
         self.lost.add(seq)
         heappush(self.to_retx, seq)
 
-    def detect(self, reo_wnd: float, snd_una: int) -> tuple[int, float]:
-        """Mark what RACK (or the duplicate-ACK threshold) deems lost now; returns the number
-        marked and the time until the next packet would be (0.0: none waiting)."""
+    def detect(self, recovering: bool, srtt: float, min_rtt: float,
+               snd_una: int) -> tuple[int, float]:
+        """Mark what RACK (or the duplicate-ACK threshold) deems lost now (`recovering`, `srtt`
+        and `min_rtt` give the reordering window, `reo_wnd`); returns the number marked and the
+        time until the next packet would be (0.0: none waiting)."""
         if not self.rack:
             return self._detect_by_dupthresh(snd_una), 0.0
         rack_ts = self.rack_ts
-        if rack_ts < 0.0:
+        waiting = self.waiting
+        if rack_ts < 0.0 or not waiting:
             return 0, 0.0
         rack_seq = self.rack_seq
+        first = next(iter(waiting))
+        sent_first = waiting[first]
+        if sent_first > rack_ts or (sent_first == rack_ts and first >= rack_seq):
+            return 0, 0.0                             # the common case: nothing sent before
+        reo_wnd = self.reo_wnd(recovering, srtt, min_rtt)
         expiry = self.rack_rtt + reo_wnd - self.now()
         expired = []
         timeout = 0.0

@@ -40,7 +40,9 @@ class Flow:
     """A reliable transfer from host `src` to host `dst` driven by a congestion-control class.
 
     `data_bytes` None means the flow sends until the simulation ends. `ecn`: RFC 3168 ECN;
-    `delayed_ack`: (every, timeout_s) for delayed ACKs (None: every packet is ACKed at once).
+    `delayed_ack`: (every, timeout_s) for delayed ACKs (None: every packet is ACKed at once, or
+    as Linux does on the Linux stack). `transport`'s stack and mechanisms (flows/linux_stack.py)
+    choose the sender (`Sender`, or `flows.linux_sender.LinuxSender`) and the receiver.
     The window state (`cwnd`, `ssthresh`, in packets) lives in the sender (`flow.sender`),
     which the algorithm's hooks read and change; the attributes below read the parts.
     """
@@ -72,18 +74,16 @@ class Flow:
         self.started = False
         self.on_finish: Callable[[Flow], None] | None = None   # set by whoever runs the simulation
         options = stack_options(transport, packet_bytes)
-        if options.linux_acks and delayed_ack is not None:
-            raise ValueError(f"flow {flow_id}: delayed_ack is for the classic receiver; the "
-                             f"Linux stack acknowledges as Linux does")
+        linux_acks = options.linux_acks and delayed_ack is None   # the flow's own setting wins
         sender_class = Sender
         if options.extended:
             from flows.linux_sender import LinuxSender
             sender_class = LinuxSender
-        delayed = delayed_ack is not None or options.linux_acks
+        delayed = delayed_ack is not None or linux_acks
         self.sender = sender_class(sim, src, dst, self.n_packets, packet_bytes,
                                    self.last_packet_bytes, transport, cc_class, params, start_s,
                                    ecn=ecn, abc_limit=2.0 if delayed else 1.0, options=options)
-        if options.linux_acks:
+        if linux_acks:
             self.receiver: Receiver = LinuxReceiver(
                 sim, dst, src, self.n_packets, packet_bytes, self.last_packet_bytes, ack_bytes,
                 self.sender.on_ack, start_s, ecn=cc_class.ecn_echo if ecn else None)

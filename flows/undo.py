@@ -71,7 +71,9 @@ class Undo:
         advancing snd_una echoes) the packet was sent before the first retransmission."""
         if not self.marker:
             return False
-        return self.retrans == 0 or (echo_s is not None and echo_s < self.retrans_stamp)
+        if self.retrans == 0:
+            return True
+        return echo_s is not None and echo_s < self.retrans_stamp < math.inf
 
     def apply(self, flow, cc) -> None:
         """tcp_undo_cwnd_reduction: the window and ssthresh from before the episode."""
