@@ -15,6 +15,13 @@ part                            owns
 `RateSampler`                   delivery-rate samples (for algorithms that want them)
 (flows/rate_sampler.py)
 `Receiver` (flows/receiver.py)  in-order delivery to the application, acknowledgements
+                                (`LinuxReceiver`: Linux's delayed ACKs and D-SACKs)
+`StackOptions`                  the mechanisms of the flow's transport stack, "classic" or
+(flows/linux_stack.py)          "linux", from its transport settings
+`LinuxSender`                   the sender with SACK recovery for every algorithm, RACK-TLP
+(flows/linux_sender.py)         (flows/rack.py, flows/tlp.py), PRR and CWR (flows/prr.py,
+                                flows/cwr.py) and undo (flows/undo.py), for flows whose stack
+                                turns any of them on
 ==============================  ================================================================
 
 `Flow` itself holds what identifies the transfer (hosts, data, start time), starts it, reports
