@@ -16,6 +16,7 @@ import argparse
 import json
 import logging
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -108,9 +109,13 @@ def main(argv: list[str] | None = None) -> int:
                 log.warning("%s: kernel lacks %s", case.name, set(case.algorithms) - algs)
                 continue
             t0 = time.monotonic()
-            with Testbed(case) as tb:
-                pings = tb.ping(5, 0.1)
-                raw = tb.transfer()
+            try:
+                with Testbed(case) as tb:
+                    pings = tb.ping(5, 0.1)
+                    raw = tb.transfer()
+            except (RuntimeError, subprocess.SubprocessError, ValueError, OSError) as exc:
+                log.error("%s rep %d failed, left for the next pass: %s", case.name, rep, exc)
+                continue
             figures = reduce_run(case.config(), raw)
             row = {"case": case.name, "rep": rep, "config": case.config(),
                    "kernel": kernel["release"], "ping_ms": pings,

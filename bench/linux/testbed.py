@@ -44,10 +44,11 @@ PAYLOAD_BYTES = 1448        # TCP payload of that frame with the timestamp optio
 ACK_FRAME_BYTES = 66        # a pure ACK with timestamps: 14 + 20 + 32
 NS_PREFIX = "nsl"
 RECEIVER_ADDR = "10.0.9.2"
-# iperf3 runs at a real-time priority (below the delay line's 50) so that the machine's other
-# load does not leave the socket empty or the receiver unread: the transfers are then limited by
-# the network alone, as netsim's are.
-RT = ("chrt", "-f", "40")
+# iperf3 runs at nice -10 so that the machine's other load does not leave the socket empty or
+# the receiver unread (the transfers are then limited by the network alone, as netsim's are).
+# Not at a real-time priority: a busy real-time iperf3 can starve its peer of the same priority
+# on a two-core machine (a pair's client then hangs).
+RT = ("nice", "-n", "-10")
 
 
 def sh(cmd: list[str], check: bool = True, timeout: float = 20.0) -> str:
