@@ -36,8 +36,6 @@ from collections import deque
 from math import floor, frexp
 from typing import TYPE_CHECKING, Any, Callable
 
-from components.impairment import Impairment
-
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -329,7 +327,15 @@ class LinkDirection:
         """Apply an impairment description (see `Impairment`) to this direction's arrivals.
         Call before any packet is sent, and before `Link.enable_failures`."""
         if spec is not None and spec.active:
-            self.dst_receive = Impairment(self, spec, self.dst_receive)
+            from components.impairment import Impairment  # (only runs with impairments load it)
+            impairment = Impairment(self, spec, self.dst_receive)
+            if impairment.netem:        # the impairment draws each packet's propagation delay
+                if len(self.link.transmitters) != 2:
+                    raise ValueError(f"link {self.link.id}: jitter mode \"netem\" needs a "
+                                     f"full-duplex link (its directions share one transmitter)")
+                self.transmitter.delay_s = 0.0
+                self.transmitter.delay_by_impairment = True
+            self.dst_receive = impairment
 
     def lost_in_transit(self) -> None:
         """An impairment lost a packet of this direction."""
@@ -379,7 +385,8 @@ class Transmitter:
     state the directions that share it (one, or both on a half-duplex link) send into."""
 
     __slots__ = ("sim", "rate_bps", "seconds_per_byte", "half_seconds_per_byte", "delay_s",
-                 "capacity_bytes", "queue", "queued_bytes", "busy_until", "line")
+                 "capacity_bytes", "queue", "queued_bytes", "busy_until", "line",
+                 "delay_by_impairment")
 
     def __init__(self, sim: Simulator, rate_bps: float, delay_s: float, capacity_bytes: int):
         self.sim = sim
@@ -393,6 +400,7 @@ class Transmitter:
         self.queued_bytes = 0
         self.busy_until = 0.0     # when the last accepted packet finishes transmission
         self.line = sim.line()    # the arrivals at the far end(s), in order (engine.py)
+        self.delay_by_impairment = False   # netem jitter: delay_s is 0, the impairment delays
 
     def offer(self, packet: Packet, d: LinkDirection) -> bool:
         """Offer `packet` for direction `d`: the same as ``d.send(packet)``."""

@@ -33,10 +33,17 @@ class Impairment:
     probability `duplicate_rate` delivered a second time right after. Lost packets have used the
     link's capacity; duplicates have not. All draws come from the run's generator. What it does
     is counted by its direction `d`.
+
+    Jitter mode ``"netem"`` (`netem`): as Linux netem's ``delay D J`` without a distribution
+    table or rate, each packet's propagation delay is drawn on its own, uniform in [D - J, D + J)
+    (D the link's delay, J `jitter_s`; at least 0), so packets sent less than 2 J apart may
+    arrive in either order. The direction's transmitter then schedules the arrival at the end of
+    transmission (its own delay is 0, `LinkDirection.impair`) and the impairment adds the draw.
     """
 
     __slots__ = ("d", "sim", "rng", "receive", "loss_rate", "gilbert", "bad", "duplicate_rate",
-                 "reorder_rate", "reorder_delay_s", "jitter_s", "jitter_reorder", "last_release_s")
+                 "reorder_rate", "reorder_delay_s", "jitter_s", "jitter_reorder", "netem",
+                 "last_release_s")
 
     def __init__(self, d: LinkDirection, spec, receive: Callable[[Packet], None]):
         self.d = d
@@ -52,6 +59,7 @@ class Impairment:
         self.reorder_delay_s = spec.reorder_delay_s
         self.jitter_s = spec.jitter_s
         self.jitter_reorder = spec.jitter_reorder
+        self.netem = bool(spec.jitter_s) and getattr(spec, "jitter_mode", "added") == "netem"
         self.last_release_s = 0.0
 
     def _lost(self) -> bool:
@@ -79,7 +87,12 @@ class Impairment:
         copies = 2 if self.duplicate_rate and random() < self.duplicate_rate else 1
         if copies == 2:
             self.d.duplicate_delivered()
-        if self.jitter_s:
+        if self.netem:                  # the link's delay +- jitter, drawn for this packet
+            link: Any = self.d.link
+            drawn = link.delay_s + (2.0 * random() - 1.0) * self.jitter_s
+            if drawn > 0.0:
+                delay += drawn
+        elif self.jitter_s:
             now = self.sim.now
             release = now + random() * self.jitter_s
             if not self.jitter_reorder:

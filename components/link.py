@@ -30,7 +30,6 @@ from components.direction import (
     sojourn_bucket_bytes,
     sojourn_quantile,
 )
-from components.impairment import Impairment
 
 if TYPE_CHECKING:
     from simulator.engine import Simulator
@@ -41,7 +40,6 @@ __all__ = [
     "SOJOURN_FINE_BUCKETS_MAX",
     "SOJOURN_FINE_FIRST",
     "Arrival",
-    "Impairment",
     "Link",
     "LinkDirection",
     "Transmitter",
@@ -153,6 +151,8 @@ class Link:
             raise ValueError(f"link {self.id}: delay must not be negative, got {delay_s}")
         now = self.sim.now
         for t in self.transmitters:
+            if t.delay_by_impairment:       # netem jitter draws from the link's delay (below)
+                continue
             shorter = t.delay_s - delay_s
             if shorter > 0 and t.busy_until + t.delay_s > now:
                 t.busy_until += shorter                   # (a packet may still be in flight)

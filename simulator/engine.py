@@ -11,7 +11,8 @@ events pending:
 
 * A **line** (`line`, `schedule_line`) holds events of one source that come due in the order they
   are scheduled, such as the packets propagating on one direction of a FIFO link: they wait in a
-  deque and only the first is on the heap; when it runs, the next one takes its place. Each event
+  deque and only the first is on the heap; when it runs, the next one takes its place (one
+  `heapreplace`, a single sift, rather than a pop and a push: TC2 -3.2 % instructions). Each event
   keeps the sequence number of the moment it was scheduled, so the order of events is exactly
   what one heap entry per event would give. An event due before the last one of its line (the
   line would be out of order) gets a heap entry of its own.
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from heapq import heappop, heappush
+from heapq import heappop, heappush, heapreplace
 
 SLOTS_PER_S = 128.0     # parked timer entries are grouped in slots of 1/128 s (exact binary times)
 
@@ -144,12 +145,16 @@ class Simulator:
         heap = self._heap
         if not heap:
             return False
-        time_s, _, callback, argument, line = heappop(heap)
+        time_s, _, callback, argument, line = heap[0]
         self.now = time_s
-        if line is not None:
+        if line is None:
+            heappop(heap)
+        else:
             line.popleft()
             if line:
-                heappush(heap, line[0])
+                heapreplace(heap, line[0])
+            else:
+                heappop(heap)
         self.events += 1
         callback(argument)
         return True
@@ -164,26 +169,34 @@ class Simulator:
         try:
             if until is None:
                 while heap and not self._stopped:
-                    time_s, _, callback, argument, line = heappop(heap)
+                    time_s, _, callback, argument, line = heap[0]
                     self.now = time_s
-                    if line is not None:              # the next event of the line takes its place
-                        line.popleft()
+                    if line is None:
+                        heappop(heap)
+                    else:                             # the next event of the line takes its place
+                        line.popleft()                # (one sift instead of a pop and a push)
                         if line:
-                            heappush(heap, line[0])
+                            heapreplace(heap, line[0])
+                        else:
+                            heappop(heap)
                     processed += 1
                     callback(argument)
             else:
                 if until < self.now:
                     raise SchedulingError(f"cannot run until {until} s, the clock is at {self.now} s")
                 while heap and not self._stopped:
-                    if heap[0][0] > until:
+                    time_s, _, callback, argument, line = heap[0]
+                    if time_s > until:
                         break
-                    time_s, _, callback, argument, line = heappop(heap)
                     self.now = time_s
-                    if line is not None:
+                    if line is None:
+                        heappop(heap)
+                    else:
                         line.popleft()
                         if line:
-                            heappush(heap, line[0])
+                            heapreplace(heap, line[0])
+                        else:
+                            heappop(heap)
                     processed += 1
                     callback(argument)
                 if not self._stopped:
