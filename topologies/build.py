@@ -24,8 +24,8 @@ class Network:
         self.routers = routers
         self.links = links
         self.flows = flows
-        self.agents = []
-        self.route_log = []     # (time_s, router, destination, next hop, link, cost_s)
+        self.agents: list = []
+        self.route_log: list[tuple] = []   # (time_s, router, destination, next hop, link, cost_s)
         self.seed = spec.seed   # the run's seed (build_network sets the one it used)
 
     def log_routes(self, time_s: float, router, changes: dict) -> None:
@@ -70,7 +70,7 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
         for direction, impairment in zip(link.directions, ls.impairments):
             direction.impair(impairment)
         links[ls.id] = link
-    flows = {}
+    flows: dict[str, Flow | RateFlow] = {}
     sizes = spec.packet_sizes
     for fs in spec.flows:
         if fs.kind != "bulk":

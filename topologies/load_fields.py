@@ -10,7 +10,7 @@ reference to a node.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from topologies.bounds import time_problem
 from topologies.validation import InputError, id_problem, quote, show, suggestion
@@ -41,13 +41,15 @@ def one_of(choices) -> str:
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
-@dataclass(frozen=True)
 class Where:
     """Where a problem is: the file, the entry, and (inside the entry) the object being read."""
 
-    source: str
-    entry: str
-    block: str = ""   # dotted field path of a nested object inside the entry ("transport")
+    __slots__ = ("source", "entry", "block")
+
+    def __init__(self, source: str, entry: str, block: str = ""):
+        self.source = source
+        self.entry = entry
+        self.block = block   # dotted field path of a nested object inside the entry ("transport")
 
     def error(self, message: str) -> TopologyError:
         """A problem with the object itself (unknown/missing field, inconsistency)."""
@@ -63,7 +65,7 @@ class Where:
         return f"{self.block}.{name}" if self.block else name
 
     def inner(self, name: str) -> Where:
-        return replace(self, block=self.path(name))
+        return Where(self.source, self.entry, self.path(name))
 
 
 # -- field checks ----------------------------------------------------------------------------------
@@ -103,6 +105,20 @@ def _is_finite(value) -> bool:
 
 def number(where: Where, name: str, value, rule: Rule, *, nullable: bool = False):
     """Check one numeric field; returns float (int for integer rules) or None."""
+    kind = type(value)     # the common case first: a finite float or int within the rule
+    if ((kind is float and value - value == 0.0 and not rule.integer)
+            or (kind is int and _is_finite(value))):
+        low_ok = value >= rule.minimum if rule.inclusive else value > rule.minimum
+        high_ok = (rule.maximum is None or
+                   (value <= rule.maximum if rule.max_inclusive else value < rule.maximum))
+        if low_ok and high_ok:
+            _check_time(where, name, value)
+            return value if rule.integer else float(value)
+    return _number_checked(where, name, value, rule, nullable)
+
+
+def _number_checked(where: Where, name: str, value, rule: Rule, nullable: bool):
+    """`number`, every check in order: None, a null or any problem (raised)."""
     or_null = " or null" if nullable else ""
     if value is None and nullable:
         return None
@@ -118,13 +134,18 @@ def number(where: Where, name: str, value, rule: Rule, *, nullable: bool = False
                (value <= rule.maximum if rule.max_inclusive else value < rule.maximum))
     if not (low_ok and high_ok):
         raise where.field_error(name, f"expected {rule.expected}{or_null}, got {show(value)}")
+    _check_time(where, name, value)
+    return int(value) if rule.integer else float(value)
+
+
+def _check_time(where: Where, name: str, value) -> None:
+    """A time field (named *_s, *_ms or cost) must stay resolvable (topologies/bounds.py)."""
     unit = ("s" if name.endswith("_s") and not name.endswith("_per_s") else
             "ms" if name.endswith("_ms") or name == "cost" else None)
-    if unit is not None:                     # times stay resolvable (topologies/bounds.py)
+    if unit is not None:
         problem = time_problem(value, unit=unit)
         if problem:
             raise where.field_error(name, f"{problem}, got {show(value)}")
-    return int(value) if rule.integer else float(value)
 
 
 def scaled(where: Where, name: str, value: float, factor: float) -> float:
@@ -195,7 +216,7 @@ def entries(top: Where, data: dict, key: str, kind: str):
             raise where.error(f"duplicate {kind} id {quote(item_id)} "
                               f"(already used by {key}[{first_index[item_id]}])")
         first_index[item_id] = index
-        yield replace(where, entry=f"{where.entry} {quote(item_id)}"), item
+        yield Where(top.source, f"{where.entry} {quote(item_id)}"), item
 
 
 def node_ref(where: Where, name: str, value, kinds: dict) -> str:

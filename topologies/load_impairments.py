@@ -27,6 +27,7 @@ IMPAIRMENT_FIELDS = ("loss_rate", "loss_model", "duplicate_rate", "reorder_rate"
 LOSS_MODEL_TYPES = ("gilbert-elliott",)
 GILBERT_ELLIOTT_FIELDS = ("type", "p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad")
 GILBERT_ELLIOTT_REQUIRED = ("type", "p_good_to_bad", "p_bad_to_good")
+_NONE_GIVEN = frozenset((*IMPAIRMENT_FIELDS, "impairments"))   # a link without any: no impairment
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,8 @@ def read_impairments(where: Where, item: dict, ends: tuple) -> tuple:
     Per direction and field: the direction object's value, else the link's, else the default. The
     consistency rules are checked on these effective values.
     """
+    if _NONE_GIVEN.isdisjoint(item):              # the common case: nothing to check or merge
+        return (NO_IMPAIRMENT, NO_IMPAIRMENT)
     link_fields = _impairment_fields(where, item)
     labels = (f"{ends[0]}->{ends[1]}", f"{ends[1]}->{ends[0]}")
     merged = []

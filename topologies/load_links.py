@@ -43,7 +43,7 @@ def _ends(where: Where, value, kinds: dict) -> tuple:
 
 
 # discipline -> {parameter: default (None: required)}; docs/topology-format.md, "Queue disciplines"
-QUEUE_PARAMETERS = {
+QUEUE_PARAMETERS: dict[str, dict[str, object]] = {
     "droptail": {},
     "red": {"min_kb": None, "max_kb": None, "max_p": 0.1, "weight": 0.002, "gentle": True,
             "ecn": False},
@@ -109,7 +109,7 @@ def _schedule(where: Where, item: dict, name: str, rule: Rule, factor: float) ->
     if name not in item:
         return ()
     pairs = as_list(where, name, item[name], "a list of [time_s, value] pairs")
-    out = []
+    out: list[tuple[float, float]] = []
     for i, entry in enumerate(pairs):
         label = f"{name}[{i}]"
         if not isinstance(entry, list) or len(entry) != 2:

@@ -53,7 +53,7 @@ def _cdf(where: Where, value) -> tuple:
                     f"a CDF [[bytes, probability], ...] or {one_of(SIZE_DISTRIBUTIONS)}")
     if not pairs:
         raise where.field_error("sizes", "expected at least one [bytes, probability] point")
-    points = []
+    points: list[tuple[float, float]] = []
     for i, entry in enumerate(pairs):
         label = f"sizes[{i}]"
         if not isinstance(entry, list) or len(entry) != 2:

@@ -211,20 +211,32 @@ def plain_data(value):
     """`value` with every dataclass instance turned into a dict of its fields, recursively, as
     `dataclasses.asdict` gives it (lists, tuples and dicts are rebuilt; anything else is shared,
     not deep-copied): the spec as JSON-like data, in about a third of asdict's time."""
+    return _plain(value, None)
+
+
+def _plain(value, converted: dict | None):
+    """`plain_data`; with a dict `converted` (id -> dict), a dataclass instance met again (the
+    links' shared NO_IMPAIRMENT, the flows' shared TransportSpec) gives the same dict again, for
+    data that is only serialized."""
     cls = type(value)
     described = _FIELDS.get(cls)
     if described is None and is_dataclass(value) and not isinstance(value, type):
         described = _FIELDS[cls] = _fields_of(value)
     if described is not None:
+        if converted is not None and id(value) in converted:
+            return converted[id(value)]
         names, getter = described
-        return {name: item if type(item) in _SCALARS else plain_data(item)
-                for name, item in zip(names, getter(value))}
+        out = {name: item if type(item) in _SCALARS else _plain(item, converted)
+               for name, item in zip(names, getter(value))}
+        if converted is not None:
+            converted[id(value)] = out
+        return out
     if cls is list:
-        return [item if type(item) in _SCALARS else plain_data(item) for item in value]
+        return [item if type(item) in _SCALARS else _plain(item, converted) for item in value]
     if cls is tuple:
-        return tuple(item if type(item) in _SCALARS else plain_data(item) for item in value)
+        return tuple(item if type(item) in _SCALARS else _plain(item, converted) for item in value)
     if cls is dict:
-        return {plain_data(key): item if type(item) in _SCALARS else plain_data(item)
+        return {_plain(key, converted): item if type(item) in _SCALARS else _plain(item, converted)
                 for key, item in value.items()}
     if isinstance(value, (list, tuple, dict)):      # subclasses (e.g. named tuples): asdict's way
         return asdict_value(value)
@@ -246,7 +258,12 @@ def resolved_config(spec: TopologySpec, *, duration_s: float | None, seed: int,
     """Everything that determines a run's results, as plain JSON data: the validated topology
     (base units, defaults filled in, `--algorithm` applied) and the run settings. The file's path
     (`source`) is left out: the same network read from another place is the same run."""
-    topology = plain_data(spec)
+    return _resolved_config(spec, duration_s, seed, interval_s, None)
+
+
+def _resolved_config(spec: TopologySpec, duration_s: float | None, seed: int, interval_s: float,
+                     converted: dict | None) -> dict:
+    topology = _plain(spec, converted)
     topology.pop("source", None)
     # fields added later, at their defaults, leave the digests of earlier runs unchanged
     if topology["routing"].get("ecmp") is None:
@@ -265,7 +282,8 @@ def config_digest(spec: TopologySpec, *, duration_s: float | None, seed: int,
     summary.json as ``config_digest`` and used by sweeps to key resumed rows."""
     import hashlib
     import json
-    config = resolved_config(spec, duration_s=duration_s, seed=seed, interval_s=interval_s)
+    # (shared dicts for shared instances: the text is the same, the conversion quicker)
+    config = _resolved_config(spec, duration_s, seed, interval_s, {})
     text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=repr,
                       allow_nan=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -91,6 +91,8 @@ def one_line(text: str) -> str:
 
 def quote(text: str) -> str:
     """`text` in double quotes, JSON-escaped, safe to print on one line."""
+    if type(text) is str and text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'                    # nothing to escape (the common case: an id)
     return one_line(json.dumps(text, ensure_ascii=False))
 
 
@@ -250,6 +252,7 @@ class _JsonObject(dict):
     """A parsed JSON object that remembers keys it saw more than once."""
 
     __slots__ = ("duplicates",)
+    duplicates: tuple      # the keys seen again, in order (set only when there are some)
 
 
 class _Rejected(ValueError):
@@ -263,8 +266,13 @@ class _Rejected(ValueError):
 def _object_pairs(pairs) -> _JsonObject:
     obj = _JsonObject(pairs)
     if len(obj) != len(pairs):
-        seen = set()
-        obj.duplicates = tuple(key for key, _ in pairs if key in seen or seen.add(key))
+        seen: set = set()
+        again = []
+        for key, _ in pairs:
+            if key in seen:
+                again.append(key)
+            seen.add(key)
+        obj.duplicates = tuple(again)
     return obj
 
 
@@ -427,23 +435,55 @@ def check_plain(label: str, data, *, error: type[InputError] = InputError,
     Iterative (no recursion), in document order. Works on parsed files and on dicts built in
     Python (lists, tuples, dicts with string keys, str, int, float, bool, None).
     """
+    plain_keys: set = set()   # field names already found plain (they repeat: checked once each)
     stack = [(data, None, 1)]
     while stack:
         value, path, depth = stack.pop()
         if isinstance(value, dict):
-            _check_object(label, value, path, depth, error, kind)
-            children = [(item, (path, key), depth + 1) for key, item in value.items()
-                        if isinstance(item, (dict, list, tuple)) or _scalar_problem(item)]
+            if depth > MAX_DEPTH or len(value) > MAX_ITEMS:
+                _check_size(label, value, path, depth, error, "object", "fields")
+            if not plain_keys.issuperset(value):
+                _check_keys(label, value, path, error, kind)
+                plain_keys.update(value)
+            duplicates = getattr(value, "duplicates", ())
+            if duplicates:
+                raise error(f"{label}: {path_text(path)}: duplicate field {quote(duplicates[0])}")
+            children = _to_visit(value.items(), path, depth)
         elif isinstance(value, (list, tuple)):
-            _check_size(label, value, path, depth, error, "list", "entries")
-            children = [(item, (path, index), depth + 1) for index, item in enumerate(value)
-                        if isinstance(item, (dict, list, tuple)) or _scalar_problem(item)]
+            if depth > MAX_DEPTH or len(value) > MAX_ITEMS:
+                _check_size(label, value, path, depth, error, "list", "entries")
+            children = _to_visit(enumerate(value), path, depth)
         else:
             problem = _scalar_problem(value)
             if problem:
                 raise error(f"{label}: {path_text(path)}: {problem}")
             continue
         stack.extend(reversed(children))
+
+
+_PLAIN_SCALARS = frozenset((float, bool, type(None)))
+_INT_LIMIT = 10 ** MAX_INT_DIGITS     # an int below it in magnitude has at most MAX_INT_DIGITS digits
+
+
+def _to_visit(entries, path, depth: int) -> list:
+    """(value, path, depth) of the `entries` ((key or index, value) pairs of one container) that
+    `check_plain` must look at: containers, and scalars with a problem. The common scalars
+    (float, bool, null, short str, int within the limit) are passed here without a call."""
+    out = []
+    for key, item in entries:
+        kind = type(item)
+        if kind in _PLAIN_SCALARS:
+            continue
+        if kind is str:
+            if len(item) <= MAX_STRING_CHARS:
+                continue
+        elif kind is int:
+            if -_INT_LIMIT < item < _INT_LIMIT:
+                continue
+        elif not isinstance(item, (dict, list, tuple)) and not _scalar_problem(item):
+            continue
+        out.append((item, (path, key), depth + 1))
+    return out
 
 
 def _check_size(label, value, path, depth, error, what, entries) -> None:
@@ -454,8 +494,7 @@ def _check_size(label, value, path, depth, error, what, entries) -> None:
                     f"at most {MAX_ITEMS} are allowed")
 
 
-def _check_object(label: str, obj: dict, path, depth: int, error, kind: str) -> None:
-    _check_size(label, obj, path, depth, error, "object", "fields")
+def _check_keys(label: str, obj: dict, path, error, kind: str) -> None:
     for key in obj:
         if not isinstance(key, str):
             raise error(f"{label}: {path_text(path)}: field names must be strings, got {show(key)}")
@@ -465,6 +504,3 @@ def _check_object(label: str, obj: dict, path, depth: int, error, kind: str) -> 
         if len(key) > MAX_STRING_CHARS:
             raise error(f"{label}: {path_text(path)}: field name of {len(key)} characters; at most "
                         f"{MAX_STRING_CHARS} are allowed")
-    duplicates = getattr(obj, "duplicates", ())
-    if duplicates:
-        raise error(f"{label}: {path_text(path)}: duplicate field {quote(duplicates[0])}")
