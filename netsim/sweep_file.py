@@ -38,8 +38,8 @@ __all__ = ["Sweep", "SweepError", "load_sweep", "set_path", "value_cell"]
 
 SWEEP_FIELDS = ("name", "description", "topology", "parameters", "combine", "seeds", "metrics",
                 "plots", "duration_s", "interval_s", "plugins")
-PLOT_FIELDS = ("file", "x", "y", "lines", "logx", "logy", "title", "xlabel", "ylabel",
-               "error_bars", "theory")
+PLOT_FIELDS = ("file", "x", "y", "lines", "logx", "logy", "y_from_zero", "title", "xlabel",
+               "ylabel", "error_bars", "theory")
 PLAIN_DATA_KIND = "sweep files"   # in "jsonpickle tag ... is not allowed; <kind> are plain JSON data"
 
 
@@ -300,7 +300,7 @@ def _check_plots(label: str, sweep: Sweep) -> None:
                                      or len(text) > 200 or any(ord(c) < 32 for c in text)):
                 raise SweepError(f'{where}: field "{key}": expected a line of text (at most 200 '
                                  f"characters, no control characters), got {text!r}")
-        for key in ("logx", "logy"):
+        for key in ("logx", "logy", "y_from_zero"):
             if not isinstance(plot.get(key, False), bool):
                 raise SweepError(f'{where}: field "{key}": expected true or false')
         if plot.get("error_bars", "std") not in ("std", "ci95", "none"):

@@ -31,7 +31,8 @@ zooms them all.
 from __future__ import annotations
 
 import textwrap
-from typing import Any, Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import matplotlib as mpl
 import numpy as np
@@ -61,8 +62,8 @@ def is_static(fig: Figure) -> bool:
     return type(fig.canvas) in (FigureCanvasBase, FigureCanvasAgg)
 
 
-def stacked_axes(fig: Figure, n: int, *, height_ratios: Optional[Sequence[float]] = None,
-                 style: Optional[Mapping[str, Any]] = None) -> np.ndarray:
+def stacked_axes(fig: Figure, n: int, *, height_ratios: Sequence[float] | None = None,
+                 style: Mapping[str, Any] | None = None) -> np.ndarray:
     """`n` panels stacked in one column of `fig` (the first on top), created with the rcParams
     `style`; see the module docstring for their x axes."""
     static = is_static(fig)

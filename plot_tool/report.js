@@ -27,6 +27,10 @@
   // markers' plotly colorscale and for the link lines computed here.
   const STOPS = [[0, [26, 152, 80]], [0.5, [254, 224, 139]], [1, [215, 48, 39]]];
   const COLORSCALE = STOPS.map(([v, c]) => [v, `rgb(${c.join(",")})`]);
+  // The toolbar of every chart: only "download as PNG" (zoom with the mouse, double-click to
+  // reset), no logo; the charts leave room above their legends for it (docs/report.md).
+  const CONFIG = { displaylogo: false, responsive: true, modeBarButtons: [["toImage"]] };
+  const TOOLBAR_PX = 32;
 
   function utilColor(u) {
     u = Math.max(0, Math.min(1, u || 0));
@@ -179,7 +183,7 @@
           color: kind === "host" ? "#6baed6" : "#fdae6b", line: { width: 1, color: "#333" } } });
     });
     const topoLayout = {
-      margin: { l: 10, r: 10, t: 10, b: 10 }, hovermode: "closest", clickmode: "event",
+      margin: { l: 10, r: 10, t: TOOLBAR_PX, b: 10 }, hovermode: "closest", clickmode: "event",
       xaxis: { visible: false, zeroline: false }, dragmode: "pan",
       yaxis: { visible: false, zeroline: false, scaleanchor: "x" },
       legend: { orientation: "h", y: 0, yanchor: "top" }, uirevision: "topology", datarevision: 0,
@@ -239,6 +243,84 @@
       });
     }
 
+    // Label placement: each node name and link label goes on the side of its marker (above,
+    // below, right, left, in that order of preference) where its estimated box overlaps no node
+    // marker, no link line and no label placed before it (node names first), else where it
+    // overlaps least; a link label that overlaps anywhere keeps only the link id (its rate,
+    // delay and buffer stay in its hover text and the summary).
+    let labelsPlaced = false;
+    const SIDES = ["top center", "bottom center", "middle right", "middle left"];
+    function placeLabels() {
+      labelsPlaced = true;
+      const fl = topo._fullLayout;
+      if (!fl || !fl.xaxis || !fl.xaxis.l2p) return;
+      const px = (x) => fl.xaxis.l2p(x), py = (y) => fl.yaxis.l2p(y);
+      const boxes = [];                         // [x0, y0, x1, y1] in pixels
+      const overlap = (a, b) => Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) *
+        Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
+      function box(x, y, text, size, gap, side) {
+        const lines = String(text).split("<br>");
+        const w = Math.max(...lines.map((t) => t.length)) * size * 0.62 + 4;
+        const h = lines.length * size * 1.3 + 2;
+        const cx = px(x), cy = py(y);
+        if (side === "top center") return [cx - w / 2, cy - gap - h, cx + w / 2, cy - gap];
+        if (side === "bottom center") return [cx - w / 2, cy + gap, cx + w / 2, cy + gap + h];
+        if (side === "middle right") return [cx + gap, cy - h / 2, cx + gap + w, cy + h / 2];
+        return [cx - gap - w, cy - h / 2, cx - gap, cy + h / 2];
+      }
+      function place(x, y, text, size, gap, prefer) {
+        let best = null;
+        for (const side of [prefer, ...SIDES.filter((s) => s !== prefer)]) {
+          const b = box(x, y, text, size, gap, side);
+          const cost = boxes.reduce((sum, o) => sum + overlap(b, o), 0);
+          if (!best || cost < best.cost) best = { side, b, cost };
+          if (cost === 0) break;
+        }
+        return best;
+      }
+      const nodeTraces = [traces[nodeTrace], traces[nodeTrace + 1]];
+      nodeTraces.forEach((t) => t.x.forEach((x, i) => {
+        const r = t.marker.size / 2 + 1;
+        boxes.push([px(x) - r, py(t.y[i]) - r, px(x) + r, py(t.y[i]) + r]);
+      }));
+      links.forEach((l) => {                   // the link lines: small boxes along them
+        const a = [px(pos[l.ends[0]][0]), py(pos[l.ends[0]][1])];
+        const b = [px(pos[l.ends[1]][0]), py(pos[l.ends[1]][1])];
+        const steps = Math.ceil(Math.hypot(b[0] - a[0], b[1] - a[1]) / 6);
+        for (let k = 1; k < steps; k++) {
+          const x = a[0] + (b[0] - a[0]) * k / steps, y = a[1] + (b[1] - a[1]) * k / steps;
+          boxes.push([x - 2, y - 2, x + 2, y + 2]);
+        }
+      });
+      const lt = traces[labelTrace];
+      lt.x.forEach((x, i) => {
+        const r = lt.marker.size / 2;
+        boxes.push([px(x) - r, py(lt.y[i]) - r, px(x) + r, py(lt.y[i]) + r]);
+      });
+      if (!bigNodes) {
+        nodeTraces.forEach((t) => {
+          t.textposition = t.x.map((x, i) => {
+            const p = place(x, t.y[i], t.text[i], t.textfont.size, t.marker.size / 2 + 2, "top center");
+            boxes.push(p.b);
+            return p.side;
+          });
+        });
+      }
+      if (!bigLinks) {
+        lt.textposition = lt.x.map((x, i) => {
+          let p = place(x, lt.y[i], lt.text[i], lt.textfont.size, lt.marker.size / 2 + 2, "bottom center");
+          if (p.cost > 0) {                     // no room for the details: the id alone
+            lt.text[i] = links[i].id;
+            p = place(x, lt.y[i], lt.text[i], lt.textfont.size, lt.marker.size / 2 + 2, "bottom center");
+          }
+          boxes.push(p.b);
+          return p.side;
+        });
+      }
+      topoLayout.datarevision += 1;
+      Plotly.react(topo, traces, topoLayout, CONFIG);
+    }
+
     let frame = 0;
     let states = [];
     function setFrame(k) {
@@ -262,7 +344,8 @@
       traces[downTrace].y = down.map((i) => lt.y[i]);
       applyRoutes(routePaths(k));
       topoLayout.datarevision += 1;
-      Plotly.react(topo, traces, topoLayout);
+      Plotly.react(topo, traces, topoLayout, CONFIG);
+      if (!labelsPlaced) placeLabels();
       slider.value = String(k);
       const t = data.frame_t[k];
       timeLabel.textContent = `t = ${t.toFixed(2)} s of ${Number(data.end_time_s).toFixed(2)} s`;
@@ -339,7 +422,7 @@
 
     const gap = 0.03, h = (1 - gap * (ROWS.length - 1)) / ROWS.length;
     const seriesLayout = {
-      margin: { l: 70, r: 10, t: 10, b: 40 }, hovermode: "x unified", uirevision: "series",
+      margin: { l: 70, r: 10, t: TOOLBAR_PX, b: 40 }, hovermode: "x unified", uirevision: "series",
       legend: { orientation: "v", x: 1.01, y: 1 },
       xaxis: { title: { text: "time (s)" }, anchor: "y6", range: [0, data.end_time_s] },
       shapes: [{ type: "line", xref: "x", yref: "paper", x0: 0, x1: 0, y0: 0, y1: 1,
@@ -361,7 +444,7 @@
       seriesLayout.annotations = lossless && selected.links.size ? [{ xref: "paper", yref: "paper",
         x: 0.5, y: (lossRow[0] + lossRow[1]) / 2, showarrow: false, text: "no packet lost on the selected links",
         font: { color: "#777" } }] : [];
-      Plotly.react(seriesDiv, traces, seriesLayout);
+      Plotly.react(seriesDiv, traces, seriesLayout, CONFIG);
       seriesReady = true;
       const names = (set) => [...set].join(", ") || "none";
       document.getElementById("selection").textContent =
@@ -442,7 +525,7 @@
       const div = document.createElement("div");
       div.id = "chart-" + i; div.style.height = "460px";
       box.appendChild(div);
-      Plotly.newPlot(div, chart.traces, chart.layout, { responsive: true });
+      Plotly.newPlot(div, chart.traces, chart.layout, CONFIG);
       if (chart.note) {
         const p = document.createElement("div"); p.className = "muted"; p.textContent = chart.note;
         box.appendChild(p);

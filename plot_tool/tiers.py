@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 MIN_TIERS = 3
 MIN_TIERED_NODES = 16
@@ -89,7 +90,7 @@ def _graph(summary: Mapping[str, Any]) -> tuple[list[str], dict[str, list[str]],
     return sorted(nodes, key=natural_key), neighbours, hosts
 
 
-def network_tiers(summary: Mapping[str, Any]) -> Optional[Tiers]:
+def network_tiers(summary: Mapping[str, Any]) -> Tiers | None:
     """The tiers of the network of `summary` (a run's summary.json), or None when it is not
     tiered (see the module docstring for the rule)."""
     nodes, neighbours, hosts = _graph(summary)

@@ -236,6 +236,49 @@ def test_sweep_report_draws_its_charts(driver, tmp_path):
     assert len(rows) == 8
 
 
+OVERLAPS = """
+const boxes = [...document.querySelectorAll(arguments[0])]
+  .filter((e) => e.textContent.trim()).map((e) => [e.textContent, e.getBoundingClientRect()]);
+const out = [];
+for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+  const [ta, a] = boxes[i], [tb, b] = boxes[j];
+  const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+  const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+  if (w > 1 && h > 1) out.push([ta, tb]);
+}
+return [boxes.length, out];"""
+
+
+@needs_browser
+@pytest.mark.parametrize("topology", ["test_case_1.json", "test_case_2.json", "parking_lot.json"])
+def test_network_labels_do_not_overlap(driver, tmp_path, topology):
+    """Issue 23: node names and link labels of the network view, each placed where it overlaps
+    no other (measured in the browser, as drawn)."""
+    run = make_run(tmp_path / "r", topology, "--duration", "2")
+    open_report(driver, run / "report.html")
+    count, overlaps = driver.execute_script(OVERLAPS, "#topology .textpoint text")
+    assert count >= 4 and overlaps == []
+
+
+@needs_browser
+def test_toolbar_has_only_the_png_download_and_covers_no_legend(driver, tc2):
+    """Issue 23: the plotly toolbar of each chart holds "download as PNG" alone, without the
+    plotly logo, above the legend rather than over it."""
+    open_report(driver, tc2 / "report.html")
+    for chart in ("topology", "series"):
+        driver.execute_script(f"document.querySelector('#{chart} .modebar').style.opacity = 1")
+        buttons = driver.execute_script(
+            f"return [...document.querySelectorAll('#{chart} .modebar-btn')]"
+            ".map((b) => b.getAttribute('data-title').toLowerCase())")
+        assert buttons == ["download plot as a png"]
+        bar, legend = driver.execute_script(
+            f"const r = (s) => {{ const e = document.querySelector(s); if (!e) return null;"
+            f" const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; }};"
+            f"return [r('#{chart} .modebar'), r('#{chart} .legend')];")
+        assert legend is not None
+        assert bar[3] <= legend[1] or bar[2] <= legend[0] or bar[0] >= legend[2]
+
+
 # ---------------------------------------------------------------------------------------------
 
 

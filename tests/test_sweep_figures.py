@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,11 +13,21 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from plot_tool.sweep_figures import (aggregate, aimd_average_window, axis_label,
-                                     cubic_average_window, cubic_goodput_mbps,
-                                     cubic_reno_friendly_window, draw_sweep_plot,
-                                     make_sweep_figures, mathis_goodput_mbps, read_sweep,
-                                     reno_average_window, sweep_units, t_quantile_975)
+from plot_tool.sweep_figures import (
+    aggregate,
+    aimd_average_window,
+    axis_label,
+    cubic_average_window,
+    cubic_goodput_mbps,
+    cubic_reno_friendly_window,
+    draw_sweep_plot,
+    make_sweep_figures,
+    mathis_goodput_mbps,
+    read_sweep,
+    reno_average_window,
+    sweep_units,
+    t_quantile_975,
+)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 LOSS = "links.L1.loss_rate"
@@ -306,10 +317,17 @@ def test_single_failure_footnote(tmp_path: Path) -> None:
     assert any("1 run failed (of 13)" in t.get_text() for t in fig.texts)
 
 
-def test_no_footnote_without_failures(csv_rows: list[dict]) -> None:
+def test_footnote_explains_markers_and_error_bars_without_failures(csv_rows: list[dict]) -> None:
+    """Issue 23: the PNG says what a marker and an error bar are, even when nothing failed."""
     ok_rows = [r for r in csv_rows if r["status"] == "ok"]
     fig, _ = _draw(PLOTS[0], ok_rows)
-    assert not fig.texts
+    (note,) = [t.get_text() for t in fig.texts]
+    groups = [(r[ALGO], r[LOSS]) for r in ok_rows if r[GOODPUT]]
+    counts = {groups.count(g) for g in groups}
+    runs = f"{min(counts)}\u2013{max(counts)} runs" if len(counts) > 1 else f"{min(counts)} runs"
+    assert note == (f"markers: mean of {runs} per point (seeds and parameters not on the "
+                    "axes); error bars: \u00b11 standard deviation of those runs")
+    assert "failed" not in note
 
 
 def test_mathis_overlay_values(csv_rows: list[dict]) -> None:
@@ -518,3 +536,96 @@ def test_predicted_bands_each_match_a_legend_entry(csv_rows: list[dict]) -> None
     patches = legend.get_patches()
     assert [tuple(p.get_edgecolor()[:3]) for p in patches] == \
         [tuple(int(d.get_color()[i:i + 2], 16) / 255 for i in (1, 3, 5)) for d in data]
+
+
+# --- issue 23: y axes from zero, every x value labelled, the same data for the report ------------
+
+
+def test_y_axis_from_zero_unless_the_plot_says_otherwise(csv_rows: list[dict]) -> None:
+    linear = dict(PLOTS[2], theory=None)                  # capacity plot, linear axes
+    _, ax = _draw(linear, csv_rows)
+    assert ax.get_ylim()[0] == 0
+    top = max(max(v) for v in GOODPUTS.values())
+    assert top < ax.get_ylim()[1] <= top * 1.06
+    _, ax = _draw(dict(linear, y_from_zero=False), csv_rows)
+    assert ax.get_ylim()[0] > 0                           # the data's lowest mean is 2.33
+    _, ax = _draw(PLOTS[0], csv_rows)                     # log y: never from zero
+    assert ax.get_ylim()[0] > 0
+
+
+def test_every_swept_x_value_has_a_labelled_tick(tmp_path: Path) -> None:
+    from matplotlib.transforms import Bbox
+
+    """0.001, 0.002 and 0.04 on a linear axis: every value a tick, close ones on rows of their
+    own (no two labels overlap); on a log axis 0.04 (not 1, 2 or 5 of a decade) is labelled."""
+    from matplotlib.transforms import Bbox
+
+    losses = [0.001, 0.002, 0.005, 0.01, 0.02, 0.04]
+    rows = [{"run_id": f"p{i}-s1", "point": str(i), "seed": "1", LOSS: str(p), ALGO: "reno",
+             GOODPUT: str(10 - i), "status": "ok"} for i, p in enumerate(losses)]
+    for logx in (False, True):
+        fig, ax = _draw({"file": "g.png", "x": LOSS, "y": GOODPUT, "logx": logx}, rows)
+        np.testing.assert_allclose(ax.get_xticks(), losses)
+        labels = [t for t in ax.get_xticklabels() if t.get_text()]
+        assert [t.get_text().strip() for t in labels] == ["0.001", "0.002", "0.005", "0.01",
+                                                          "0.02", "0.04"]
+        renderer = fig.canvas.get_renderer()
+        boxes = []                    # the visible line of each label (the last one)
+        for t in labels:
+            box = t.get_window_extent(renderer)
+            lines = t.get_text().count("\n") + 1
+            boxes.append(Bbox([[box.x0, box.y0], [box.x1, box.y0 + box.height / lines]]))
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                assert not a.overlaps(b)
+
+
+def test_png_and_report_draw_the_same_overlays(csv_rows: list[dict]) -> None:
+    """The theory overlays are computed once (plot_tool.sweep_data): the PNG's dashed lines and
+    the report's traces have the same labels and values."""
+    pytest.importorskip("plotly")
+    from plot_tool.report_sweep import sweep_chart
+
+    for plot in PLOTS[:4]:
+        _, ax = _draw(plot, csv_rows)
+        png = {line.get_label(): np.asarray(line.get_ydata(), dtype=float)
+               for line in ax.lines if line.get_linestyle() == "--"}
+        chart = sweep_chart(plot, csv_rows, {})
+        report = {t["name"]: np.asarray(t["y"], dtype=float) for t in chart["traces"]
+                  if (t.get("line") or {}).get("dash") == "dash"}
+        assert set(png) == set(report) and png
+        for label, values in png.items():
+            if len(values) == len(report[label]):
+                np.testing.assert_allclose(report[label], values, rtol=1e-5)
+        assert chart["note"] == [t.get_text() for t in ax.figure.texts][0]
+
+
+def test_a_model_curve_over_text_x_is_one_error_in_both_backends(csv_rows: list[dict]) -> None:
+    pytest.importorskip("plotly")
+    from plot_tool.report_sweep import sweep_chart
+
+    plot = dict(PLOTS[4], theory=PLOTS[0]["theory"])
+    message = 'theory "mathis": the x parameter \'flows.*.algorithm\' must be numeric'
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _draw(plot, csv_rows)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        sweep_chart(plot, csv_rows, {})
+
+
+def test_sweep_files_accept_y_from_zero_as_true_or_false(tmp_path: Path) -> None:
+    from netsim.sweep_file import load_sweep
+    from netsim.sweep_parameters import SweepError
+
+    def sweep_file(value: object) -> Path:
+        path = tmp_path / "s.json"
+        path.write_text(json.dumps({
+            "name": "s", "topology": "lossy_link", "duration_s": 1,
+            "parameters": {"links.L1.impairments.H1->H2.loss_rate": [0.01]},
+            "metrics": ["flows.F1.goodput_mbps"],
+            "plots": [{"file": "g.png", "x": "links.L1.impairments.H1->H2.loss_rate",
+                       "y": "flows.F1.goodput_mbps", "y_from_zero": value}]}))
+        return path
+
+    assert load_sweep(sweep_file(False)).resolved_plots[0]["y_from_zero"] is False
+    with pytest.raises(SweepError, match='plots\\[0\\]: field "y_from_zero": expected true or false'):
+        load_sweep(sweep_file("no"))
