@@ -27,10 +27,10 @@ Exact and approximated fields (docs/outputs.md, "iperf3 JSON"):
 """
 from __future__ import annotations
 
-import csv
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 IPERF_FILE = "iperf3.json"
 DEFAULT_INTERVAL_S = 1.0           # iperf3's -i default
@@ -48,16 +48,18 @@ def _ip(index: int) -> str:
 
 
 def _read_rows(path: Path) -> dict:
-    """flows.csv rows by flow: lists of (time_s, recv_rate, window_pkts, rtt_ms or None)."""
+    """flows.csv rows by flow: lists of (time_s, recv_rate, window_pkts, rtt_ms or None), read
+    with the results' one CSV reader (plot_tool.results.read_table)."""
+    from plot_tool.results import read_table
+    table = read_table(path, "flows")
     rows: dict = {}
-    with open(path, newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            rtt = row.get("rtt_ms", "")
-            window = row.get("window_pkts", "")
-            rows.setdefault(row["flow"], []).append((
-                float(row["time_s"]), float(row["recv_rate_mbps"]),
-                float(window) if window not in ("", "nan") else None,
-                float(rtt) if rtt not in ("", "nan") else None))
+    columns = [table[name].tolist() for name in ("flow", "time_s", "recv_rate_mbps")]
+    optional = [table[name].tolist() if name in table else [math.nan] * len(columns[0])
+                for name in ("window_pkts", "rtt_ms")]
+    for flow, time_s, recv, window, rtt in zip(*columns, *optional):
+        rows.setdefault(flow, []).append((
+            float(time_s), float(recv), None if math.isnan(window) else float(window),
+            None if math.isnan(rtt) else float(rtt)))
     return rows
 
 
@@ -79,6 +81,177 @@ def _rate(nbytes: float, seconds: float) -> float:
     return nbytes * 8 / seconds if seconds > 0 else 0.0
 
 
+class _Grid:
+    """The report's intervals laid over the sampling rows: `k` sampling intervals of `dt`
+    each, the first starting at the sampling boundary at or before the first flow's start
+    `t0`, the last cut at the end of the run."""
+
+    def __init__(self, dt: float, interval_s: float | None, t0: float, end_s: float):
+        self.dt = dt
+        self.k = max(1, round((interval_s or DEFAULT_INTERVAL_S) / dt))
+        self.report_s = self.k * dt
+        self.t0 = t0
+        self.end_s = end_s
+        self.first_row = math.floor(t0 / dt + 1e-9)           # rows end at multiples of dt
+        self.origin = self.first_row * dt
+        self.n = max(1, math.ceil((end_s - self.origin) / self.report_s - 1e-9))
+
+    def of_time(self, time_s: float) -> int:
+        """The interval holding the sampling row that ends at `time_s`."""
+        return max(0, min(self.n - 1, math.ceil(round((time_s - self.origin) / self.report_s, 9)) - 1))
+
+    def of_sample(self, j: int) -> int:
+        """The interval holding sampling interval number `j` (the one ending at j x dt)."""
+        return max(0, min(self.n - 1, (j - self.first_row - 1) // self.k))
+
+    def bounds(self, i: int) -> tuple:
+        start = self.origin + i * self.report_s
+        return start, min(start + self.report_s, self.end_s)
+
+
+class _RttTracker:
+    """RFC 6298's SRTT and RTTVAR run over the sampling intervals' mean RTTs, and their max."""
+
+    def __init__(self):
+        self.srtt: float | None = None
+        self.rttvar: float | None = None
+        self.max_rtt = 0.0
+
+    def add(self, rtt: float) -> None:
+        if self.srtt is None or self.rttvar is None:
+            self.srtt, self.rttvar = rtt, rtt / 2
+        else:
+            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - rtt)
+            self.srtt = 0.875 * self.srtt + 0.125 * rtt
+        self.max_rtt = max(self.max_rtt, rtt)
+
+
+def _flow_streams(grid: _Grid, socket: int, rows: list, size: int, bits_per_mbit: float,
+                  retx_rows: dict | None, with_retransmits: bool) -> tuple:
+    """One flow's stream object in every interval, and its largest window (bytes) and RTT."""
+    per: list = [[] for _ in range(grid.n)]
+    previous = grid.origin
+    for time_s, recv, window, rtt in rows:
+        per[grid.of_time(time_s)].append((max(0.0, time_s - previous), recv, window, rtt))
+        previous = time_s
+    retx_per = [0] * grid.n
+    for j, count in (retx_rows or {}).items():
+        retx_per[grid.of_sample(j)] += count
+    rtt_tracker = _RttTracker()
+    cwnd = max_cwnd = 0
+    streams = []
+    for i, got in enumerate(per):
+        start, stop = grid.bounds(i)
+        delivered = sum(recv * bits_per_mbit / 8 * span for span, recv, _, _ in got)
+        rtts = [rtt for *_, rtt in got if rtt is not None]
+        for rtt in rtts:
+            rtt_tracker.add(rtt)
+        windows = [w for *_, w, _ in got if w is not None]
+        if windows:
+            cwnd = round(windows[-1] * size)
+            max_cwnd = max(max_cwnd, round(max(windows) * size))
+        mean_rtt = sum(rtts) / len(rtts) if rtts else (rtt_tracker.srtt or 0.0)
+        seconds = max(stop - start, 0.0)
+        stream = {
+            "socket": socket, "start": round(start - grid.t0, 6), "end": round(stop - grid.t0, 6),
+            "seconds": round(seconds, 6), "bytes": round(delivered),
+            "bits_per_second": delivered * 8 / seconds if seconds > 0 else 0.0}
+        if with_retransmits:
+            stream["retransmits"] = retx_per[i]
+        stream.update({"snd_cwnd": cwnd, "rtt": round(mean_rtt * 1000),
+                       "rttvar": round((rtt_tracker.rttvar or 0.0) * 1000), "pmtu": size,
+                       "omitted": False, "sender": True})
+        streams.append(stream)
+    return streams, max_cwnd, rtt_tracker.max_rtt
+
+
+def _end_stream(grid: _Grid, socket: int, fid: str, flow: dict, size: int, max_cwnd: int,
+                max_rtt: float) -> dict:
+    """A flow's `end.streams[]` entry: sender and receiver totals from summary.json."""
+    start = min(float(flow["start_s"]), grid.end_s)             # (a flow that never started)
+    finish = flow.get("finish_s")
+    stop = float(finish) if finish is not None else grid.end_s
+    seconds = max(stop - start, 0.0)
+    received = int(flow.get("delivered_bytes") or 0)
+    firsts = (flow.get("packets_sent") or 0) - (flow.get("retransmissions") or 0)
+    sent = int(flow["data_bytes"]) if flow.get("completed") and flow.get("data_bytes") \
+        else max(received, firsts * size)
+    span = {"socket": socket, "start": round(start - grid.t0, 6), "end": round(stop - grid.t0, 6),
+            "seconds": round(seconds, 6)}
+    return {
+        "sender": {**span, "bytes": sent, "bits_per_second": _rate(sent, seconds),
+                   "retransmits": int(flow["retransmissions"]), "max_snd_cwnd": max_cwnd,
+                   "max_rtt": round(max_rtt * 1000),
+                   "min_rtt": round((flow.get("min_rtt_ms") or 0.0) * 1000),
+                   "mean_rtt": round((flow.get("avg_rtt_ms") or 0.0) * 1000), "sender": True},
+        "receiver": {**span, "bytes": received, "bits_per_second": _rate(received, seconds),
+                     "sender": True},
+        "netsim_flow": fid}
+
+
+def _interval_sums(streams_by_interval: list, with_retransmits: bool) -> list:
+    """`intervals[]`: each interval's streams and their `sum`."""
+    intervals = []
+    for streams in streams_by_interval:
+        total = sum(s["bytes"] for s in streams)
+        seconds = streams[0]["seconds"]
+        interval_sum = {"start": streams[0]["start"], "end": streams[0]["end"],
+                        "seconds": seconds, "bytes": total,
+                        "bits_per_second": total * 8 / seconds if seconds > 0 else 0.0}
+        if with_retransmits:
+            interval_sum["retransmits"] = sum(s["retransmits"] for s in streams)
+        interval_sum.update({"omitted": False, "sender": True})
+        intervals.append({"streams": streams, "sum": interval_sum})
+    return intervals
+
+
+def _total(end_streams: list, part: str, with_retransmits: bool) -> dict:
+    """`end.sum_sent` (part "sender") or `end.sum_received` ("receiver")."""
+    items = [s[part] for s in end_streams]
+    start = min(s["start"] for s in items)
+    stop = max(s["end"] for s in items)
+    nbytes = sum(s["bytes"] for s in items)
+    out = {"start": start, "end": stop, "seconds": round(stop - start, 6), "bytes": nbytes,
+           "bits_per_second": nbytes * 8 / (stop - start) if stop > start else 0.0}
+    if with_retransmits:
+        out["retransmits"] = sum(s["retransmits"] for s in items)
+    out["sender"] = True
+    return out
+
+
+def _start_section(summary: dict, grid: _Grid, flows: list, connected: list, address: dict,
+                   pmtu: int) -> dict:
+    """`start`: the connections and the test's parameters, as iperf3 writes them."""
+    from netsim import __version__
+    first = flows[0][2]
+    mss = max(1, pmtu - DATA_HEADERS)
+    return {
+        "connected": connected,
+        "version": f"netsim {__version__} (iperf3 -J structure)",
+        "system_info": "netsim packet-level simulation",
+        "timestamp": {"time": "Thu, 01 Jan 1970 00:00:00 GMT", "timesecs": 0},
+        "connecting_to": {"host": address.get(first.get("dst"), ""), "port": RECEIVER_PORT},
+        "cookie": "",
+        "tcp_mss_default": mss,
+        "target_bitrate": 0, "sock_bufsize": 0,     # iperf3's "unlimited" and "default"
+        "test_start": {"protocol": "TCP", "num_streams": len(flows), "blksize": mss,
+                       "omit": 0, "duration": round(grid.end_s - grid.t0, 6), "bytes": 0,
+                       "blocks": 0, "reverse": 0, "tos": 0, "target_bitrate": 0},
+        "netsim": {"topology": summary.get("topology"), "time_offset_s": grid.t0,
+                   "interval_s": grid.report_s, "flows": [fid for _, fid, _ in flows]},
+    }
+
+
+def _read(results_dir: Path) -> tuple:
+    try:
+        summary = json.loads((results_dir / "summary.json").read_text(encoding="utf-8"))
+        rows = _read_rows(results_dir / "flows.csv")
+    except (OSError, ValueError, KeyError) as exc:
+        raise IperfJsonError(f"{results_dir}: not a readable results directory "
+                             f"(summary.json and flows.csv): {exc}") from None
+    return summary, rows
+
+
 def build(results_dir, interval_s: float | None = None, packet_bytes: dict | None = None,
           retransmits: dict | None = None) -> dict:
     """The iperf3 -J document of the results in `results_dir`. `interval_s`: the report's
@@ -87,147 +260,41 @@ def build(results_dir, interval_s: float | None = None, packet_bytes: dict | Non
     interval number j (the interval ending at j x interval_s): retransmissions sent in it}, as
     `RetransmitCounter` counts them during a run (without it, intervals have no `retransmits`)."""
     results_dir = Path(results_dir)
-    try:
-        summary = json.loads((results_dir / "summary.json").read_text(encoding="utf-8"))
-        rows = _read_rows(results_dir / "flows.csv")
-    except (OSError, ValueError, KeyError) as exc:
-        raise IperfJsonError(f"{results_dir}: not a readable results directory "
-                             f"(summary.json and flows.csv): {exc}") from None
-    dt = float(summary["interval_s"])
-    bits_per_mbit = float(summary["units"]["bits_per_mbit"])
-    k = max(1, round((interval_s or DEFAULT_INTERVAL_S) / dt))
-    report_s = k * dt
-    hosts = list(summary.get("hosts", {}))
-    address = {host: _ip(i) for i, host in enumerate(hosts)}
+    summary, rows = _read(results_dir)
+    address = {host: _ip(i) for i, host in enumerate(summary.get("hosts", {}))}
     flows = [(i, fid, f) for i, (fid, f) in enumerate(summary["flows"].items())
              if f.get("kind", "bulk") == "bulk"]                  # cbr/onoff: no window
     if not flows:
         raise IperfJsonError(f"{results_dir}: no flow with a transport (iperf3 streams are TCP)")
     end_s = float(summary["end_time_s"])
-    t0 = min(min(float(f["start_s"]) for _, _, f in flows), end_s)
-    first_row = math.floor(t0 / dt + 1e-9)           # rows end at multiples of dt
-    n_intervals = max(1, math.ceil((end_s - first_row * dt) / report_s - 1e-9))
-    streams_by_interval: list = [[] for _ in range(n_intervals)]
+    grid = _Grid(float(summary["interval_s"]), interval_s,
+                 min(min(float(f["start_s"]) for _, _, f in flows), end_s), end_s)
+    bits_per_mbit = float(summary["units"]["bits_per_mbit"])
+    with_retransmits = retransmits is not None
+    streams_by_interval: list = [[] for _ in range(grid.n)]
     end_streams = []
     connected = []
     for socket, (index, fid, flow) in enumerate(flows, start=FIRST_SOCKET):
         size = (packet_bytes or {}).get(fid) or _packet_bytes(flow)
-        per = [[] for _ in range(n_intervals)]
-        previous = first_row * dt
-        for time_s, recv, window, rtt in rows.get(fid, ()):
-            j = max(0, min(n_intervals - 1, math.ceil(round((time_s - first_row * dt) / report_s, 9)) - 1))
-            per[j].append((time_s, max(0.0, time_s - previous), recv, window, rtt))
-            previous = time_s
-        retx_rows = (retransmits or {}).get(fid) if retransmits is not None else None
-        retx_per = [0] * n_intervals
-        for j, count in (retx_rows or {}).items():
-            retx_per[max(0, min(n_intervals - 1, (j - first_row - 1) // k))] += count
-        srtt = rttvar = None
-        cwnd = 0
-        max_cwnd = 0
-        max_rtt = 0
-        for i in range(n_intervals):
-            start = first_row * dt + i * report_s
-            stop = min(start + report_s, end_s)
-            got = per[i]
-            delivered = sum(recv * bits_per_mbit / 8 * span for _, span, recv, _, _ in got)
-            rtts = [rtt for *_, rtt in got if rtt is not None]
-            for rtt in rtts:                         # RFC 6298 over the sampling intervals' means
-                if srtt is None:
-                    srtt, rttvar = rtt, rtt / 2
-                else:
-                    rttvar = 0.75 * rttvar + 0.25 * abs(srtt - rtt)
-                    srtt = 0.875 * srtt + 0.125 * rtt
-                max_rtt = max(max_rtt, rtt)
-            windows = [w for *_, w, _ in got if w is not None]
-            if windows:
-                cwnd = round(windows[-1] * size)
-                max_cwnd = max(max_cwnd, round(max(windows) * size))
-            mean_rtt = sum(rtts) / len(rtts) if rtts else (srtt or 0.0)
-            seconds = max(stop - start, 0.0)
-            stream = {
-                "socket": socket, "start": round(start - t0, 6), "end": round(stop - t0, 6),
-                "seconds": round(seconds, 6), "bytes": round(delivered),
-                "bits_per_second": delivered * 8 / seconds if seconds > 0 else 0.0}
-            if retransmits is not None:
-                stream["retransmits"] = retx_per[i]
-            stream.update({"snd_cwnd": cwnd, "rtt": round(mean_rtt * 1000),
-                           "rttvar": round((rttvar or 0.0) * 1000), "pmtu": size,
-                           "omitted": False, "sender": True})
+        streams, max_cwnd, max_rtt = _flow_streams(
+            grid, socket, rows.get(fid, []), size, bits_per_mbit,
+            (retransmits or {}).get(fid), with_retransmits)
+        for i, stream in enumerate(streams):
             streams_by_interval[i].append(stream)
-        start = min(float(flow["start_s"]), end_s)              # (a flow that never started)
-        finish = flow.get("finish_s")
-        stop = float(finish) if finish is not None else end_s
-        seconds = max(stop - start, 0.0)
-        received = int(flow.get("delivered_bytes") or 0)
-        firsts = (flow.get("packets_sent") or 0) - (flow.get("retransmissions") or 0)
-        sent = int(flow["data_bytes"]) if flow.get("completed") and flow.get("data_bytes") \
-            else max(received, firsts * size)
-        end_streams.append({
-            "sender": {"socket": socket, "start": round(start - t0, 6), "end": round(stop - t0, 6),
-                       "seconds": round(seconds, 6), "bytes": sent,
-                       "bits_per_second": _rate(sent, seconds), "retransmits": int(flow["retransmissions"]),
-                       "max_snd_cwnd": max_cwnd, "max_rtt": round(max_rtt * 1000),
-                       "min_rtt": round((flow.get("min_rtt_ms") or 0.0) * 1000),
-                       "mean_rtt": round((flow.get("avg_rtt_ms") or 0.0) * 1000), "sender": True},
-            "receiver": {"socket": socket, "start": round(start - t0, 6),
-                         "end": round(stop - t0, 6), "seconds": round(seconds, 6),
-                         "bytes": received, "bits_per_second": _rate(received, seconds), "sender": True},
-            "netsim_flow": fid})
+        end_streams.append(_end_stream(grid, socket, fid, flow, size, max_cwnd, max_rtt))
         connected.append({"socket": socket, "local_host": address.get(flow.get("src"), ""),
                           "local_port": 10000 + index % 55536,
                           "remote_host": address.get(flow.get("dst"), ""),
                           "remote_port": RECEIVER_PORT})
-    intervals = []
-    for streams in streams_by_interval:
-        total = sum(s["bytes"] for s in streams)
-        seconds = streams[0]["seconds"]
-        interval_sum = {"start": streams[0]["start"], "end": streams[0]["end"],
-                        "seconds": seconds, "bytes": total,
-                        "bits_per_second": total * 8 / seconds if seconds > 0 else 0.0}
-        if retransmits is not None:
-            interval_sum["retransmits"] = sum(s["retransmits"] for s in streams)
-        interval_sum.update({"omitted": False, "sender": True})
-        intervals.append({"streams": streams, "sum": interval_sum})
-
-    def total(part: str, with_retransmits: bool) -> dict:
-        items = [s[part] for s in end_streams]
-        start = min(s["start"] for s in items)
-        stop = max(s["end"] for s in items)
-        nbytes = sum(s["bytes"] for s in items)
-        out = {"start": start, "end": stop, "seconds": round(stop - start, 6), "bytes": nbytes,
-               "bits_per_second": nbytes * 8 / (stop - start) if stop > start else 0.0}
-        if with_retransmits:
-            out["retransmits"] = sum(s["retransmits"] for s in items)
-        out["sender"] = True
-        return out
-
     algorithms = sorted({f.get("algorithm") or "" for _, _, f in flows})
-    first = flows[0][2]
-    from netsim import __version__
     return {
-        "start": {
-            "connected": connected,
-            "version": f"netsim {__version__} (iperf3 -J structure)",
-            "system_info": "netsim packet-level simulation",
-            "timestamp": {"time": "Thu, 01 Jan 1970 00:00:00 GMT", "timesecs": 0},
-            "connecting_to": {"host": address.get(first.get("dst"), ""), "port": RECEIVER_PORT},
-            "cookie": "",
-            "tcp_mss_default": max(1, streams_by_interval[0][0]["pmtu"] - DATA_HEADERS),
-            "target_bitrate": 0, "sock_bufsize": 0,     # iperf3's "unlimited" and "default"
-            "test_start": {"protocol": "TCP", "num_streams": len(flows),
-                           "blksize": max(1, streams_by_interval[0][0]["pmtu"] - DATA_HEADERS),
-                           "omit": 0, "duration": round(end_s - t0, 6), "bytes": 0, "blocks": 0,
-                           "reverse": 0, "tos": 0, "target_bitrate": 0},
-            "netsim": {"topology": summary.get("topology"),
-                       "time_offset_s": t0, "interval_s": report_s,
-                       "flows": [fid for _, fid, _ in flows]},
-        },
-        "intervals": intervals,
+        "start": _start_section(summary, grid, flows, connected, address,
+                                streams_by_interval[0][0]["pmtu"]),
+        "intervals": _interval_sums(streams_by_interval, with_retransmits),
         "end": {
             "streams": end_streams,
-            "sum_sent": total("sender", True),
-            "sum_received": total("receiver", False),
+            "sum_sent": _total(end_streams, "sender", True),
+            "sum_received": _total(end_streams, "receiver", False),
             "sender_tcp_congestion": ",".join(algorithms),
             "receiver_tcp_congestion": ",".join(algorithms),
         },
@@ -257,8 +324,8 @@ class RetransmitCounter:
             host.__class__ = classes[base]
 
 
-def _counting_class(base: type, flow_of: dict, dt: float, sim, data_kind: int) -> type:
-    send = base.send
+def _counting_class(base: Any, flow_of: dict, dt: float, sim, data_kind: int) -> type:
+    send = base.send                               # a host class (components.node.Host)
 
     def counting_send(self, packet):
         if packet.retx and packet.kind == data_kind:
