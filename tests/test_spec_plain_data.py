@@ -36,3 +36,17 @@ def test_containers_are_copies():
     data = plain_data(spec)
     data["links"][0]["id"] = "changed"
     assert spec.links[0].id != "changed"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_config_digest_is_the_sha256_of_the_canonical_resolved_config(path):
+    """config_digest converts an instance shared by many links or flows (NO_IMPAIRMENT, the file's
+    TransportSpec) once; its text must stay that of resolved_config, which converts each place."""
+    import hashlib
+
+    from topologies.spec import config_digest, resolved_config
+    spec = load_topology(path, algorithm="cubic")
+    options = {"duration_s": 2.5, "seed": 7, "interval_s": 0.1}
+    text = json.dumps(resolved_config(spec, **options), sort_keys=True, separators=(",", ":"),
+                      default=repr, allow_nan=True)
+    assert config_digest(spec, **options) == hashlib.sha256(text.encode("utf-8")).hexdigest()
