@@ -32,6 +32,7 @@ from plot_tool.series import (
     SOJOURN_PANEL,
     FigureSpec,
     LossCause,
+    Panel,
     PredictionSeries,
     Series,
 )
@@ -190,11 +191,11 @@ def link_legend_title(series: Sequence[Series]) -> str:
 
 def links_figure_spec(series: Sequence[Series], *, backlog: bool = False) -> FigureSpec:
     """``links.png`` for these lines: the drops panel draws the causes of loss present
-    (`_loss_causes`; none: "no packets lost"), the legend title says what the lines are, and the
+    (`loss_causes`; none: "no packets lost"), the legend title says what the lines are, and the
     buffer panel is `BACKLOG_PANEL` (simulated backlog, with the predicted one over it) when
     `backlog` is true. `LINKS_FIGURE` itself when that is what it shows."""
     drops = dataclasses.replace(LINKS_FIGURE.panels[1], losses=_loss_causes(series))
-    panels = (BACKLOG_PANEL if backlog else BUFFER_PANEL, drops, RATE_PANEL)
+    panels: tuple[Panel, ...] = (BACKLOG_PANEL if backlog else BUFFER_PANEL, drops, RATE_PANEL)
     if any(s.aqm for s in series):
         panels += (SOJOURN_PANEL,)
     spec = FigureSpec(LINKS_FIGURE.filename, panels, link_legend_title(series))

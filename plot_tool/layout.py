@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import matplotlib as mpl
 import numpy as np
@@ -54,7 +54,7 @@ def renderer_of(fig: Figure) -> Any:
     e.g. a bare ``Figure()``), so that text measured now is cached for the drawing."""
     if not hasattr(fig.canvas, "get_renderer"):
         FigureCanvasAgg(fig)
-    return fig.canvas.get_renderer()
+    return cast(FigureCanvasAgg, fig.canvas).get_renderer()
 
 
 def is_static(fig: Figure) -> bool:
@@ -67,7 +67,7 @@ def stacked_axes(fig: Figure, n: int, *, height_ratios: Sequence[float] | None =
     """`n` panels stacked in one column of `fig` (the first on top), created with the rcParams
     `style`; see the module docstring for their x axes."""
     static = is_static(fig)
-    with mpl.rc_context(style or {}):
+    with mpl.rc_context(cast(Any, dict(style or {}))):
         axes = fig.subplots(n, 1, sharex=not static, squeeze=False,
                             height_ratios=height_ratios)[:, 0]
     if static:
@@ -178,14 +178,14 @@ def _copy_time_axis(axes: Sequence[Any]) -> None:
 
 def _tick_extent_pt(axis: str) -> float:
     """Length of a major tick plus the pad between it and its label, in points."""
-    rc = mpl.rcParams
+    rc: Any = mpl.rcParams
     return float(rc[f"{axis}tick.major.size"]) + float(rc[f"{axis}tick.major.pad"])
 
 
 def _line_height_px(renderer: Any, size_key: str) -> float:
     """Height of one line of tick labels as matplotlib lays it out: the ascent of the digits
     and the descent of the font (measured on "lp", as `matplotlib.text.Text` does)."""
-    prop = FontProperties(size=mpl.rcParams[size_key])
+    prop = FontProperties(size=cast(Any, mpl.rcParams)[size_key])
     _, height, descent = renderer.get_text_width_height_descent("0123456789", prop, ismath=False)
     _, lp_height, lp_descent = renderer.get_text_width_height_descent("lp", prop, ismath=False)
     return max(height - descent, lp_height - lp_descent) + max(descent, lp_descent)

@@ -226,7 +226,7 @@ def _rows_by(table: Table, keys: tuple[str, ...]) -> dict[tuple, np.ndarray]:
         return {}
     columns = [np.asarray(table[k]) for k in keys]
     order = np.lexsort((table["time_s"], *reversed(columns)))
-    out: dict[tuple, list] = {}
+    out: dict[tuple, np.ndarray] = {}
     keyed = list(zip(*(c[order].tolist() for c in columns)))
     start = 0
     for i in range(1, len(order) + 1):

@@ -71,7 +71,7 @@ def _listed(values: np.ndarray) -> list:
 
 def _series_trace(data: SweepPlotData, s: Any, color: str) -> dict:
     numeric = data.categories is None
-    trace = {"type": "scatter", "mode": "lines+markers" if numeric else "markers",
+    trace: dict[str, Any] = {"type": "scatter", "mode": "lines+markers" if numeric else "markers",
              "x": _listed(s.x), "y": _listed(s.mean), "name": data.series_label(s),
              "line": {"color": color}, "marker": {"size": 7},
              "customdata": [int(k) for k in s.n],

@@ -144,7 +144,11 @@ def read_results(out_dir: PathLike) -> ResultSet:
         tables[name] = read_table(path, name)
     check_path = directory / CHECK_FILE
     check = _read_check(check_path) if check_path.exists() else None
-    return ResultSet(summary=summary, directory=directory, check=check, **tables)
+    links, flows, hosts = tables["links"], tables["flows"], tables["hosts"]
+    assert links is not None and flows is not None and hosts is not None   # required files
+    return ResultSet(summary=summary, links=links, flows=flows, hosts=hosts, directory=directory,
+                     routes=tables["routes"], predictions=tables["predictions"], check=check,
+                     fct=tables["fct"])
 
 
 def read_table(path: PathLike, name: str) -> Table:

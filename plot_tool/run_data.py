@@ -134,7 +134,7 @@ def plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection 
     fct = getattr(results, "fct", None)
     if fct is not None and len(fct.get("slowdown", ())):
         jobs.append(_fct_job(normalize_fct(fct), summary))
-    if router_ids and routes_changed(routes):
+    if router_ids and routes is not None and routes_changed(routes):
         ecmp = bool((summary.get("routing") or {}).get("ecmp"))
         chosen, omitted = routes_to_plot(route_series(routes, router_ids, ecmp=ecmp),
                                           end_s=run_end_s(summary))

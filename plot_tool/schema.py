@@ -238,7 +238,7 @@ _PREDICTION_COLUMNS = (
            'equilibria at alpha and at beta)'),
 )
 
-SUMMARY_FLOW_FIELDS = (
+SUMMARY_FLOW_FIELDS: tuple[Column, ...] = (
     Column('algorithm', 'string', NO_UNIT,
            'Congestion-control algorithm (e.g. `"reno"`, `"tahoe"`)'),
     Column('src', 'string', NO_UNIT,

@@ -26,11 +26,12 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from plot_tool.sweep_data import (
     SWEEP_FILE,
@@ -143,7 +144,8 @@ def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping
                    loc="outside right upper", fontsize="small", title=data.legend_title,
                    title_fontsize="small", frameon=False)
     if data.footnote:
-        fig.get_layout_engine().set(rect=(0, FOOTNOTE_HEIGHT, 1, 1 - FOOTNOTE_HEIGHT))
+        engine = cast(ConstrainedLayoutEngine, fig.get_layout_engine())
+        engine.set(rect=(0, FOOTNOTE_HEIGHT, 1, 1 - FOOTNOTE_HEIGHT))
         fig.text(0.01, 0.012, data.footnote, ha="left", va="bottom", fontsize="small",
                  color="dimgray", wrap=True)
     if data.categories is None:
@@ -210,7 +212,7 @@ def _stagger_labels(fig: Figure, ax: Any, values: Sequence[float]) -> None:
     if len(values) < 2:
         return
     fig.draw_without_rendering()
-    renderer = fig.canvas.get_renderer()
+    renderer = cast(FigureCanvasAgg, fig.canvas).get_renderer()
     texts = [f"{value:g}" for value in values]
     gap = 4.0                                   # pixels between labels on one row
     row_ends: list[float] = []
@@ -290,7 +292,7 @@ def _fit_title(fig: Figure, ax: Any, title: str) -> None:
     if len(title) <= SHORT_TITLE:
         return
     fig.draw_without_rendering()
-    renderer = fig.canvas.get_renderer()
+    renderer = cast(FigureCanvasAgg, fig.canvas).get_renderer()
     room = ax.get_window_extent(renderer).width
     for _ in range(4):
         needed = ax.title.get_window_extent(renderer).width
@@ -341,9 +343,9 @@ def _colors(count: int) -> list[str]:
     from matplotlib import colormaps
 
     if count <= 10:
-        palette = list(colormaps["tab10"].colors)  # type: ignore[attr-defined]
+        palette = list(cast(Any, colormaps["tab10"]).colors)
     else:
-        tab20 = list(colormaps["tab20"].colors)  # type: ignore[attr-defined]
+        tab20 = list(cast(Any, colormaps["tab20"]).colors)
         palette = tab20[0::2] + tab20[1::2]
     out = []
     for i in range(count):

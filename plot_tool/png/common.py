@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import matplotlib
-import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
@@ -31,12 +31,12 @@ Y_TICKS = 5         # at most this many intervals between y ticks (matplotlib's 
 
 
 def panel_axes(fig: Figure, n: int, height_ratios: Sequence[float] | None = None
-                  ) -> np.ndarray:
+                  ) -> list[Any]:
     """`n` panels stacked in one column of `fig` on one time axis, with the `STYLE`."""
     axes = stacked_axes(fig, n, height_ratios=height_ratios, style=STYLE)
     for ax in axes:
         ax.yaxis.set_major_locator(MaxNLocator(nbins=Y_TICKS, steps=[1, 2, 2.5, 5, 10]))
-    return axes
+    return list(axes)
 
 
 def save_png(fig: Figure, path: Path) -> None:
@@ -45,7 +45,8 @@ def save_png(fig: Figure, path: Path) -> None:
     from PIL import Image, PngImagePlugin
 
     fig.canvas.draw()
-    rgba = fig.canvas.buffer_rgba()
+    canvas = cast(FigureCanvasAgg, fig.canvas)
+    rgba = canvas.buffer_rgba()
     width, height = fig.canvas.get_width_height()
     image = Image.frombuffer("RGBA", (width, height), rgba, "raw", "RGBA", 0, 1).convert("RGB")
     info = PngImagePlugin.PngInfo()
@@ -69,7 +70,7 @@ def finish_time_axis(axes: Sequence[Any], summary: dict) -> None:
             ax.set_xlim(0, end)
 
 
-SIDE_LEGEND = dict(loc="upper left", borderaxespad=0.0, fontsize="small",
+SIDE_LEGEND: dict[str, Any] = dict(loc="upper left", borderaxespad=0.0, fontsize="small",
                     title_fontsize="small", frameon=False, alignment="left")
 
 
@@ -116,9 +117,9 @@ def assign_colors(series: Sequence[Any], start: int = 0) -> None:
     from matplotlib import colormaps
 
     if start + len(series) <= 10:
-        palette = list(colormaps["tab10"].colors)
+        palette = list(cast(Any, colormaps["tab10"]).colors)
     else:
-        tab20 = list(colormaps["tab20"].colors)
+        tab20 = list(cast(Any, colormaps["tab20"]).colors)
         palette = tab20[0::2] + tab20[1::2]
     for i, s in enumerate(series, start):
         if s.color is None:

@@ -26,7 +26,7 @@ def draw_fct_figure(fig: Figure, fct: Table, summary: dict, workloads: Sequence[
     over the sizes of its flows, with their values written beside them."""
     buckets = fct_buckets(fct, summary)
     names = dict(FCT_BUCKETS)
-    axes = stacked_axes(fig, len(workloads), style=STYLE)
+    axes = list(stacked_axes(fig, len(workloads), style=STYLE))
     info = summary.get("workloads") or {}
     units = summary.get("units") or {}
     small = 100 * float(units.get("bytes_per_kb") or 1000)
