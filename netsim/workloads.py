@@ -27,11 +27,11 @@ import math
 from flows import ALGORITHMS
 from flows.transport import Flow
 from netsim.traces import csv_field
+from plot_tool.schema import FCT
 from routing.ecmp import set_flow_hashes
 from topologies.bounds import MAX_FLOWS_ALIVE
 
-FCT_COLUMNS = ("workload", "flow", "src", "dst", "size_bytes", "start_s", "finish_s", "fct_s",
-               "ideal_fct_s", "slowdown")
+FCT_COLUMNS = FCT.names     # the results schema's order (the row below follows it)
 BUCKETS = ("all", "under_100kb", "100kb_to_10mb", "over_10mb")   # sizes in the topology's units
 
 # Log histograms: 20 buckets per decade (each 12.2 % wide, so a percentile, reported as the

@@ -70,6 +70,22 @@ def test_a_run_writes_the_columns_of_the_schema_in_order(tmp_path):
     assert rs.flows["flow"].dtype.kind == "U" and rs.flows["rto"].dtype.kind == "f"
 
 
+def test_check_and_workload_files_have_the_columns_of_the_schema(tmp_path):
+    """predictions.csv (written by theory, which sits below plot_tool and cannot import the
+    schema) and fct.csv (netsim/workloads.py) have the schema's header."""
+    from netsim.cli import main
+    out = tmp_path / "c"
+    assert main([str(ROOT / "topologies" / "test_case_2.json"), "--duration", "3", "--check",
+                 "--no-plots", "--quiet", "--out", str(out)]) == 0
+    header = (out / "predictions.csv").read_text().splitlines()[0]
+    assert header.split(",") == list(schema.PREDICTIONS.names)
+    out = tmp_path / "w"
+    assert main([str(ROOT / "topologies" / "examples" / "websearch.json"), "--duration", "0.2",
+                 "--no-plots", "--quiet", "--out", str(out)]) == 0
+    header = (out / "fct.csv").read_text().splitlines()[0]
+    assert header.split(",") == list(schema.FCT.names)
+
+
 def test_the_reader_takes_identifiers_and_optional_columns_from_the_schema():
     from plot_tool.results import OPTIONAL_COLUMNS, OPTIONAL_FILES, SCHEMAS
     assert SCHEMAS["links"][1] == frozenset({"link", "direction"})
