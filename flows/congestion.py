@@ -220,6 +220,8 @@ class CongestionControl:
     PARAMETERS: ClassVar[dict[str, float]] = {}
     theory_model: ClassVar[str | None] = None   # --check's model: "loss", "cubic", "delay",
                                                    # "rate", "dctcp"; None: not checked
+    has_slow_start: ClassVar[bool] = True   # --check: a flow must leave slow start before a
+                                            # steady state exists (FAST: False, no slow start)
     fast_recovery: ClassVar[bool] = True   # third duplicate ACK: RECOVERY (False: LOSS, Tahoe)
     recovery: ClassVar[RecoveryMode] = RecoveryMode.RENO   # the transport's loss recovery
     loss_based: ClassVar[bool] = True      # False: losses lower neither ssthresh nor the window
