@@ -24,6 +24,7 @@ to the per-packet path to achieve it:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from plot_tool.schema import FLOW_COUNTERS, FLOWS, HOSTS, LINKS, STATE_PREFIX
 from simulator.sampling import SKIP
@@ -71,7 +72,7 @@ class DirectionWatch:
         probe.base = None
         return probe
 
-    def _watched_class(self, base: type) -> type:
+    def _watched_class(self, base: Any) -> type:
         release = self.release
         send, lost_in_transit, fail = base.send, base.lost_in_transit, base.fail
 
@@ -106,8 +107,8 @@ class DirectionProbe:
                  watch: DirectionWatch | None = None):
         self.d = d
         self.watcher = watch
-        self.base = None           # the direction's own class while it is watched
-        self.nudge = None
+        self.base: type | None = None   # the direction's own class while it is watched
+        self.nudge: Any = None
         self.src_nudge = None      # the nudge of the host the direction leaves, if armed
         self.dst_nudge = None      # and of the host it enters
         self.mbit = float(bits_per_mbit)
@@ -132,7 +133,7 @@ class DirectionProbe:
         return math.inf
 
     def disarm(self) -> None:
-        if self.base is not None:
+        if self.base is not None and self.watcher is not None:
             self.watcher.release(self.d)
 
     def woke(self) -> None:

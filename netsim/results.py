@@ -192,7 +192,7 @@ class Results:
         self.interval_s = run.interval_s
         self.directory = run.trace_dir
         self._tempdir = run._tempdir          # keeps a temporary trace directory alive
-        self._tables = {}
+        self._tables: dict[str, dict] = {}
         self._grid_s = None                   # the sampling instants, once a trace asked
         self.summary = self._summarize(run, stop_reason, stop_detail, wall_s)
 

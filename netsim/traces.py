@@ -54,7 +54,7 @@ class TraceFile:
         self._fh = open(path, "w", encoding="utf-8", newline="\n", buffering=BUFFER_BYTES)
         self._fh.write(",".join(("time_s", *self.key_columns, *self.value_columns)) + "\n")
         self._values = ",".join(("%.9g",) * len(self.value_columns)) + "\n"
-        self._time_s = None
+        self._time_s: float | None = None
         self._time_text = ""
 
     def prepare(self, key: tuple) -> str:
