@@ -62,9 +62,11 @@ States are `CaState` members (Linux's ``tcp_ca_state`` without Disorder); they a
 enums, so ``flow.state == "recovery"`` keeps working, and the names OPEN, CWR, RECOVERY and LOSS
 below are the members.
 
-``flow.stack`` is ``"classic"`` or ``"linux"`` (`STACKS`): the built-in algorithms read it in
-``init()`` and run Linux's variant on the Linux stack (tcp_cubic's HyStart and Reno-friendly
-rule, tcp_bbr's extra_acked and quantization budget, tcp_dctcp's alpha and CWR reductions).
+``flow.stack`` is ``"classic"`` or ``"linux"`` (flows/linux_stack.py): the base class reads it
+once, when the algorithm is built (``self.linux``; the transport sets it before), and the
+built-ins run Linux's variant on the Linux stack (Linux's integer window arithmetic, tcp_cubic's
+HyStart and Reno-friendly rule, tcp_bbr's extra_acked and quantization budget, tcp_dctcp's alpha
+and CWR reductions).
 
 Registration (`check_algorithm_class`, used by ``flows.register_algorithm``) refuses a class
 that overrides none of the growth hooks (`GROWTH_HOOKS`: its window would never grow) and a
@@ -140,9 +142,6 @@ class EcnEcho(_StrEnum):
     CLASSIC = "classic"      # RFC 3168 §6.1.3: ECE on every ACK until the sender's CWR
     DCTCP = "dctcp"          # RFC 8257 §3.2: each ACK echoes the marks of the packets it covers
 
-
-# the flow's transport stack (`FlowView.stack`)
-STACKS = ("classic", "linux")
 
 # Hooks that move the window or the rate: an algorithm must override at least one
 # (`check_algorithm_class`).
