@@ -2,8 +2,14 @@
 
 A run writes ``summary.json``, ``links.csv``, ``flows.csv``, ``hosts.csv`` and ``routes.csv`` into
 its output directory, and with ``--check`` also ``check.json`` and ``predictions.csv`` (format:
-docs/outputs.md). This package only reads those results; it imports nothing from the simulator
-packages, so it can be used on results copied to another machine.
+docs/outputs.md; the columns, types, units and meanings of every file: `plot_tool.schema`, which
+the simulation's probes write by). This package only reads those results, through one reader
+(`plot_tool.results`); it imports nothing from the simulator packages nor from netsim, so it can
+be used on results copied to another machine.
+
+Each kind of figure has a front end that computes its data once and drawing backends: the run
+figures (`run_data` -> `png`), the sweep figures (`sweep_data` -> `sweep_figures` as PNG,
+`report_sweep` in the report), the interactive report (`report`, plotly).
 
     from plot_tool import read_results, select, make_figures
 
@@ -14,6 +20,7 @@ packages, so it can be used on results copied to another machine.
     make_figures(rs, "out/test_case_2", flows=["F1", "F2"])
     # -> [links.png, flows.png, hosts.png] + [routing.png] when dynamic routing changed a route
     rs.predictions, rs.check      # predictions.csv (Table) and check.json (dict), or None
+    rs.frame("flows")             # a pandas DataFrame with pandas installed, else a list of rows
     make_figures(rs, "figs", predictions=False)       # without the dashed analytic predictions
 
     from plot_tool import make_sweep_figures       # figures of a parameter sweep (docs/sweeps.md)
