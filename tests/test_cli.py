@@ -267,3 +267,28 @@ def test_version():
     assert done.returncode == 0
     from netsim.results import VERSION
     assert done.stdout.strip() == f"netsim {VERSION}"
+
+
+def test_run_and_sweep_share_their_six_common_options_written_once():
+    from netsim.cli import build_parser
+    from netsim.cli_options import add_shared_options
+    from netsim.sweep_cli import build_sweep_parser
+    import argparse
+
+    alone = argparse.ArgumentParser()
+    add_shared_options(alone, "run")
+    shared = {s for a in alone._actions for s in a.option_strings} - {"-h", "--help"}
+    assert shared == {"--out", "--no-plots", "--show", "--report", "--quiet", "--plugin"}
+    for parser in (build_parser(), build_sweep_parser()):
+        options = {s: a for a in parser._actions for s in a.option_strings}
+        assert shared <= set(options)
+        assert options["--plugin"].default == [] and options["--quiet"].default is False
+
+
+def test_the_commands_do_not_import_each_other():
+    import ast
+    for name in ("cli", "sweep_cli", "convert", "generate_cli", "cli_options", "cli_output"):
+        tree = ast.parse((ROOT / "netsim" / f"{name}.py").read_text())
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        others = {"netsim.cli", "netsim.sweep_cli", "netsim.convert", "netsim.generate_cli"}
+        assert imported & (others - {f"netsim.{name}"}) == set(), name
