@@ -30,6 +30,7 @@ from netsim.probes import (
 from netsim.results import Results
 from netsim.traces import RouteLog, TraceFile
 from netsim.workloads import start_workloads
+from simulator.garbage import collection_paused
 from simulator.sampling import Sampler
 from topologies.bounds import MAX_TRACE_ROWS, time_problem, trace_rows
 from topologies.build import Network, build_network
@@ -52,6 +53,7 @@ class RunError(ValueError):
 class Run:
     """One simulation of a topology; `execute()` returns its `Results`."""
 
+    @collection_paused()     # building a run allocates no garbage worth scanning for (simulator/garbage.py)
     def __init__(self, spec: TopologySpec, *, duration_s: float | None = None,
                  seed: int | None = None, interval_s: float = DEFAULT_INTERVAL_S,
                  stall_timeout_s: float = STALL_TIMEOUT_S, progress=None, trace_dir=None):
@@ -266,7 +268,8 @@ class Run:
             detail = f"simulated time reached {self.duration_s} s"
         if self.progress is not None:
             self.progress(sim.now, 1.0 if reason == "completed" else self._fraction_done())
-        results = Results(self, reason, detail, wall_s)
+        with collection_paused():      # (simulator/garbage.py)
+            results = Results(self, reason, detail, wall_s)
         results.failure = failure
         return results
 

@@ -31,6 +31,8 @@ import random
 from collections import deque
 from heapq import heappop, heappush, heapreplace
 
+from simulator.garbage import set_aside, take_back
+
 SLOTS_PER_S = 128.0     # parked timer entries are grouped in slots of 1/128 s (exact binary times)
 
 
@@ -166,6 +168,7 @@ class Simulator:
         heap = self._heap
         self._stopped = False
         processed = 0
+        set_aside()                                   # (simulator/garbage.py)
         try:
             if until is None:
                 while heap and not self._stopped:
@@ -203,6 +206,7 @@ class Simulator:
                     self.now = until
         finally:
             self.events += processed
+            take_back()
         return self.now
 
 

@@ -469,3 +469,66 @@ def test_different_seed_different_sequence():
 
 def test_default_seed_is_reproducible():
     assert Simulator().rng.random() == Simulator().rng.random() == Simulator(seed=1).rng.random()
+
+
+# -- the garbage collector around a run (simulator/garbage.py) ---------------------------------
+class _Cycle:
+    """An object in a reference cycle (only the cyclic collector frees it)."""
+
+    def __init__(self):
+        self.me = self
+
+
+def test_objects_older_than_the_loop_are_set_aside_while_it_runs_and_handed_back():
+    import gc
+    sim = Simulator()
+    seen = []
+    sim.schedule(1.0, lambda _: seen.append((gc.get_freeze_count(), gc.isenabled())))
+    was_enabled = gc.isenabled()
+    sim.run()
+    assert seen[0][0] > 0 and seen[0][1] == was_enabled     # set aside, collector as it was
+    assert gc.get_freeze_count() == 0                       # all handed back
+
+
+def test_a_cycle_dropped_after_a_run_is_collected():
+    import gc
+    import weakref
+    from simulator.garbage import collection_paused
+
+    with collection_paused():                   # built like a run: then set aside
+        cycle = _Cycle()
+    ref = weakref.ref(cycle)
+    sim = Simulator()
+    sim.schedule(0.5, lambda _: None)
+    sim.run()                                   # its end hands everything back
+    del cycle
+    gc.collect()
+    assert ref() is None and gc.get_freeze_count() == 0
+
+
+def test_collection_paused_restores_the_collector_as_it_found_it():
+    import gc
+    from simulator.garbage import collection_paused
+
+    assert gc.isenabled()
+    with collection_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() > 0     # what was built is set aside
+    Simulator().run()
+    assert gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        with collection_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled() and gc.get_freeze_count() == 0   # off before: nothing set aside
+    finally:
+        gc.enable()
+
+    @collection_paused()
+    def build(depth):
+        assert not gc.isenabled()
+        return build(depth - 1) if depth else gc.get_freeze_count()
+    build(3)
+    assert gc.isenabled()
+    Simulator().run()                            # hands back what the decorated call set aside
+    assert gc.get_freeze_count() == 0
