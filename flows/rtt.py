@@ -61,6 +61,12 @@ class RttEstimator:
         """A timeout: double the RTO, up to max_rto_s (RFC 6298 (5.5))."""
         self.rto = min(self.rto * 2.0, self.max_rto_s)
 
+    def base_rto_s(self) -> float | None:
+        """The RTO of the last estimate, without backoff (None before a sample)."""
+        if self.srtt is None:
+            return None
+        return min(max(self.srtt + RTO_K * self.rttvar, self.min_rto_s), self.max_rto_s)
+
 
 class LinuxRttEstimator(RttEstimator):
     """Linux's SRTT and RTO (net/ipv4/tcp_input.c tcp_rtt_estimator, tcp_set_rto).
@@ -117,3 +123,8 @@ class LinuxRttEstimator(RttEstimator):
             self.min_rtt = rtt_s
         self.rtt_sum += rtt_s
         self.rtt_count += 1
+
+    def base_rto_s(self) -> float | None:
+        if self.srtt is None:
+            return None
+        return min(self.srtt + self.rttvar, self.max_rto_s)

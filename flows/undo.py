@@ -26,6 +26,10 @@ Not modelled: F-RTO (RFC 5682, Linux tcp_frto), partial undo on reordering durin
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from flows.congestion import CongestionControl
 
 
 class Undo:
@@ -75,10 +79,9 @@ class Undo:
             return True
         return echo_s is not None and echo_s < self.retrans_stamp < math.inf
 
-    def apply(self, flow, cc) -> None:
+    def apply(self, flow, cc: CongestionControl) -> None:
         """tcp_undo_cwnd_reduction: the window and ssthresh from before the episode."""
-        hook = getattr(cc, "undo_cwnd", None)
-        flow.cwnd = float(hook()) if hook is not None else max(flow.cwnd, flow.prior_cwnd)
+        flow.cwnd = float(cc.undo_cwnd())
         if self.prior_ssthresh > flow.ssthresh:
             flow.ssthresh = self.prior_ssthresh
         self.marker = False
