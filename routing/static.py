@@ -25,8 +25,10 @@ the sets never form a loop (zero-cost links, tolerance). Computed only when a ru
 from __future__ import annotations
 
 import math
+from collections import deque
 from functools import partial
 from heapq import heappop, heappush
+from typing import Any
 
 from components.node import Router
 
@@ -74,9 +76,7 @@ def dijkstra(adjacency: dict, starts) -> dict:
             continue
         dist[v] = d
         for u, weight in adjacency[v].items():
-            if u in dist:
-                continue
-            vu = d + weight
+            vu = d + weight           # (a settled u has seen[u] <= d <= vu: never pushed again)
             if u not in seen or vu < seen[u]:
                 seen[u] = vu
                 heappush(heap, (vu, count, u))
@@ -123,18 +123,21 @@ class _Attachment:
     __slots__ = ("starts", "hosts", "dist", "seen", "heap", "count", "near_routers", "choices",
                  "near")
 
-    def __init__(self, starts: tuple):
+    def __init__(self, starts: tuple, breadth_first: bool):
         self.starts = starts
         self.hosts: list = []
         self.dist: dict = {}        # router -> distance, routers settled so far (final values)
         self.seen: dict = {}        # router -> best distance pushed so far
-        self.heap: list = []        # the search's frontier: (distance, insertion count, router)
+        # the search's frontier: a heap of (distance, insertion count, router), or for a
+        # breadth-first search (`ShortestPaths._settle`) a deque of them in insertion order
+        heap: list = []
         self.count = 0
         for node, d in starts:      # `dijkstra`'s start, kept to be resumed
             if node not in self.seen or d < self.seen[node]:
                 self.seen[node] = d
-                heappush(self.heap, (d, self.count, node))
+                heappush(heap, (d, self.count, node))
                 self.count += 1
+        self.heap: Any = deque(heap) if breadth_first else heap     # (one start if breadth-first)
         self.near_routers = {router for router, _ in starts}
         self.choices: dict = {}     # router -> (cost, hop) or None, routers not attached to the hosts
         self.near: dict = {}        # (router, host) -> (cost, hop) or None, routers attached to them
@@ -172,6 +175,12 @@ class ShortestPaths:
                 _keep_lowest(host_edges[a], b, weight)
         self.adjacency = adjacency
         self._is_router = is_router
+        weights = {w for neighbours in adjacency.values() for w in neighbours.values()}
+        # every router link costs the same: a breadth-first search gives Dijkstra's distances
+        # and order (`_settle`), with neighbours as plain tuples
+        self._uniform = weights.pop() if len(weights) == 1 else None
+        self._neighbours = ({r: tuple(neighbours) for r, neighbours in adjacency.items()}
+                            if self._uniform is not None else None)
         self._router_ports: dict = {}      # router -> [(position, cost, far router, hop)]
         self._host_ports: dict = {}        # router -> {host: [(position, cost, hop)]}, on demand
         attachments: dict = {}
@@ -180,7 +189,8 @@ class ShortestPaths:
             starts = tuple(host_edges[host].items())
             attachment = attachments.get(starts)
             if attachment is None:
-                attachment = attachments[starts] = _Attachment(starts)
+                attachment = attachments[starts] = _Attachment(
+                    starts, self._uniform is not None and len(starts) == 1)
             attachment.hosts.append(host)
             self._attachment_of[host] = attachment
         self.attachments = list(attachments.values())
@@ -206,6 +216,9 @@ class ShortestPaths:
         (or cannot be reached) when given, then while the closest unsettled router is within
         `limit`."""
         dist, seen, heap = attachment.dist, attachment.seen, attachment.heap
+        if type(heap) is deque:
+            self._settle_breadth_first(attachment, router, limit)
+            return
         adjacency = self.adjacency
         count = attachment.count
         while heap:
@@ -219,12 +232,38 @@ class ShortestPaths:
                 continue
             dist[v] = d
             for u, weight in adjacency[v].items():
-                if u in dist:
-                    continue
-                vu = d + weight
+                vu = d + weight       # (a settled u has seen[u] <= d <= vu: never pushed again)
                 if u not in seen or vu < seen[u]:
                     seen[u] = vu
                     heappush(heap, (vu, count, u))
+                    count += 1
+        attachment.count = count
+
+    def _settle_breadth_first(self, attachment: _Attachment, router, limit: float) -> None:
+        """`_settle` when every router link costs the same W and the search has one start:
+        Dijkstra then pushes each router once, when first reached, at the start's distance plus
+        W once per hop (in floating point, added hop by hop as Dijkstra does: never decreasing),
+        and pops them in the order they were pushed -- a breadth-first search, which this is,
+        with the same distances, the same order and the same stopping points."""
+        dist, seen, queue = attachment.dist, attachment.seen, attachment.heap
+        neighbours = self._neighbours
+        assert neighbours is not None
+        weight = self._uniform
+        popleft, append = queue.popleft, queue.append
+        count = attachment.count
+        while queue:
+            if router is not None:
+                if router in dist:
+                    break
+            elif queue[0][0] > limit:
+                break
+            d, _, v = popleft()
+            dist[v] = d
+            du = d + weight
+            for u in neighbours[v]:
+                if u not in seen:
+                    seen[u] = du
+                    append((du, count, u))
                     count += 1
         attachment.count = count
 

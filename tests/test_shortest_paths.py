@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 
 from components.link import Link
 from components.node import Host, Router
-from routing.static import ShortestPaths, install_static_routes, pick_next_hop, plain_next_hops, plain_paths
+from routing.static import (
+    ShortestPaths,
+    dijkstra,
+    install_static_routes,
+    pick_next_hop,
+    plain_next_hops,
+    plain_paths,
+)
 from simulator.engine import Simulator
 
 # small integers make equal-cost paths common; the decimals make float sums order-sensitive
@@ -132,6 +139,25 @@ def test_entries_asked_for_in_any_order_equal_the_whole_search(topology, rnd):
     for (router, host), entry in asked.items():
         assert entry == whole.entry(router, host)
         assert (entry[1] if entry else None) == tables[router].get(host)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plain_topologies(), st.sampled_from([0.001, 0.1, 0.3, 1.0, 1e-300, 1e300]))
+def test_equal_router_link_costs_search_breadth_first_with_dijkstras_results(topology, cost):
+    # every router link costs the same: the breadth-first search gives the reference tables,
+    # and the same distances in the same settling order as the heap Dijkstra
+    routers, hosts, links = topology
+    router_set = set(routers)
+    links = [(lid, ends, cost if set(ends) <= router_set else host_cost)
+             for lid, ends, host_cost in links]
+    assert plain_next_hops(routers, hosts, links) == reference_tables(routers, hosts, links)
+    paths = plain_paths(routers, hosts, links)
+    paths.hops()                                  # every search run to its end
+    for attachment in paths.attachments:
+        assert list(attachment.dist.items()) == list(dijkstra(paths.adjacency,
+                                                              attachment.starts).items())
+        if len(attachment.starts) == 1 and paths.adjacency and any(paths.adjacency.values()):
+            assert type(attachment.heap).__name__ == "deque"
 
 
 def test_a_run_computes_only_the_entries_its_packets_use():
