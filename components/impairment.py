@@ -59,7 +59,7 @@ class Impairment:
         self.reorder_delay_s = spec.reorder_delay_s
         self.jitter_s = spec.jitter_s
         self.jitter_reorder = spec.jitter_reorder
-        self.netem = bool(spec.jitter_s) and getattr(spec, "jitter_mode", "added") == "netem"
+        self.netem = bool(spec.jitter_s) and spec.jitter_mode == "netem"
         self.last_release_s = 0.0
 
     def _lost(self) -> bool:

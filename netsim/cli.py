@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, metavar="N", help="random seed (overrides seed)")
     parser.add_argument("--algorithm", metavar="NAME",
                         help="run every flow with this algorithm: " + ", ".join(sorted(ALGORITHMS)))
+    parser.add_argument("--stack", choices=("classic", "linux"),
+                        help="run every flow on this transport stack (docs/model.md, \"The Linux "
+                             "stack\")")
     parser.add_argument("--interval", type=float, default=0.1, metavar="S",
                         help="statistics sampling interval in seconds (default 0.1)")
     parser.add_argument("--check", action="store_true",
@@ -221,7 +224,7 @@ def prepare_run(args):
     staged = None
     try:
         args.topology = shipped_topology(args.topology)
-        spec = load_topology(args.topology, algorithm=args.algorithm)
+        spec = load_topology(args.topology, algorithm=args.algorithm, stack=args.stack)
         check_run_options(args, spec)
         out = Path(args.out) if args.out else Path("results") / spec.name
         check_run_outputs(args, out)

@@ -93,3 +93,108 @@ def test_impairments_are_deterministic_for_a_seed():
                           jitter_s=0.01)
     assert send_many(spec, seed=9)[0] == send_many(spec, seed=9)[0]
     assert send_many(spec, seed=9)[0] != send_many(spec, seed=10)[0]
+
+
+# -- netem jitter (jitter_mode "netem") -------------------------------------------------------
+def test_netem_jitter_draws_each_delay_around_the_links_and_reorders():
+    # delay 50 ms +- 20 ms per packet (uniform), packets 11 ms apart: many arrive out of order
+    got, d, _ = send_many(ImpairmentSpec(jitter_s=0.02, jitter_mode="netem"), n=4000)
+    order = [seq for _, seq in got]
+    assert sorted(order) == list(range(4000))                       # every packet, once
+    overtaken = sum(1 for x, y in zip(order, order[1:]) if y < x)
+    assert overtaken > 400
+    delays = [t - seq * 0.011 - 0.01 for t, seq in got]           # minus the transmission
+    assert DELAY_S - 0.02 - 1e-9 <= min(delays) < DELAY_S - 0.019
+    assert DELAY_S + 0.019 < max(delays) < DELAY_S + 0.02
+    assert sum(delays) / len(delays) == pytest.approx(DELAY_S, abs=0.001)   # mean: the delay
+    below = sum(1 for x in delays if x < DELAY_S) / len(delays)
+    assert below == pytest.approx(0.5, abs=0.03)                  # symmetric around it
+
+
+def test_the_default_jitter_mode_keeps_the_order_of_the_same_jitter():
+    for spec in (ImpairmentSpec(jitter_s=0.02), ImpairmentSpec(jitter_s=0.02, jitter_mode="added")):
+        got, _, _ = send_many(spec, n=4000)
+        assert [seq for _, seq in got] == list(range(4000))
+
+
+def test_netem_jitter_larger_than_the_delay_is_cut_at_zero():
+    # delay 50 ms +- 80 ms: a draw below zero delivers at the end of transmission, as netem
+    # sends a packet whose time has passed at once
+    got, _, _ = send_many(ImpairmentSpec(jitter_s=0.08, jitter_mode="netem"), n=3000)
+    delays = [t - seq * 0.011 - 0.01 for t, seq in got]
+    assert min(delays) > -1e-12
+    at_once = sum(1 for x in delays if abs(x) < 1e-12)            # delivered at the end of
+    assert at_once / len(delays) == pytest.approx(30 / 160, abs=0.03)   # transmission
+    assert max(delays) < DELAY_S + 0.08
+
+
+def test_netem_jitter_follows_a_delay_change():
+    sim = Simulator(5)
+    a, b = Host("A"), Host("B")
+    link = Link(sim, "L", a, b, RATE_BPS, DELAY_S, 10**6)
+    d = link.directions[0]
+    d.impair(ImpairmentSpec(jitter_s=0.005, jitter_mode="netem"))
+    assert link.transmitters[0].delay_s == 0.0 and link.transmitters[1].delay_s == DELAY_S
+    got = []
+    for seq in range(400):
+        sim.schedule_at(seq * 0.011, lambda s: d.send(Packet(DATA, a, b, 1024,
+                                                             lambda p: got.append((sim.now, p.seq)), s)), seq)
+    sim.schedule_at(2.2, link.set_delay, 0.2)
+    sim.run()
+    assert link.transmitters[0].delay_s == 0.0 and link.transmitters[1].delay_s == 0.2
+    for t, seq in got:
+        sent = seq * 0.011 + 0.01                                   # end of transmission
+        delay = DELAY_S if sent < 2.2 else 0.2
+        assert delay - 0.005 - 1e-9 <= t - sent < delay + 0.005
+
+
+def test_netem_jitter_on_a_half_duplex_link_is_refused():
+    sim = Simulator()
+    a, b = Host("A"), Host("B")
+    link = Link(sim, "L", a, b, RATE_BPS, DELAY_S, 10**6, "half")
+    with pytest.raises(ValueError, match='link L: jitter mode "netem" needs a full-duplex link'):
+        link.directions[0].impair(ImpairmentSpec(jitter_s=0.01, jitter_mode="netem"))
+
+
+def test_the_almost_vegas_example_reorders_with_netem_jitter_and_not_with_added_jitter():
+    import copy
+    import json
+    from pathlib import Path
+
+    from netsim.run import Run
+    from topologies.loader import load_topology
+
+    path = Path(__file__).resolve().parent.parent / "topologies" / "examples" / "almost_vegas_jitter.json"
+    data = json.loads(path.read_text())
+    bottleneck = next(link for link in data["links"] if link["id"] == "LB")
+    assert bottleneck["delay_ms"] == 200
+    assert bottleneck["impairments"]["R1->R2"] == {"jitter_ms": 20, "jitter_mode": "netem"}
+
+    def arrivals(mode):
+        """Sequence numbers of the data packets reaching H2, in arrival order."""
+        variant = copy.deepcopy(data)
+        variant["duration_s"] = 8
+        variant["links"][1]["impairments"]["R1->R2"]["jitter_mode"] = mode
+        run = Run(load_topology(variant))
+        net = run.network
+        last_hop = net.links["LA2"].direction_from(net.routers["R2"])
+        seqs, deliver = [], last_hop.dst_receive
+
+        def record(packet):
+            if packet.kind == DATA:
+                seqs.append(packet.seq)
+            deliver(packet)
+        last_hop.dst_receive = record
+        run.execute()
+        assert net.flows["F1"].delivered_bytes > 1e5
+        assert net.links["LB"].directions[0].impaired_drops == 0          # nothing lost
+        highest, late = -1, 0
+        for seq in seqs:
+            late += seq < highest
+            highest = max(highest, seq)
+        return len(seqs), late
+
+    received, late = arrivals("netem")
+    assert received > 50 and late > 0.05 * received     # reordered: behind a later-sent packet
+    received, late = arrivals("added")
+    assert received > 200 and late == 0               # the same jitter keeps the order

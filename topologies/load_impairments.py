@@ -23,7 +23,8 @@ from topologies.spec import NO_IMPAIRMENT, GilbertElliottSpec, ImpairmentSpec
 from topologies.validation import quote, show
 
 IMPAIRMENT_FIELDS = ("loss_rate", "loss_model", "duplicate_rate", "reorder_rate", "reorder_delay_ms",
-                     "jitter_ms", "jitter_reorder")
+                     "jitter_ms", "jitter_reorder", "jitter_mode")
+JITTER_MODES = ("added", "netem")      # components/impairment.py
 LOSS_MODEL_TYPES = ("gilbert-elliott",)
 GILBERT_ELLIOTT_FIELDS = ("type", "p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad")
 GILBERT_ELLIOTT_REQUIRED = ("type", "p_good_to_bad", "p_bad_to_good")
@@ -61,6 +62,7 @@ IMPAIRMENT_READERS = {
     "reorder_delay_ms": lambda where, name, value: number(where, name, value, POSITIVE),
     "jitter_ms": lambda where, name, value: number(where, name, value, NON_NEGATIVE),
     "jitter_reorder": boolean,
+    "jitter_mode": lambda where, name, value: choice(where, name, value, JITTER_MODES),
 }
 
 
@@ -107,9 +109,15 @@ def _check_direction(merged: dict, own: dict) -> None:
         raise model.where.field_error("loss_model", f"not allowed together with a non-zero "
                                                     f"{quote(rate_path)} ({show(rate.value)}); "
                                                     f"use one loss model")
-    for name, needs in (("reorder_delay_ms", "reorder_rate"), ("jitter_reorder", "jitter_ms")):
+    for name, needs in (("reorder_delay_ms", "reorder_rate"), ("jitter_reorder", "jitter_ms"),
+                        ("jitter_mode", "jitter_ms")):
         if name in own and not _positive(merged, needs):
             raise own[name].where.field_error(name, f"not allowed without {needs} > 0")
+    mode = merged.get("jitter_mode")
+    if mode is not None and mode.value == "netem" and "jitter_reorder" in merged:
+        given = merged["jitter_reorder"]
+        raise given.where.field_error("jitter_reorder", 'not allowed with jitter_mode "netem" '
+                                                        "(netem jitter reorders by itself)")
 
 
 def _impairment_spec(merged: dict) -> ImpairmentSpec:
@@ -126,15 +134,17 @@ def _impairment_spec(merged: dict) -> ImpairmentSpec:
         reorder_delay_s=value("reorder_delay_ms", 0.0) / 1000.0 if reorder_rate > 0 else 0.0,
         jitter_s=jitter_ms / 1000.0,
         jitter_reorder=value("jitter_reorder", False) if jitter_ms > 0 else False,
+        jitter_mode=value("jitter_mode", "added") if jitter_ms > 0 else "added",
     )
     return NO_IMPAIRMENT if spec == NO_IMPAIRMENT else spec
 
 
-def read_impairments(where: Where, item: dict, ends: tuple) -> tuple:
+def read_impairments(where: Where, item: dict, ends: tuple, duplex: str = "full") -> tuple:
     """(ImpairmentSpec of ends[0] -> ends[1], of ends[1] -> ends[0]); see docs/topology-format.md.
 
     Per direction and field: the direction object's value, else the link's, else the default. The
-    consistency rules are checked on these effective values.
+    consistency rules are checked on these effective values. Netem jitter needs a full-duplex
+    link (`duplex`): a direction's delay is drawn per packet on its own transmitter.
     """
     if _NONE_GIVEN.isdisjoint(item):              # the common case: nothing to check or merge
         return (NO_IMPAIRMENT, NO_IMPAIRMENT)
@@ -145,9 +155,17 @@ def read_impairments(where: Where, item: dict, ends: tuple) -> tuple:
         effective = link_fields | own
         _check_direction(effective, own)
         merged.append(effective)
-    for name, needs in (("reorder_delay_ms", "reorder_rate"), ("jitter_reorder", "jitter_ms")):
+    for name, needs in (("reorder_delay_ms", "reorder_rate"), ("jitter_reorder", "jitter_ms"),
+                        ("jitter_mode", "jitter_ms")):
         if name in link_fields and not any(_positive(effective, needs) for effective in merged):
             raise where.field_error(name, f"not allowed without {needs} > 0")
-    return tuple(_impairment_spec(effective) for effective in merged)
+    specs = tuple(_impairment_spec(effective) for effective in merged)
+    if duplex == "half":
+        for effective, spec in zip(merged, specs):
+            if spec.jitter_mode == "netem":
+                raise effective["jitter_mode"].where.field_error(
+                    "jitter_mode", '"netem" needs a full-duplex link (this one is half-duplex: '
+                                   "its directions share one transmitter)")
+    return specs
 
 

@@ -146,7 +146,7 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str)
         buffer_bytes=buffer_bytes,
         duplex=link_duplex,
         cost_s=None if cost is None else cost / 1000.0,
-        impairments=read_impairments(where, item, ends),
+        impairments=read_impairments(where, item, ends, link_duplex),
         rate_schedule=_schedule(where, item, "rate_schedule", POSITIVE, units.bits_per_mbit),
         delay_schedule=_schedule(where, item, "delay_schedule", NON_NEGATIVE, 1e-3),
         queue=_queue(where, item.get("queue"), units, buffer_bytes, item["buffer_kb"]),

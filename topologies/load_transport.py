@@ -2,32 +2,64 @@
 the file's field by field (docs/topology-format.md, "`transport`")."""
 from __future__ import annotations
 
-from dataclasses import replace
-
-from topologies.load_fields import POSITIVE, POSITIVE_INT, Where, as_object, check_fields, number
+from flows.linux_stack import STACKS
+from topologies.load_fields import (
+    POSITIVE,
+    POSITIVE_INT,
+    Rule,
+    Where,
+    as_object,
+    boolean,
+    check_fields,
+    choice,
+    number,
+)
 from topologies.spec import TransportSpec
 from topologies.validation import show
 
-# TransportSpec field -> (rule, null allowed)
-TRANSPORT_RULES = {
+BOOLEAN = "true or false"        # a rule: a JSON boolean
+STACK = "a stack name"           # a rule: one of flows.linux_stack.STACKS
+
+# TransportSpec field -> (rule, null allowed); the stack and the mechanisms: flows/linux_stack.py
+TRANSPORT_RULES: dict[str, tuple[object, bool]] = {
     "initial_cwnd_pkts": (POSITIVE, False),
     "initial_ssthresh_pkts": (POSITIVE, True),
     "initial_rto_s": (POSITIVE, False),
     "min_rto_s": (POSITIVE, False),
     "max_rto_s": (POSITIVE, False),
     "dupack_threshold": (POSITIVE_INT, False),
+    "stack": (STACK, False),
+    "rwnd_kb": (POSITIVE, False),
+    "sack": (BOOLEAN, False),
+    "rack": (BOOLEAN, False),
+    "tlp": (BOOLEAN, False),
+    "prr": (BOOLEAN, False),
+    "undo": (BOOLEAN, False),
+    "integer_window": (BOOLEAN, False),
+    "linux_rto": (BOOLEAN, False),
+    "linux_acks": (BOOLEAN, False),
 }
 
 
+def _field(where: Where, key: str, value):
+    rule, nullable = TRANSPORT_RULES[key]
+    if rule is BOOLEAN:
+        return boolean(where, key, value)
+    if rule is STACK:
+        return choice(where, key, value, STACKS)
+    assert isinstance(rule, Rule)
+    return number(where, key, value, rule, nullable=nullable)
+
+
 def read_transport(where: Where, block, base: TransportSpec) -> TransportSpec:
-    """`base` overridden by the transport block `block` (read at `where`), checked for consistency."""
+    """`base` overridden by the transport block `block` (read at `where`), checked for consistency.
+    Numeric fields neither block sets take the defaults of the merged `stack`."""
     check_fields(where, block, TRANSPORT_RULES)
-    overrides = {}
-    for key, value in block.items():
-        rule, nullable = TRANSPORT_RULES[key]
-        overrides[key] = number(where, key, value, rule, nullable=nullable)
-    merged = replace(base, **overrides)
-    if merged.max_rto_s < merged.min_rto_s:
+    overrides = {key: _field(where, key, value) for key, value in block.items()}
+    merged = base.overridden(**overrides)
+    low, high = merged.min_rto_s, merged.max_rto_s      # numbers once resolved
+    assert low is not None and high is not None
+    if high < low:
         if "max_rto_s" in overrides:
             raise where.field_error("max_rto_s", f"expected a number >= min_rto_s "
                                                  f"({merged.min_rto_s!r}), got {show(block['max_rto_s'])}")
@@ -41,6 +73,11 @@ def read_file_transport(top: Where, data: dict) -> TransportSpec:
         return TransportSpec()
     block = as_object(top, "transport", data["transport"])
     return read_transport(Where(top.source, "transport"), block, TransportSpec())
+
+
+def with_stack(transport: TransportSpec, stack: str | None) -> TransportSpec:
+    """`transport` on `stack` (the command line's ``--stack``; None: as it is)."""
+    return transport if stack is None else transport.overridden(stack=stack)
 
 
 def flow_transport(where: Where, item: dict, base: TransportSpec) -> TransportSpec:

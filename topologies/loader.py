@@ -22,6 +22,7 @@ routing, duration, seed), `load_transport`, `load_algorithms`, `load_nodes`, `lo
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from components.link import DUPLEX_MODES
@@ -39,7 +40,7 @@ from topologies.load_settings import (
     read_seed,
     read_units,
 )
-from topologies.load_transport import TRANSPORT_RULES, read_file_transport
+from topologies.load_transport import TRANSPORT_RULES, read_file_transport, with_stack
 from topologies.load_workloads import read_workloads, shipped_sizes
 from topologies.spec import DEFAULT_DUPLEX, TopologySpec
 from topologies.validation import check_plain, one_line, read_json, show
@@ -68,7 +69,8 @@ def _open(source, label: str | None):
     raise TypeError(f"load_topology: expected a file path or a dict, got {type(source).__name__}")
 
 
-def _build(label: str, data, default_name: str, override: str | None) -> TopologySpec:
+def _build(label: str, data, default_name: str, override: str | None,
+           stack: str | None = None) -> TopologySpec:
     top = Where(label, "top level")
     if not isinstance(data, dict):
         raise top.error(f"expected a JSON object, got {show(data)}")
@@ -79,7 +81,7 @@ def _build(label: str, data, default_name: str, override: str | None) -> Topolog
     duplex = choice(top, "duplex", data.get("duplex", DEFAULT_DUPLEX), DUPLEX_MODES)
     packet_sizes = read_packet_sizes(top, data)
     routing = read_routing(top, data)
-    transport = read_file_transport(top, data)
+    transport = with_stack(read_file_transport(top, data), stack)
     algorithms = read_file_algorithms(top, data)
     duration_s = read_duration(top, data)
     seed = read_seed(top, data)
@@ -90,6 +92,9 @@ def _build(label: str, data, default_name: str, override: str | None) -> Topolog
     flows = read_flows(top, data, ctx)
     events = read_events(top, data, links)
     workloads = read_workloads(top, data, ctx)
+    if stack is not None:                         # --stack: every flow, whatever its own block
+        flows = [replace(f, transport=with_stack(f.transport, stack)) for f in flows]
+        workloads = [replace(w, transport=with_stack(w.transport, stack)) for w in workloads]
     return TopologySpec(
         name=name, description=description, units=units, packet_sizes=packet_sizes,
         routing=routing,
@@ -102,14 +107,17 @@ def _build(label: str, data, default_name: str, override: str | None) -> Topolog
     )
 
 
-def load_topology(source, *, algorithm: str | None = None, label: str | None = None) -> TopologySpec:
+def load_topology(source, *, algorithm: str | None = None, label: str | None = None,
+                  stack: str | None = None) -> TopologySpec:
     """Load and validate a topology from a JSON file path (str or Path) or an already-parsed dict.
 
     `algorithm` is the CLI's ``--algorithm NAME`` override: every flow runs NAME, with the file's
     ``algorithms[NAME]`` parameters (else NAME's defaults); a flow's own ``params`` are kept only if
     the flow already used NAME. `label` names a dict source in messages (default ``<dict>``; a
-    file is named by its path). Raises `TopologyError` (one line) for any problem.
+    file is named by its path). `stack` is the CLI's ``--stack NAME``: every flow's and
+    workload's transport runs on that stack (flows/linux_stack.py). Raises `TopologyError` (one
+    line) for any problem.
     """
     override = check_override(algorithm)
     label, data, default_name = _open(source, label)
-    return _build(label, data, default_name, override)
+    return _build(label, data, default_name, override, stack)

@@ -46,17 +46,55 @@ DEFAULT_SETTLE_S = 0.15             # hold-down before a new forwarding table is
 
 @dataclass(frozen=True)
 class TransportSpec:
-    """Transport (not congestion-control) settings of a flow; see docs/model.md."""
+    """Transport (not congestion-control) settings of a flow; see docs/model.md.
 
-    initial_cwnd_pkts: float = 1.0
-    initial_ssthresh_pkts: float | None = None  # None: arbitrarily high (RFC 5681)
-    initial_rto_s: float = 1.0                     # RFC 6298 (2.1)
-    min_rto_s: float = 1.0                         # RFC 6298 (2.4)
-    max_rto_s: float = 60.0                        # RFC 6298 (2.5)
+    `stack` ("classic" or "linux", flows/linux_stack.py) gives the defaults of the fields left
+    None: the numbers below (classic RFC 6298 / RFC 5681, Linux include/net/tcp.h), and the
+    mechanisms (None: the stack's choice). `defaulted` names the numeric fields that took their
+    stack's default, so that `overridden` can move them to another stack's."""
+
+    initial_cwnd_pkts: float | None = None         # classic 1, linux 10 (TCP_INIT_CWND)
+    initial_ssthresh_pkts: float | None = None     # None: arbitrarily high (RFC 5681)
+    initial_rto_s: float | None = None             # 1 s: RFC 6298 (2.1), TCP_TIMEOUT_INIT
+    min_rto_s: float | None = None                 # classic 1 s RFC 6298 (2.4), linux 200 ms
+    max_rto_s: float | None = None                 # classic 60 s RFC 6298 (2.5), linux 120 s
     dupack_threshold: int = 3                      # RFC 5681 fast retransmit
+    stack: str = "classic"                         # flows/linux_stack.py STACKS
+    rwnd_kb: float | None = None                   # receive window, kB (None: the stack's)
+    sack: bool | None = None                       # SACK recovery for every algorithm
+    rack: bool | None = None                       # RFC 8985 RACK loss detection
+    tlp: bool | None = None                        # RFC 8985 tail loss probes
+    prr: bool | None = None                        # RFC 6937 proportional rate reduction
+    undo: bool | None = None                       # undo of spurious retransmissions
+    integer_window: bool | None = None             # send while in flight < floor(cwnd)
+    linux_rto: bool | None = None                  # Linux tcp_rtt_estimator / tcp_set_rto
+    linux_acks: bool | None = None                 # Linux delayed ACKs (quick-ACK, every 2nd)
+    defaulted: tuple = field(default=(), init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        from flows.linux_stack import numeric_defaults
+        defaults = numeric_defaults(self.stack)
+        taken = []
+        for name, value in defaults.items():
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, value)
+                taken.append(name)
+        object.__setattr__(self, "defaulted", tuple(taken))
+
+    def overridden(self, **changes) -> TransportSpec:
+        """This spec with `changes`; the numeric fields that took this spec's stack defaults
+        take the defaults of the (possibly new) stack unless `changes` sets them."""
+        values = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
+        for name in self.defaulted:
+            values[name] = None
+        values.update(changes)
+        return TransportSpec(**values)
 
 
-TRANSPORT_FIELDS = tuple(TransportSpec.__dataclass_fields__)
+TRANSPORT_FIELDS = tuple(f.name for f in fields(TransportSpec) if f.init)
+# the fields the Linux stack added (None: the stack's choice)
+STACK_FIELDS = ("rwnd_kb", "sack", "rack", "tlp", "prr", "undo", "integer_window", "linux_rto",
+                "linux_acks")
 
 
 @dataclass(frozen=True)
@@ -87,6 +125,7 @@ class ImpairmentSpec:
     reorder_delay_s: float = 0.0                  # ... by this much extra delay
     jitter_s: float = 0.0                         # extra delay uniform in [0, jitter_s]
     jitter_reorder: bool = False                  # may jitter reorder packets? (default: no)
+    jitter_mode: str = "added"                    # "added": [0, jitter] on top; "netem": delay +- jitter
 
     @property
     def active(self) -> bool:
@@ -271,7 +310,25 @@ def _resolved_config(spec: TopologySpec, duration_s: float | None, seed: int, in
     for workload in topology.get("workloads") or ():
         if not workload.get("ecn"):
             workload.pop("ecn", None)
+    for link in topology.get("links") or ():
+        for impairment in link.get("impairments") or ():
+            if impairment.get("jitter_mode") == "added":     # (dicts may be shared: pop once)
+                del impairment["jitter_mode"]
+    for entry in [*(topology.get("flows") or ()), *(topology.get("workloads") or ())]:
+        if isinstance(entry.get("transport"), dict):
+            _drop_default_stack_fields(entry["transport"])
     return {"topology": topology, "duration_s": duration_s, "seed": seed, "interval_s": interval_s}
+
+
+def _drop_default_stack_fields(transport: dict) -> None:
+    """The transport fields added with the Linux stack, left out at their classic defaults (and
+    the bookkeeping `defaulted`), so that earlier runs keep their digests."""
+    transport.pop("defaulted", None)
+    if transport.get("stack") == "classic":
+        del transport["stack"]
+    for name in STACK_FIELDS:
+        if name in transport and transport[name] is None:
+            del transport[name]
 
 
 def config_digest(spec: TopologySpec, *, duration_s: float | None, seed: int,
