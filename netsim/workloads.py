@@ -121,10 +121,10 @@ def path_links(src, dst) -> list | None:
         node = d.dst
         if node is dst:
             return links
-        routes = getattr(node, "routes", None)
-        if routes is None or dst not in routes:
+        find = getattr(node, "route", None)           # a router's entry (computed on first use)
+        d = find(dst) if find is not None else None
+        if d is None:
             return None
-        d = routes[dst]
         hops = getattr(d, "hops", None)                # an ECMP group (routing/ecmp.py)
         if hops is not None:
             d = hops[0]

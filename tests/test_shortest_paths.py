@@ -254,3 +254,21 @@ def test_the_loader_accepts_a_flow_exactly_when_the_routes_connect_its_hosts(top
         assert "are not connected" in str(error), str(error)
         loaded = False
     assert loaded == routed
+
+
+def test_a_path_looked_up_before_any_packet_computes_its_entries():
+    # readers of the forwarding tables (the workloads' empty-network FCT) ask the routers
+    # (`Router.route`), which compute the entries the tables do not hold yet
+    from netsim.workloads import path_links
+    from topologies.build import build_network
+    from topologies.loader import load_topology
+    spec = load_topology({
+        "name": "chain", "hosts": ["A", "B"], "routers": ["R0", "R1", "R2"],
+        "links": [{"id": i, "ends": ends, "rate_mbps": 10, "delay_ms": 1, "buffer_kb": 64}
+                  for i, ends in (("a", ["A", "R0"]), ("x", ["R0", "R1"]), ("y", ["R1", "R2"]),
+                                  ("b", ["R2", "B"]))],
+        "flows": [{"id": "F", "src": "A", "dst": "B", "data_mb": 0.01}]})
+    net = build_network(spec)
+    hosts = net.hosts
+    assert [link.id for link in path_links(hosts["A"], hosts["B"])] == ["a", "x", "y", "b"]
+    assert [link.id for link in path_links(hosts["B"], hosts["A"])] == ["b", "y", "x", "a"]

@@ -359,7 +359,8 @@ def test_unknown_field_with_suggestion(tmp_path):
     message = error_of(tmp_path, data)
     assert message.endswith('links[0] "L1": unknown field "rate_mpbs" (did you mean "rate_mbps"?); '
                             'known: buffer_kb, cost, delay_ms, delay_schedule, duplex, duplicate_rate, ends, id, '
-                            'impairments, jitter_ms, jitter_reorder, loss_model, loss_rate, queue, rate_mbps, rate_schedule, '
+                            'impairments, jitter_mode, jitter_ms, jitter_reorder, loss_model, loss_rate, queue, rate_mbps, '
+                            'rate_schedule, '
                             'reorder_delay_ms, reorder_rate')
 
 
@@ -812,7 +813,8 @@ def test_bad_impairment_values(tmp_path, fields, expected):
      'field "impairments.H2->R1.loss_model.p_bad_to_good": expected a number in (0, 1], got 0'),
     ({"R1->H2": {"los_rate": 0.1}},
      'field "impairments.R1->H2": unknown field "los_rate" (did you mean "loss_rate"?); '
-     'known: duplicate_rate, jitter_ms, jitter_reorder, loss_model, loss_rate, reorder_delay_ms, reorder_rate'),
+     'known: duplicate_rate, jitter_mode, jitter_ms, jitter_reorder, loss_model, loss_rate, '
+     'reorder_delay_ms, reorder_rate'),
     ({"R1->H2": {"delay_ms": 5}}, 'field "impairments.R1->H2": unknown field "delay_ms"'),
     ({"R1->H2": 0.01}, 'field "impairments.R1->H2": expected an object, got 0.01'),
     ({"R1->H3": {}},
