@@ -12,7 +12,7 @@ from pathlib import Path
 
 from components.link import sojourn_quantile
 from netsim.probes import flow_counters, flow_state
-from netsim.results_dir import StagedDirectory, indented_json_text
+from netsim.results_dir import StagedDirectory, finite, indented_json_text
 from netsim.version import __version__ as VERSION
 from topologies.spec import config_digest
 
@@ -318,7 +318,7 @@ class Results:
                 "ecn_reactions": flow.ecn_reactions, "delivered_bytes": flow.delivered_bytes,
                 "in_order": flow.in_order and (not done or flow.delivered_all()),
                 **_rtt_fields(flow),
-                "counters": flow_counters(flow), "algorithm_state": flow_state(flow),
+                "counters": flow_counters(flow), "algorithm_state": finite(flow_state(flow)),
             } if getattr(flow, "kind", "bulk") == "bulk" else _rate_flow_fields(flow, end_s, mbit, mb)
         return flows
 
