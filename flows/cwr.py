@@ -57,3 +57,14 @@ def end_reduction(sender: LinuxSender) -> None:
         sender.window._set_state(OPEN)
     if sender.cwnd_event_hook is not None:
         sender.cwnd_event_hook(CaEvent.COMPLETE_CWR)
+
+
+def ecn_ack(sender: LinuxSender, ece: bool, acked: int) -> None:
+    """An ACK of an ECN flow (RFC 3168 §6.1.2 as Linux): count the echo, show the ACK to the
+    algorithm; an ECE in OPEN enters CWR (tcp_enter_cwr), and the next new packet carries CWR."""
+    if ece:
+        sender.ecn_echoes += 1
+    sender.cc.ecn_ack(max(acked, 0), ece)
+    if ece and sender.state == OPEN and enter_cwr(sender, ecn=True):
+        sender.ecn_reactions += 1
+        sender.cwr_pending = True

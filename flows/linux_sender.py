@@ -53,13 +53,13 @@ import math
 
 from components.packet import Packet
 from flows.congestion import CWR, LOSS, OPEN, RECOVERY, CaEvent
-from flows.cwr import end_reduction, enter_cwr
+from flows.cwr import ecn_ack, end_reduction, enter_cwr
 from flows.prr import PrrWindow
 from flows.rack import RackScoreboard
 from flows.sender import Sender, WindowError
 from flows.sender_view import CwndUsage
 from flows.tlp import TCP_TIMEOUT_MIN_S, TailLossProbe
-from flows.undo import Undo
+from flows.undo import Undo, on_dsack, undo_episode
 
 RTO, PROBE, REORDER = 0, 1, 2          # what the one retransmission timer is armed for
 
@@ -186,14 +186,14 @@ class LinuxSender(Sender):
                 self.snd_nxt = cum
         self._rtt_sample(ack, delivered, now)
         if ack.seq >= 0:
-            self._on_dsack(ack.seq)
+            on_dsack(self, ack.seq)
         if cum >= self.n_packets:
             self._finish()
             return
         newly_lost = self._detect_losses()
         self._fastretrans_alert(ack, cum > snd_una, delivered, newly_lost)
         if self.ecn and self.finish_s is None:
-            self._on_ecn(ack.payload is True, cum - snd_una)
+            ecn_ack(self, ack.payload is True, cum - snd_una)
         tlp = self.tlp
         if tlp is not None and tlp.high_seq and cum >= tlp.high_seq \
                 and tlp.repaired(cum, self.high_seq) and self.state == OPEN \
@@ -234,13 +234,13 @@ class LinuxSender(Sender):
         undo = self.undo
         if state == RECOVERY and cum >= self.recover:
             if undo is not None and undo.may_undo(ack.sent_s if advanced else None):
-                self._undo()
+                undo_episode(self)
             else:
                 end_reduction(self)
             state = OPEN
         elif state == LOSS:
             if advanced and undo is not None and undo.may_undo(ack.sent_s):
-                self._undo()
+                undo_episode(self)
                 state = OPEN
             elif cum >= self.recover:
                 self.window.end_episode()
@@ -276,33 +276,6 @@ class LinuxSender(Sender):
                 window.begin_reduction()
             window.loss_reaction()
         window.enter_recovery()
-
-    def _undo(self) -> None:
-        """tcp_try_undo_recovery / tcp_try_undo_loss: the episode was spurious."""
-        assert self.undo is not None
-        was_loss = self.state == LOSS
-        self.undo.apply(self, self.cc)
-        if was_loss:
-            self.board.unmark_lost()
-        self.window._set_state(OPEN)
-
-    def _on_dsack(self, seq: int) -> None:
-        undo = self.undo
-        if undo is not None:
-            undo.on_dsack(seq)
-            if self.state == RECOVERY and undo.marker and undo.retrans == 0:
-                undo.apply(self, self.cc)                 # tcp_try_undo_dsack: stay in recovery
-        if self.tlp is not None:
-            self.tlp.on_dsack(seq)
-
-    def _on_ecn(self, ece: bool, acked: int) -> None:
-        """RFC 3168 §6.1.2 as Linux: an ECE in OPEN enters CWR (tcp_enter_cwr)."""
-        if ece:
-            self.ecn_echoes += 1
-        self.cc.ecn_ack(max(acked, 0), ece)
-        if ece and self.state == OPEN and enter_cwr(self, ecn=True):
-            self.ecn_reactions += 1
-            self.cwr_pending = True
 
     # -- timers --------------------------------------------------------------------------------
     def _set_xmit_timer(self, advanced: bool, sent_new: bool) -> None:

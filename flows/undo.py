@@ -28,8 +28,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from flows.congestion import LOSS, OPEN, RECOVERY
+
 if TYPE_CHECKING:
     from flows.congestion import CongestionControl
+    from flows.linux_sender import LinuxSender
 
 
 class Undo:
@@ -87,3 +90,27 @@ class Undo:
         self.marker = False
         self.undone = True
         self.undos += 1
+
+
+def undo_episode(sender: LinuxSender) -> None:
+    """tcp_try_undo_recovery / tcp_try_undo_loss: the episode was spurious; after a timeout
+    the packets marked lost are not (tcp_undo_cwnd_reduction's unmark_loss)."""
+    undo = sender.undo
+    assert undo is not None
+    was_loss = sender.state == LOSS
+    undo.apply(sender, sender.cc)
+    if was_loss:
+        sender.board.unmark_lost()
+    sender.window._set_state(OPEN)
+
+
+def on_dsack(sender: LinuxSender, seq: int) -> None:
+    """A D-SACK for packet `seq`: maybe every retransmission of a fast recovery was spurious
+    (tcp_try_undo_dsack: undone, recovery goes on); maybe the loss probe was."""
+    undo = sender.undo
+    if undo is not None:
+        undo.on_dsack(seq)
+        if sender.state == RECOVERY and undo.marker and undo.retrans == 0:
+            undo.apply(sender, sender.cc)
+    if sender.tlp is not None:
+        sender.tlp.on_dsack(seq)
