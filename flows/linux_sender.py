@@ -152,9 +152,11 @@ class LinuxSender(Sender):
             if isinstance(window, PrrWindow):
                 window.on_sent(1)
         self.board.on_send(seq, self.sim.now, retx)
+        if not retx:
+            self.snd_nxt = seq + 1                    # counted in flight by the rate sampler
         self._transmit(seq)
         if not retx:
-            self.snd_nxt = self.high_seq = seq + 1
+            self.high_seq = seq + 1
         return not retx
 
     # -- acknowledgements --------------------------------------------------------------------
