@@ -111,7 +111,9 @@ def test_results_tables_are_read_back_from_the_trace_files():
     results = simulate(load_topology(ONE_LINK))
     flows = results.flows
     assert list(flows) == ["time_s", "flow", "send_rate_mbps", "recv_rate_mbps",
-                           "arrival_rate_mbps", "window_pkts", "rtt_ms"]
+                           "arrival_rate_mbps", "window_pkts", "rtt_ms", "rto", "tlp",
+                           "rack_lost", "lost_retrans", "spurious_undo", "sack_recoveries",
+                           "fast_retransmits", *results.summary["flows"]["F1"]["algorithm_state"]]
     assert len(flows["time_s"]) == results.summary["trace_rows"]["flows"]
     assert results.summary["flows"]["F1"]["avg_window_pkts"] == pytest.approx(
         flows["window_pkts"].mean(), rel=1e-6)
