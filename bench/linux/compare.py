@@ -13,7 +13,8 @@ The topology (``topology_for``): senders S1..Sn and receivers T1..Tn on 1 Gb/s a
 ``buffer_pkts`` 1514-byte frames and a propagation delay making up the rest of the RTT, 1514-byte
 data packets and 66-byte ACKs (Ethernet frames with TCP timestamps, as on the testbed), random
 loss on R1->R2 (after the bottleneck's transmitter, as the testbed drops after the tbf), every
-flow sending from 0 s for the case's duration.  ``stack="linux"`` sets only
+flow sending from 0 s for the case's duration.  A case with random loss runs with as many seeds
+as Linux had repetitions and each figure is the mean over them (``seeds_for``).  ``stack="linux"`` sets only
 ``"transport": {"stack": "linux"}``; ``stack="classic"`` aligns the classic stack by hand (IW 10,
 min RTO 200 ms, delayed ACKs), as the issue's "before" figures did.
 
@@ -159,6 +160,10 @@ def reduce_netsim(case: dict[str, Any], results: Path) -> dict[str, Any]:
             "rtos": fs["timeouts"],
             "retransmits": fs["retransmissions"],
             "tlps": counters.get("tlp"),
+            "sack_recoveries": counters.get("sack_recoveries"),
+            "lost_retrans": counters.get("lost_retrans"),
+            "spurious_undo": counters.get("spurious_undo"),
+            "rto_ms": fs.get("rto_ms"),
             "cwnd_median_pkts": statistics.median(windows.get(f"F{i}", [0.0])),
         })
     if len(flows) > 1:
@@ -187,12 +192,34 @@ def compare_case(case: dict[str, Any], netsim: dict[str, Any]) -> list[Row]:
     return rows
 
 
+def seeds_for(case: dict[str, Any], first_seed: int = 1) -> list[int]:
+    """The seeds a case runs with: as many as Linux's repetitions when the case has random
+    loss (the only randomness of these runs), else one (the run does not depend on it)."""
+    n = case["repetitions"] if case["config"]["loss"] > 0 else 1
+    return list(range(first_seed, first_seed + n))
+
+
 def run_case(case: dict[str, Any], stack: str, seed: int = 1,
              root: Path = ROOT) -> dict[str, Any]:
-    """Build, run and reduce the netsim equivalent of one recorded case."""
-    with tempfile.TemporaryDirectory(prefix="netsim-linuxref-") as tmp:
-        results = run_netsim(topology_for(case, stack, seed), Path(tmp), root)
-        return reduce_netsim(case, results)
+    """Build, run and reduce the netsim equivalent of one recorded case; with random loss, the
+    mean of each figure over ``seeds_for`` runs, as Linux's figures are means over repetitions."""
+    runs = []
+    for s in seeds_for(case, seed):
+        with tempfile.TemporaryDirectory(prefix="netsim-linuxref-") as tmp:
+            results = run_netsim(topology_for(case, stack, s), Path(tmp), root)
+            runs.append(reduce_netsim(case, results))
+    if len(runs) == 1:
+        return runs[0]
+    flows = []
+    for i, flow in enumerate(runs[0]["flows"]):
+        merged = dict(flow)
+        for key, value in flow.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                merged[key] = statistics.fmean(r["flows"][i][key] for r in runs)
+        flows.append(merged)
+    return {"flows": flows, "seeds": seeds_for(case, seed),
+            "queue_mean_pkts": statistics.fmean(r["queue_mean_pkts"] for r in runs),
+            "queue_drops": statistics.fmean(r["queue_drops"] for r in runs)}
 
 
 def load_reference(path: Path = REFERENCE) -> dict[str, Any]:
@@ -223,7 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stack", default="linux", choices=["linux", "classic"])
     ap.add_argument("--reference", type=Path, default=REFERENCE)
     ap.add_argument("--only", nargs="*", help="case names (default: every recorded case)")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=1,
+                    help="first seed (cases with random loss run as many seeds as Linux's "
+                         "repetitions from it)")
     ap.add_argument("--netsim-root", type=Path, default=ROOT,
                     help="checkout whose initializer.py runs the cases (e.g. an older commit "
                          "unpacked with git archive, for a 'before' table)")
