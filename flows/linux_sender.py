@@ -154,6 +154,9 @@ class LinuxSender(Sender):
         self.board.on_send(seq, self.sim.now, retx)
         if not retx:
             self.snd_nxt = seq + 1                    # counted in flight by the rate sampler
+        elif seq == self.snd_una and not self._reordering_pending():
+            self.timer_kind = RTO                     # the head resent: the RTO from now
+            self.timer.start(self.rtt.rto)            # (tcp_xmit_retransmit_queue's rearm)
         self._transmit(seq)
         if not retx:
             self.high_seq = seq + 1

@@ -169,3 +169,19 @@ def test_an_ambiguous_early_ack_of_a_retransmission_is_ignored():
     now[0] = 0.052                                   # 2 ms after the retransmission < min_rtt
     board.sack(0, min_rtt=0.010)
     assert board.rack_ts == -1.0
+
+
+@pytest.mark.parametrize("algorithm", ["reno", "cubic"])
+def test_slow_start_overshoot_in_a_deep_buffer_is_repaired_without_a_timeout(algorithm):
+    # 10 Mb/s, 50 ms, a 4-BDP buffer: the losses are found late (after a reorder timer, one
+    # round trip of queue later); the timer armed from the lost packet's first send would expire
+    # before its retransmission's ACK, but resending the first outstanding packet restarts it
+    # (Linux tcp_xmit_retransmit_queue). Linux has no timeout here either.
+    from networks import run, two_hosts
+    topology = two_hosts(rate_mbps=10.0, delay_ms=25.0, buffer_kb=4 * 62.5, data_mb=6.0,
+                         algorithm=algorithm, transport={"stack": "linux"})
+    results = run(topology)
+    flow = results.network.flows["F1"]
+    assert flow.finished and flow.delivered_all()
+    counters = flow.sender.counters()
+    assert counters["rack_lost"] > 0 and counters["rto"] == 0
