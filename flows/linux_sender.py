@@ -157,6 +157,8 @@ class LinuxSender(Sender):
         elif seq == self.snd_una and not self._reordering_pending():
             self.timer_kind = RTO                     # the head resent: the RTO from now
             self.timer.start(self.rtt.rto)            # (tcp_xmit_retransmit_queue's rearm)
+        if not self.timer.active:
+            self.timer_kind = RTO                     # _transmit starts the RTO
         self._transmit(seq)
         if not retx:
             self.high_seq = seq + 1
@@ -306,13 +308,6 @@ class LinuxSender(Sender):
         self.timer_kind = PROBE
         self.timer.start(pto)
         return True
-
-    def _transmit(self, seq: int) -> None:
-        timer = self.timer
-        active = timer.active
-        super()._transmit(seq)
-        if not active:
-            self.timer_kind = RTO
 
     def on_timeout(self) -> None:
         if self.finish_s is not None or self.snd_una >= self.high_seq:

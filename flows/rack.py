@@ -105,6 +105,10 @@ class RackScoreboard(Scoreboard):
         """The cumulative ACK moved from `snd_una` to `cum`; returns the packets it delivered
         that were not sacked before."""
         sacked, lost = self.sacked, self.lost
+        if not sacked and not lost and not self.retx_out:   # the common case: in order
+            for seq in range(snd_una, cum):
+                self._delivered(seq, min_rtt)
+            return cum - snd_una
         newly = 0
         for seq in range(snd_una, cum):
             if seq not in sacked:
