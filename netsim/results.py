@@ -63,8 +63,9 @@ def _rtt_fields(flow) -> dict:
     * `base_rtt_ms`: the base RTT the flow's algorithm used (FAST and Vegas `base_rtt`, BBR's
       RTprop `min_rtt_s`), or, for algorithms without one, the smallest RTT sample;
     * `min_rtt_ms`: the smallest RTT sample;
-    * `rto_ms`: the retransmission timeout of the last RTT estimate, without backoff
-      (RFC 6298: SRTT + 4 RTTVAR within [min_rto_s, max_rto_s]);
+    * `rto_ms`: the retransmission timeout of the last RTT estimate, without backoff, by the
+      flow's estimator (classic: RFC 6298, SRTT + 4 RTTVAR within [min_rto_s, max_rto_s]; Linux
+      stack: tcp_set_rto's SRTT + max(mdev, min RTO));
     * `in_slow_start`: whether the window was still below ssthresh at the end (BBR: in Startup).
     All None/False when the flow took no RTT sample.
     """
@@ -82,9 +83,7 @@ def _rtt_fields(flow) -> dict:
             break
     if base is None:
         base = min_rtt
-    rto = None
-    if est.srtt is not None:
-        rto = min(max(est.srtt + 4.0 * est.rttvar, est.min_rto_s), est.max_rto_s)
+    rto = est.base_rto_s()              # the estimator's own rule (RFC 6298 or Linux's)
     if getattr(cc, "state", None) is not None and isinstance(cc.state, str):
         slow = cc.state == "startup"
     else:
