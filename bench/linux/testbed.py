@@ -379,11 +379,13 @@ def parse_tbf(text: str) -> dict[str, int] | None:
 
 
 def cleanup_stale() -> list[str]:
-    """Delete every namespace a previous testbed run left behind (names starting with nsl<digits>)."""
+    """Delete the namespaces a killed testbed run left behind: names nsl<pid>... whose process
+    no longer exists (a testbed still running in another process keeps its namespaces)."""
     gone = []
     for line in sh(["ip", "netns", "list"]).splitlines():
         name = line.split()[0] if line.split() else ""
-        if re.match(rf"{NS_PREFIX}\d+", name):
+        m = re.match(rf"{NS_PREFIX}(\d+)", name)
+        if m and not Path(f"/proc/{m.group(1)}").exists():
             for pid in sh(["ip", "netns", "pids", name], check=False).split():
                 try:
                     os.kill(int(pid), signal.SIGKILL)
