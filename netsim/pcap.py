@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
+from typing import Any
 
 import dpkt
 
@@ -289,7 +290,7 @@ class HostCapture(PcapFile):
         self.record(now, data, full)
 
 
-def _capturing_host_class(base: type, capture: HostCapture) -> type:
+def _capturing_host_class(base: Any, capture: HostCapture) -> type:
     """A subclass of the host class `base` (no new slots: the host switches to it) whose `send`
     records the packet first."""
     send = base.send

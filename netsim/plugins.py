@@ -135,7 +135,7 @@ def load_entry_points() -> list:
     _entry_points_loaded = True
     from importlib.metadata import entry_points
     names = []
-    if sys.version_info >= (3, 10):
+    if sys.version_info >= (3, 10):   # noqa: UP036 (the CLI also runs under PyPy 3.9)
         points = entry_points(group=ENTRY_POINT_GROUP)
     else:                            # Python 3.9 (Debian's PyPy): a dict by group
         points = entry_points().get(ENTRY_POINT_GROUP, ())
