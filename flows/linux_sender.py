@@ -58,10 +58,8 @@ from flows.prr import PrrWindow
 from flows.rack import RackScoreboard
 from flows.sender import Sender, WindowError
 from flows.sender_view import CwndUsage
-from flows.tlp import TCP_TIMEOUT_MIN_S, TailLossProbe
+from flows.tlp import PROBE, REORDER, RTO, TCP_TIMEOUT_MIN_S, TailLossProbe, schedule_probe, send_probe
 from flows.undo import Undo, on_dsack, undo_episode
-
-RTO, PROBE, REORDER = 0, 1, 2          # what the one retransmission timer is armed for
 
 
 class LinuxSender(Sender):
@@ -133,7 +131,7 @@ class LinuxSender(Sender):
             sent_new += self.transmit_one(seq)
         self.usage.validate(self.snd_una, self.snd_nxt, cwnd_limited)
         if schedule and sent_new and self.tlp is not None and not self._reordering_pending():
-            self._schedule_probe(advancing=False)
+            schedule_probe(self, advancing=False)
         return sent_new > 0
 
     def _reordering_pending(self) -> bool:
@@ -294,20 +292,10 @@ class LinuxSender(Sender):
             self.timer.cancel()
         elif self._reordering_pending():
             pass                                      # the reorder timer decides first
-        elif not (self.tlp is not None and self._schedule_probe(advancing=not sent_new)):
+        elif not (self.tlp is not None and schedule_probe(self, advancing=not sent_new)):
             if advanced or self.timer_kind == PROBE or not self.timer.active:
                 self.timer_kind = RTO
                 self.timer.start(self.rtt.rto)
-
-    def _schedule_probe(self, advancing: bool) -> bool:
-        """tcp_schedule_loss_probe (flows/tlp.py)."""
-        assert self.tlp is not None
-        pto = self.tlp.timeout(self, advancing)
-        if pto is None:
-            return False
-        self.timer_kind = PROBE
-        self.timer.start(pto)
-        return True
 
     def on_timeout(self) -> None:
         if self.finish_s is not None or self.snd_una >= self.high_seq:
@@ -315,7 +303,7 @@ class LinuxSender(Sender):
         kind = self.timer_kind
         self.timer_kind = RTO
         if kind == PROBE:
-            self._send_probe()
+            send_probe(self)
         elif kind == REORDER:
             self._reorder_timeout()
         else:
@@ -327,15 +315,6 @@ class LinuxSender(Sender):
         delay = self.rtt.rto if head is None else head[0] + self.rtt.rto - self.sim.now
         self.timer_kind = RTO
         self.timer.start(max(delay, 1e-6))
-
-    def _send_probe(self) -> None:
-        """tcp_send_loss_probe (flows/tlp.py), then the RTO from now."""
-        assert self.tlp is not None
-        if self.tlp.probe(self):
-            self.timer_kind = RTO
-            self.timer.start(self.rtt.rto)
-        else:
-            self._rearm_rto()
 
     def _reorder_timeout(self) -> None:
         """tcp_rack_reo_timeout."""

@@ -44,6 +44,7 @@ from flows.linux_stack import StackOptions
 from flows.pacer import Pacer
 from flows.prr import reduction_window
 from flows.rate_sampler import RateSampler
+from flows.recovery import RecoveryWindow
 from flows.rtt import LinuxRttEstimator, RttEstimator
 from flows.scoreboard import Scoreboard
 from flows.sender_view import SenderView
@@ -65,23 +66,34 @@ class WindowError(ValueError):
                          f"({type(value).__name__}); a window is a finite number of packets > 0")
 
 
-class Sender(SenderView):
-    """Sends packets 0 .. n_packets - 1 from host `src` to host `dst` under a congestion-control
-    algorithm (`cc_class(self, params)`), and processes their ACKs (`on_ack`). `options`: the
-    transport stack's mechanisms (flows/linux_stack.py) this sender runs: Linux's RTO, the
-    integer window, the receive window, SACK recovery for every algorithm (the others need
-    `flows.linux_sender.LinuxSender`)."""
+# Sender's slots: the endpoints; the window and sequence space; the algorithm and the parts;
+# the stack (flows/linux_stack.py); ECN (RFC 3168); statistics
+SENDER_SLOTS = (
+    "sim", "src", "dst", "n_packets", "packet_bytes", "last_packet_bytes", "dupack_threshold",
+    "deliver_data", "on_complete", "flow_hash", "cwnd", "ssthresh", "state", "snd_una",
+    "snd_nxt", "high_seq", "recover", "dupacks", "partial_acks", "finish_s", "last_ack_s",
+    "cc", "on_ack_hook", "on_rtt_hook", "tick_interval_s", "recovery_mode", "window", "rtt",
+    "scoreboard", "pacer", "rates", "timer", "plain_transmit", "options", "stack",
+    "prior_cwnd", "cwnd_event_hook", "send_checks", "rwnd_pkts", "rwnd_limited", "ecn",
+    "ecn_recover", "cwr_pending", "ecn_echoes", "ecn_reactions", "packets_sent", "bytes_sent",
+    "retransmissions", "timeouts", "fast_retransmits", "sack_recoveries")
 
-    __slots__ = (  # the endpoints; the window and sequence space; the algorithm and the parts;
-        # the stack (flows/linux_stack.py); ECN (RFC 3168); statistics
-        "sim", "src", "dst", "n_packets", "packet_bytes", "last_packet_bytes", "dupack_threshold",
-        "deliver_data", "on_complete", "flow_hash", "cwnd", "ssthresh", "state", "snd_una",
-        "snd_nxt", "high_seq", "recover", "dupacks", "partial_acks", "finish_s", "last_ack_s",
-        "cc", "on_ack_hook", "on_rtt_hook", "tick_interval_s", "recovery_mode", "window", "rtt",
-        "scoreboard", "pacer", "rates", "timer", "plain_transmit", "options", "stack",
-        "prior_cwnd", "cwnd_event_hook", "send_checks", "rwnd_pkts", "rwnd_limited", "ecn",
-        "ecn_recover", "cwr_pending", "ecn_echoes", "ecn_reactions", "packets_sent", "bytes_sent",
-        "retransmissions", "timeouts", "fast_retransmits", "sack_recoveries")
+
+class Sender(SenderView):
+    """Sends packets 0 .. n_packets - 1 from `src` to `dst` under an algorithm (`cc_class(self,
+    params)`) and processes their ACKs (`on_ack`); `options`: the stack's mechanisms it runs
+    (flows/linux_stack.py; the others need `flows.linux_sender.LinuxSender`)."""
+
+    __slots__ = SENDER_SLOTS
+    cc: CongestionControl            # these nine are set by _attach_algorithm
+    on_ack_hook: Callable[[float], None] | None
+    on_rtt_hook: Callable[[float], None] | None
+    cwnd_event_hook: Callable[[CaEvent], None] | None
+    tick_interval_s: float
+    recovery_mode: str
+    window: RecoveryWindow
+    plain_transmit: bool
+    send_checks: bool
 
     def __init__(self, sim: Simulator, src: Host, dst: Host, n_packets: float, packet_bytes: int,
                  last_packet_bytes: int, transport, cc_class: type[CongestionControl],
@@ -128,22 +140,7 @@ class Sender(SenderView):
         self.pacer = Pacer(sim, packet_bytes, self._resume)
         self.timer = Timer(sim, self.on_timeout)
         self.rates: RateSampler | None = None
-        cc: CongestionControl = cc_class(self, params)
-        cc.abc_limit = abc_limit   # RFC 3465 L: packets one ACK may add in slow start
-        self.cc = cc
-        # per-ACK hooks the algorithm leaves as they are (no-ops) are not called
-        self.on_ack_hook = cc.on_ack if _overrides(cc, "on_ack") else None
-        self.on_rtt_hook = cc.on_rtt if _overrides(cc, "on_rtt") else None
-        self.cwnd_event_hook = cc.cwnd_event if _overrides(cc, "cwnd_event") else None
-        self.tick_interval_s = cc.tick_interval_s or 0.0   # 0: the algorithm has no clock
-        self.recovery_mode = "sack" if options.sack else cc.recovery
-        self.window = reduction_window(self, cc, self.dupack_threshold, self.recovery_mode,
-                                       options.prr)
-        if cc.wants_rate_samples:
-            self.rates = RateSampler()
-        self.plain_transmit = not ecn and self.rates is None   # send_window's inline _transmit
-        # send_window's extra checks: TX_START, an integer or receive-window bound
-        self.send_checks = self.cwnd_event_hook is not None or options.window_bounded
+        _attach_algorithm(self, cc_class(self, params), abc_limit, options)
 
     # -- sending -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -417,3 +414,25 @@ def _unconnected(packet: Packet) -> None:
 
 def _nothing() -> None:
     pass
+
+
+def _attach_algorithm(sender: Sender, cc: CongestionControl, abc_limit: float,
+                      options: StackOptions) -> None:
+    """Give `sender` its algorithm `cc`, the hooks it overrides, its loss-recovery window and
+    the sending shortcuts they allow (the end of `Sender.__init__`)."""
+    cc.abc_limit = abc_limit   # RFC 3465 L: packets one ACK may add in slow start
+    sender.cc = cc
+    # per-ACK hooks the algorithm leaves as they are (no-ops) are not called
+    sender.on_ack_hook = cc.on_ack if _overrides(cc, "on_ack") else None
+    sender.on_rtt_hook = cc.on_rtt if _overrides(cc, "on_rtt") else None
+    sender.cwnd_event_hook = cc.cwnd_event if _overrides(cc, "cwnd_event") else None
+    sender.tick_interval_s = cc.tick_interval_s or 0.0   # 0: the algorithm has no clock
+    sender.recovery_mode = "sack" if options.sack else cc.recovery
+    sender.window = reduction_window(sender, cc, sender.dupack_threshold, sender.recovery_mode,
+                                     options.prr)
+    if cc.wants_rate_samples:
+        sender.rates = RateSampler()
+    sender.plain_transmit = not sender.ecn and sender.rates is None   # send_window's inline _transmit
+    # send_window's extra checks: TX_START, an integer or receive-window bound
+    sender.send_checks = sender.cwnd_event_hook is not None or options.window_bounded
+

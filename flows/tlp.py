@@ -91,3 +91,32 @@ class TailLossProbe:
             self.high_seq = 0
             return True
         return False
+
+
+RTO, PROBE, REORDER = 0, 1, 2          # what a Linux sender's one retransmission timer is armed for
+
+
+def schedule_probe(sender, advancing: bool) -> bool:
+    """tcp_schedule_loss_probe: arm `sender`'s timer for a loss probe (True), or leave it (False)
+    when none may be scheduled."""
+    tlp = sender.tlp
+    assert tlp is not None
+    pto = tlp.timeout(sender, advancing)
+    if pto is None:
+        return False
+    sender.timer_kind = PROBE
+    sender.timer.start(pto)
+    return True
+
+
+def send_probe(sender) -> None:
+    """tcp_send_loss_probe, then the RTO from now (or from the first outstanding packet when no
+    probe could be sent: tcp_rearm_rto)."""
+    tlp = sender.tlp
+    assert tlp is not None
+    if tlp.probe(sender):
+        sender.timer_kind = RTO
+        sender.timer.start(sender.rtt.rto)
+    else:
+        sender._rearm_rto()
+
