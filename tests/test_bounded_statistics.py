@@ -38,6 +38,7 @@ def peak_bytes(spec, interval_s: float) -> int:
     return peak
 
 
+@pytest.mark.slow   # a whole simulation of several seconds: CI runs it with -m slow
 def test_memory_does_not_grow_with_the_number_of_samples(dumbbell):
     spec = load_topology(dumbbell(48, total_mb=6.0))
     fine = peak_bytes(spec, 0.01)          # ~100x the samples of the coarse run

@@ -79,6 +79,7 @@ def test_an_arrival_rate_whose_gap_is_below_the_resolution_is_refused():
         load_topology(data)
 
 
+@pytest.mark.slow   # a whole simulation of several seconds: CI runs it with -m slow
 def test_an_overloaded_workload_stops_cleanly_at_the_flow_limit_and_keeps_its_results(
         tmp_path, run_cli):
     data = json.loads(json.dumps(WEBSEARCH))

@@ -46,6 +46,7 @@ def test_the_arrival_rates_are_the_loads_the_sweep_names():
     assert topology["routing"]["ecmp"] is True
 
 
+@pytest.mark.slow   # a whole simulation of several seconds: CI runs it with -m slow
 def test_a_short_run_at_load_0_8_shows_dctcp_cutting_the_short_flows_tail(tmp_path):
     data = json.loads(SWEEP.read_text())
     data["parameters"] = {path: values[4:] for path, values in data["parameters"].items()}

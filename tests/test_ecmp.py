@@ -108,6 +108,7 @@ def test_a_flow_is_not_reordered_with_flow_hashing_and_runs_are_reproducible():
     assert all(f["completed"] and f["in_order"] for f in first["flows"].values())
 
 
+@pytest.mark.slow   # a whole simulation of several seconds: CI runs it with -m slow
 def test_ecmp_raises_the_summed_goodput_of_a_permutation():
     # measured (0.5 s, of the 1 600 Mb/s the hosts could send): single path 523 Mb/s; flow
     # hashing 883 (seed 1, 1.69x) and 979 (seed 2, 1.87x); packet spraying 1 175 and 1 203

@@ -384,6 +384,7 @@ def instances(draw):
     return c, A, M, alpha, e, rank
 
 
+@pytest.mark.slow   # a whole simulation of several seconds: CI runs it with -m slow
 @settings(max_examples=300, deadline=None)
 @given(instances())
 def test_random_instances(inst):

@@ -89,6 +89,7 @@ def check_flow(t, flow, base_rtt_ms):
     assert t["rtt_mean_ms"] >= t["rtt_karn_mean_ms"] and min(t["rtt_mean_ms"], netsim) >= base_rtt_ms
 
 
+@pytest.mark.slow   # a whole simulation of several seconds: CI runs it with -m slow
 def test_test_case_0_reno_sender_capture(root, tmp_path, tshark):
     out = tmp_path / "out"
     assert main([str(root / "topologies" / "test_case_0.json"), "--algorithm", "reno", "--pcap",
