@@ -402,11 +402,6 @@ class Transmitter:
         self.line = sim.line()    # the arrivals at the far end(s), in order (engine.py)
         self.delay_by_impairment = False   # netem jitter: delay_s is 0, the impairment delays
 
-    def offer(self, packet: Packet, d: LinkDirection) -> bool:
-        """Offer `packet` for direction `d`: the same as ``d.send(packet)``."""
-        target: Any = d                 # (a dynamic call: docs/model.md, "Compiled core")
-        return target.send(packet)
-
     def reset(self, now: float) -> None:
         """Empty buffer and idle transmitter (the link failed)."""
         self.queue.clear()

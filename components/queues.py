@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     from components.packet import Packet
     from simulator.engine import Simulator
 
-DISCIPLINES = ("droptail", "red", "codel", "fq_codel", "pie", "step")
-
 
 class AqmDirection(LinkDirection):
     """A link direction whose packets go through an `AqmTransmitter` (same counters)."""
@@ -74,9 +72,6 @@ class AqmTransmitter(Transmitter):
                                      # packet already queued is dropped (CoDel at dequeue, FQ)
 
     # -- the server ---------------------------------------------------------------------------
-    def offer(self, packet: Packet, d: LinkDirection) -> bool:
-        return d.send(packet)
-
     def enqueue(self, packet: Packet, d: LinkDirection, now: float) -> bool:
         size = packet.size_bytes
         if size > self.max_packet:

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from networks import dumbbell
 
 import flows
 from components.packet import DATA
@@ -13,8 +14,8 @@ from flows.bbr import GAIN_CYCLE, Bbr
 from flows.congestion import LOSS, OPEN, RECOVERY
 from flows.recovery import ModelWindow, recovery_window
 from flows.transport import RateSample
-from topologies.loader import load_topology
 from netsim.run import simulate
+from topologies.loader import load_topology
 
 HIGH_GAIN = 2.885
 PACKET_BYTES = 1000
@@ -455,22 +456,11 @@ def test_forced_and_random_losses_are_repaired(make_flow, drop_at):
 
 
 def _dumbbell(buffer_kb, loss_rate=0.0, duration_s=30.0):
-    bottleneck = {"id": "B", "ends": ["R1", "R2"], "rate_mbps": 10, "delay_ms": 20,
-                  "buffer_kb": buffer_kb}
-    if loss_rate:
-        bottleneck["loss_rate"] = loss_rate
-    return {
-        "name": "bbr_dumbbell", "seed": 1, "duration_s": duration_s,
-        "hosts": ["H1", "H2"], "routers": ["R1", "R2"],
-        "links": [
-            {"id": "A", "ends": ["H1", "R1"], "rate_mbps": 1000, "delay_ms": 0.01,
-             "buffer_kb": 10000},
-            bottleneck,
-            {"id": "C", "ends": ["R2", "H2"], "rate_mbps": 1000, "delay_ms": 0.01,
-             "buffer_kb": 10000},
-        ],
-        "flows": [{"id": "F1", "src": "H1", "dst": "H2", "start_s": 0.0, "algorithm": "bbr"}],
-    }
+    """One BBR flow F0 (S0 -> D0) over the shared dumbbell (tests/networks.py): a 10 Mb/s, 20 ms
+    bottleneck L with `loss_rate` in both directions, 1 Gb/s access links of 10 us."""
+    return dumbbell(1, rate_mbps=10.0, delay_ms=20.0, buffer_kb=buffer_kb, loss_rate=loss_rate,
+                    loss_on="both", access_delay_ms=0.01, access_rate_mbps=1000.0,
+                    algorithm="bbr", duration_s=duration_s, name="bbr_dumbbell")
 
 
 # propagation both ways, plus the data packet's and the ACK's transmission on each link
@@ -482,9 +472,9 @@ def test_high_goodput_under_one_percent_random_loss(monkeypatch):
     # collapse (Reno gets about 2 Mb/s here); BBR's model ignores it.
     monkeypatch.setitem(flows.ALGORITHMS, "bbr", Bbr)
     results = simulate(load_topology(_dumbbell(buffer_kb=1000, loss_rate=0.01)))
-    flow = results.network.flows["F1"]
+    flow = results.network.flows["F0"]
     assert flow.retransmissions > 100                  # the losses did happen
-    times, rates = results.trace("flows", "F1", "recv_rate_mbps")
+    times, rates = results.trace("flows", "F0", "recv_rate_mbps")
     goodput = rates[times > 5.0].mean()
     assert goodput >= 0.8 * 10.0
     assert flow.in_order
@@ -494,20 +484,20 @@ def test_queueing_delay_stays_below_one_min_rtt_in_a_deep_buffer(monkeypatch):
     monkeypatch.setitem(flows.ALGORITHMS, "bbr", Bbr)
     bdp_kb = 10e6 / 8 * BASE_RTT_S / 1000
     results = simulate(load_topology(_dumbbell(buffer_kb=5 * bdp_kb, duration_s=20.0)))
-    flow = results.network.flows["F1"]
+    flow = results.network.flows["F0"]
     assert flow.retransmissions == 0
     min_rtt = flow.cc.min_rtt_s
     assert min_rtt == pytest.approx(BASE_RTT_S, rel=1e-6)
-    times, rtt_ms = results.trace("flows", "F1", "rtt_ms")
+    times, rtt_ms = results.trace("flows", "F0", "rtt_ms")
     steady = times > 2.0                                # after Startup and Drain
     queueing_s = np.nanmean(rtt_ms[steady]) / 1e3 - min_rtt
     assert 0.0 <= queueing_s < min_rtt
     # the same from the bottleneck's unfinished work
-    times, backlog_kb = results.trace("links", "B", "backlog_kb", "R1->R2")
+    times, backlog_kb = results.trace("links", "L", "backlog_kb", "R1->R2")
     backlog_s = backlog_kb[times > 2.0].mean() * 1000 * 8 / 10e6
     assert backlog_s < min_rtt
     # and the link stays busy
-    times, rates = results.trace("flows", "F1", "recv_rate_mbps")
+    times, rates = results.trace("flows", "F0", "recv_rate_mbps")
     assert rates[times > 2.0].mean() > 9.0
 
 
