@@ -32,6 +32,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 TOPOLOGY = ROOT / "topologies" / "examples" / "dc_websearch_k8.json"
 LOADS = {0.3: 701.242, 0.5: 1168.736, 0.8: 1869.978}     # arrivals per second (the sweep's)
@@ -46,14 +48,8 @@ PAPER = {"short_mean_benefit_ms": 3.0, "short_p95_benefit_ms": 9.0,
 
 
 def percentile(values: list, q: float) -> float:
-    """The q-th percentile (0..100) with linear interpolation between order statistics."""
-    if not values:
-        return math.nan
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * q / 100.0
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+    """The q-th percentile (0..100), numpy's linear interpolation (as fct.png's); NaN if empty."""
+    return float(np.percentile(values, q)) if values else math.nan
 
 
 def reduce_fct(rows: list) -> dict:
