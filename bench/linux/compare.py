@@ -9,17 +9,30 @@ testbed's figures and judge each figure by the criteria of issue 21 (docs/valida
     python bench/linux/compare.py --only cubic_rtt50_buf4_loss0 --json out.json
 
 The topology (``topology_for``): senders S1..Sn and receivers T1..Tn on 1 Gb/s access links of
-``ACCESS_DELAY_MS`` each, a bottleneck R1-R2 at the case's rate with a buffer of
-``buffer_pkts`` 1514-byte frames and a propagation delay making up the rest of the RTT, 1514-byte
-data packets and 66-byte ACKs (Ethernet frames with TCP timestamps, as on the testbed), random
-loss on R1->R2 (after the bottleneck's transmitter, as the testbed drops after the tbf), every
-flow sending from 0 s for the case's duration.  A case with random loss runs with as many seeds
-as Linux had repetitions and each figure is the mean over them (``seeds_for``).  ``stack="linux"`` sets only
-``"transport": {"stack": "linux"}``; ``stack="classic"`` aligns the classic stack by hand (IW 10,
-min RTO 200 ms, delayed ACKs), as the issue's "before" figures did.
+``ACCESS_DELAY_MS`` each, a bottleneck R1-R2 at the case's rate with a buffer of ``buffer_pkts``
+minus one waiting 1514-byte frames (`waiting_buffer_bytes`, see below) and a propagation delay making
+up the rest of the RTT, 1514-byte data packets and 66-byte ACKs (Ethernet frames with TCP
+timestamps, as on the testbed), random loss on R1->R2 (after the bottleneck's transmitter, as
+the testbed drops after the tbf), every flow sending from 0 s for the case's duration. A case
+with random loss runs with as many seeds as Linux had repetitions and each figure is the mean
+over them (``seeds_for``). ``stack="linux"`` sets only ``"transport": {"stack": "linux"}``;
+``stack="classic"`` aligns the classic stack by hand (IW 10, min RTO 200 ms, delayed ACKs), as
+the issue's "before" figures did.
 
 netsim counts whole data packets as goodput; the testbed counts TCP payload, so netsim's goodput
 is scaled by 1448/1514.
+
+The testbed's bottleneck is a tbf (net/sched/sch_tbf.c) with a bfifo child of ``limit`` bytes,
+netsim's a transmitter behind a drop-tail buffer. The tbf keeps a packet queued until its bucket
+holds the packet's tokens (tbf_dequeue peeks at the head, and dequeues it only then; it then
+leaves at once over the veth), so when the link is busy the head packet is in the backlog for its
+whole transmission time, and the bfifo's byte limit counts it (bfifo_enqueue compares the
+backlog including the head). netsim's buffer holds only the packets waiting behind the one being
+transmitted. So the equivalent buffer is one frame less (`waiting_buffer_bytes`) and the
+equivalent of the sampled backlog is the waiting packets plus the packet in transmission
+(`tbf_backlog_pkts`). Not modelled: the tbf's bucket of two frames (``burst``), which lets up to
+two packets arriving after an idle period of two frame times leave at once, uncounted (netsim
+counts the first as in transmission).
 """
 from __future__ import annotations
 
@@ -91,6 +104,23 @@ class Row:
 
 
 # -- netsim side ---------------------------------------------------------------------------------
+def waiting_buffer_bytes(cfg: dict[str, Any]) -> int:
+    """The netsim buffer equivalent to the testbed's tbf ``limit`` (see the module docstring):
+    the tbf's byte limit (its bfifo child, bfifo_enqueue) counts the head packet that waits
+    for tokens, netsim's buffer only the packets waiting behind the one in transmission, so
+    the tbf's B frames are B - 1 waiting frames and one in transmission."""
+    return cfg["buffer_bytes"] - cfg["frame_bytes"]
+
+
+def tbf_backlog_pkts(direction: dict[str, Any]) -> float:
+    """The bottleneck's mean queue as the testbed measures it, the tbf backlog (``tc -s qdisc``
+    ``backlog ...p``): the packets waiting plus the head packet, which stays in the qdisc until
+    the bucket holds its tokens (tbf_dequeue), that is while netsim transmits it. netsim's
+    time-averaged waiting packets plus the fraction of the time its transmitter is busy (the
+    link's utilization)."""
+    return direction["avg_buffer_pkts"] + direction["utilization"]
+
+
 def topology_for(case: dict[str, Any], stack: str = "linux", seed: int = 1) -> dict[str, Any]:
     """The netsim dumbbell equivalent to a recorded case (see the module docstring)."""
     cfg = case["config"]
@@ -98,7 +128,7 @@ def topology_for(case: dict[str, Any], stack: str = "linux", seed: int = 1) -> d
     bottleneck_delay_ms = cfg["rtt_ms"] / 2 - 2 * ACCESS_DELAY_MS
     bottleneck: dict[str, Any] = {
         "id": "LB", "ends": ["R1", "R2"], "rate_mbps": cfg["rate_mbps"],
-        "delay_ms": bottleneck_delay_ms, "buffer_kb": cfg["buffer_bytes"] / 1000}
+        "delay_ms": bottleneck_delay_ms, "buffer_kb": waiting_buffer_bytes(cfg) / 1000}
     if cfg["loss"] > 0:
         bottleneck["impairments"] = {"R1->R2": {"loss_rate": cfg["loss"]}}
     links = [bottleneck]
@@ -171,7 +201,7 @@ def reduce_netsim(case: dict[str, Any], results: Path) -> dict[str, Any]:
         for f in flows:
             f["share"] = f["goodput_mbps"] / total if total else 0.0
     direction = summary["links"]["LB"]["directions"]["R1->R2"]
-    return {"flows": flows, "queue_mean_pkts": direction["avg_buffer_pkts"],
+    return {"flows": flows, "queue_mean_pkts": tbf_backlog_pkts(direction),
             "queue_drops": direction["drops"]}
 
 
