@@ -7,6 +7,7 @@ nstat MIB counters). It holds no state of its own.
 """
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -96,18 +97,21 @@ class SenderView:
 
     def counters(self) -> dict[str, int]:
         """Per-flow counters like Linux's nstat (`COUNTERS`, always every key)."""
+        return {name: attrgetter(path)(self) if path is not None else 0
+                for name, path in zip(COUNTERS, self.counter_paths())}
+
+    def counter_paths(self) -> tuple[str | None, ...]:
+        """Where this sender keeps each counter of `COUNTERS`, in that order: its attribute path
+        from the sender (for `operator.attrgetter`), None for a mechanism the sender does not run
+        (the counter is 0). Fixed once the sender is built, so a reader may build its getter
+        once (netsim/probes.py reads them every sample)."""
         scoreboard = self.scoreboard
-        undo = getattr(self, "undo", None)
-        tlp = getattr(self, "tlp", None)
-        return {
-            "rto": self.timeouts,
-            "tlp": tlp.probes if tlp is not None else 0,
-            "rack_lost": getattr(scoreboard, "rack_lost", 0),
-            "lost_retrans": getattr(scoreboard, "lost_retrans", 0),
-            "spurious_undo": undo.undos if undo is not None else 0,
-            "sack_recoveries": self.sack_recoveries,
-            "fast_retransmits": self.fast_retransmits,
-        }
+        return ("timeouts",
+                "tlp.probes" if getattr(self, "tlp", None) is not None else None,
+                "scoreboard.rack_lost" if hasattr(scoreboard, "rack_lost") else None,
+                "scoreboard.lost_retrans" if hasattr(scoreboard, "lost_retrans") else None,
+                "undo.undos" if getattr(self, "undo", None) is not None else None,
+                "sack_recoveries", "fast_retransmits")
 
 
 class CwndUsage:

@@ -24,8 +24,10 @@ to the per-packet path to achieve it:
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 from typing import Any
 
+from flows.transport import Flow
 from plot_tool.schema import FLOW_COUNTERS, FLOWS, HOSTS, LINKS, STATE_PREFIX
 from simulator.sampling import SKIP
 
@@ -205,14 +207,40 @@ def _number(value) -> float:
     return math.nan if value is None else float(value)
 
 
+# What a flow's row reads, in this order: these attributes of the flow (any kind of flow: the
+# transport's `Flow`, cbr, onoff) ...
+_FLOW_READ = ("started", "finish_s", "bytes_sent", "delivered_bytes", "arrived_bytes", "cwnd",
+              "rtt_sum", "rtt_count")
+# ... which a transport `Flow` (flows/transport.py) reads from its parts: the same paths as its
+# properties of those names, read here in one C call rather than one property each
+_TRANSPORT_READ = ("started", "sender.finish_s", "sender.bytes_sent", "receiver.delivered_bytes",
+                   "receiver.arrived_bytes", "sender.cwnd", "sender.rtt.rtt_sum",
+                   "sender.rtt.rtt_count")
+_ZERO_COUNTERS = (0.0,) * len(FLOW_COUNTERS)     # an interval in which no counter moved
+
+
+def _tuple_getter(paths: list) -> Any:
+    """`operator.attrgetter(*paths)`, always giving a tuple (also of one path, or none)."""
+    if len(paths) > 1:
+        return attrgetter(*paths)
+    return lambda obj: tuple(attrgetter(path)(obj) for path in paths)
+
+
 class FlowProbe:
     """Send rate, in-order delivery rate, arrival rate at the receiver, window, mean RTT and the
     transport's counters (per interval) of a flow, then its algorithm's state at the sample
     instant (`state`: the report names of the run's state columns, `state_columns`); keeps the
-    running mean of the sampled window for the summary."""
+    running mean of the sampled window for the summary.
+
+    A sample costs a few C calls: the flow's figures are read by one `attrgetter` (`read`), and
+    a sender that says where it keeps its counters (`counter_paths`, flows/sender_view.py) has
+    them read by another (`read_counters`) and compared with the last sample's as one tuple:
+    the counters rarely move, and an interval in which none did gets a constant row part. Any
+    other sender with `counters()` (a dict) is read through it."""
 
     __slots__ = ("f", "mbit", "bytes_sent", "delivered", "arrived", "rtt_sum", "rtt_count",
-                 "window_sum", "window_rows", "counters", "last_counters", "report", "state")
+                 "window_sum", "window_rows", "counters", "last_counters", "report", "state",
+                 "read", "read_counters", "counter_slots")
 
     def __init__(self, f, bits_per_mbit: float, state: tuple = ()):
         self.f = f
@@ -221,8 +249,17 @@ class FlowProbe:
         self.rtt_sum = 0.0
         self.window_sum = 0.0
         self.window_rows = 0
-        self.counters = getattr(getattr(f, "sender", None), "counters", None)
-        self.last_counters = (0,) * len(FLOW_COUNTERS)
+        self.read = attrgetter(*(_TRANSPORT_READ if type(f) is Flow else _FLOW_READ))
+        sender = getattr(f, "sender", None)
+        self.counters = getattr(sender, "counters", None)
+        self.read_counters: Any = None
+        self.counter_slots: tuple = ()
+        paths = getattr(sender, "counter_paths", None)
+        if self.counters is not None and paths is not None:
+            where = [(i, path) for i, path in enumerate(paths()) if path is not None]
+            self.counter_slots = tuple(i for i, _ in where)
+            self.read_counters = _tuple_getter(["sender." + path for _, path in where])
+        self.last_counters: tuple | None = None
         self.state = tuple(state)
         self.report = getattr(getattr(f, "cc", None), "report", None) if self.state else None
 
@@ -240,31 +277,47 @@ class FlowProbe:
 
     def __call__(self, now: float, span: float):
         f = self.f
+        started, finish_s, bytes_sent, delivered, arrived, cwnd, rtt_sum, rtt_count = self.read(f)
         if now <= f.start_s:
-            return SKIP if f.started else None      # no row for the interval it starts at the end of
-        if f.finish_s is not None and f.finish_s <= now - span:
+            return SKIP if started else None        # no row for the interval it starts at the end of
+        if finish_s is not None and finish_s <= now - span:
             return None
-        count = f.rtt_count - self.rtt_count
-        rtt_ms = (f.rtt_sum - self.rtt_sum) / count / 1e-3 if count else math.nan
-        row: tuple = ((f.bytes_sent - self.bytes_sent) * 8.0 / span / self.mbit,
-                      (f.delivered_bytes - self.delivered) * 8.0 / span / self.mbit,
-                      (f.arrived_bytes - self.arrived) * 8.0 / span / self.mbit, float(f.cwnd),
-                      rtt_ms)
-        if self.counters is not None:
+        count = rtt_count - self.rtt_count
+        rtt_ms = (rtt_sum - self.rtt_sum) / count / 1e-3 if count else math.nan
+        row: tuple = ((bytes_sent - self.bytes_sent) * 8.0 / span / self.mbit,
+                      (delivered - self.delivered) * 8.0 / span / self.mbit,
+                      (arrived - self.arrived) * 8.0 / span / self.mbit, float(cwnd), rtt_ms)
+        if self.read_counters is not None:
+            counts = self.read_counters(f)
+            last = self.last_counters
+            if counts == last:
+                row += _ZERO_COUNTERS
+            else:
+                row += self._counter_deltas(counts, last)
+                self.last_counters = counts
+        elif self.counters is not None:
             counts = self.counters()
             now_counts = tuple(counts.get(name, 0) for name in FLOW_COUNTERS)
-            row += tuple(float(a - b) for a, b in zip(now_counts, self.last_counters))
+            last = self.last_counters or (0,) * len(FLOW_COUNTERS)
+            row += tuple(float(a - b) for a, b in zip(now_counts, last))
             self.last_counters = now_counts
         else:
             row += _NO_COUNTERS
         if self.state:
             values = self.report() if self.report is not None else {}
             row += tuple(_number(values.get(name)) for name in self.state)
-        self.bytes_sent, self.delivered, self.arrived = f.bytes_sent, f.delivered_bytes, f.arrived_bytes
-        self.rtt_sum, self.rtt_count = f.rtt_sum, f.rtt_count
-        self.window_sum += f.cwnd
+        self.bytes_sent, self.delivered, self.arrived = bytes_sent, delivered, arrived
+        self.rtt_sum, self.rtt_count = rtt_sum, rtt_count
+        self.window_sum += cwnd
         self.window_rows += 1
         return row
+
+    def _counter_deltas(self, counts: tuple, last: tuple | None) -> tuple:
+        """The counters' row part: what each counter of `FLOW_COUNTERS` gained since `last`."""
+        deltas = [0.0] * len(FLOW_COUNTERS)
+        for k, i in enumerate(self.counter_slots):
+            deltas[i] = float(counts[k] - (last[k] if last is not None else 0))
+        return tuple(deltas)
 
     def mean_window_pkts(self):
         """Mean of the sampled windows (None before the first sample)."""
