@@ -28,7 +28,8 @@ MIN_CWND_TARGET = 4          # bbr_cwnd_min_target
 class LinuxBbr:
     """Linux tcp_bbr's window steps for one `Bbr` (see the module docstring)."""
 
-    __slots__ = ("bbr", "aggregation", "prev_state", "conservation", "has_seen_rtt")
+    __slots__ = ("bbr", "aggregation", "prev_state", "conservation", "has_seen_rtt",
+                 "goal_rate_bps", "goal_segs")
 
     def __init__(self, bbr: Bbr):
         self.bbr = bbr
@@ -36,6 +37,8 @@ class LinuxBbr:
         self.prev_state: str = OPEN          # bbr->prev_ca_state
         self.conservation = False            # bbr->packet_conservation
         self.has_seen_rtt = False            # bbr->has_seen_rtt
+        self.goal_rate_bps: float | None = -1.0   # the pacing rate `goal_segs` was computed at
+        self.goal_segs = 0
 
     def reset(self, now: float) -> None:
         """bbr_init's ACK-aggregation epoch."""
@@ -55,8 +58,13 @@ class LinuxBbr:
         flow.pacing_rate_bps = bbr.pacing_rate_pps * flow.packet_bytes * 8.0 * PACING_MARGIN
 
     def tso_goal(self) -> int:
+        """bbr_tso_segs_goal at the flow's pacing rate (recomputed when the rate changes)."""
         flow = self.bbr.flow
-        return tso_segs_goal(flow.pacing_rate_bps, flow.packet_bytes)
+        rate_bps = flow.pacing_rate_bps
+        if rate_bps != self.goal_rate_bps:
+            self.goal_rate_bps = rate_bps
+            self.goal_segs = tso_segs_goal(rate_bps, flow.packet_bytes)
+        return self.goal_segs
 
     def window(self, bw: float, gain: float, extra_pkts: int = 0) -> float:
         """bbr_bdp(bw, gain) + `extra_pkts`, then bbr_quantization_budget, packets."""

@@ -61,12 +61,14 @@ from flows.sender_view import CwndUsage
 from flows.tlp import PROBE, REORDER, RTO, TCP_TIMEOUT_MIN_S, TailLossProbe, schedule_probe, send_probe
 from flows.undo import Undo, on_dsack, undo_episode
 
+_INF = math.inf
+
 
 class LinuxSender(Sender):
     """A `Sender` with SACK recovery for every algorithm and the RACK-TLP, PRR and undo of
     its `options` (see the module docstring)."""
 
-    __slots__ = ("board", "timer_kind", "tlp", "undo", "usage")
+    __slots__ = ("board", "integer_window", "linux_rto", "timer_kind", "tlp", "undo", "usage")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -78,6 +80,8 @@ class LinuxSender(Sender):
         self.tlp = TailLossProbe() if options.tlp else None
         self.usage = CwndUsage()
         self.plain_transmit = False
+        self.integer_window = options.integer_window
+        self.linux_rto = options.linux_rto
 
     def _now(self) -> float:
         return self.sim.now
@@ -100,9 +104,12 @@ class LinuxSender(Sender):
         if pacer.rate_bps and pacer.budget <= 0 and pacer.held():
             return False
         cwnd = self.cwnd
-        if not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < math.inf):
-            raise WindowError(self.cc, cwnd)
-        limit = max(math.floor(cwnd), 1) if self.options.integer_window else cwnd
+        if cwnd.__class__ is not float or not 0.0 < cwnd < _INF:    # (a float: checked)
+            if not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < _INF):
+                raise WindowError(self.cc, cwnd)
+        limit: float = cwnd
+        if self.integer_window:
+            limit = int(cwnd) or 1                    # floor (cwnd > 0), at least 1
         board = self.board
         sent_new = 0
         cwnd_limited = False
@@ -189,14 +196,28 @@ class LinuxSender(Sender):
             self.snd_una = cum
             if self.snd_nxt < cum:
                 self.snd_nxt = cum
-        self._rtt_sample(ack, delivered, now)
+        # the RTT sample (`_rtt_sample`, inline)
+        if self.linux_rto:
+            valid = delivered > 0 and ack.seq < 0     # timestamps: every delivering ACK
+        else:
+            valid = not ack.retx                      # Karn's rule
+        if valid:
+            rtt_s = now - ack.sent_s
+            self.rtt.sample(rtt_s)
+            if self.on_rtt_hook is not None:
+                self.on_rtt_hook(rtt_s)
         if ack.seq >= 0:
             on_dsack(self, ack.seq)
         if cum >= self.n_packets:
             self._finish()
             return
         newly_lost = self._detect_losses()
-        self._fastretrans_alert(ack, cum > snd_una, delivered, newly_lost)
+        if self.state == OPEN and not board.lost:
+            # `_fastretrans_alert` in OPEN with nothing marked lost: the window grows
+            if cum > snd_una and self.on_ack_hook is not None:
+                self.on_ack_hook(delivered)
+        else:
+            self._fastretrans_alert(ack, cum > snd_una, delivered, newly_lost)
         if self.ecn and self.finish_s is None:
             ecn_ack(self, ack.payload is True, cum - snd_una)
         tlp = self.tlp
@@ -207,17 +228,6 @@ class LinuxSender(Sender):
         sent_new = self._send_packets(schedule=False)
         if cum > snd_una or sent_new:
             self._set_xmit_timer(cum > snd_una, sent_new)
-
-    def _rtt_sample(self, ack: Packet, delivered: int, now: float) -> None:
-        if self.options.linux_rto:
-            valid = delivered > 0 and ack.seq < 0     # timestamps: every delivering ACK
-        else:
-            valid = not ack.retx                      # Karn's rule
-        if valid:
-            rtt_s = now - ack.sent_s
-            self.rtt.sample(rtt_s)
-            if self.on_rtt_hook is not None:
-                self.on_rtt_hook(rtt_s)
 
     def _detect_losses(self) -> int:
         """tcp_rack_mark_lost (or the duplicate-ACK threshold): mark, arm the reorder timer."""

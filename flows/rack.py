@@ -76,14 +76,14 @@ class RackScoreboard(Scoreboard):
         waiting[seq] = now
 
     # -- delivery ----------------------------------------------------------------------------
-    def _delivered(self, seq: int, min_rtt: float) -> None:
-        """RACK's update for a packet now delivered (RFC 8985 §6.2 steps 1-2)."""
+    def _delivered(self, seq: int, min_rtt: float, now: float) -> None:
+        """RACK's update for a packet delivered at `now` (RFC 8985 §6.2 steps 1-2)."""
         record = self.xmit.pop(seq, None)
         self.waiting.pop(seq, None)
         if record is None:
             return
         sent_s, retransmitted = record
-        rtt = self.now() - sent_s
+        rtt = now - sent_s
         if retransmitted and rtt < min_rtt:
             return                                    # ambiguous: maybe the original
         if not retransmitted and seq < self.fack:
@@ -95,7 +95,7 @@ class RackScoreboard(Scoreboard):
 
     def sack(self, seq: int, min_rtt: float) -> None:
         """The receiver reported packet `seq` (above snd_una, not reported before)."""
-        self._delivered(seq, min_rtt)
+        self._delivered(seq, min_rtt, self.now())
         self.record(seq)
         self.lost.discard(seq)
         if seq > self.fack:
@@ -105,15 +105,17 @@ class RackScoreboard(Scoreboard):
         """The cumulative ACK moved from `snd_una` to `cum`; returns the packets it delivered
         that were not sacked before."""
         sacked, lost = self.sacked, self.lost
+        now = self.now()
+        delivered = self._delivered
         if not sacked and not lost and not self.retx_out:   # the common case: in order
             for seq in range(snd_una, cum):
-                self._delivered(seq, min_rtt)
+                delivered(seq, min_rtt, now)
             return cum - snd_una
         newly = 0
         for seq in range(snd_una, cum):
             if seq not in sacked:
                 newly += 1
-                self._delivered(seq, min_rtt)
+                delivered(seq, min_rtt, now)
             if lost:
                 lost.discard(seq)
         self.advance(snd_una, cum)
