@@ -18,11 +18,15 @@ a backend that only draws it:
   two zero values (an idle entity writes no rows, and the rows around the gap are zero);
 * the backend (`plot_tool.png`): draws a `FigureData` into a matplotlib Figure, one panel per
   `Panel`, the shared legend, the geometry from measured text (`plot_tool.layout`: no layout
-  engine, so each figure is drawn once), and writes it as an RGB PNG with Pillow.
+  engine, so each figure is drawn once), and writes it as an RGB PNG (`plot_tool.png.png_file`:
+  zlib, one fixed row filter).
 
 Saving uses the object-oriented API (`matplotlib.figure.Figure` with an Agg canvas), so nothing
-needs a display; pyplot is imported only when ``show=True``. Garbage collection is postponed while
-the figures are drawn. ``bench/bench_figures.py`` measures the cost against the simulation's.
+needs a display; pyplot is imported only when ``show=True``. numpy and matplotlib are imported on
+the first call, not with this module, and matplotlib without the generated docstrings of its
+``Artist.set`` methods (`plot_tool.matplotlib_loader`). Garbage collection is postponed while the
+modules are imported, the results read and the figures drawn. ``bench/bench_figures.py``
+measures the cost against the simulation's and the command's.
 """
 from __future__ import annotations
 
@@ -30,12 +34,12 @@ import gc
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from plot_tool.png import draw, render, save_png
-from plot_tool.results import read_results
-from plot_tool.run_data import plan_figures
-from plot_tool.series import IdSelection, PathLike
+from plot_tool.matplotlib_loader import load_matplotlib
+
+if TYPE_CHECKING:     # the modules that need numpy are imported with the collector paused
+    from plot_tool.series import IdSelection, PathLike
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +78,36 @@ def make_figures(results: Any, out_dir: PathLike | None = None, *,
     The paths are returned in the order links, flows, hosts, fct, routing (figures not written
     are left out).
     """
+    # Importing numpy and matplotlib, reading the tables and drawing allocate many small
+    # objects, which trigger garbage collections that traverse every live object (after a run,
+    # the simulation's too); they free theirs when they are dropped, so collecting is postponed
+    # to the end, and the modules are imported here, with the collector paused.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        written, jobs = _write_figures(results, out_dir, links=links, flows=flows, hosts=hosts,
+                                       routers=routers, predictions=predictions)
+    finally:
+        if collecting:
+            gc.enable()
+
+    if show and jobs:
+        import matplotlib.pyplot as plt  # only here: pyplot may need a display
+
+        from plot_tool.png import draw
+
+        for job in jobs:
+            draw(plt.figure(figsize=job.figsize), job)
+        plt.show()
+    return written
+
+
+def _write_figures(results: Any, out_dir: PathLike | None, **selection: Any
+                   ) -> tuple[list[Path], list[Any]]:
+    """`make_figures` without its collector pause and ``show``: the paths written, the jobs."""
+    from plot_tool.results import read_results
+    from plot_tool.run_data import plan_figures
+
     source_dir: Path | None = None
     if isinstance(results, (str, os.PathLike)):
         source_dir = Path(results)
@@ -89,34 +123,20 @@ def make_figures(results: Any, out_dir: PathLike | None = None, *,
             raise ValueError("out_dir is required when results is not a results directory")
         out_dir = source_dir
     out_dir = Path(out_dir)
-    jobs = plan_figures(results, links=links, flows=flows, hosts=hosts, routers=routers,
-                         predictions=predictions)
-
+    jobs = plan_figures(results, **selection)
     written: list[Path] = []
-    if jobs:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    # A figure allocates many small objects, which trigger garbage collections that traverse
-    # every live object (after a run, the simulation's too); the figures free theirs when they
-    # are dropped, so collecting is postponed to the end.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        for job in jobs:
-            path = out_dir / job.filename
-            save_png(render(job), path)
-            log.debug("wrote %s", path)
-            written.append(path)
-    finally:
-        if collecting:
-            gc.enable()
+    if not jobs:
+        return written, jobs
+    out_dir.mkdir(parents=True, exist_ok=True)
+    load_matplotlib()           # without the docstrings of Artist.set (plot_tool.matplotlib_loader)
+    from plot_tool.png import render, save_png
 
-    if show and jobs:
-        import matplotlib.pyplot as plt  # only here: pyplot may need a display
-
-        for job in jobs:
-            draw(plt.figure(figsize=job.figsize), job)
-        plt.show()
-    return written
+    for job in jobs:
+        path = out_dir / job.filename
+        save_png(render(job), path)
+        log.debug("wrote %s", path)
+        written.append(path)
+    return written, jobs
 
 
 __all__ = ["make_figures"]
