@@ -207,23 +207,22 @@ def _number(value) -> float:
     return math.nan if value is None else float(value)
 
 
-# What a flow's row reads, in this order: these attributes of the flow (any kind of flow: the
-# transport's `Flow`, cbr, onoff) ...
-_FLOW_READ = ("started", "finish_s", "bytes_sent", "delivered_bytes", "arrived_bytes", "cwnd",
-              "rtt_sum", "rtt_count")
-# ... which a transport `Flow` (flows/transport.py) reads from its parts: the same paths as its
-# properties of those names, read here in one C call rather than one property each
-_TRANSPORT_READ = ("started", "sender.finish_s", "sender.bytes_sent", "receiver.delivered_bytes",
-                   "receiver.arrived_bytes", "sender.cwnd", "sender.rtt.rtt_sum",
-                   "sender.rtt.rtt_count")
 _ZERO_COUNTERS = (0.0,) * len(FLOW_COUNTERS)     # an interval in which no counter moved
+_counter_getters: dict = {}                        # counter paths -> their getter (shared)
 
 
-def _tuple_getter(paths: list) -> Any:
-    """`operator.attrgetter(*paths)`, always giving a tuple (also of one path, or none)."""
-    if len(paths) > 1:
-        return attrgetter(*paths)
-    return lambda obj: tuple(attrgetter(path)(obj) for path in paths)
+def _counter_getter(paths: tuple) -> Any:
+    """`operator.attrgetter(*paths)`, always giving a tuple (also of one path), one per set of
+    paths."""
+    getter = _counter_getters.get(paths)
+    if getter is None:
+        if len(paths) > 1:
+            getter = attrgetter(*paths)
+        else:
+            getters = [attrgetter(path) for path in paths]
+            getter = lambda obj: tuple(get(obj) for get in getters)   # noqa: E731
+        getter = _counter_getters[paths] = getter
+    return getter
 
 
 class FlowProbe:
@@ -232,15 +231,18 @@ class FlowProbe:
     instant (`state`: the report names of the run's state columns, `state_columns`); keeps the
     running mean of the sampled window for the summary.
 
-    A sample costs a few C calls: the flow's figures are read by one `attrgetter` (`read`), and
-    a sender that says where it keeps its counters (`counter_paths`, flows/sender_view.py) has
-    them read by another (`read_counters`) and compared with the last sample's as one tuple:
-    the counters rarely move, and an interval in which none did gets a constant row part. Any
-    other sender with `counters()` (a dict) is read through it."""
+    A sample reads plain attributes: of a transport `Flow` (flows/transport.py), those of its
+    parts that its properties of the same names read (`sending`: the sender's `bytes_sent`,
+    `cwnd`, `finish_s`; `receiving`: the receiver's `delivered_bytes`, `arrived_bytes`;
+    `timing`: the RTT estimator's `rtt_sum`, `rtt_count`), of any other flow (cbr, onoff) its
+    own. A sender that says where it keeps its counters (`counter_paths`,
+    flows/sender_view.py) has them read by one getter (`read_counters`) and compared with the
+    last sample's as one tuple: they rarely move, and an interval in which none did gets a
+    constant row part. Any other sender with `counters()` (a dict) is read through it."""
 
     __slots__ = ("f", "mbit", "bytes_sent", "delivered", "arrived", "rtt_sum", "rtt_count",
                  "window_sum", "window_rows", "counters", "last_counters", "report", "state",
-                 "read", "read_counters", "counter_slots")
+                 "sending", "receiving", "timing", "sender", "read_counters", "counter_slots")
 
     def __init__(self, f, bits_per_mbit: float, state: tuple = ()):
         self.f = f
@@ -249,8 +251,12 @@ class FlowProbe:
         self.rtt_sum = 0.0
         self.window_sum = 0.0
         self.window_rows = 0
-        self.read = attrgetter(*(_TRANSPORT_READ if type(f) is Flow else _FLOW_READ))
         sender = getattr(f, "sender", None)
+        if type(f) is Flow:                     # its parts (fixed once the flow is built)
+            self.sending, self.receiving, self.timing = sender, f.receiver, sender.rtt
+        else:
+            self.sending = self.receiving = self.timing = f
+        self.sender = sender
         self.counters = getattr(sender, "counters", None)
         self.read_counters: Any = None
         self.counter_slots: tuple = ()
@@ -258,7 +264,7 @@ class FlowProbe:
         if self.counters is not None and paths is not None:
             where = [(i, path) for i, path in enumerate(paths()) if path is not None]
             self.counter_slots = tuple(i for i, _ in where)
-            self.read_counters = _tuple_getter(["sender." + path for _, path in where])
+            self.read_counters = _counter_getter(tuple(path for _, path in where))
         self.last_counters: tuple | None = None
         self.state = tuple(state)
         self.report = getattr(getattr(f, "cc", None), "report", None) if self.state else None
@@ -277,18 +283,23 @@ class FlowProbe:
 
     def __call__(self, now: float, span: float):
         f = self.f
-        started, finish_s, bytes_sent, delivered, arrived, cwnd, rtt_sum, rtt_count = self.read(f)
         if now <= f.start_s:
-            return SKIP if started else None        # no row for the interval it starts at the end of
+            return SKIP if f.started else None      # no row for the interval it starts at the end of
+        sending = self.sending
+        finish_s = sending.finish_s
         if finish_s is not None and finish_s <= now - span:
             return None
+        receiving, timing = self.receiving, self.timing
+        bytes_sent, cwnd = sending.bytes_sent, sending.cwnd
+        delivered, arrived = receiving.delivered_bytes, receiving.arrived_bytes
+        rtt_sum, rtt_count = timing.rtt_sum, timing.rtt_count
         count = rtt_count - self.rtt_count
         rtt_ms = (rtt_sum - self.rtt_sum) / count / 1e-3 if count else math.nan
         row: tuple = ((bytes_sent - self.bytes_sent) * 8.0 / span / self.mbit,
                       (delivered - self.delivered) * 8.0 / span / self.mbit,
                       (arrived - self.arrived) * 8.0 / span / self.mbit, float(cwnd), rtt_ms)
         if self.read_counters is not None:
-            counts = self.read_counters(f)
+            counts = self.read_counters(self.sender)
             last = self.last_counters
             if counts == last:
                 row += _ZERO_COUNTERS

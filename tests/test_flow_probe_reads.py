@@ -1,17 +1,16 @@
-"""How the flow probe reads a flow (netsim/probes.py): the transport's `Flow` through its parts
-in one getter, its counters where the sender says it keeps them (`counter_paths`), compared as
-one tuple per sample. The rows must be what reading the flow's properties and `counters()`
+"""How the flow probe reads a flow (netsim/probes.py): the transport's `Flow` through its parts,
+its counters where the sender says it keeps them (`counter_paths`), compared as one tuple per
+sample. The rows must be what reading the flow's properties and `counters()`
 gives, on both stacks, with the counters actually moving."""
 from __future__ import annotations
 
 import math
-from operator import attrgetter
 from types import SimpleNamespace
 
 import pytest
 
 from flows.sender_view import COUNTERS
-from netsim.probes import _FLOW_READ, _TRANSPORT_READ, FLOW_COLUMNS, FlowProbe
+from netsim.probes import FLOW_COLUMNS, FlowProbe
 from plot_tool.schema import FLOW_COUNTERS
 from topologies.spec import TransportSpec
 
@@ -47,7 +46,10 @@ def test_rows_are_the_flows_figures_and_counter_gains(make_flow, stack):
         sim.run(until=now)
         figures = (flow.bytes_sent, flow.delivered_bytes, flow.arrived_bytes, flow.rtt_sum,
                    flow.rtt_count)
-        assert attrgetter(*_TRANSPORT_READ)(flow) == attrgetter(*_FLOW_READ)(flow)
+        parts = (probe.sending.bytes_sent, probe.receiving.delivered_bytes,
+                 probe.receiving.arrived_bytes, probe.timing.rtt_sum, probe.timing.rtt_count,
+                 probe.sending.cwnd, probe.sending.finish_s)
+        assert parts == (*figures, flow.cwnd, flow.finish_s)
         row = probe(now, span)
         if flow.finish_s is not None and flow.finish_s <= now - span:
             assert row is None
