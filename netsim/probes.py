@@ -242,7 +242,8 @@ class FlowProbe:
 
     __slots__ = ("f", "mbit", "bytes_sent", "delivered", "arrived", "rtt_sum", "rtt_count",
                  "window_sum", "window_rows", "counters", "last_counters", "report", "state",
-                 "sending", "receiving", "timing", "sender", "read_counters", "counter_slots")
+                 "sending", "receiving", "timing", "sender", "read_counters", "counter_slots",
+                 "last_row")
 
     def __init__(self, f, bits_per_mbit: float, state: tuple = ()):
         self.f = f
@@ -266,6 +267,7 @@ class FlowProbe:
             self.counter_slots = tuple(i for i, _ in where)
             self.read_counters = _counter_getter(tuple(path for _, path in where))
         self.last_counters: tuple | None = None
+        self.last_row: tuple = ()
         self.state = tuple(state)
         self.report = getattr(getattr(f, "cc", None), "report", None) if self.state else None
 
@@ -317,6 +319,12 @@ class FlowProbe:
         if self.state:
             values = self.report() if self.report is not None else {}
             row += tuple(_number(values.get(name)) for name in self.state)
+        elif row == self.last_row and cwnd:
+            # the same figures as the last row: that very tuple, whose text a trace file keeps
+            # (equal figures have equal texts here: none can be -0.0, a zero window aside; a
+            # missing value is the one `math.nan`, equal to itself in a tuple)
+            row = self.last_row
+        self.last_row = row
         self.bytes_sent, self.delivered, self.arrived = bytes_sent, delivered, arrived
         self.rtt_sum, self.rtt_count = rtt_sum, rtt_count
         self.window_sum += cwnd

@@ -34,13 +34,28 @@ def format_float(value: float) -> str:
     return "" if value != value else f"{value:.9g}"
 
 
+class RowKey:
+    """A trace file's handle of one entity (`TraceFile.prepare`): the CSV text of its key
+    columns, and its last row (`values`, the tuple it was given) with that row's text."""
+
+    __slots__ = ("text", "values", "values_text")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.values: tuple | None = None
+        self.values_text = ""
+
+
 class TraceFile:
     """A long-format CSV file written row by row: time_s, key columns, value columns.
 
     A row costs one string formatting of its values: the key text of an entity is made once
     (`prepare`), the time text once per sample time (rows of one tick share it), and NaN fields
     are emptied by a replace on the values' text (where "nan" can only be a NaN: %.9g writes
-    digits, signs, '.', 'e', "inf" and "nan"), giving the same bytes as `format_float`.
+    digits, signs, '.', 'e', "inf" and "nan"), giving the same bytes as `format_float`. A row
+    given as the very tuple of the entity's last row (a probe whose figures did not change
+    returns its last row again, netsim/probes.py; an idle row is one constant) reuses that
+    row's text: nothing is formatted.
     """
 
     __slots__ = ("path", "key_columns", "value_columns", "rows", "_fh", "_values", "_time_s",
@@ -57,18 +72,23 @@ class TraceFile:
         self._time_s: float | None = None
         self._time_text = ""
 
-    def prepare(self, key: tuple) -> str:
-        """The CSV text of an entity's key columns between commas, computed once."""
-        return "," + ",".join(csv_field(str(part)) for part in key) + ","
+    def prepare(self, key: tuple) -> RowKey:
+        """The handle of an entity: the CSV text of its key columns between commas, made once."""
+        return RowKey("," + ",".join(csv_field(str(part)) for part in key) + ",")
 
-    def append(self, time_s: float, key_text: str, values: tuple) -> None:
+    def append(self, time_s: float, key: RowKey, values: tuple) -> None:
         if time_s != self._time_s:
             self._time_s = time_s
             self._time_text = format_float(time_s)
-        text = self._values % values
-        if "nan" in text:                 # an empty field for "no value" (e.g. no RTT sample)
-            text = text.replace("nan", "")
-        self._fh.write(self._time_text + key_text + text)
+        if values is key.values:          # the entity's last row again: its text again
+            text = key.values_text
+        else:
+            text = self._values % values
+            if "nan" in text:             # an empty field for "no value" (e.g. no RTT sample)
+                text = text.replace("nan", "")
+            key.values = values
+            key.values_text = text
+        self._fh.write(self._time_text + key.text + text)
         self.rows += 1
 
     def close(self) -> None:
@@ -98,7 +118,7 @@ class RouteLog:
             if text is None:
                 text = fields[part] = csv_field(str(part))
             parts.append(text)
-        self.file.append(time_s, "," + ",".join(parts) + ",", (cost_s * 1e3,))
+        self.file.append(time_s, RowKey("," + ",".join(parts) + ","), (cost_s * 1e3,))
 
     def close(self) -> None:
         self.file.close()
