@@ -252,11 +252,12 @@ class FlowProbe:
         self.rtt_sum = 0.0
         self.window_sum = 0.0
         self.window_rows = 0
-        sender = getattr(f, "sender", None)
+        sender: Any = getattr(f, "sender", None)
+        self.sending: Any = f
+        self.receiving: Any = f
+        self.timing: Any = f
         if type(f) is Flow:                     # its parts (fixed once the flow is built)
             self.sending, self.receiving, self.timing = sender, f.receiver, sender.rtt
-        else:
-            self.sending = self.receiving = self.timing = f
         self.sender = sender
         self.counters = getattr(sender, "counters", None)
         self.read_counters: Any = None
