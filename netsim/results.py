@@ -116,8 +116,64 @@ def _rate_flow_fields(flow, end_s: float, mbit: float, mb: float) -> dict:
     }
 
 
+# summary.json's entry of a link direction that no packet was ever offered to (most of a large
+# network's): what `_direction_summary` gives such a direction, built once. Each idle direction
+# gets a copy, whose values are this dict's very objects, so that writing the summary encodes
+# the entry once (netsim/results_dir.py).
+IDLE_DIRECTION = {
+    "avg_buffer_kb": 0.0, "avg_buffer_pkts": 0.0, "avg_backlog_kb": 0.0,
+    "drops": 0, "impairment_drops": 0, "failure_drops": 0, "lost": 0,
+    "duplicated": 0, "reordered": 0, "routing_packets": 0, "routing_drops": 0,
+    "packets_transmitted": 0, "marks": 0, "aqm_drops": 0,
+    "avg_sojourn_ms": None, "p99_sojourn_ms": None, "avg_rate_mbps": 0.0, "utilization": 0.0,
+}
+
+
+def is_idle(d) -> bool:
+    """True when no packet was ever offered to link direction `d` (after `settle`): every
+    counter and integral the summary reports is zero (0 and +0.0: they start there, and an
+    idle direction adds nothing to them)."""
+    return not (d.arrived or d.tx_pkts or d.tx_bytes or d.dropped or d.impaired_drops
+                or d.failed or d.lost_in_flight or d.aqm_drops or d.duplicated or d.delayed
+                or d.routing_pkts or d.routing_dropped or d.marks or d.area_bytes
+                or d.area_pkts or d.area_work or d.soj_sum)
+
+
+def _direction_summary(d, end_s: float, capacity_bps: float, mbit: float, kb: float) -> dict:
+    """summary.json's entry of link direction `d` (settled at `end_s`)."""
+    rate_bps = d.tx_bytes * 8.0 / end_s if end_s > 0 else 0.0
+    failures = d.failed + d.lost_in_flight
+    return {
+        "avg_buffer_kb": _round(d.area_bytes / end_s / kb) if end_s > 0 else 0.0,
+        "avg_buffer_pkts": _round(d.area_pkts / end_s) if end_s > 0 else 0.0,
+        "avg_backlog_kb": _round((d.area_bytes + d.area_work) / end_s / kb) if end_s > 0 else 0.0,
+        "drops": d.dropped, "impairment_drops": d.impaired_drops,
+        "failure_drops": failures,
+        "lost": d.dropped + d.aqm_drops + d.impaired_drops + failures,
+        "duplicated": d.duplicated, "reordered": d.delayed,
+        "routing_packets": d.routing_pkts, "routing_drops": d.routing_dropped,
+        "packets_transmitted": d.tx_pkts,
+        "marks": d.marks, "aqm_drops": d.aqm_drops,
+        "avg_sojourn_ms": _round(d.soj_sum / d.tx_pkts * 1e3) if d.tx_pkts else None,
+        "p99_sojourn_ms": _round(sojourn_quantile(d, 0.99) * 1e3) if d.tx_pkts else None,
+        "avg_rate_mbps": _round(rate_bps / mbit),
+        "utilization": _round(rate_bps / capacity_bps),
+    }
+
+
+def _remembered(known: dict, value, convert):
+    """`_round(convert(value))`, computed once per value in `known` (zero, whose sign matters,
+    every time)."""
+    rounded = known.get(value) if value else None
+    if rounded is None:
+        rounded = known[value] = _round(convert(value))
+    return rounded
+
+
 def _link_summaries(spec, net, end_s: float, units) -> dict:
-    """summary.json's "links": one object per link, with one per direction."""
+    """summary.json's "links": one object per link, with one per direction (an idle direction's
+    is a copy of IDLE_DIRECTION; the rounded rate, delay and buffer of links that share them
+    are computed once)."""
     mbit, kb = units.bits_per_mbit, units.bytes_per_kb
     links = {}
     queues = {ls.id: ls.queue["discipline"] for ls in spec.links if ls.queue}
@@ -125,37 +181,43 @@ def _link_summaries(spec, net, end_s: float, units) -> dict:
     link_events: dict = {}
     for event in spec.events:
         link_events.setdefault(event.link, []).append(event)
+    rates: dict = {}
+    delays: dict = {}
+    buffers: dict = {}
+
+    def in_mbps(rate_bps):
+        return rate_bps / mbit
+
+    def in_ms(delay_s):
+        return delay_s * 1e3
+
+    def in_kb(size_bytes):
+        return size_bytes / kb
+
     for link in net.links.values():
         directions = {}
         ls = link_specs[link.id]
-        capacity_bps = mean_capacity_bps(ls, end_s)
+        capacity_bps = mean_capacity_bps(ls, end_s) if ls.rate_schedule else None
         for d in link.directions:
             d.settle(end_s)
-            rate_bps = d.tx_bytes * 8.0 / end_s if end_s > 0 else 0.0
-            failures = d.failed + d.lost_in_flight
-            directions[d.label] = {
-                "avg_buffer_kb": _round(d.area_bytes / end_s / kb) if end_s > 0 else 0.0,
-                "avg_buffer_pkts": _round(d.area_pkts / end_s) if end_s > 0 else 0.0,
-                "avg_backlog_kb": _round((d.area_bytes + d.area_work) / end_s / kb) if end_s > 0 else 0.0,
-                "drops": d.dropped, "impairment_drops": d.impaired_drops,
-                "failure_drops": failures,
-                "lost": d.dropped + d.aqm_drops + d.impaired_drops + failures,
-                "duplicated": d.duplicated, "reordered": d.delayed,
-                "routing_packets": d.routing_pkts, "routing_drops": d.routing_dropped,
-                "packets_transmitted": d.tx_pkts,
-                "marks": d.marks, "aqm_drops": d.aqm_drops,
-                "avg_sojourn_ms": _round(d.soj_sum / d.tx_pkts * 1e3) if d.tx_pkts else None,
-                "p99_sojourn_ms": _round(sojourn_quantile(d, 0.99) * 1e3) if d.tx_pkts else None,
-                "avg_rate_mbps": _round(rate_bps / mbit),
-                "utilization": _round(rate_bps / capacity_bps),
-            }
-        links[link.id] = {"ends": [n.id for n in link.ends], "rate_mbps": _round(link.rate_bps / mbit),
-                          "delay_ms": _round(link.delay_s * 1e3), "buffer_kb": _round(link.buffer_bytes / kb),
-                          "duplex": link.duplex,
-                          "down_s": down_spans(link_events.get(link.id, ()), end_s),
+            if is_idle(d) and (ls.rate_bps if capacity_bps is None else capacity_bps) > 0:
+                directions[d.label] = dict(IDLE_DIRECTION)
+                continue
+            if capacity_bps is None:
+                capacity_bps = mean_capacity_bps(ls, end_s)
+            directions[d.label] = _direction_summary(d, end_s, capacity_bps, mbit, kb)
+        rate = _remembered(rates, link.rate_bps, in_mbps)
+        delay = _remembered(delays, link.delay_s, in_ms)
+        buffer = _remembered(buffers, link.buffer_bytes, in_kb)
+        events = link_events.get(link.id)
+        links[link.id] = {"ends": [n.id for n in link.ends], "rate_mbps": rate,
+                          "delay_ms": delay, "buffer_kb": buffer, "duplex": link.duplex,
+                          "down_s": down_spans(events, end_s) if events else [],
                           "queue": queues.get(link.id, "droptail"),
                           "directions": directions}
         if ls.rate_schedule or ls.delay_schedule:      # time-varying link
+            if capacity_bps is None:
+                capacity_bps = mean_capacity_bps(ls, end_s)
             links[link.id].update(
                 rate_mbps=_round(ls.rate_bps / mbit), delay_ms=_round(ls.delay_s * 1e3),
                 mean_capacity_mbps=_round(capacity_bps / mbit),

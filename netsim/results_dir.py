@@ -25,6 +25,8 @@ import re
 import shutil
 import tempfile
 from json.encoder import encode_basestring_ascii
+from math import isfinite
+from operator import is_
 from pathlib import Path
 
 SUMMARY_FILE = "summary.json"     # the marker of a single run's results directory
@@ -115,6 +117,9 @@ def json_text(data, **options) -> str:
 # Depth from which `indented_json_text` writes a container on one line.
 ONE_LINE_DEPTH = 4
 
+# the json module's C encoder (None under PyPy)
+_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+
 
 def indented_json_text(data, indent: int = 2) -> str:
     """`data` as strict JSON laid out like ``json.dumps(data, indent=indent)`` down to depth
@@ -122,42 +127,119 @@ def indented_json_text(data, indent: int = 2) -> str:
     summary.json, one line per field of a flow or a link and one line per link direction
     (``summary["links"][id]["directions"][label]`` is at depth 4).
 
-    Each one-line piece is encoded by the json module's C encoder (which ``indent`` turns off),
-    so writing the summary of a network of 10 000 links costs a fraction of a second, not
-    seconds; values are as in `json_text` (NaN and infinities are null)."""
-    return _layout(data, 0, indent)
+    Each one-line piece is encoded by the json module's C encoder (which ``indent`` turns off;
+    plain ``json.dumps`` where there is none), and a one-line object whose keys and values are
+    the very objects of one written before (the summary's idle link directions share their
+    template's values) is the same text, taken again rather than encoded again; so writing the
+    summary of a network of 10 000 links costs about a tenth of a second. Values are as in
+    `json_text` (NaN and infinities are null)."""
+    out: list = []
+    _Layout(indent, out).write(data, 0)
+    return "".join(out)
 
 
-def _one_line(value) -> str:
-    kind = type(value)                # scalars first, as the json module writes them
-    if kind is str:
-        return encode_basestring_ascii(value)
-    if kind is float:
-        return float.__repr__(value) if math.isfinite(value) else "null"
-    if kind is int:
-        return int.__repr__(value)
-    if value is None:
-        return "null"
-    if kind is bool:
-        return "true" if value else "false"
-    try:
-        return json.dumps(value, allow_nan=False)
-    except ValueError:            # a NaN or an infinity somewhere inside: null, as json_text
-        return json.dumps(finite(value), allow_nan=False)
+class _Layout:
+    """One `indented_json_text`: the text's pieces in `out`, one-line texts remembered by the
+    identities of what they were made of (valid while the data is alive, i.e. for this call)."""
+
+    def __init__(self, indent: int, out: list):
+        self.out = out
+        self.pads = ["\n" + " " * (indent * depth) for depth in range(ONE_LINE_DEPTH + 1)]
+        self.keys: dict = {}                  # key -> its JSON text
+        self.memo: dict = {}      # id of a one-line object's first value -> (its keys, its values, its text)
+        self.encoder = _one_line_encoder()
+
+    def write(self, value, depth: int) -> None:
+        """Append the text of `value`, a value at `depth`."""
+        out = self.out
+        if depth >= ONE_LINE_DEPTH or not value or not isinstance(value, (dict, list, tuple)):
+            out.append(self.one_line(value))
+            return
+        mark = len(out)
+        try:
+            self.write_items(value, depth)
+        except TypeError:             # a key that is not a string: the object on one line
+            if not isinstance(value, dict):
+                raise
+            del out[mark:]
+            out.append(self.one_line(value))
+
+    def write_items(self, value, depth: int) -> None:
+        """Append a non-empty list or string-keyed dict at `depth` < ONE_LINE_DEPTH, laid out
+        over lines (scalars inline: most items are)."""
+        out, keys, one_line = self.out, self.keys, self.one_line
+        inner, nested = self.pads[depth + 1], depth + 1 < ONE_LINE_DEPTH
+        separator = inner
+        is_dict = isinstance(value, dict)
+        out.append("{" if is_dict else "[")
+        for key in value:
+            out.append(separator)
+            separator = "," + inner
+            if is_dict:
+                text = keys.get(key)
+                if text is None:      # (TypeError for a key that is not a string)
+                    text = keys[key] = encode_basestring_ascii(key) + ": "
+                out.append(text)
+                item = value[key]
+            else:
+                item = key
+            kind = type(item)
+            if kind is float:
+                out.append(float.__repr__(item) if isfinite(item) else "null")
+            elif kind is int:
+                out.append(int.__repr__(item))
+            elif kind is str:
+                out.append(encode_basestring_ascii(item))
+            elif item is None:
+                out.append("null")
+            elif nested and item:
+                self.write(item, depth + 1)
+            else:
+                out.append(one_line(item))
+        out.append(self.pads[depth] + ("}" if is_dict else "]"))
+
+    def one_line(self, value) -> str:
+        kind = type(value)                # scalars first, as the json module writes them
+        if kind is str:
+            return encode_basestring_ascii(value)
+        if kind is float:
+            return float.__repr__(value) if math.isfinite(value) else "null"
+        if kind is int:
+            return int.__repr__(value)
+        if value is None:
+            return "null"
+        if kind is bool:
+            return "true" if value else "false"
+        if not value and (kind is dict or kind is list):
+            return "{}" if kind is dict else "[]"
+        if kind is dict:              # the text of an object of the same keys (strings) and
+            values = value.values()   # the very same values as one written before
+            known = self.memo.get(id(next(iter(values))))
+            if known is not None and tuple(value) == known[0] and all(map(is_, values, known[1])):
+                return known[2]
+            text = self.encode(value)
+            keys = tuple(value)
+            if all(type(key) is str for key in keys):
+                self.memo[id(next(iter(values)))] = (keys, tuple(values), text)
+            return text
+        return self.encode(value)
+
+    def encode(self, value) -> str:
+        try:
+            if self.encoder is None:
+                return json.dumps(value, allow_nan=False)
+            return "".join(self.encoder(value, 0))
+        except ValueError:            # a NaN or an infinity somewhere inside: null, as json_text
+            self.encoder = _one_line_encoder()        # (one that has not stopped half-way)
+            return json.dumps(finite(value), allow_nan=False)
 
 
-def _layout(value, depth: int, indent: int) -> str:
-    if depth >= ONE_LINE_DEPTH or not value or not isinstance(value, (dict, list, tuple)):
-        return _one_line(value)
-    inner = "\n" + " " * (indent * (depth + 1))
-    if isinstance(value, dict):
-        if not all(isinstance(key, str) for key in value):
-            return _one_line(value)
-        items = [f"{inner}{encode_basestring_ascii(key)}: {_layout(item, depth + 1, indent)}"
-                 for key, item in value.items()]
-        return "{" + ",".join(items) + "\n" + " " * (indent * depth) + "}"
-    items = [inner + _layout(item, depth + 1, indent) for item in value]
-    return "[" + ",".join(items) + "\n" + " " * (indent * depth) + "]"
+def _one_line_encoder():
+    """The C encoder as ``json.dumps(value, allow_nan=False)`` sets it up (None without one)."""
+    if _c_make_encoder is None:
+        return None
+    return _c_make_encoder({}, json.JSONEncoder().default, encode_basestring_ascii, None, ": ",
+                           ", ", False, False, False)
 
 
 def _pid_alive(pid: int) -> bool:

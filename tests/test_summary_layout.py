@@ -44,3 +44,73 @@ def test_a_link_direction_is_one_line_and_nan_is_null():
     assert '        "B->A": {"drops": 2, "lost": null}' in lines
     assert '      "rate_mbps": 10.0,' in lines
     assert json.loads(text)["links"]["L1"]["directions"]["A->B"]["p99_sojourn_ms"] is None
+
+
+# -- the writer against its definition ---------------------------------------------------------
+def reference_text(value, depth: int = 0, indent: int = 2) -> str:
+    """The layout by its definition, one value at a time (the writer before its speed-up):
+    json.dumps(indent=2) down to ONE_LINE_DEPTH, json.dumps (NaN and infinities null) below."""
+    if depth >= ONE_LINE_DEPTH or not value or not isinstance(value, (dict, list, tuple)):
+        return json.dumps(nulled(value), allow_nan=False)
+    inner = "\n" + " " * (indent * (depth + 1))
+    if isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            return json.dumps(nulled(value), allow_nan=False)
+        items = [f"{inner}{json.dumps(key)}: {reference_text(item, depth + 1, indent)}"
+                 for key, item in value.items()]
+        return "{" + ",".join(items) + "\n" + " " * (indent * depth) + "}"
+    items = [inner + reference_text(item, depth + 1, indent) for item in value]
+    return "[" + ",".join(items) + "\n" + " " * (indent * depth) + "]"
+
+
+def nulled(value):
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: nulled(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [nulled(item) for item in value]
+    return value
+
+
+# zeros of every kind (0, 0.0, -0.0, False) and floats that are not numbers: what a writer that
+# remembers texts could confuse; keys that are not strings (the object then on one line)
+tricky_scalars = st.sampled_from([0, 0.0, -0.0, False, 1, 1.0, True, None, math.nan, math.inf,
+                                  -math.inf, "", "0", "é\n\"x\""]) | scalars
+tricky_keys = st.text(max_size=3) | st.sampled_from([0, 1, 1.5, True, None])
+tricky_values = st.recursive(
+    tricky_scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner) |
+    st.dictionaries(st.text(max_size=3), inner, max_size=4) |
+    st.dictionaries(tricky_keys, inner, max_size=2), max_leaves=24)
+
+
+@given(tricky_values)
+def test_the_text_is_that_of_the_definition(value):
+    assert indented_json_text(value) == reference_text(value)
+
+
+@given(st.lists(tricky_values, min_size=1, max_size=6), st.data())
+def test_objects_sharing_values_are_written_each_as_itself(deep, data):
+    """Deep objects built from the same value objects (as the summary's idle link directions
+    are), mixed with objects equal to them but not made of the same objects (0 where another
+    holds 0.0 or False, -0.0 where another holds 0.0): each is written as itself."""
+    template = {f"k{i}": value for i, value in enumerate(deep)}
+    twins = [dict(template) for _ in range(3)]
+    lookalikes = [{key: data.draw(st.sampled_from([value, 0, 0.0, -0.0, False, math.nan]))
+                   for key, value in template.items()} for _ in range(3)]
+    entries = data.draw(st.permutations(twins + lookalikes))
+    summary = {"links": {"L": {"directions": {f"d{i}": e for i, e in enumerate(entries)}}}}
+    assert indented_json_text(summary) == reference_text(summary)
+
+
+@given(tricky_values)
+def test_without_the_c_encoder_the_text_is_the_same(value):
+    """Where the json module has no C encoder (PyPy), plain json.dumps writes the pieces."""
+    import netsim.results_dir as results_dir
+    saved = results_dir._c_make_encoder
+    results_dir._c_make_encoder = None
+    try:
+        assert indented_json_text(value) == reference_text(value)
+    finally:
+        results_dir._c_make_encoder = saved

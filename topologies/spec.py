@@ -338,9 +338,7 @@ def config_digest(spec: TopologySpec, *, duration_s: float | None, seed: int,
     Two runs with the same digest simulate the same thing and give identical results; recorded in
     summary.json as ``config_digest`` and used by sweeps to key resumed rows."""
     import hashlib
-    import json
-    # (shared dicts for shared instances: the text is the same, the conversion quicker)
-    config = _resolved_config(spec, duration_s, seed, interval_s, {})
-    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=repr,
-                      allow_nan=True)
+
+    from topologies.digest import config_text  # that text, written without the dicts
+    text = config_text(spec, duration_s, seed, interval_s)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

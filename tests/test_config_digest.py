@@ -1,0 +1,102 @@
+"""The configuration digest (topologies/digest.py): `config_text` writes exactly the text that
+defines it, ``json.dumps(resolved_config(...), sort_keys=True, separators=(",", ":"),
+default=repr, allow_nan=True)``, for the shipped topologies and for specs with every field a
+rule leaves out (or keeps) set either way."""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from topologies.digest import config_text
+from topologies.loader import load_topology
+from topologies.spec import (
+    GilbertElliottSpec,
+    ImpairmentSpec,
+    config_digest,
+    resolved_config,
+)
+
+TOPOLOGIES = sorted((Path(__file__).resolve().parent.parent / "topologies").glob("*.json"))
+
+
+def defined_text(spec, duration_s, seed, interval_s) -> str:
+    config = resolved_config(spec, duration_s=duration_s, seed=seed, interval_s=interval_s)
+    return json.dumps(config, sort_keys=True, separators=(",", ":"), default=repr,
+                      allow_nan=True)
+
+
+def workload_topology(**workload) -> dict:
+    return {"hosts": ["H1", "H2"], "routers": ["R1"],
+            "links": [{"id": "A", "ends": ["H1", "R1"], "rate_mbps": 10, "delay_ms": 1,
+                       "buffer_kb": 100},
+                      {"id": "B", "ends": ["R1", "H2"], "rate_mbps": 10, "delay_ms": 1,
+                       "buffer_kb": 100}],
+            "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 1,
+                       "algorithm": "cubic"}],
+            "workloads": [{"id": "W", "src": ["H1"], "dst": ["H2"], "arrivals_per_s": 10,
+                           "sizes": "websearch", "algorithm": "reno", **workload}],
+            "duration_s": 1}
+
+
+@pytest.mark.parametrize("path", TOPOLOGIES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("stack", [None, "linux"])
+def test_the_text_of_each_shipped_topology_is_the_defined_one(path, stack):
+    spec = load_topology(path, stack=stack)
+    for duration_s, seed, interval_s in ((None, 1, 0.1), (12.5, 7, 0.25)):
+        text = config_text(spec, duration_s, seed, interval_s)
+        assert text == defined_text(spec, duration_s, seed, interval_s)
+        assert config_digest(spec, duration_s=duration_s, seed=seed, interval_s=interval_s) \
+            == hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@pytest.mark.parametrize("workload", [{}, {"ecn": True}, {"stop_s": 0.5, "start_s": 0.1}])
+def test_workloads_with_and_without_their_optional_fields(workload):
+    spec = load_topology(workload_topology(**workload))
+    assert config_text(spec, 1.0, 1, 0.1) == defined_text(spec, 1.0, 1, 0.1)
+
+
+odd_floats = st.sampled_from([0.0, -0.0, math.nan, math.inf, -math.inf, 1e-300, 0.1]) | \
+    st.floats(allow_nan=True, allow_infinity=True)
+impairments = st.builds(
+    ImpairmentSpec, loss_rate=odd_floats,
+    loss_model=st.none() | st.builds(GilbertElliottSpec, odd_floats, odd_floats),
+    jitter_s=odd_floats, jitter_reorder=st.booleans(),
+    jitter_mode=st.sampled_from(["added", "netem"]))
+params = st.dictionaries(st.text(max_size=4), st.none() | st.booleans() | st.integers() |
+                         odd_floats | st.text(max_size=3) | st.lists(st.integers(), max_size=2),
+                         max_size=3)
+
+
+@given(st.data())
+def test_varied_fields_give_the_defined_text(data):
+    """Links, flows, routing and transports with their fields drawn (NaN and infinities, signed
+    zeros, shared and distinct impairments, queues, schedules, ECMP, the Linux stack's fields)."""
+    spec = load_topology(TOPOLOGIES[0])
+    shared = data.draw(impairments)
+    links = [replace(link, cost_s=data.draw(st.none() | odd_floats),
+                     delay_s=data.draw(odd_floats),
+                     impairments=data.draw(st.sampled_from([(shared, shared),
+                                                            (shared, ImpairmentSpec())])
+                                           | st.tuples(impairments, impairments)),
+                     queue=data.draw(st.none() | params),
+                     rate_schedule=tuple(data.draw(st.lists(st.tuples(odd_floats, odd_floats),
+                                                            max_size=2))))
+             for link in spec.links]
+    flows = [replace(flow, params=data.draw(params),
+                     transport=flow.transport.overridden(
+                         stack=data.draw(st.sampled_from(["classic", "linux"])),
+                         sack=data.draw(st.none() | st.booleans()),
+                         rwnd_kb=data.draw(st.none() | odd_floats)))
+             for flow in spec.flows]
+    routing = replace(spec.routing, ecmp=data.draw(st.sampled_from([None, "flow", "packet"])))
+    spec = replace(spec, links=links, flows=flows, routing=routing,
+                   algorithms={"reno": data.draw(params)})
+    duration_s = data.draw(st.none() | odd_floats)
+    assert config_text(spec, duration_s, 3, 0.1) == defined_text(spec, duration_s, 3, 0.1)

@@ -1,0 +1,59 @@
+"""summary.json's entries of idle link directions (netsim/results.py): a direction no packet was
+offered to gets a copy of IDLE_DIRECTION, which is exactly the entry computed from its counters,
+and a direction that carried packets never does."""
+from __future__ import annotations
+
+import json
+
+from netsim.results import IDLE_DIRECTION, _direction_summary, is_idle, mean_capacity_bps
+from netsim.run import simulate
+from topologies.loader import load_topology
+
+
+def network_with_idle_links() -> dict:
+    """H1 -> R1 -> R2 -> H2 carrying one flow, and a spare path R1 -> R3 -> R2 that nothing
+    uses (longer, so static routes avoid it), and a host H3 that never sends."""
+    def link(link_id, a, b, delay_ms=1):
+        return {"id": link_id, "ends": [a, b], "rate_mbps": 10, "delay_ms": delay_ms,
+                "buffer_kb": 50}
+    return {"hosts": ["H1", "H2", "H3"], "routers": ["R1", "R2", "R3"],
+            "links": [link("A", "H1", "R1"), link("L", "R1", "R2"), link("B", "R2", "H2"),
+                      link("S1", "R1", "R3", 5), link("S2", "R3", "R2", 5),
+                      link("C", "H3", "R3")],
+            "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 0.2,
+                       "algorithm": "reno"}]}
+
+
+def test_idle_entries_are_the_computed_ones_and_only_idle_directions_get_them():
+    spec = load_topology(network_with_idle_links())
+    results = simulate(spec)
+    summary, net = results.summary, results.network
+    end_s = net.sim.now
+    units = spec.units
+    idle = busy = 0
+    for link in net.links.values():
+        capacity_bps = mean_capacity_bps(spec.link(link.id), end_s)
+        for d in link.directions:
+            entry = summary["links"][link.id]["directions"][d.label]
+            computed = _direction_summary(d, end_s, capacity_bps, units.bits_per_mbit,
+                                          units.bytes_per_kb)
+            assert json.dumps(entry) == json.dumps(computed)     # the values and their types
+            if is_idle(d):
+                idle += 1
+                assert entry == IDLE_DIRECTION and entry is not IDLE_DIRECTION
+                assert all(entry[key] is value for key, value in IDLE_DIRECTION.items())
+            else:
+                busy += 1
+                assert entry["packets_transmitted"] > 0
+    assert idle >= 6 and busy >= 4          # the spare path, H3's link, and the flow's path
+
+
+def test_a_direction_offered_only_a_failure_drop_is_not_idle():
+    spec = load_topology(network_with_idle_links())
+    from netsim.run import Run
+    run = Run(spec)
+    d = run.network.links["S1"].directions[0]
+    assert is_idle(d)
+    d.arrived += 1
+    d.failed += 1
+    assert not is_idle(d)
