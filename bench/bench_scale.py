@@ -6,7 +6,9 @@
 Each case runs the real command line in a child process (`os.wait4` gives its CPU time, user +
 system, and peak RSS), so imports, loading, building routes, the simulation and writing results
 (and, where asked, figures) are all counted. The run's event count is read from the
-summary.json it writes. Cases (`--list` prints them):
+summary.json it writes; the simulation's own CPU time from the phase line the command logs at
+`-v INFO` (netsim/cli.py `log_cpu_phases`), so that a "sim us/event" column shows the events'
+cost next to the whole command's (the target column). Cases (`--list` prints them):
 
 * test cases 0 and 2, with and without figures; test case 2 also against a bare heapq loop;
 * a dumbbell of N sender/receiver pairs (default 256; 32 MB in all, Reno, 10 Mb/s bottleneck)
@@ -28,6 +30,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -47,6 +50,8 @@ DUMBBELL_TOTAL_MB = 32.0
 SETUP_DURATION_S = 1e-6       # the set-up run: stopped before any flow has started
 BARE_LOOP_EVENTS = 1_000_000
 BARE_LOOP_REPEAT = 3
+# the simulation's CPU seconds in the phase line of `-v INFO` (netsim/cli.py log_cpu_phases)
+PHASE_SIMULATING = re.compile(r"CPU by phase: .*?simulating ([0-9.]+) s")
 
 
 def dumbbell(pairs: int) -> dict:
@@ -152,11 +157,13 @@ def run_child(root: Path, args: list, timeout_s: float) -> dict:
             break
         time.sleep(0.01)
     stderr = proc.stderr.read().decode(errors="replace").strip() if proc.stderr else ""
+    lines = [line for line in stderr.splitlines() if not line.startswith("INFO ")]
+    phase = PHASE_SIMULATING.search(stderr)
     return {"cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024.0,
             "wall_s": time.perf_counter() - start, "exit": os.waitstatus_to_exitcode(status),
-            "killed": killed,
+            "killed": killed, "sim_cpu_s": float(phase.group(1)) if phase else None,
             "stderr": f"killed after {timeout_s:g} s" if killed else
-                      (stderr.splitlines()[-1] if stderr else "")}
+                      (lines[-1] if lines else "")}
 
 
 def events_of(out_dir: Path):
@@ -209,7 +216,8 @@ def cases(tmp: Path, pairs: int, selected: list) -> list:
                 files[key] = tmp / f"{key}.json"
                 files[key].write_text(dumps(build()))
             args = [str(files[key]), "--no-plots", *extra]
-        out.append((name, label, [*args, "--quiet", "--out", str(tmp / f"out{index}")], targets))
+        out.append((name, label, [*args, "--quiet", "-v", "INFO", "--out", str(tmp / f"out{index}")],
+                    targets))
     return out
 
 
@@ -246,13 +254,14 @@ def print_table(rows: list, before: dict | None = None) -> None:
     """The table; with `before` (rows of an earlier --json by case name), its CPU s, the
     speed-up (before CPU / now CPU) and whether the event counts are the same."""
     extra = f" {'before s':>9} {'speed-up':>8} {'events':>7}" if before is not None else ""
-    header = (f"{'run':<42} {'events':>10} {'CPU s':>8} {'CPU us/event':>13} {'peak MB':>8} "
-              f"{'vs bare loop':>13}{extra}  target")
+    header = (f"{'run':<42} {'events':>10} {'CPU s':>8} {'CPU us/event':>13} "
+              f"{'sim us/event':>13} {'peak MB':>8} {'vs bare loop':>13}{extra}  target")
     print(header)
     print("-" * len(header))
     for row in rows:
         events = f"{row['events']:,}" if row["events"] is not None else "-"
         per = f"{row['us_per_event']:.2f}" if row["us_per_event"] is not None else "-"
+        sim = f"{row['sim_us_per_event']:.2f}" if row.get("sim_us_per_event") else "-"
         bare = f"{row['vs_bare_loop']:.3f}" if row.get("vs_bare_loop") else ""
         note = f"   (exit {row['exit']}: {row['stderr']})" if row["exit"] else ""
         extra = ""
@@ -263,7 +272,7 @@ def print_table(rows: list, before: dict | None = None) -> None:
                 extra = f" {old['cpu_s']:>9.2f} {old['cpu_s'] / row['cpu_s']:>7.2f}x {same:>7}"
             else:
                 extra = f" {'-':>9} {'-':>8} {'-':>7}"
-        print(f"{row['label']:<42} {events:>10} {row['cpu_s']:>8.2f} {per:>13} "
+        print(f"{row['label']:<42} {events:>10} {row['cpu_s']:>8.2f} {per:>13} {sim:>13} "
               f"{row['peak_mb']:>8.1f} {bare:>13}{extra}  {row['target']}{note}", flush=True)
 
 
@@ -309,7 +318,8 @@ def main(argv=None) -> int:
     print(f"# {root} at {commit[:100]}")
     print(f"# {platform.python_implementation()} {platform.python_version()}, "
           f"{os.cpu_count()} CPUs; CPU = user + system of the whole command (--no-plots unless "
-          f"'figures'), peak = its peak RSS; events from its summary.json", flush=True)
+          f"'figures', -v INFO), peak = its peak RSS; events from its summary.json; sim = the "
+          f"simulation alone, from the command's phase line", flush=True)
     rows = []
     by_name: dict = {}
     with tempfile.TemporaryDirectory(prefix="netsim-bench-") as tmp:
@@ -326,6 +336,9 @@ def main(argv=None) -> int:
             best.update(name=name, label=label, args=cli_args)
             best["us_per_event"] = (best["cpu_s"] / best["events"] * 1e6
                                     if best["events"] else None)
+            best["sim_us_per_event"] = (best["sim_cpu_s"] / best["events"] * 1e6
+                                        if best["events"] and best["sim_cpu_s"] is not None
+                                        else None)
             if best.get("bare_us_per_event") and best["us_per_event"]:
                 best["vs_bare_loop"] = best["bare_us_per_event"] / best["us_per_event"]
             best["target"] = judge(best, targets, by_name)

@@ -18,9 +18,11 @@ of whose flows has an analytic model).
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 from netsim.cli_options import (
@@ -44,6 +46,9 @@ from netsim.console import TABLE_ROWS
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_CHECK_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "UsageError",
            "build_parser", "entry", "main", "program_name", "run"]
+
+
+log = logging.getLogger(__name__)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -333,6 +338,7 @@ def simulate_and_write(args, spec, out: Path, staged, trace):
         staged.discard()
         return error(f"cannot write {failed_file(exc)}: {exc.strerror or exc}")
     failure_line = plugin_failure_line(results)
+    write_start_s = time.process_time()
     try:
         report = write_outputs(args, spec, results, staged, retransmit_counter)
         staged.commit()
@@ -341,14 +347,17 @@ def simulate_and_write(args, spec, out: Path, staged, trace):
     except OSError as exc:
         staged.discard()
         return error(f"cannot write results to {out}: {exc.strerror or exc}")
+    results.cpu_s["write"] = time.process_time() - write_start_s
     return results, signum, report, failure_line
 
 
 def run(args) -> int:
     """One run of `args.topology` with the options of `build_parser`: its exit status."""
+    startup_s = time.process_time()       # the interpreter, the imports, the options
     prepared = prepare_run(args)
     if isinstance(prepared, int):
         return prepared
+    load_s = time.process_time() - startup_s
     spec, out, staged, trace = prepared
     try:
         with staged:                  # an exception (Ctrl-C while drawing...) discards the staging
@@ -358,7 +367,30 @@ def run(args) -> int:
             trace.discard()
     if isinstance(outcome, int):
         return outcome
-    return finish_run(args, outcome, out, [link.id for link in spec.links])
+    status = finish_run(args, outcome, out, [link.id for link in spec.links])
+    log_cpu_phases(startup_s, load_s, outcome[0])
+    return status
+
+
+def log_cpu_phases(startup_s: float, load_s: float, results) -> None:
+    """Log (INFO) the CPU time of each phase of the command: start-up (interpreter, imports,
+    options), loading the topology, building the network and its traces, simulating, finishing
+    the traces and the summary, writing the results directory (figures included), and the
+    rest (printing)."""
+    if not log.isEnabledFor(logging.INFO):
+        return
+    phases = results.cpu_s
+    total_s = time.process_time()
+    events = results.summary["events"]
+    seconds = {"start-up": startup_s, "loading": load_s, "building": phases.get("build", 0.0),
+               "simulating": phases.get("simulate", 0.0),
+               "results": phases.get("finish", 0.0) + phases.get("summary", 0.0),
+               "writing": phases.get("write", 0.0)}
+    seconds["other"] = max(0.0, total_s - sum(seconds.values()))
+    texts = [f"{name} {value:.3f} s" for name, value in seconds.items()]
+    if events:
+        texts[3] += f" ({seconds['simulating'] / events * 1e6:.2f} us/event)"
+    log.info("CPU by phase: %s; total %.3f s, %d events", ", ".join(texts), total_s, events)
 
 
 def close_all(files) -> None:

@@ -255,6 +255,7 @@ class Results:
         self._tempdir = run._tempdir          # keeps a temporary trace directory alive
         self._tables: dict[str, dict] = {}
         self._grid_s = None                   # the sampling instants, once a trace asked
+        self.cpu_s: dict = run.cpu_s          # CPU seconds by phase (netsim/run.py), not saved
         self.summary = self._summarize(run, stop_reason, stop_detail, wall_s)
 
     # -- tables, read back on demand -------------------------------------------------------

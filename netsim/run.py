@@ -57,6 +57,7 @@ class Run:
     def __init__(self, spec: TopologySpec, *, duration_s: float | None = None,
                  seed: int | None = None, interval_s: float = DEFAULT_INTERVAL_S,
                  stall_timeout_s: float = STALL_TIMEOUT_S, progress=None, trace_dir=None):
+        started_cpu_s = time.process_time()
         self.spec = spec
         self.duration_s = spec.duration_s if duration_s is None else duration_s
         self.seed = spec.seed if seed is None else seed
@@ -109,6 +110,9 @@ class Run:
         self.flow_probes: dict = {}
         self._open_traces()
         self.workloads = start_workloads(self)      # fct.csv (netsim/workloads.py)
+        # CPU seconds of the run's phases: building (this), simulating, finishing the traces,
+        # the summary (`execute`); the command line adds its own and logs them (-v INFO)
+        self.cpu_s: dict = {"build": time.process_time() - started_cpu_s}
 
     def _open_traces(self) -> None:
         net, sampler, units = self.network, self.sampler, self.spec.units
@@ -236,6 +240,7 @@ class Run:
         if self.duration_s is None:
             sim.schedule(self.row_check_s, self._check_rows)
         wall_start = time.perf_counter()
+        cpu_start = time.process_time()
         failure = None
         try:
             sim.run(until=self.duration_s)
@@ -246,6 +251,8 @@ class Run:
             failure = exc
         finally:
             wall_s = time.perf_counter() - wall_start
+            cpu_s = time.process_time()
+            self.cpu_s["simulate"] = cpu_s - cpu_start
         if failure is None:
             try:
                 self.sampler.finish()
@@ -268,9 +275,12 @@ class Run:
             detail = f"simulated time reached {self.duration_s} s"
         if self.progress is not None:
             self.progress(sim.now, 1.0 if reason == "completed" else self._fraction_done())
+        summary_cpu_s = time.process_time()
+        self.cpu_s["finish"] = summary_cpu_s - cpu_s
         with collection_paused():      # (simulator/garbage.py)
             results = Results(self, reason, detail, wall_s)
         results.failure = failure
+        self.cpu_s["summary"] = time.process_time() - summary_cpu_s
         return results
 
     def _finish_after_failure(self) -> None:
