@@ -41,12 +41,22 @@ class ResultsDirError(OSError):
     """The destination cannot hold results (exists and is something else)."""
 
 
+# how every summary.json netsim writes begins (`indented_json_text`, "netsim_version" first)
+_SUMMARY_HEAD = b'{\n  "netsim_version": "'
+
+
 def is_results_dir(path: Path) -> bool:
-    """True when `path` is a directory holding a netsim summary.json."""
+    """True when `path` is a directory holding a netsim summary.json: a JSON object with a
+    "netsim_version". One that begins as netsim writes them is known by its first bytes, not
+    read whole (the summary of a large network is tens of MB, and a run checks the directory
+    it replaces twice)."""
     summary = path / SUMMARY_FILE
     try:
-        with open(summary, encoding="utf-8") as fh:
-            data = json.load(fh)
+        with open(summary, "rb") as fh:
+            if fh.read(len(_SUMMARY_HEAD)) == _SUMMARY_HEAD:
+                return True
+            fh.seek(0)
+            data = json.loads(fh.read().decode("utf-8"))
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and "netsim_version" in data
