@@ -9,7 +9,7 @@ from flows.transport import Flow
 from routing.distance_vector import start_distance_vector
 from routing.static import ShortestPaths, install_static_routes
 from simulator.engine import Simulator
-from topologies.spec import TopologySpec
+from topologies.spec import NO_IMPAIRMENT, TopologySpec
 
 
 class Network:
@@ -64,11 +64,13 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
     nodes = {**hosts, **routers}
     links = {}
     for ls in spec.links:
-        a, b = (nodes[end] for end in ls.ends)
-        link = Link(sim, ls.id, a, b, ls.rate_bps, ls.delay_s, ls.buffer_bytes, ls.duplex,
-                    ls.cost_s, queue=ls.queue)
-        for direction, impairment in zip(link.directions, ls.impairments):
-            direction.impair(impairment)
+        ends = ls.ends
+        link = Link(sim, ls.id, nodes[ends[0]], nodes[ends[1]], ls.rate_bps, ls.delay_s,
+                    ls.buffer_bytes, ls.duplex, ls.cost_s, queue=ls.queue)
+        impairments = ls.impairments
+        if impairments[0] is not NO_IMPAIRMENT or impairments[1] is not NO_IMPAIRMENT:
+            for direction, impairment in zip(link.directions, impairments):
+                direction.impair(impairment)    # (the shared no-impairment: nothing to do)
         links[ls.id] = link
     flows: dict[str, Flow | RateFlow] = {}
     sizes = spec.packet_sizes

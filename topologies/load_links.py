@@ -129,20 +129,41 @@ def _schedule(where: Where, item: dict, name: str, rule: Rule, factor: float) ->
     return tuple(out)
 
 
-def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str) -> LinkSpec:
+_NUMBERS = frozenset((int, float))     # (exact types: a bool is not a number here)
+
+
+def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
+          known: dict) -> LinkSpec:
+    """The LinkSpec of links[i]. `known` holds the converted rate, delay and buffer of the
+    (rate_mbps, delay_ms, buffer_kb) already read, by value and type (links of a large network
+    share a few): those are not checked and converted again (they passed; zeros of floats,
+    whose sign counts, always are)."""
     check_fields(where, item, LINK_FIELDS, LINK_REQUIRED)
     ends = _ends(where, item["ends"], kinds)
-    rate = number(where, "rate_mbps", item["rate_mbps"], POSITIVE)
-    delay = number(where, "delay_ms", item["delay_ms"], NON_NEGATIVE)
-    buffer = number(where, "buffer_kb", item["buffer_kb"], NON_NEGATIVE)
-    buffer_bytes = round(scaled(where, "buffer_kb", buffer, units.bytes_per_kb))
+    rate, delay, buffer = item["rate_mbps"], item["delay_ms"], item["buffer_kb"]
+    key = (type(rate), rate, type(delay), delay, type(buffer), buffer)
+    cacheable = key[0] in _NUMBERS and key[2] in _NUMBERS and key[4] in _NUMBERS and \
+        bool(rate and delay and buffer)
+    converted = known.get(key) if cacheable else None
+    if converted is None:
+        rate = number(where, "rate_mbps", rate, POSITIVE)
+        delay = number(where, "delay_ms", delay, NON_NEGATIVE)
+        buffer = number(where, "buffer_kb", buffer, NON_NEGATIVE)
+        buffer_bytes = round(scaled(where, "buffer_kb", buffer, units.bytes_per_kb))
+    else:
+        rate_bps, delay_s, buffer_bytes = converted
     cost = number(where, "cost", item["cost"], POSITIVE) if "cost" in item else None
     link_duplex = choice(where, "duplex", item.get("duplex", duplex), DUPLEX_MODES)
+    if converted is None:       # (in this order: the first problem of a link is reported)
+        rate_bps = float(scaled(where, "rate_mbps", rate, units.bits_per_mbit))
+        delay_s = delay / 1000.0
+        if cacheable:
+            known[key] = (rate_bps, delay_s, buffer_bytes)
     return LinkSpec(
         id=item["id"],
         ends=ends,
-        rate_bps=float(scaled(where, "rate_mbps", rate, units.bits_per_mbit)),
-        delay_s=delay / 1000.0,
+        rate_bps=rate_bps,
+        delay_s=delay_s,
         buffer_bytes=buffer_bytes,
         duplex=link_duplex,
         cost_s=None if cost is None else cost / 1000.0,
@@ -154,6 +175,8 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str)
 
 
 def read_links(top: Where, data: dict, kinds: dict, units: UnitSystem, duplex: str) -> list:
-    return [_link(where, item, kinds, units, duplex) for where, item in entries(top, data, "links", "link")]
+    known: dict = {}
+    return [_link(where, item, kinds, units, duplex, known)
+            for where, item in entries(top, data, "links", "link")]
 
 
