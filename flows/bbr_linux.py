@@ -15,7 +15,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from flows.bbr_model import PACING_MARGIN, AckAggregation, quantization_budget, tso_segs_goal
+from flows.bbr_model import (
+    EXTRA_ACKED_MAX_S,
+    PACING_MARGIN,
+    AckAggregation,
+    quantization_budget,
+    tso_segs_goal,
+)
 from flows.congestion import LOSS, OPEN, RECOVERY
 
 if TYPE_CHECKING:
@@ -78,10 +84,29 @@ class LinuxBbr:
 
     def target(self) -> float:
         """bbr_set_cwnd's target: the window at cwnd_gain with extra_acked
-        (bbr_ack_aggregation_cwnd: once the pipe is full, at most BtlBw x 100 ms)."""
+        (bbr_ack_aggregation_cwnd: once the pipe is full, at most BtlBw x 100 ms). The steps of
+        `window`, `AckAggregation.cwnd_pkts` and `quantization_budget` in one function: it runs
+        on every ACK."""
         bbr = self.bbr
-        bw = bbr.btl_bw_pps()
-        return self.window(bw, bbr.cwnd_gain, self.aggregation.cwnd_pkts(bw, bbr.full_pipe.filled))
+        filt = bbr.bw_filter.window
+        bw = filt[0][1] if filt else 0.0             # BandwidthFilter.max_pps
+        extra = 0
+        if bbr.full_pipe.filled:                     # AckAggregation.cwnd_pkts
+            extra = max(self.aggregation.extra_acked)
+            cap = int(bw * EXTRA_ACKED_MAX_S)
+            if extra > cap:
+                extra = cap
+        min_rtt = bbr.min_rtt_s
+        if min_rtt == math.inf:
+            bdp = int(bbr.initial_cwnd)              # TCP_INIT_CWND: no RTT sample yet
+        else:
+            bdp = math.ceil(bbr.cwnd_gain * bw * min_rtt - 1e-9)
+        rate_bps = bbr.flow.pacing_rate_bps
+        goal = self.goal_segs if rate_bps == self.goal_rate_bps else self.tso_goal()
+        cwnd = (bdp + extra + 3 * goal + 1) & ~1     # quantization_budget
+        if bbr.state == "probe_bw" and bbr.cycle_index == 0:
+            cwnd += 2
+        return float(cwnd)
 
     def on_sample(self, now: float, bw: float, acked: int, round_start: bool) -> None:
         """bbr_update_bw's round start ends packet conservation; bbr_update_ack_aggregation."""

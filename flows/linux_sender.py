@@ -73,7 +73,8 @@ class LinuxSender(Sender):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         options = self.options
-        self.board = RackScoreboard(self.dupack_threshold, options.rack, self._now)
+        sim = self.sim
+        self.board = RackScoreboard(self.dupack_threshold, options.rack, lambda: sim.now)
         self.scoreboard = self.board
         self.undo = Undo() if options.undo else None
         self.timer_kind = RTO
@@ -82,9 +83,6 @@ class LinuxSender(Sender):
         self.plain_transmit = False
         self.integer_window = options.integer_window
         self.linux_rto = options.linux_rto
-
-    def _now(self) -> float:
-        return self.sim.now
 
     @property
     def is_cwnd_limited(self) -> bool:
@@ -211,7 +209,12 @@ class LinuxSender(Sender):
         if cum >= self.n_packets:
             self._finish()
             return
-        newly_lost = self._detect_losses()
+        if board.rack and board.nothing_to_mark():    # `_detect_losses` in its common case
+            newly_lost = 0
+            if self.timer_kind == REORDER and self.timer.active:
+                self._rearm_rto()                     # nothing waits any more
+        else:
+            newly_lost = self._detect_losses()
         if self.state == OPEN and not board.lost:
             # `_fastretrans_alert` in OPEN with nothing marked lost: the window grows
             if cum > snd_una and self.on_ack_hook is not None:

@@ -138,6 +138,17 @@ class RackScoreboard(Scoreboard):
         self.lost.add(seq)
         heappush(self.to_retx, seq)
 
+    def nothing_to_mark(self) -> bool:
+        """Whether no packet waiting for RACK was sent before the most recently delivered one
+        (RACK.xmit_ts, ties by sequence number): then `detect` marks nothing and nothing waits."""
+        rack_ts = self.rack_ts
+        waiting = self.waiting
+        if rack_ts < 0.0 or not waiting:
+            return True
+        first = next(iter(waiting))
+        sent_first = waiting[first]
+        return sent_first > rack_ts or (sent_first == rack_ts and first >= self.rack_seq)
+
     def detect(self, recovering: bool, srtt: float, min_rtt: float,
                snd_una: int) -> tuple[int, float]:
         """Mark what RACK (or the duplicate-ACK threshold) deems lost now (`recovering`, `srtt`
@@ -145,15 +156,10 @@ class RackScoreboard(Scoreboard):
         time until the next packet would be (0.0: none waiting)."""
         if not self.rack:
             return self._detect_by_dupthresh(snd_una), 0.0
-        rack_ts = self.rack_ts
-        waiting = self.waiting
-        if rack_ts < 0.0 or not waiting:
-            return 0, 0.0
-        rack_seq = self.rack_seq
-        first = next(iter(waiting))
-        sent_first = waiting[first]
-        if sent_first > rack_ts or (sent_first == rack_ts and first >= rack_seq):
+        if self.nothing_to_mark():
             return 0, 0.0                             # the common case: nothing sent before
+        rack_ts = self.rack_ts
+        rack_seq = self.rack_seq
         reo_wnd = self.reo_wnd(recovering, srtt, min_rtt)
         expiry = self.rack_rtt + reo_wnd - self.now()
         expired = []
