@@ -29,12 +29,34 @@ STYLE = {"axes.grid": True, "grid.alpha": 0.3}
 Y_TICKS = 5         # at most this many intervals between y ticks (matplotlib's default: about 7)
 
 
+class ViewLocator(MaxNLocator):
+    """`MaxNLocator` returning only the ticks within the view interval.
+
+    MaxNLocator also returns the tick beyond each end of the axis; matplotlib makes a Tick (two
+    tick lines, a grid line, two labels) for each value it returns and draws only those in
+    view, so about a quarter of the Ticks of the run figures were made and never drawn. The
+    values kept are the same, and formatted the same (`plot_tool.layout` measures the labels of
+    these values); the tolerance keeps any value matplotlib would draw (its test is relative,
+    1e-10)."""
+
+    def tick_values(self, vmin: float, vmax: float) -> Any:
+        locs = super().tick_values(vmin, vmax)
+        low, high = min(vmin, vmax), max(vmin, vmax)
+        slack = 1e-6 * (high - low)
+        return locs[(locs >= low - slack) & (locs <= high + slack)]
+
+
+TIME_STEPS = [1, 2, 2.5, 5, 10]       # matplotlib's AutoLocator's
+
+
 def panel_axes(fig: Figure, n: int, height_ratios: Sequence[float] | None = None
                   ) -> list[Any]:
-    """`n` panels stacked in one column of `fig` on one time axis, with the `STYLE`."""
+    """`n` panels stacked in one column of `fig` on one time axis, with the `STYLE`; the y ticks
+    at most `Y_TICKS` intervals, the time ticks as matplotlib's default (`ViewLocator`s)."""
     axes = stacked_axes(fig, n, height_ratios=height_ratios, style=STYLE)
     for ax in axes:
-        ax.yaxis.set_major_locator(MaxNLocator(nbins=Y_TICKS, steps=[1, 2, 2.5, 5, 10]))
+        ax.yaxis.set_major_locator(ViewLocator(nbins=Y_TICKS, steps=[1, 2, 2.5, 5, 10]))
+    axes[-1].xaxis.set_major_locator(ViewLocator(nbins="auto", steps=TIME_STEPS))
     return list(axes)
 
 

@@ -12,12 +12,12 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import MaxNLocator
 
 from plot_tool.layout import finish_layout
 from plot_tool.lines import STYLES, interval_start, isolated, line_arrays
 from plot_tool.png.common import (
     Y_TICKS,
+    ViewLocator,
     add_legend,
     assign_colors,
     finish_time_axis,
@@ -140,7 +140,7 @@ def _plot_losses(ax: Any, series: Sequence[Series], causes: Sequence[LossCause],
     """The drops panel: for each cause with losses, one line per series in its colour and the
     cause's line style; "no packets lost" in the panel when there are none. Returns the legend
     entries: a header, then per cause its line style, name and total over the plotted lines."""
-    ax.yaxis.set_major_locator(MaxNLocator(nbins=Y_TICKS, steps=[1, 2, 2.5, 5, 10],
+    ax.yaxis.set_major_locator(ViewLocator(nbins=Y_TICKS, steps=[1, 2, 2.5, 5, 10],
                                            integer=True))       # counts of packets
     if not causes:
         ax.text(0.5, 0.5, NO_LOSS_TEXT, transform=ax.transAxes, ha="center", va="center",
