@@ -40,7 +40,7 @@ class ViewLocator(MaxNLocator):
     1e-10)."""
 
     def tick_values(self, vmin: float, vmax: float) -> Any:
-        locs = super().tick_values(vmin, vmax)
+        locs = np.asarray(super().tick_values(vmin, vmax))
         low, high = min(vmin, vmax), max(vmin, vmax)
         slack = 1e-6 * (high - low)
         return locs[(locs >= low - slack) & (locs <= high + slack)]
