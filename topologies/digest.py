@@ -56,8 +56,8 @@ def config_text(spec: TopologySpec, duration_s, seed, interval_s) -> str:
 
 
 class _Writer:
-    """One `config_text`: texts of dataclass instances by identity (valid while the spec is
-    alive, i.e. for this call), field names and getters by class."""
+    """One `config_text`: the texts of dataclass instances by identity (valid while the spec
+    is alive, i.e. for this call), field names and getters by class."""
 
     def __init__(self):
         self.done: dict = {}
@@ -81,12 +81,6 @@ class _Writer:
             return "null"
         if kind is bool:
             return "true" if value else "false"
-        text = self.done.get(id(value))
-        if text is None:
-            text = self.done[id(value)] = self.container_text(value, kind)
-        return text
-
-    def container_text(self, value, kind) -> str:
         if kind is list or kind is tuple:
             return "[" + ",".join([self.text(item) for item in value]) + "]"
         if kind is dict:
@@ -94,6 +88,13 @@ class _Writer:
                 return self.dumps(plain_data(value))
             return "{" + ",".join([encode_basestring_ascii(key) + ":" + self.text(item)
                                    for key, item in sorted(value.items())]) + "}"
+        text = self.done.get(id(value))         # a dataclass instance met again
+        if text is None:
+            text = self.done[id(value)] = self.instance_text(value, kind)
+        return text
+
+    def instance_text(self, value, kind) -> str:
+        """The text of a dataclass instance (or, of any other object, json.dumps's)."""
         described = self.classes.get(kind)
         if described is None:
             if not is_dataclass(value) or isinstance(value, type):
@@ -112,6 +113,8 @@ class _Writer:
                 parts.append(key + int.__repr__(item))
             elif item is None:
                 parts.append(key + "null")
+            elif not item and (item_kind is tuple or item_kind is list):
+                parts.append(key + "[]")
             else:
                 parts.append(key + text(item))
         return "{" + ",".join(parts) + "}"
