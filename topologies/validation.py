@@ -252,7 +252,7 @@ class _JsonObject(dict):
     """A parsed JSON object that remembers keys it saw more than once."""
 
     __slots__ = ("duplicates",)
-    duplicates: tuple      # the keys seen again, in order (set only when there are some)
+    duplicates: tuple      # the keys seen again, in order (empty when none)
 
 
 class _Rejected(ValueError):
@@ -265,6 +265,7 @@ class _Rejected(ValueError):
 
 def _object_pairs(pairs) -> _JsonObject:
     obj = _JsonObject(pairs)
+    obj.duplicates = ()     # (an unset slot would cost `check_plain` an exception per object)
     if len(obj) != len(pairs):
         seen: set = set()
         again = []
