@@ -155,7 +155,9 @@ class _Layout:
     def __init__(self, indent: int, out: list):
         self.out = out
         self.pads = ["\n" + " " * (indent * depth) for depth in range(ONE_LINE_DEPTH + 1)]
-        self.keys: dict = {}                  # key -> its JSON text
+        # by depth: the separator before an item (comma, line, indent); key -> that and the key
+        self.commas = ["," + pad for pad in self.pads[1:]]
+        self.prefixes: list = [{} for _ in range(ONE_LINE_DEPTH)]
         self.memo: dict = {}      # id of a one-line object's first value -> (its keys, its values, its text)
         self.encoder = _one_line_encoder()
 
@@ -176,23 +178,29 @@ class _Layout:
 
     def write_items(self, value, depth: int) -> None:
         """Append a non-empty list or string-keyed dict at `depth` < ONE_LINE_DEPTH, laid out
-        over lines (scalars inline: most items are)."""
-        out, keys, one_line = self.out, self.keys, self.one_line
-        inner, nested = self.pads[depth + 1], depth + 1 < ONE_LINE_DEPTH
-        separator = inner
+        over lines (scalars inline: most items are). Each item's piece begins with its comma
+        (and its key, made once per key and depth); the first one's comma is taken off at the
+        end."""
+        out, one_line = self.out, self.one_line
+        nested = depth + 1 < ONE_LINE_DEPTH
         is_dict = isinstance(value, dict)
         out.append("{" if is_dict else "[")
-        for key in value:
-            out.append(separator)
-            separator = "," + inner
+        first = len(out)
+        if is_dict:
+            prefixes = self.prefixes[depth]
+            items = value.items()
+        else:
+            comma = self.commas[depth]
+        for item in (items if is_dict else value):
             if is_dict:
-                text = keys.get(key)
-                if text is None:      # (TypeError for a key that is not a string)
-                    text = keys[key] = encode_basestring_ascii(key) + ": "
-                out.append(text)
-                item = value[key]
+                key, item = item
+                prefix = prefixes.get(key)
+                if prefix is None:      # (TypeError for a key that is not a string)
+                    prefix = prefixes[key] = (self.commas[depth] + encode_basestring_ascii(key)
+                                              + ": ")
+                out.append(prefix)
             else:
-                item = key
+                out.append(comma)
             kind = type(item)
             if kind is float:
                 out.append(float.__repr__(item) if isfinite(item) else "null")
@@ -204,8 +212,11 @@ class _Layout:
                 out.append("null")
             elif nested and item:
                 self.write(item, depth + 1)
+            elif kind is dict and item:
+                out.append(self.dict_line(item))
             else:
                 out.append(one_line(item))
+        out[first] = out[first][1:]
         out.append(self.pads[depth] + ("}" if is_dict else "]"))
 
     def one_line(self, value) -> str:
@@ -222,17 +233,22 @@ class _Layout:
             return "true" if value else "false"
         if not value and (kind is dict or kind is list):
             return "{}" if kind is dict else "[]"
-        if kind is dict:              # the text of an object of the same keys (strings) and
-            values = value.values()   # the very same values as one written before
-            known = self.memo.get(id(next(iter(values))))
-            if known is not None and tuple(value) == known[0] and all(map(is_, values, known[1])):
-                return known[2]
-            text = self.encode(value)
-            keys = tuple(value)
-            if all(type(key) is str for key in keys):
-                self.memo[id(next(iter(values)))] = (keys, tuple(values), text)
-            return text
+        if kind is dict:
+            return self.dict_line(value)
         return self.encode(value)
+
+    def dict_line(self, value: dict) -> str:
+        """The one-line text of a non-empty dict: that of an object of the same keys (strings)
+        and the very same values as one written before, else encoded."""
+        values = value.values()
+        known = self.memo.get(id(next(iter(values))))
+        if known is not None and tuple(value) == known[0] and all(map(is_, values, known[1])):
+            return known[2]
+        text = self.encode(value)
+        keys = tuple(value)
+        if all(type(key) is str for key in keys):
+            self.memo[id(next(iter(values)))] = (keys, tuple(values), text)
+        return text
 
     def encode(self, value) -> str:
         try:
