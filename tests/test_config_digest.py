@@ -1,4 +1,4 @@
-"""The configuration digest (topologies/digest.py): `config_text` writes exactly the text that
+"""The configuration digest (topologies/spec.py): `config_text` writes exactly the text that
 defines it, ``json.dumps(resolved_config(...), sort_keys=True, separators=(",", ":"),
 default=repr, allow_nan=True)``, for the shipped topologies and for specs with every field a
 rule leaves out (or keeps) set either way."""
@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from topologies.digest import config_text
 from topologies.loader import load_topology
 from topologies.spec import (
     GilbertElliottSpec,
     ImpairmentSpec,
     config_digest,
+    config_text,
     resolved_config,
 )
 
