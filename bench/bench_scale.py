@@ -141,9 +141,12 @@ SLOW_CLASSIC = ("far-future",)
 def run_child(root: Path, args: list, timeout_s: float) -> dict:
     """Run `root`/initializer.py with `args`; its CPU seconds (user + system), peak RSS, exit
     status and the last line of its standard error."""
+    # standard error goes to a file, not a pipe: at -v INFO a run of 10 000 flows logs more than
+    # a pipe holds (one line per completed flow), and the child would block writing to it
+    err_file = tempfile.TemporaryFile()
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, str(root / "initializer.py"), *args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=root)
+                            stdout=subprocess.DEVNULL, stderr=err_file, cwd=root)
     deadline = start + timeout_s
     killed = False
     while True:
@@ -156,7 +159,9 @@ def run_child(root: Path, args: list, timeout_s: float) -> dict:
             pid, status, usage = os.wait4(proc.pid, 0)
             break
         time.sleep(0.01)
-    stderr = proc.stderr.read().decode(errors="replace").strip() if proc.stderr else ""
+    err_file.seek(0)
+    stderr = err_file.read().decode(errors="replace").strip()
+    err_file.close()
     lines = [line for line in stderr.splitlines() if not line.startswith("INFO ")]
     phase = PHASE_SIMULATING.search(stderr)
     return {"cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024.0,

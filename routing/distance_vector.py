@@ -46,7 +46,9 @@ it never reads another router's state. Destinations are the hosts.
 Cost: a packet carries the whole vector (an immutable tuple shared by sender and receiver, never
 copied entry by entry) together with the destinations that changed since the previous packet on
 that link and a sequence number; a receiver that got the previous packet recomputes only those
-destinations, otherwise it compares the whole vector. A round recomputes every destination only
+destinations, otherwise it compares the whole vector, and of these only the ones whose route the
+change can move: not those whose route through that neighbour was and stays above the tie limit
+of their last choice (`_affected`; about half of them while a 1 000-router graph converges). A round recomputes every destination only
 when one of the router's link costs changed. Per router: its table, the last vector sent to and
 heard from each neighbour (one list of D entries each, entries shared), no dict per destination.
 """
@@ -99,6 +101,7 @@ class DistanceVectorAgent:
         self.dirty: list = [set() for _ in range(n_ports)]   # destinations changed since then
         self.cost_updates = [0] * n_ports          # cost-only triggered updates this round
         self.best: list = [None] * n_dest          # dest -> (cost, hops, port, (cost, hops))
+        self.limits = [0.0] * n_dest               # dest -> tie limit of its last choice
         self.marks = [(0.0, 0.0)] * n_ports        # (time, buffer byte-seconds)
         self.rounds = 0
         self.packets_sent = 0
@@ -212,7 +215,9 @@ class DistanceVectorAgent:
             changed = [i for i, (a, b) in enumerate(zip(old, vector)) if a != b]
         self.heard[p] = vector
         self.heard_seq[p] = seq
-        if self._recompute(changed):
+        if old is not None:
+            changed = self._affected(p, old, vector, changed)
+        if changed and self._recompute(changed):
             self._timer.start(self.settle_s)
             if not self._flush_pending:           # once every vector of this instant is in
                 self._flush_pending = True
@@ -297,13 +302,78 @@ class DistanceVectorAgent:
                 out.append(p)
         return tuple(out)
 
+    def _affected(self, p: int, old: tuple, vector: tuple, changed) -> list:
+        """The destinations of `changed` (entries of port `p`'s vector, `old` before, `vector`
+        now) whose route may change. A destination's route cannot change when the route
+        through `p` stays out of its choice: `p` is not its chosen port, and the cost through
+        `p` was and is above the tie limit of its last choice (or invalid), so the lowest
+        cost, the limit and the first port within it are what they were."""
+        cost = self.costs[p]
+        if cost == math.inf:
+            return []                      # a port whose link is down is never a candidate
+        best, limits, far_end, max_hops = self.best, self.limits, self.direct[p], self.max_hops
+        inf = math.inf
+        out = []
+        for i in changed:
+            if far_end == i:
+                continue                   # the route through p is the direct one: unchanged
+            entry = best[i]
+            new_cost, new_hops = vector[i]
+            if entry is None:
+                if new_cost == inf or new_hops + 1 > max_hops:
+                    continue               # still no route at all
+            elif entry[2] != p:
+                limit = limits[i]
+                old_cost, old_hops = old[i]
+                if ((old_cost == inf or old_hops + 1 > max_hops or cost + old_cost > limit)
+                        and (new_cost == inf or new_hops + 1 > max_hops
+                             or cost + new_cost > limit)):
+                    continue
+            out.append(i)
+        return out
+
     def _recompute(self, destinations) -> bool:
         """Recompute the routes to `destinations` (indices); True if any next hop or cost
-        changed. Changed destinations are marked for every neighbour's next advertisement."""
-        best, dirty = self.best, self.dirty
-        changed = False
+        changed. Changed destinations are marked for every neighbour's next advertisement.
+
+        The route chosen is `_choose`'s, computed here inline over the ports whose link is up
+        (listed once per call): the same candidates in the same order, the same arithmetic and
+        the same tie rule."""
+        best, costs, heard, direct = self.best, self.costs, self.heard, self.direct
+        max_hops, inf, tolerance, limits = self.max_hops, math.inf, TIE_TOLERANCE, self.limits
+        live = [(p, cost, direct[p], heard[p]) for p, cost in enumerate(costs) if cost != inf]
+        changed = []
         for i in destinations:
-            new = self._choose(i)
+            first = None
+            candidates = None
+            for p, cost, far_end, vector in live:
+                if far_end == i:
+                    candidate = (cost, 1, p)
+                elif vector is None:
+                    continue
+                else:
+                    far_cost, far_hops = vector[i]
+                    if far_cost == inf or far_hops + 1 > max_hops:
+                        continue
+                    candidate = (cost + far_cost, far_hops + 1, p)
+                if first is None:
+                    first = candidate
+                elif candidates is None:
+                    candidates = [first, candidate]
+                else:
+                    candidates.append(candidate)
+            new = first
+            if candidates is not None:          # the lowest cost; ties: the first port
+                lowest = min(c[0] for c in candidates)
+                limit = lowest + tolerance * max(abs(lowest), 1e-12)
+                limits[i] = limit
+                for candidate in candidates:
+                    if candidate[0] <= limit:
+                        new = candidate
+                        break
+            elif first is not None:
+                lowest = first[0]
+                limits[i] = lowest + tolerance * max(abs(lowest), 1e-12)
             old = best[i]
             if new is None:
                 if old is None:
@@ -313,33 +383,45 @@ class DistanceVectorAgent:
                 continue
             else:
                 best[i] = (new[0], new[1], new[2], (new[0], new[1]))
-            changed = True
-            for marks in dirty:
-                marks.add(i)
-        return changed
+            changed.append(i)
+        if not changed:
+            return False
+        for marks in self.dirty:
+            marks.update(changed)
+        return True
 
     def _install(self) -> None:
+        """Put the current table in the router's forwarding table and log what changed (a
+        route whose next hop and cost, within 1e-9, are the installed ones is no change)."""
         ports, dests = self.ports, self.destinations
         routes = {}
         current = {}
+        changes = {}
         previous = self._installed or {}
         groups = self._groups
+        kept = 0                                   # destinations installed before and now
         for i, entry in enumerate(self.best):
             if entry is not None:
+                dest = dests[i]
                 d = ports[entry[2]]
+                old = previous.get(dest)
+                if old is not None:
+                    kept += 1
                 if groups is not None:
                     hops = tuple(ports[p] for p in self._equal_cost_ports(i, entry))
-                    old = previous.get(dests[i])
                     if old is not None and _members(old[1]) == hops:
                         d = old[1]                  # the same set: keep its object (counter)
                     else:
                         d = groups.entry(hops)
-                routes[dests[i]] = d
-                current[dests[i]] = (entry[0], d)
+                routes[dest] = d
+                route = current[dest] = (entry[0], d)
+                if old is None or old[1] is not d or abs(old[0] - route[0]) > 1e-9 * max(
+                        abs(route[0]), 1e-12):
+                    if not _same_route(old, route):
+                        changes[dest] = route
         self.router.routes = routes
-        changes = {dest: entry for dest, entry in current.items()
-                   if not _same_route(previous.get(dest), entry)}
-        changes.update({dest: (math.inf, None) for dest in previous if dest not in current})
+        if kept < len(previous):                   # some became unreachable
+            changes.update({dest: (math.inf, None) for dest in previous if dest not in current})
         self._installed = current
         if changes and self.on_install is not None:
             self.on_install(self.sim.now, self.router, changes)

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from netsim.run import Run
-from routing.distance_vector import COST_UPDATES_PER_ROUND, UNREACHABLE
+from routing.distance_vector import COST_UPDATES_PER_ROUND, UNREACHABLE, DistanceVectorAgent
 from routing.static import network_paths
 from topologies import load_topology
 
@@ -213,3 +213,68 @@ def test_a_lost_routing_packet_is_recovered_by_comparing_whole_vectors(monkeypat
         assert_consistent(agent)
         for host in net.hosts.values():
             assert agent.table[host][2] is static.entry(agent.router, host)[1]
+
+
+def loaded_topology_with_failures(seed, n_routers):
+    """A random topology with equal link costs (ties), flows between random hosts that load its
+    queues (so that measured costs change) and links that fail and return."""
+    rng = random.Random(seed)
+    data = random_topology(seed, n_routers)
+    hosts = data["hosts"]
+    if len(hosts) >= 2:
+        data["flows"] = [{"id": f"F{k}", "src": src, "dst": dst, "data_mb": 0.3,
+                          "start_s": rng.uniform(0.0, 1.0)}
+                         for k, (src, dst) in enumerate(rng.sample(
+                             [(a, b) for a in hosts for b in hosts if a != b],
+                             min(3, len(hosts) * (len(hosts) - 1))))]
+    router_links = [ls["id"] for ls in data["links"] if not ls["id"].startswith("A")]
+    events = []
+    for lid in rng.sample(router_links, min(2, len(router_links))):
+        down = rng.uniform(0.5, 2.0)
+        events += [{"at_s": down, "link": lid, "action": "down"},
+                   {"at_s": down + rng.uniform(0.2, 1.0), "link": lid, "action": "up"}]
+    data["events"] = events
+    data["routing"]["update_interval_s"] = 0.5
+    return data
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n_routers=st.integers(2, 12))
+def test_skipping_destinations_a_vector_cannot_change_changes_nothing(seed, n_routers):
+    # DistanceVectorAgent._affected leaves out the destinations a received vector cannot move;
+    # with it and with every changed destination recomputed, the same routes at the same times
+    data = loaded_topology_with_failures(seed, n_routers)
+    _, skipping = run(data, 4.0)
+    for agent in skipping.network.agents:
+        assert_consistent(agent)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(DistanceVectorAgent, "_affected",
+                      lambda self, p, old, vector, changed: list(changed))
+        _, everything = run(data, 4.0)
+    assert route_rows(skipping) == route_rows(everything)
+    assert skipping.summary["events"] == everything.summary["events"]
+    assert skipping.summary["flows"] == everything.summary["flows"]
+
+
+def route_rows(results):
+    table = results.routes
+    return list(zip(*(table[column].tolist() for column in table)))
+
+
+def test_a_worse_vector_from_a_port_that_set_the_tie_limit_can_move_the_route_to_another():
+    # R0 reaches H through A, B or C (ports in that order), C the cheapest, B within the tie
+    # tolerance of C (so B is chosen: the first port within it), A just outside. When C's route
+    # goes away (its link to R9 fails), the lowest cost is B's, whose tie limit now takes in A:
+    # the first port within it is A. Nothing changed for A or B, but their choice did.
+    base_ms = 1.0
+    links = [link("LA", "R0", "A", cost=base_ms + 3.6e-9), link("LB", "R0", "B", cost=base_ms + 1.5e-9),
+             link("LC", "R0", "C", cost=base_ms),
+             link("A9", "A", "R9", cost=1.0), link("B9", "B", "R9", cost=1.0),
+             link("C9", "C", "R9", cost=1.0), link("H9", "H", "R9", cost=1.0)]
+    data = topology(["R0", "A", "B", "C", "R9"], ["H"], links,
+                    events=[{"at_s": 1.0, "link": "C9", "action": "down"}])
+    for duration, next_hop in ((0.9, "B"), (2.0, "A")):
+        _, results = run(data, duration)
+        r0 = next(a for a in results.network.agents if a.router.id == "R0")
+        assert r0.table[results.network.hosts["H"]][2].dst.id == next_hop, duration
+        assert_consistent(r0)
