@@ -5,9 +5,11 @@
 For test case 0 (every link) and test case 2 (links L1 and L3, as the README's command), in a
 fresh child process each: the simulation (``simulate()``, best of N, CPU time), writing the
 results, then what the first ``make_figures`` call of a process costs, phase by phase: importing
-numpy, importing matplotlib's modules (``plot_tool.matplotlib_loader``) and the rest of the
-backend, reading the results, planning the figures (the front end), and for each figure creating
-its artists (``render``), the Agg draw and writing the PNG; then the best of N further
+numpy (``plot_tool.numpy_loader``: its own CPU only; OpenBLAS's idle threads, if they spin, are
+counted in whichever phases follow), importing matplotlib's modules
+(``plot_tool.matplotlib_loader``) and the rest of the backend, reading the results, planning the
+figures (the front end), and for each figure (text measured once, ``TextMemo``) creating its
+artists (``render``), the Agg draw and writing the PNG; then the best of N further
 ``make_figures`` calls (warm). ``--profile`` prints the cProfile of one warm ``make_figures`` call
 per topology. Then the whole commands of test case 2 (``initializer.py
 topologies/test_case_2.json -l L1 L3``, with and without ``--no-plots``), N interleaved pairs in
@@ -91,23 +93,26 @@ def first_call_phases(out: Path, links) -> dict:
 
     gc.disable()
     try:
-        phase("import numpy", __import__, "numpy")
+        from plot_tool.numpy_loader import load_numpy
+
+        phase("import numpy", load_numpy)
         from plot_tool.matplotlib_loader import load_matplotlib
 
         phase("import matplotlib", load_matplotlib)
         phase("import backend", __import__, "plot_tool.png")
-        from plot_tool.png import render
+        from plot_tool.png import TextMemo, render
         from plot_tool.png.common import write_canvas_png
         from plot_tool.results import read_results
         from plot_tool.run_data import plan_figures
 
         rs = phase("read", read_results, out)
         jobs = phase("plan", lambda: plan_figures(rs, links=links))
-        for job in jobs:
-            stem = job.filename.rsplit(".", 1)[0]
-            fig = phase(f"{stem} render", render, job)
-            phase(f"{stem} draw", fig.canvas.draw)
-            phase(f"{stem} png", write_canvas_png, fig, out / job.filename)
+        with TextMemo():
+            for job in jobs:
+                stem = job.filename.rsplit(".", 1)[0]
+                fig = phase(f"{stem} render", render, job)
+                phase(f"{stem} draw", fig.canvas.draw)
+                phase(f"{stem} png", write_canvas_png, fig, out / job.filename)
     finally:
         gc.enable()
     return phases

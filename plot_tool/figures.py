@@ -23,8 +23,9 @@ a backend that only draws it:
 
 Saving uses the object-oriented API (`matplotlib.figure.Figure` with an Agg canvas), so nothing
 needs a display; pyplot is imported only when ``show=True``. numpy and matplotlib are imported on
-the first call, not with this module, and matplotlib without the generated docstrings of its
-``Artist.set`` methods (`plot_tool.matplotlib_loader`). Garbage collection is postponed while the
+the first call, not with this module: numpy without OpenBLAS's idle threads spinning
+(`plot_tool.numpy_loader`), matplotlib without the generated docstrings of its ``Artist.set``
+methods (`plot_tool.matplotlib_loader`). Garbage collection is postponed while the
 modules are imported, the results read and the figures drawn. ``bench/bench_figures.py``
 measures the cost against the simulation's and the command's.
 """
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from plot_tool.matplotlib_loader import load_matplotlib
+from plot_tool.numpy_loader import load_numpy
 
 if TYPE_CHECKING:     # the modules that need numpy are imported with the collector paused
     from plot_tool.series import IdSelection, PathLike
@@ -105,6 +107,7 @@ def make_figures(results: Any, out_dir: PathLike | None = None, *,
 def _write_figures(results: Any, out_dir: PathLike | None, **selection: Any
                    ) -> tuple[list[Path], list[Any]]:
     """`make_figures` without its collector pause and ``show``: the paths written, the jobs."""
+    load_numpy()                # without OpenBLAS's idle spinning (plot_tool.numpy_loader)
     from plot_tool.results import read_results
     from plot_tool.run_data import plan_figures
 
@@ -129,13 +132,14 @@ def _write_figures(results: Any, out_dir: PathLike | None, **selection: Any
         return written, jobs
     out_dir.mkdir(parents=True, exist_ok=True)
     load_matplotlib()           # without the docstrings of Artist.set (plot_tool.matplotlib_loader)
-    from plot_tool.png import render, save_png
+    from plot_tool.png import TextMemo, render, save_png
 
-    for job in jobs:
-        path = out_dir / job.filename
-        save_png(render(job), path)
-        log.debug("wrote %s", path)
-        written.append(path)
+    with TextMemo():            # each string measured and shaped once (plot_tool.png.agg_text)
+        for job in jobs:
+            path = out_dir / job.filename
+            save_png(render(job), path)
+            log.debug("wrote %s", path)
+            written.append(path)
     return written, jobs
 
 

@@ -58,8 +58,11 @@ def renderer_of(fig: Figure) -> Any:
 
 
 def is_static(fig: Figure) -> bool:
-    """Whether `fig` is only drawn to be saved (no interactive canvas)."""
-    return type(fig.canvas) in (FigureCanvasBase, FigureCanvasAgg)
+    """Whether `fig` is only drawn to be saved (no interactive canvas): a plain or Agg canvas,
+    or one whose class says ``saved_only = True`` (`plot_tool.png.agg_text.Canvas`)."""
+    canvas_type = type(fig.canvas)
+    return (canvas_type in (FigureCanvasBase, FigureCanvasAgg)
+            or getattr(canvas_type, "saved_only", False) is True)
 
 
 def stacked_axes(fig: Figure, n: int, *, height_ratios: Sequence[float] | None = None,

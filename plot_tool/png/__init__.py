@@ -4,20 +4,21 @@
 `draw(fig, data)` draws into any matplotlib Figure (`show=True` uses pyplot's); `render(data)`
 into a new Figure on an Agg canvas at the saved resolution; `save_png` writes it. The drawing of
 each kind of figure is in its own module: `panels` (links, flows, hosts), `fct`, `routing`;
-`common` holds what they share (axes, legends, colours, units).
+`common` holds what they share (axes, legends, colours, units); `agg_text` the canvas, whose text
+is measured and shaped once per `make_figures` call.
 """
 from __future__ import annotations
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from plot_tool.png.agg_text import Canvas, TextMemo
 from plot_tool.png.common import DPI, save_png
 from plot_tool.png.fct import draw_fct_figure
 from plot_tool.png.panels import draw_figure
 from plot_tool.png.routing import draw_routing_figure
 from plot_tool.series import FigureData
 
-__all__ = ["draw", "render", "save_png"]
+__all__ = ["TextMemo", "draw", "render", "save_png"]
 
 
 def draw(fig: Figure, data: FigureData) -> None:
@@ -35,8 +36,9 @@ def draw(fig: Figure, data: FigureData) -> None:
 
 
 def render(data: FigureData) -> Figure:
-    """`data` drawn into a new Figure on an Agg canvas, at the resolution it is saved with."""
+    """`data` drawn into a new Figure on an Agg canvas (`plot_tool.png.agg_text.Canvas`: text
+    measured and shaped once while a `TextMemo` is active), at the resolution it is saved with."""
     fig = Figure(figsize=data.figsize, dpi=DPI)
-    FigureCanvasAgg(fig)
+    Canvas(fig)
     draw(fig, data)
     return fig

@@ -7,7 +7,9 @@ with CPU time) and offers no way to fix the filter; with filter type 0 ("None") 
 zlib level 3 the files are within 5 % of Pillow's size. The container is small: the signature,
 then the chunks IHDR (size, 8-bit RGB, not interlaced), pHYs (resolution), tEXt (software), IDAT
 (the zlib stream of the rows, each prefixed by its filter byte) and IEND, each with its length
-and CRC-32.
+and CRC-32. The rows are filled one colour channel at a time (strided copies of whole rows):
+copying the pixels three bytes at a time out of the canvas's RGBA buffer took 5-6 ms per figure
+of test case 2, as long as compressing them; by channel it takes 1 ms.
 """
 from __future__ import annotations
 
@@ -38,7 +40,8 @@ def png_bytes(rgb: np.ndarray, *, dpi: float | None = None,
     height, width = rgb.shape[:2]
     rows = np.empty((height, 1 + 3 * width), dtype=np.uint8)
     rows[:, 0] = 0                                   # filter type None on every row
-    rows[:, 1:] = rgb.reshape(height, 3 * width)
+    for channel in range(3):      # one channel at a time: `rgb` is usually a view of RGBA rows
+        rows[:, 1 + channel::3] = rgb[:, :, channel]
     parts = [SIGNATURE,
              _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))]
     if dpi:
