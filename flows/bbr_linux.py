@@ -92,7 +92,8 @@ class LinuxBbr:
         bw = filt[0][1] if filt else 0.0             # BandwidthFilter.max_pps
         extra = 0
         if bbr.full_pipe.filled:                     # AckAggregation.cwnd_pkts
-            extra = max(self.aggregation.extra_acked)
+            first, second = self.aggregation.extra_acked     # max(extra_acked)
+            extra = second if second > first else first
             cap = int(bw * EXTRA_ACKED_MAX_S)
             if extra > cap:
                 extra = cap
@@ -130,7 +131,9 @@ class LinuxBbr:
         acked = rs.newly_delivered
         if acked > 0:
             if lost > 0:
-                cwnd = max(cwnd - lost, 1)
+                cwnd -= lost                         # max(cwnd - lost, 1)
+                if cwnd < 1:
+                    cwnd = 1
             state, prev = flow.state, self.prev_state
             if state == RECOVERY and prev != RECOVERY:
                 self.conservation = True
@@ -145,10 +148,13 @@ class LinuxBbr:
             else:
                 target = self.target()
                 if bbr.full_pipe.filled:
-                    cwnd = int(min(cwnd + acked, target))
+                    cwnd += acked                    # int(min(cwnd + acked, target))
+                    if target < cwnd:
+                        cwnd = int(target)
                 elif cwnd < target or rs.delivered < bbr.initial_cwnd:
                     cwnd += acked
-                cwnd = max(cwnd, MIN_CWND_TARGET)
+                if cwnd < MIN_CWND_TARGET:           # max(cwnd, MIN_CWND_TARGET)
+                    cwnd = MIN_CWND_TARGET
         if bbr.state == "probe_rtt":
             cwnd = min(cwnd, MIN_CWND_TARGET)
         return float(cwnd)

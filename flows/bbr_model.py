@@ -104,7 +104,8 @@ class AckAggregation:
         if acked <= 0:
             return
         if round_start:
-            self.win_rtts = min(0x1F, self.win_rtts + 1)
+            win_rtts = self.win_rtts + 1                 # min(0x1F, win_rtts + 1)
+            self.win_rtts = win_rtts if win_rtts < 0x1F else 0x1F
             if self.win_rtts >= EXTRA_ACKED_WIN_RTTS:
                 self.win_rtts = 0
                 self.win_idx = 1 - self.win_idx
@@ -115,8 +116,14 @@ class AckAggregation:
             self.epoch_acked = 0                     # ACKs not ahead of BtlBw: a new epoch
             self.epoch_start_s = now
             expected = 0
-        self.epoch_acked = min(0xFFFFF, self.epoch_acked + acked)
-        extra = min(self.epoch_acked - expected, int(cwnd))
+        epoch_acked = self.epoch_acked + acked           # min(0xFFFFF, ...)
+        if epoch_acked > 0xFFFFF:
+            epoch_acked = 0xFFFFF
+        self.epoch_acked = epoch_acked
+        extra = epoch_acked - expected                   # min(extra, int(cwnd))
+        window = int(cwnd)
+        if window < extra:
+            extra = window
         if extra > self.extra_acked[self.win_idx]:
             self.extra_acked[self.win_idx] = extra
 

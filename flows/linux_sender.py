@@ -51,14 +51,24 @@ from __future__ import annotations
 
 import math
 
-from components.packet import Packet
+from components.packet import DATA, Packet
 from flows.congestion import CWR, LOSS, OPEN, RECOVERY, CaEvent
 from flows.cwr import ecn_ack, end_reduction, enter_cwr
 from flows.prr import PrrWindow
 from flows.rack import RackScoreboard
 from flows.sender import Sender, WindowError
 from flows.sender_view import CwndUsage
-from flows.tlp import PROBE, REORDER, RTO, TCP_TIMEOUT_MIN_S, TailLossProbe, schedule_probe, send_probe
+from flows.tlp import (
+    NO_RTT_S,
+    ONE_PACKET_EXTRA_S,
+    PROBE,
+    REORDER,
+    RTO,
+    TCP_TIMEOUT_MIN_S,
+    TailLossProbe,
+    schedule_probe,
+    send_probe,
+)
 from flows.undo import Undo, on_dsack, undo_episode
 
 _INF = math.inf
@@ -86,7 +96,11 @@ class LinuxSender(Sender):
 
     @property
     def is_cwnd_limited(self) -> bool:
-        return self.usage.is_cwnd_limited(self.cwnd, self.ssthresh)
+        usage = self.usage                # `usage.is_cwnd_limited(cwnd, ssthresh)`, inline
+        if usage.latched:
+            return True
+        cwnd = self.cwnd
+        return cwnd < self.ssthresh and cwnd < 2 * usage.max_packets_out
 
     # -- sending -----------------------------------------------------------------------------
     def send_window(self) -> None:
@@ -114,7 +128,9 @@ class LinuxSender(Sender):
         while True:
             snd_una = self.snd_una
             if board.lost or board.sacked or board.retx_out:
-                in_flight = board.pipe(snd_una, self.snd_nxt)
+                # `board.pipe(snd_una, self.snd_nxt)`, inline
+                in_flight = (self.snd_nxt - snd_una) - len(board.sacked) - len(board.lost) \
+                    + len(board.retx_out)
                 seq = board.next_hole(snd_una) if in_flight < limit else None
             else:                                     # nothing sacked or lost: the flight
                 in_flight = self.snd_nxt - snd_una
@@ -129,13 +145,23 @@ class LinuxSender(Sender):
                 if seq - snd_una >= self.rwnd_pkts:
                     self.rwnd_limited = True
                     break
-            if pacer.rate_bps and not pacer.pace(self.packet_size(seq)):
+            if pacer.rate_bps and not pacer.pace(self.last_packet_bytes if seq == self.n_packets - 1
+                                                 else self.packet_bytes):
                 return sent_new > 0
             if in_flight == 0 and self.cwnd_event_hook is not None:
                 self.cwnd_event_hook(CaEvent.TX_START)
             sent_new += self.transmit_one(seq)
-        self.usage.validate(self.snd_una, self.snd_nxt, cwnd_limited)
-        if schedule and sent_new and self.tlp is not None and not self._reordering_pending():
+        # `self.usage.validate(self.snd_una, self.snd_nxt, cwnd_limited)`, inline
+        usage = self.usage
+        snd_nxt = self.snd_nxt
+        packets_out = snd_nxt - self.snd_una
+        if (self.snd_una >= usage.usage_seq or cwnd_limited
+                or (not usage.latched and packets_out > usage.max_packets_out)):
+            usage.latched = cwnd_limited
+            usage.max_packets_out = packets_out
+            usage.usage_seq = snd_nxt
+        if schedule and sent_new and self.tlp is not None \
+                and not (self.timer_kind == REORDER and self.timer.active):
             schedule_probe(self, advancing=False)
         return sent_new > 0
 
@@ -144,28 +170,60 @@ class LinuxSender(Sender):
 
     def transmit_one(self, seq: int) -> bool:
         """Transmit packet `seq` (a retransmission if sent before); returns whether it is new."""
-        retx = seq < self.high_seq
+        if seq < self.high_seq:
+            self._retransmit_one(seq)
+            return False
+        # new data (the common case)
         state = self.state
-        if retx:
-            if self.undo is not None:
-                self.undo.on_retransmit(seq, self.sim.now)
-            self.fast_retransmits += state == RECOVERY
         if state == RECOVERY or state == CWR:
             window = self.window
             if isinstance(window, PrrWindow):
                 window.on_sent(1)
-        self.board.on_send(seq, self.sim.now, retx)
-        if not retx:
-            self.snd_nxt = seq + 1                    # counted in flight by the rate sampler
-        elif seq == self.snd_una and not self._reordering_pending():
+        now = self.sim.now
+        board = self.board
+        board.xmit[seq] = (now, False)                # `board.on_send(seq, now, False)`, inline
+        board.waiting[seq] = now
+        self.snd_nxt = seq + 1                        # counted in flight by the rate sampler
+        timer = self.timer
+        if not timer.active:
+            self.timer_kind = RTO                     # the RTO starts below
+        if self.ecn:
+            self._transmit(seq)
+        else:
+            # `_transmit(seq)`, inline for new data of a flow without ECN
+            n_packets = self.n_packets
+            size = self.last_packet_bytes if seq == n_packets - 1 else self.packet_bytes
+            src = self.src
+            packet = Packet(DATA, src, self.dst, size, self.deliver_data, seq, -1, -1, now,
+                            False, None, False, self.flow_hash)
+            self.packets_sent += 1
+            self.bytes_sent += size
+            if not timer.active:
+                timer.start(self.rtt.rto)
+            rates = self.rates
+            if rates is not None:
+                rates.on_send(seq, now, seq + 1 - self.snd_una, seq + 1 >= n_packets)
+            src.send(packet)
+        self.high_seq = seq + 1
+        return True
+
+    def _retransmit_one(self, seq: int) -> None:
+        """Retransmit packet `seq` (`transmit_one` of a packet sent before)."""
+        state = self.state
+        if self.undo is not None:
+            self.undo.on_retransmit(seq, self.sim.now)
+        self.fast_retransmits += state == RECOVERY
+        if state == RECOVERY or state == CWR:
+            window = self.window
+            if isinstance(window, PrrWindow):
+                window.on_sent(1)
+        self.board.on_send(seq, self.sim.now, True)
+        if seq == self.snd_una and not self._reordering_pending():
             self.timer_kind = RTO                     # the head resent: the RTO from now
             self.timer.start(self.rtt.rto)            # (tcp_xmit_retransmit_queue's rearm)
         if not self.timer.active:
             self.timer_kind = RTO                     # _transmit starts the RTO
         self._transmit(seq)
-        if not retx:
-            self.high_seq = seq + 1
-        return not retx
 
     # -- acknowledgements --------------------------------------------------------------------
     def on_ack(self, ack: Packet) -> None:
@@ -209,7 +267,20 @@ class LinuxSender(Sender):
         if cum >= self.n_packets:
             self._finish()
             return
-        if board.rack and board.nothing_to_mark():    # `_detect_losses` in its common case
+        # `board.nothing_to_mark()`, inline: no packet waiting for RACK was sent before the
+        # most recently delivered one
+        nothing = False
+        if board.rack:
+            rack_ts = board.rack_ts
+            waiting = board.waiting
+            if rack_ts < 0.0 or not waiting:
+                nothing = True
+            else:
+                first = next(iter(waiting))
+                sent_first = waiting[first]
+                nothing = sent_first > rack_ts or (sent_first == rack_ts
+                                                   and first >= board.rack_seq)
+        if nothing:                                   # `_detect_losses` in its common case
             newly_lost = 0
             if self.timer_kind == REORDER and self.timer.active:
                 self._rearm_rto()                     # nothing waits any more
@@ -301,14 +372,39 @@ class LinuxSender(Sender):
         loss probe if one may be scheduled (its RTO bound from now, or after new data from the
         first outstanding packet's send time, as tcp_schedule_loss_probe), else the RTO
         restarted (RFC 6298 (5.3), tcp_rearm_rto)."""
-        if self.snd_una >= self.high_seq:
-            self.timer.cancel()
-        elif self._reordering_pending():
-            pass                                      # the reorder timer decides first
-        elif not (self.tlp is not None and schedule_probe(self, advancing=not sent_new)):
-            if advanced or self.timer_kind == PROBE or not self.timer.active:
-                self.timer_kind = RTO
-                self.timer.start(self.rtt.rto)
+        timer = self.timer
+        snd_una = self.snd_una
+        high_seq = self.high_seq
+        if snd_una >= high_seq:
+            timer.cancel()
+            return
+        if self.timer_kind == REORDER and timer.active:
+            return                                    # the reorder timer decides first
+        if self.tlp is not None:
+            state = self.state
+            if state == OPEN or state == CWR:
+                # `schedule_probe(self, advancing=not sent_new)`, inline: the arithmetic of
+                # TailLossProbe.timeout (snd_una < high_seq: a probe may be scheduled)
+                rtt = self.rtt
+                srtt = rtt.srtt
+                if srtt is None:
+                    pto = NO_RTT_S
+                else:
+                    pto = 2.0 * srtt + (ONE_PACKET_EXTRA_S if high_seq - snd_una == 1
+                                        else TCP_TIMEOUT_MIN_S)
+                rto_left = rtt.rto
+                if sent_new:                          # not advancing: from the head's send
+                    head = self.board.xmit.get(snd_una)
+                    if head is not None:
+                        rto_left = head[0] + rtt.rto - self.sim.now
+                if rto_left > 0.0 and rto_left < pto:     # min(pto, rto_left)
+                    pto = rto_left
+                self.timer_kind = PROBE
+                timer.start(pto)
+                return
+        if advanced or self.timer_kind == PROBE or not timer.active:
+            self.timer_kind = RTO
+            timer.start(self.rtt.rto)
 
     def on_timeout(self) -> None:
         if self.finish_s is not None or self.snd_una >= self.high_seq:

@@ -108,8 +108,28 @@ class RackScoreboard(Scoreboard):
         now = self.now()
         delivered = self._delivered
         if not sacked and not lost and not self.retx_out:   # the common case: in order
+            # `_delivered(seq, min_rtt, now)` for each packet, inline (the same tests in the
+            # same order; RACK's state read once and written back once)
+            xmit, waiting = self.xmit, self.waiting
+            rack_ts, rack_seq, rack_rtt = self.rack_ts, self.rack_seq, self.rack_rtt
+            fack = self.fack
             for seq in range(snd_una, cum):
-                delivered(seq, min_rtt, now)
+                record = xmit.pop(seq, None)
+                waiting.pop(seq, None)
+                if record is None:
+                    continue
+                sent_s, retransmitted = record
+                rtt = now - sent_s
+                if retransmitted:
+                    if rtt < min_rtt:
+                        continue                      # ambiguous: maybe the original
+                elif seq < fack:
+                    self.reord_seen = True            # delivered below a sacked packet
+                if sent_s > rack_ts or (sent_s == rack_ts and seq > rack_seq):
+                    rack_ts = sent_s
+                    rack_seq = seq
+                    rack_rtt = rtt
+            self.rack_ts, self.rack_seq, self.rack_rtt = rack_ts, rack_seq, rack_rtt
             return cum - snd_una
         newly = 0
         for seq in range(snd_una, cum):

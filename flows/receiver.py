@@ -246,36 +246,69 @@ class LinuxReceiver(EcnDelayedReceiver):
             self._echo(packet)
         seq = packet.seq
         rcv_nxt = self.rcv_nxt
-        gap = bool(self.out_of_order)
-        duplicate = seq < rcv_nxt or (gap and seq in self.out_of_order)
+        out_of_order = self.out_of_order
+        gap = bool(out_of_order)
+        duplicate = seq < rcv_nxt or (gap and seq in out_of_order)
         if seq == rcv_nxt:
-            self._event_data_recv()
-        if seq == rcv_nxt and not gap and seq != self.n_packets - 1:
-            # `_accept(packet)` in its common case, inline: the next packet, nothing buffered
-            size = packet.size_bytes
-            self.last_arrival_s = self.sim.now
-            self.arrived_bytes += size
-            if rcv_nxt * self.packet_bytes != self.delivered_bytes or size != self.packet_bytes:
-                self.in_order = False
-            self.delivered_bytes += size
-            self.rcv_nxt = rcv_nxt + 1
+            # `_event_data_recv()`, inline (once per in-order packet; the same operations)
+            now = self.sim.now
+            ato = self.ato_s
+            if ato == 0.0:
+                self.quick = TCP_MAX_QUICKACKS          # tcp_incr_quickack
+                self.ato_s = TCP_ATO_MIN_S
+            else:
+                arrival_gap = now - self.last_rcv_s
+                if arrival_gap <= TCP_ATO_MIN_S / 2.0:
+                    self.ato_s = ato / 2.0 + TCP_ATO_MIN_S / 2.0
+                elif arrival_gap < ato:
+                    ato = ato / 2.0 + arrival_gap       # min(ato, RECEIVER_RTO_S)
+                    self.ato_s = RECEIVER_RTO_S if RECEIVER_RTO_S < ato else ato
+                elif arrival_gap > RECEIVER_RTO_S:
+                    if self.quick < TCP_MAX_QUICKACKS:
+                        self.quick = TCP_MAX_QUICKACKS
+            self.last_rcv_s = now
+            if not gap and seq != self.n_packets - 1:
+                # `_accept(packet)` in its common case, inline: the next packet, nothing
+                # buffered
+                size = packet.size_bytes
+                self.last_arrival_s = now
+                self.arrived_bytes += size
+                if rcv_nxt * self.packet_bytes != self.delivered_bytes \
+                        or size != self.packet_bytes:
+                    self.in_order = False
+                self.delivered_bytes += size
+                self.rcv_nxt = rcv_nxt + 1
+            else:
+                self._accept(packet)
         else:
             self._accept(packet)
         if duplicate:
             self.quick = max(self.quick, TCP_MAX_QUICKACKS)    # tcp_enter_quickack_mode
             self._send_ack(seq, dsack=seq)
             return
-        if not self.pending:
+        pending = self.pending
+        if not pending:
             self.pending_sent_s = packet.sent_s
             self.pending_retx = packet.retx
         elif packet.retx:
             self.pending_retx = True
-        self.pending += 1
-        if (seq != rcv_nxt or gap or self.quick > 0 or self.pending >= self.every
+        self.pending = pending = pending + 1
+        if (seq != rcv_nxt or gap or self.quick > 0 or pending >= self.every
                 or self.rcv_nxt >= self.n_packets):
             self._send_ack(seq)
-        else:
-            self._schedule_delayed_ack()
+            return
+        # `_schedule_delayed_ack()`, inline (min() as comparisons: the same results)
+        ato = self.ato_s
+        if ato > TCP_DELACK_MIN_S and ato > 0.5:
+            ato = 0.5                                   # max_ato = HZ / 2 (no RTT estimate)
+        if ato > TCP_DELACK_MAX_S:
+            ato = TCP_DELACK_MAX_S
+        timer = self.timer
+        if timer.active:
+            if timer.deadline <= self.sim.now + ato / 4.0:
+                self._send_ack(-1)                      # about to expire: ACK now
+            return                                      # keep the earlier deadline
+        timer.start(ato)
 
     def _event_data_recv(self) -> None:
         """tcp_event_data_recv: adapt the ACK timeout to the arrival gaps."""

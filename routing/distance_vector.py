@@ -48,9 +48,10 @@ copied entry by entry) together with the destinations that changed since the pre
 that link and a sequence number; a receiver that got the previous packet recomputes only those
 destinations, otherwise it compares the whole vector, and of these only the ones whose route the
 change can move: not those whose route through that neighbour was and stays above the tie limit
-of their last choice (`_affected`; about half of them while a 1 000-router graph converges). A round recomputes every destination only
-when one of the router's link costs changed. Per router: its table, the last vector sent to and
-heard from each neighbour (one list of D entries each, entries shared), no dict per destination.
+of their last choice (`_affected`; about half of them while a 1 000-router graph converges). A
+round recomputes every destination only when one of the router's link costs changed. Per router:
+its table, the last vector sent to and heard from each neighbour (one list of D entries each,
+entries shared), no dict per destination.
 """
 from __future__ import annotations
 

@@ -19,8 +19,8 @@ import json
 from pathlib import Path
 
 import pytest
+from run_digests import figures_text, record_arrivals
 
-from components.link import sojourn_quantile
 from netsim.run import Run
 from topologies import load_topology
 
@@ -72,63 +72,13 @@ PINNED = {
 }
 
 
-def _record_arrivals(run: Run, digest) -> list:
-    """Feed every packet arrival at a node to `digest` (innermost receive callback of each
-    direction, inside failure guards and impairments); returns a one-item list counting them."""
-    count = [0]
-    sim = run.sim
-    for link in run.network.links.values():
-        for d in link.directions:
-            parent, inner = None, d.dst_receive
-            while hasattr(inner, "receive") and not hasattr(inner, "__self__"):
-                parent, inner = inner, inner.receive
-            node = d.dst.id
-
-            def receive(packet, _inner=inner, _node=node):
-                count[0] += 1
-                digest.update(f"{sim.now!r} {_node} {packet.kind} {packet.src.id} "
-                              f"{packet.dst.id} {packet.size_bytes} {packet.seq} "
-                              f"{packet.ack_seq} {packet.sack_seq} {packet.sent_s!r} "
-                              f"{packet.retx} {packet.ce}\n".encode())
-                _inner(packet)
-
-            if parent is None:
-                d.dst_receive = receive
-            else:
-                parent.receive = receive
-    return count
-
-
-def _figures(run: Run) -> str:
-    """The final figures of every flow and link direction, as text (floats exact)."""
-    lines = [f"end {run.sim.now!r}"]
-    for fid, f in sorted(run.network.flows.items()):
-        s = getattr(f, "sender", None)
-        if s is None:
-            continue
-        lines.append(f"flow {fid} {s.finish_s!r} {s.packets_sent} {s.bytes_sent} "
-                     f"{s.retransmissions} {s.timeouts} {s.cwnd!r} {s.ssthresh!r} "
-                     f"{s.snd_una} {s.rtt.srtt!r} {s.rtt.rto!r} {s.rtt.rtt_sum!r} "
-                     f"{s.rtt.rtt_count} {f.receiver.delivered_bytes} {s.ecn_echoes}")
-    for lid, link in sorted(run.network.links.items()):
-        for d in link.directions:
-            d.settle(run.sim.now)
-            lines.append(f"link {lid} {d.label} {d.arrived} {d.dropped} {d.tx_pkts} {d.tx_bytes} "
-                         f"{d.area_bytes!r} {d.area_pkts!r} {d.area_work!r} {d.soj_sum!r} "
-                         f"{sojourn_quantile(d, 0.5)!r} {sojourn_quantile(d, 0.99)!r} "
-                         f"{d.failed} {d.lost_in_flight} {d.impaired_drops} {d.duplicated} "
-                         f"{d.delayed} {d.routing_pkts} {d.routing_bytes} {d.marks} "
-                         f"{d.aqm_drops}")
-    return "\n".join(lines)
-
-
 def digests(case: str) -> tuple:
     """(arrivals digest, figures digest, number of arrivals) of one case."""
     run = Run(load_topology(CASES[case]()))
     arrivals = hashlib.sha256()
-    count = _record_arrivals(run, arrivals)
+    count = record_arrivals(run, arrivals)
     run.execute()
-    figures = hashlib.sha256(_figures(run).encode())
+    figures = hashlib.sha256(figures_text(run).encode())
     return arrivals.hexdigest()[:24], figures.hexdigest()[:24], count[0]
 
 
