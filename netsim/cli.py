@@ -18,6 +18,7 @@ of whose flows has an analytic model).
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import signal
@@ -43,6 +44,7 @@ from netsim.cli_options import (
 )
 from netsim.cli_output import ProgressBar, configure_logging, error, failed_file, finish_run, open_log_file
 from netsim.console import TABLE_ROWS
+from simulator.garbage import collection_paused
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_CHECK_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "UsageError",
            "build_parser", "entry", "main", "program_name", "run"]
@@ -340,7 +342,8 @@ def simulate_and_write(args, spec, out: Path, staged, trace):
     failure_line = plugin_failure_line(results)
     write_start_s = time.process_time()
     try:
-        report = write_outputs(args, spec, results, staged, retransmit_counter)
+        with collection_paused():     # no collection traverses the network (simulator/garbage.py)
+            report = write_outputs(args, spec, results, staged, retransmit_counter)
         staged.commit()
         if trace is not None:
             trace.commit()
@@ -510,7 +513,19 @@ def entry() -> None:
         signum = getattr(exc, "signum", signal.SIGINT)
         print(f"interrupted ({signal.Signals(signum).name}): no results written", file=sys.stderr)
         code = 128 + int(signum)
+    set_aside_for_exit()
     sys.exit(code)
+
+
+def set_aside_for_exit() -> None:
+    """Move every object to the collector's permanent generation, just before the program exits:
+    the full collection the interpreter runs while it finalizes then has nothing to traverse
+    (after a run with figures, the simulation's and matplotlib's objects: about 0.04 s of CPU).
+    Objects are still freed and files closed as usual; only the console entry point does this, so
+    a `main` called from Python leaves its caller's collector alone."""
+    freeze = getattr(gc, "freeze", None)      # (PyPy has none, and no such collection)
+    if freeze is not None:
+        freeze()
 
 
 if __name__ == "__main__":

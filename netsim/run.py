@@ -53,7 +53,8 @@ class RunError(ValueError):
 class Run:
     """One simulation of a topology; `execute()` returns its `Results`."""
 
-    @collection_paused()     # building a run allocates no garbage worth scanning for (simulator/garbage.py)
+    # building a run allocates no garbage worth scanning for (simulator/garbage.py)
+    @collection_paused(until_run=True)
     def __init__(self, spec: TopologySpec, *, duration_s: float | None = None,
                  seed: int | None = None, interval_s: float = DEFAULT_INTERVAL_S,
                  stall_timeout_s: float = STALL_TIMEOUT_S, progress=None, trace_dir=None):

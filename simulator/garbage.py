@@ -9,8 +9,12 @@ whole network whenever the packets' survivors had grown enough (0.4-0.5 s more):
 the run's CPU on the largest cases, for no garbage found. Two measures, in one place:
 
 * `collection_paused` (a context manager and decorator) turns the collector off while a run is
-  built (`netsim.run.Run`), and back on afterwards if it was on. Reference counting still frees
-  everything acyclic at once; a cycle dropped meanwhile waits for the next collection.
+  built (`netsim.run.Run`, which also sets what it built aside until the event loop runs), while
+  its results are collected and while the command line writes them, and back on afterwards if
+  it was on. Reference counting still frees everything acyclic at once; a cycle dropped
+  meanwhile waits for the next collection. Nothing stays set aside once a run's results are
+  returned: a process that runs many simulations (a sweep worker, a notebook) collects each
+  dropped network (tests/test_exit_collection.py).
 * `Simulator.run` calls `set_aside()` when it starts and `take_back()` when it returns: the
   objects that exist when the event loop starts are moved out of the collector's generations
   (`gc.freeze`) for as long as it runs, so collections during the run scan only what the run
@@ -44,9 +48,15 @@ _thresholds: tuple = ()       # the collector's thresholds before the outermost 
 
 class collection_paused(ContextDecorator):
     """Turn the cyclic collector off inside the block (or the decorated call), then back on if it
-    was on when the block began."""
+    was on when the block began. With `until_run` (building a run), what exists then is also set
+    aside unscanned until the event loop's `take_back`; without it (collecting results, writing
+    them), nothing stays set aside after the block: a network dropped after its run is collected
+    as usual."""
 
     _was_enabled = False
+
+    def __init__(self, until_run: bool = False):
+        self.until_run = until_run
 
     def __enter__(self) -> collection_paused:
         self._was_enabled = gc.isenabled()
@@ -54,11 +64,11 @@ class collection_paused(ContextDecorator):
         return self
 
     def _recreate_cm(self) -> collection_paused:     # a decorated call gets its own state
-        return type(self)()
+        return type(self)(self.until_run)
 
     def __exit__(self, *exc) -> None:
         if self._was_enabled:
-            if _freeze is not None:
+            if self.until_run and _freeze is not None:
                 _freeze()             # what was built is set aside unscanned (until take_back)
             gc.enable()
 

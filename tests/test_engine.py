@@ -513,18 +513,21 @@ def test_collection_paused_restores_the_collector_as_it_found_it():
     assert gc.isenabled()
     with collection_paused():
         assert not gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() == 0     # nothing left set aside
+    with collection_paused(until_run=True):
+        assert not gc.isenabled()
     assert gc.isenabled() and gc.get_freeze_count() > 0     # what was built is set aside
     Simulator().run()
     assert gc.get_freeze_count() == 0
     gc.disable()
     try:
-        with collection_paused():
+        with collection_paused(until_run=True):
             assert not gc.isenabled()
         assert not gc.isenabled() and gc.get_freeze_count() == 0   # off before: nothing set aside
     finally:
         gc.enable()
 
-    @collection_paused()
+    @collection_paused(until_run=True)
     def build(depth):
         assert not gc.isenabled()
         return build(depth - 1) if depth else gc.get_freeze_count()

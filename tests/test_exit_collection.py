@@ -1,0 +1,67 @@
+"""The collector after a run (simulator/garbage.py, netsim/cli.py): the console entry point sets
+every object aside just before the program exits (`set_aside_for_exit`), so that the
+interpreter's last full collection has nothing to traverse; `main` and `Run.execute` called
+from Python leave nothing set aside, so a process running many simulations collects the networks
+it drops."""
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+from pathlib import Path
+
+from netsim.cli import main
+from netsim.run import Run
+from topologies import load_topology
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# run `entry` as the program does, and report, once it has decided to exit, how many objects
+# the collector had set aside and the exit status
+PROBE = """
+import atexit, gc, sys
+sys.argv = ["netsim", *sys.argv[1:]]
+atexit.register(lambda: print("frozen", gc.get_freeze_count()))
+from netsim.cli import entry
+entry()
+"""
+
+
+def entry_exit(*args: str) -> tuple[int, int]:
+    """(objects set aside when the program exits, exit status) of `entry` with `args`."""
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    frozen = [line for line in done.stdout.splitlines() if line.startswith("frozen ")]
+    return int(frozen[-1].split()[1]), done.returncode
+
+
+def test_the_program_sets_its_objects_aside_before_it_exits(tmp_path):
+    frozen, status = entry_exit("topologies/test_case_0.json", "--duration", "1", "--no-plots",
+                                "--quiet", "--out", str(tmp_path / "out"))
+    assert status == 0 and frozen > 10_000
+    assert (tmp_path / "out" / "summary.json").is_file()      # the results are written whole
+
+
+def test_also_when_it_exits_with_an_error(tmp_path):
+    frozen, status = entry_exit(str(tmp_path / "missing.json"), "--quiet")
+    assert status == 2 and frozen > 1_000
+
+
+def test_main_called_from_python_leaves_the_collector_alone(tmp_path, capsys):
+    before = gc.get_freeze_count()
+    assert main(["topologies/test_case_0.json", "--duration", "1", "--no-plots", "--quiet",
+                 "--out", str(tmp_path / "out")]) == 0
+    assert gc.get_freeze_count() == before
+
+
+def test_runs_in_one_process_leave_nothing_set_aside():
+    spec = load_topology(str(ROOT / "topologies" / "test_case_0.json"))
+    before = gc.get_freeze_count()
+    for _ in range(3):
+        Run(spec, duration_s=1.0).execute()
+        assert gc.get_freeze_count() == before
+    gc.collect()
+    tracked = len(gc.get_objects())
+    Run(spec, duration_s=1.0).execute()
+    gc.collect()
+    assert len(gc.get_objects()) <= tracked + 50      # the dropped network was collected
