@@ -250,7 +250,8 @@ class LinuxReceiver(EcnDelayedReceiver):
         gap = bool(out_of_order)
         duplicate = seq < rcv_nxt or (gap and seq in out_of_order)
         if seq == rcv_nxt:
-            # `_event_data_recv()`, inline (once per in-order packet; the same operations)
+            # tcp_event_data_recv: adapt the ACK timeout to the arrival gaps (per in-order
+            # packet)
             now = self.sim.now
             ato = self.ato_s
             if ato == 0.0:
@@ -297,42 +298,12 @@ class LinuxReceiver(EcnDelayedReceiver):
                 or self.rcv_nxt >= self.n_packets):
             self._send_ack(seq)
             return
-        # `_schedule_delayed_ack()`, inline (min() as comparisons: the same results)
+        # tcp_send_delayed_ack: arm the timer for ato (bounded), or keep an earlier one
         ato = self.ato_s
         if ato > TCP_DELACK_MIN_S and ato > 0.5:
             ato = 0.5                                   # max_ato = HZ / 2 (no RTT estimate)
         if ato > TCP_DELACK_MAX_S:
             ato = TCP_DELACK_MAX_S
-        timer = self.timer
-        if timer.active:
-            if timer.deadline <= self.sim.now + ato / 4.0:
-                self._send_ack(-1)                      # about to expire: ACK now
-            return                                      # keep the earlier deadline
-        timer.start(ato)
-
-    def _event_data_recv(self) -> None:
-        """tcp_event_data_recv: adapt the ACK timeout to the arrival gaps."""
-        now = self.sim.now
-        ato = self.ato_s
-        if ato == 0.0:
-            self.quick = TCP_MAX_QUICKACKS              # tcp_incr_quickack
-            self.ato_s = TCP_ATO_MIN_S
-        else:
-            gap = now - self.last_rcv_s
-            if gap <= TCP_ATO_MIN_S / 2.0:
-                self.ato_s = ato / 2.0 + TCP_ATO_MIN_S / 2.0
-            elif gap < ato:
-                self.ato_s = min(ato / 2.0 + gap, RECEIVER_RTO_S)
-            elif gap > RECEIVER_RTO_S:
-                self.quick = max(self.quick, TCP_MAX_QUICKACKS)
-        self.last_rcv_s = now
-
-    def _schedule_delayed_ack(self) -> None:
-        """tcp_send_delayed_ack: arm the timer for ato (bounded), or keep an earlier one."""
-        ato = self.ato_s
-        if ato > TCP_DELACK_MIN_S:
-            ato = min(ato, 0.5)                         # max_ato = HZ / 2 (no RTT estimate)
-        ato = min(ato, TCP_DELACK_MAX_S)
         timer = self.timer
         if timer.active:
             if timer.deadline <= self.sim.now + ato / 4.0:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.packet import ACK, DATA
+from components.packet import ACK, DATA, Packet
 from flows.congestion import CaEvent, CongestionControl
 from flows.linux_sender import LinuxSender
 from flows.linux_stack import MECHANISMS, stack_options
@@ -202,21 +202,24 @@ def test_the_ack_timeout_adapts_to_arrival_gaps():
         def send(self, packet):
             pass
 
-    class _Sim:
-        now = 0.0
-
     from simulator.engine import Simulator
     sim = Simulator(1)
     receiver = LinuxReceiver(sim, _Host(), _Host(), math.inf, 1000, 1000, 40, lambda p: None,
                              0.0, ecn=None)
-    receiver._event_data_recv()
-    assert receiver.ato_s == 0.040 and receiver.quick == 16
-    sim.now = 0.001                                   # back to back: ato/2 + 20 ms
-    receiver._event_data_recv()
+
+    def arrive(seq, at_s):
+        sim.now = at_s
+        receiver.on_data(Packet(DATA, None, None, 1000, None, seq, sent_s=at_s))
+
+    arrive(0, 0.0)              # the first packet: quick-ACK mode (16, one ACK sent at once)
+    assert receiver.ato_s == 0.040 and receiver.quick == 15
+    arrive(1, 0.001)                                  # back to back: ato/2 + 20 ms
     assert receiver.ato_s == pytest.approx(0.040)
-    sim.now = 0.031                                   # a 30 ms gap, below ato: ato/2 + gap
-    receiver._event_data_recv()
+    arrive(2, 0.031)                                  # a 30 ms gap, below ato: ato/2 + gap
     assert receiver.ato_s == pytest.approx(0.020 + 0.030)
+    receiver.quick = 0
+    arrive(3, 1.5)              # a gap over RECEIVER_RTO (1 s): quick-ACK mode again
+    assert receiver.quick == 15 and receiver.ato_s == pytest.approx(0.050)
 
 
 # -- undo ----------------------------------------------------------------------------------------
