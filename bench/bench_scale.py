@@ -3,12 +3,13 @@
 
     python bench/bench_scale.py [--cases NAME ...] [--skip-slow] [--root DIR] [--json FILE]
 
-Each case runs the real command line in a child process (`os.wait4` gives its CPU time, user +
-system, and peak RSS), so imports, loading, building routes, the simulation and writing results
-(and, where asked, figures) are all counted. The run's event count is read from the
-summary.json it writes; the simulation's own CPU time from the phase line the command logs at
-`-v INFO` (netsim/cli.py `log_cpu_phases`), so that a "sim us/event" column shows the events'
-cost next to the whole command's (the target column). Cases (`--list` prints them):
+Each case runs the real command line in a child process (`os.wait4` in a small launcher gives
+its CPU time, user + system, and peak RSS: see `LAUNCHER`), so imports, loading, building
+routes, the simulation and writing results (and, where asked, figures) are all counted. The
+run's event count is read from the summary.json it writes; the simulation's own CPU time from
+the phase line the command logs at `-v INFO` (netsim/cli.py `log_cpu_phases`), so that a "sim
+us/event" column shows the events' cost next to the whole command's (the target column).
+Cases (`--list` prints them):
 
 * test cases 0 and 2, with and without figures; test case 2 also against a bare heapq loop;
 * a dumbbell of N sender/receiver pairs (default 256; 32 MB in all, Reno, 10 Mb/s bottleneck)
@@ -27,10 +28,12 @@ A measurement, not a test: it reports figures and never fails because something 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import platform
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -47,6 +50,8 @@ from topologies.generate import Common, dumps, fat_tree, random_graph  # noqa: E
 from topologies.generate import dumbbell as dumbbell_dc  # noqa: E402
 
 DUMBBELL_TOTAL_MB = 32.0
+PACKAGES = ("simulator", "components", "flows", "routing", "topologies", "theory", "netsim",
+            "plot_tool")
 SETUP_DURATION_S = 1e-6       # the set-up run: stopped before any flow has started
 BARE_LOOP_EVENTS = 1_000_000
 BARE_LOOP_REPEAT = 3
@@ -138,34 +143,58 @@ CLASSIC_CASES = {"tc0-figures": "test case 0 with figures", "tc0": "test case 0,
 SLOW_CLASSIC = ("far-future",)
 
 
+# The command runs as the child of a small launcher process, which reports its CPU time and peak
+# RSS. A child's peak RSS (ru_maxrss) is the high-water mark of its process, which counts the
+# memory it had before exec: a copy of (or, with vfork, the very) address space of the process
+# that started it. Started from this script, which holds the generated topologies, every small
+# run would report this script's size (43 MB for test case 0, whose command peaks at 25 MB).
+LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as fh:
+    fh.write(f"{usage.ru_utime!r} {usage.ru_stime!r} {usage.ru_maxrss} "
+             f"{os.waitstatus_to_exitcode(status)}")
+"""
+
+
 def run_child(root: Path, args: list, timeout_s: float) -> dict:
-    """Run `root`/initializer.py with `args`; its CPU seconds (user + system), peak RSS, exit
-    status and the last line of its standard error."""
+    """Run `root`/initializer.py with `args` (through `LAUNCHER`); its CPU seconds (user +
+    system), peak RSS, exit status and the last line of its standard error."""
     # standard error goes to a file, not a pipe: at -v INFO a run of 10 000 flows logs more than
     # a pipe holds (one line per completed flow), and the child would block writing to it
     err_file = tempfile.TemporaryFile()
+    with tempfile.NamedTemporaryFile(prefix="netsim-bench-usage-", delete=False) as fh:
+        usage_path = fh.name
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(root / "initializer.py"), *args],
-                            stdout=subprocess.DEVNULL, stderr=err_file, cwd=root)
-    deadline = start + timeout_s
+    proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, usage_path, sys.executable,
+                             str(root / "initializer.py"), *args],
+                            stdout=subprocess.DEVNULL, stderr=err_file, cwd=root,
+                            start_new_session=True)
     killed = False
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() > deadline:
-            proc.kill()
-            killed = True
-            pid, status, usage = os.wait4(proc.pid, 0)
-            break
-        time.sleep(0.01)
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)       # the launcher and the command
+        proc.wait()
+        killed = True
+    wall_s = time.perf_counter() - start
     err_file.seek(0)
     stderr = err_file.read().decode(errors="replace").strip()
     err_file.close()
+    try:
+        with open(usage_path, encoding="utf-8") as fh:
+            utime, stime, maxrss, exit_status = fh.read().split()
+        cpu_s, peak_mb, code = float(utime) + float(stime), int(maxrss) / 1024.0, int(exit_status)
+    except (OSError, ValueError):                  # killed before the command ended
+        cpu_s, peak_mb, code = float("nan"), float("nan"), -9
+    finally:
+        os.unlink(usage_path)
     lines = [line for line in stderr.splitlines() if not line.startswith("INFO ")]
     phase = PHASE_SIMULATING.search(stderr)
-    return {"cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024.0,
-            "wall_s": time.perf_counter() - start, "exit": os.waitstatus_to_exitcode(status),
+    return {"cpu_s": cpu_s, "peak_mb": peak_mb, "wall_s": wall_s, "exit": code,
             "killed": killed, "sim_cpu_s": float(phase.group(1)) if phase else None,
             "stderr": f"killed after {timeout_s:g} s" if killed else
                       (lines[-1] if lines else "")}
@@ -318,6 +347,10 @@ def main(argv=None) -> int:
     root = Path(args.root).resolve()
     if not (root / "initializer.py").is_file():
         parser.error(f"--root: no initializer.py in {root}")
+    # the children load bytecode, as users do: with PYTHONDONTWRITEBYTECODE set and no cache,
+    # each child would compile every module it imports again
+    for package in PACKAGES:
+        compileall.compile_dir(str(root / package), quiet=1)
     commit = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h %s"],
                             capture_output=True, text=True).stdout.strip()
     print(f"# {root} at {commit[:100]}")
