@@ -249,7 +249,9 @@ class DistanceVectorAgent:
     # -- Bellman-Ford ----------------------------------------------------------------------
     def _choose(self, i: int):
         """(cost, hops, port) of the best route to destination `i`: the lowest cost, and among
-        costs equal within TIE_TOLERANCE the first port in file order; None if none."""
+        costs equal within TIE_TOLERANCE the first port in file order; None if none. The rule
+        stated once: `_recompute` computes the same inline, and the tests check its table
+        against this (tests/test_distance_vector_dynamics.py)."""
         costs, heard, direct, max_hops = self.costs, self.heard, self.direct, self.max_hops
         candidates = []
         for p, cost in enumerate(costs):
