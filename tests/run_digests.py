@@ -1,8 +1,11 @@
 """Digests of a run for the identity tests: every packet arrival at a node, and the final
-figures of every flow and link direction (tests/test_identity.py, tests/test_linux_stack_identity.py).
-A helper module, not a test module: ``from run_digests import figures_text, record_arrivals``.
+figures of every flow and link direction (tests/test_identity.py,
+tests/test_linux_stack_identity.py). A helper module, not a test module:
+``from run_digests import digests``.
 """
 from __future__ import annotations
+
+import hashlib
 
 from components.link import sojourn_quantile
 from netsim.run import Run
@@ -56,3 +59,21 @@ def figures_text(run: Run) -> str:
                          f"{d.delayed} {d.routing_pkts} {d.routing_bytes} {d.marks} "
                          f"{d.aqm_drops}")
     return "\n".join(lines)
+
+
+def counters_text(run: Run) -> list:
+    """One line per flow with its transport counters (RTOs, loss probes, RACK marks ...)."""
+    return [f"counters {fid} {sorted(flow.sender.counters().items())}"
+            for fid, flow in sorted(run.network.flows.items())
+            if getattr(flow, "sender", None) is not None]
+
+
+def digests(run: Run, with_counters: bool = False) -> tuple:
+    """Execute `run`: (arrivals digest, figures digest, number of arrivals), the figures with
+    every flow's counters if `with_counters`."""
+    arrivals = hashlib.sha256()
+    count = record_arrivals(run, arrivals)
+    run.execute()
+    lines = [figures_text(run), *(counters_text(run) if with_counters else ())]
+    figures = hashlib.sha256("\n".join(lines).encode())
+    return arrivals.hexdigest()[:24], figures.hexdigest()[:24], count[0]
