@@ -28,6 +28,8 @@ the run's CPU on the largest cases, for no garbage found. Two measures, in one p
   of CPU on a loaded machine; at 10 000, 6 collections, 0.1 s). Cyclic garbage, if a run makes
   any, waits for at most that many more objects.
 
+* `set_aside_for_exit` sets every object aside as the command line exits.
+
 Neither changes what a run computes, only when garbage cycles are reclaimed. Interpreters
 without `gc.freeze` or `gc.set_threshold` (PyPy, whose collector does not rescan old objects
 this way) skip them.
@@ -99,3 +101,14 @@ def take_back() -> None:
         _unfreeze()
     if _thresholds and _set_threshold is not None:
         _set_threshold(*_thresholds)
+
+
+def set_aside_for_exit() -> None:
+    """Move every object out of the collector's generations for good, just before the program
+    exits: the full collection the interpreter runs while it finalizes then has nothing to
+    traverse (after a run with figures, the simulation's and matplotlib's objects: 0.06 s of
+    test case 2's command). Objects are still freed and files closed as usual. Only the console
+    entry point (netsim/cli.py `entry`) calls it, so a `main` called from Python leaves its
+    caller's collector alone."""
+    if _freeze is not None:
+        _freeze()

@@ -1,5 +1,5 @@
-"""The collector after a run (simulator/garbage.py, netsim/cli.py): the console entry point sets
-every object aside just before the program exits (`set_aside_for_exit`), so that the
+"""The collector after a run (simulator/garbage.py, called by netsim/cli.py): the console entry
+point sets every object aside just before the program exits (`set_aside_for_exit`), so that the
 interpreter's last full collection has nothing to traverse; `main` and `Run.execute` called
 from Python leave nothing set aside, so a process running many simulations collects the networks
 it drops."""
