@@ -157,26 +157,73 @@ def test_a_sweep_files_plugins_name_the_plugin_to_add_and_are_never_loaded(tmp_p
         load_sweep(path, plugins=[tmp_path / "nowhere.py"])
 
 
-def test_entry_points_register_algorithms(monkeypatch):
-    import importlib.metadata
+def _distribution(root: Path, name: str, entry_points: str | None) -> None:
+    """An installed distribution `name` under `root` (a dist-info directory as pip writes it),
+    with `entry_points` as its entry_points.txt (none if None)."""
+    info = root / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    if entry_points is not None:
+        (info / "entry_points.txt").write_text(entry_points)
 
+
+def test_entry_points_register_algorithms(tmp_path, monkeypatch):
     import netsim.plugins as plugins
+    write(tmp_path, "netsim_ep_demo.py", """
+        from flows.congestion import CongestionControl
 
-    class Ep(CongestionControl):
-        name = "from_entry_point"
-        on_ack = CongestionControl.standard_growth
-
-    class Point:
-        name, value = "ep", "pkg:Ep"
-
-        def load(self):
-            return Ep
-
-    monkeypatch.setattr(importlib.metadata, "entry_points",
-                        lambda group=None: [Point()] if group == plugins.ENTRY_POINT_GROUP else [])
+        class Ep(CongestionControl):
+            name = "from_entry_point"
+            on_ack = CongestionControl.standard_growth
+    """)
+    _distribution(tmp_path, "netsim_ep_demo", "[netsim.algorithms]\nep = netsim_ep_demo:Ep\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(plugins, "_entry_points_loaded", False)
     assert plugins.load_entry_points() == ["from_entry_point"]
-    assert ALGORITHMS["from_entry_point"] is Ep
+    assert ALGORITHMS["from_entry_point"].__module__ == "netsim_ep_demo"
+    assert plugins.load_entry_points() == []                  # once per process
+
+
+def test_entry_point_scan_is_skipped_only_when_nothing_declares_the_group(tmp_path,
+                                                                          monkeypatch):
+    from importlib.metadata import entry_points
+
+    from netsim.plugins import ENTRY_POINT_GROUP, _may_declare
+    # this environment: "nothing declares it" must agree with importlib.metadata
+    if not _may_declare(ENTRY_POINT_GROUP):
+        assert not [p for p in entry_points().select(group=ENTRY_POINT_GROUP)]
+    other, declaring = tmp_path / "other", tmp_path / "declaring"
+    _distribution(other, "console_thing", "[console_scripts]\nthing = thing:main\n")
+    _distribution(other, "plain", None)
+    (other / "notes.egg-info").write_text("Name: notes\n")   # an egg-info file, not a directory
+    _distribution(declaring, "algos", "[netsim.algorithms]\nx = algos:X\n")
+    monkeypatch.setattr(sys, "path", [str(other), str(tmp_path / "missing")])
+    assert not _may_declare(ENTRY_POINT_GROUP)
+    monkeypatch.setattr(sys, "path", [str(other), str(declaring)])
+    assert _may_declare(ENTRY_POINT_GROUP)
+    egg = tmp_path / "algos-1.0.egg"                            # an egg directory's EGG-INFO
+    (egg / "EGG-INFO").mkdir(parents=True)
+    (egg / "EGG-INFO" / "entry_points.txt").write_text("[netsim.algorithms]\nx = algos:X\n")
+    monkeypatch.setattr(sys, "path", [str(other), str(egg)])
+    assert _may_declare(ENTRY_POINT_GROUP)
+    archive = tmp_path / "bundle.zip"                           # not read here: counts as "may"
+    archive.write_bytes(b"PK\x05\x06" + bytes(18))
+    monkeypatch.setattr(sys, "path", [str(other), str(archive)])
+    assert _may_declare(ENTRY_POINT_GROUP)
+
+
+def test_entry_point_scan_asks_finders_that_provide_distributions(monkeypatch):
+    from netsim.plugins import ENTRY_POINT_GROUP, _may_declare
+
+    class Finder:
+        @staticmethod
+        def find_distributions(context=None):
+            return iter(())
+
+    monkeypatch.setattr(sys, "path", [])
+    assert not _may_declare(ENTRY_POINT_GROUP)
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder()])
+    assert _may_declare(ENTRY_POINT_GROUP)
 
 
 def test_the_stand_in_flow_unit_tests_hooks_without_a_network():
