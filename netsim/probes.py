@@ -14,6 +14,9 @@ to the per-packet path to achieve it:
   technique as the event trace's, netsim/event_trace.py) whose `send`, `lost_in_transit` and `fail` --
   the only methods that change its wake counter -- switch it back, nudge the sampler and go on as
   before. Awake directions run their own class untouched (`DirectionWatch`);
+* the directions are registered as one sampler group (`DirectionGroup`): one that has seen no
+  packet by the first sample sleeps from then on without a probe, only watched, and gets its
+  probe when it wakes, so a large network whose links mostly stay idle pays for their rows only;
 * a flow that has not started is compared at its start time; a finished flow never again;
 * a sleeping host is nudged by either direction of its link when that direction wakes (every
   packet it sends or receives is offered to one of them first). It sleeps that deeply only when
@@ -46,48 +49,78 @@ class DirectionWatch:
 
     `watch(probe)` switches the probe's direction to a subclass of its class whose `send`,
     `lost_in_transit` and `fail` first switch it back (`release`) and call the probe's `woke`;
-    one subclass per direction class and run. Nothing changes for a direction that is awake.
+    one subclass per direction class and run. `watch_member` does the same for a direction
+    asleep without a probe (`DirectionGroup`), whose activity calls the sampler's `wake` of its
+    member instead. Nothing changes for a direction that is awake.
     """
 
-    __slots__ = ("probes", "classes")
+    __slots__ = ("probes", "members", "classes", "bases", "wake_member")
 
     def __init__(self):
         self.probes: dict = {}    # id(direction) -> the DirectionProbe of a watched direction
+        self.members: dict = {}   # id(direction) -> its group index, watched without a probe
         self.classes: dict = {}   # a direction class -> its watched subclass
+        self.bases: dict = {}     # and back
+        self.wake_member: Any = None   # the sampler's wake of a group member (`watch_member`)
 
     def watch(self, probe: DirectionProbe) -> None:
         d = probe.d
         if id(d) in self.probes:
             return
         base = type(d)
-        watched = self.classes.get(base)
-        if watched is None:
-            watched = self.classes[base] = self._watched_class(base)
         self.probes[id(d)] = probe
         probe.base = base
-        d.__class__ = watched
+        d.__class__ = self._watched(base)
 
-    def release(self, d) -> DirectionProbe:
-        """Switch `d` back to its own class; its probe."""
-        probe = self.probes.pop(id(d))
+    def watch_member(self, d, index: int, wake) -> None:
+        """Watch direction `d`, member `index` of the run's `DirectionGroup`, asleep without a
+        probe: its activity calls ``wake(index)``."""
+        self.wake_member = wake
+        self.members[id(d)] = index
+        d.__class__ = self._watched(type(d))
+
+    def release(self, d) -> DirectionProbe | None:
+        """Switch `d` back to its own class; its probe (None if it was watched without one)."""
+        probe = self.probes.pop(id(d), None)
+        if probe is None:
+            del self.members[id(d)]
+            d.__class__ = self.bases[type(d)]
+            return None
         d.__class__ = probe.base
         probe.base = None
         return probe
 
+    def woke(self, d) -> None:
+        """`d` became active (called by its watched class): release it and wake its probe, or
+        the group member it is."""
+        index = self.members.get(id(d))
+        probe = self.release(d)
+        if probe is not None:
+            probe.woke()
+        else:
+            self.wake_member(index)
+
+    def _watched(self, base: Any) -> type:
+        watched = self.classes.get(base)
+        if watched is None:
+            watched = self.classes[base] = self._watched_class(base)
+            self.bases[watched] = base
+        return watched
+
     def _watched_class(self, base: Any) -> type:
-        release = self.release
+        woke = self.woke
         send, lost_in_transit, fail = base.send, base.lost_in_transit, base.fail
 
         def watched_send(d, packet):
-            release(d).woke()
+            woke(d)
             return send(d, packet)
 
         def watched_lost_in_transit(d):
-            release(d).woke()
+            woke(d)
             lost_in_transit(d)
 
         def watched_fail(d, now):
-            release(d).woke()
+            woke(d)
             fail(d, now)
 
         return type(f"Watched{base.__name__}", (base,),
@@ -173,6 +206,57 @@ class DirectionProbe:
         self.area_bytes, self.area_pkts, self.area_work = d.area_bytes, d.area_pkts, d.area_work
         self.routing_bytes = d.routing_bytes
         return row
+
+
+class DirectionGroup:
+    """The link directions of a run, in order, as one sampler group (`Sampler.register_group`,
+    whose interface this is): member i is ``directions[i]``, keyed (link id, direction label),
+    with a `DirectionProbe` made when the sampler first needs it, or a host's probe asks for
+    it (`get`). A direction that no packet has been offered to, nor lost on the way, and that
+    has no probe yet is idle: its probe would answer None and its wake counter is 0 (`token`).
+    It sleeps watched by `watch` (`DirectionWatch.watch_member`) until it wakes."""
+
+    __slots__ = ("directions", "mbit", "kb", "watch", "probes")
+
+    token = 0                    # `DirectionProbe.wake` of a direction idle since the start
+
+    def __init__(self, directions: list, bits_per_mbit: float, bytes_per_kb: float,
+                 watch: DirectionWatch):
+        self.directions = directions
+        self.mbit = bits_per_mbit
+        self.kb = bytes_per_kb
+        self.watch = watch
+        self.probes: dict = {}   # direction -> its DirectionProbe, once made
+
+    def __len__(self) -> int:
+        return len(self.directions)
+
+    def key(self, i: int) -> tuple:
+        d = self.directions[i]
+        return (d.link.id, d.label)
+
+    def get(self, d) -> DirectionProbe:
+        """The probe of direction `d`, made now if it has none."""
+        probe = self.probes.get(d)
+        if probe is None:
+            probe = self.probes[d] = DirectionProbe(d, self.mbit, self.kb, self.watch)
+        return probe
+
+    def member(self, i: int) -> tuple:
+        probe = self.get(self.directions[i])
+        return probe, probe.wake, probe.arm, probe.disarm
+
+    def idle(self, i: int) -> bool:
+        # (a direction with a probe, one of a host's link, is sampled as any: its host's probe
+        # looks at whether it sleeps watched)
+        d = self.directions[i]
+        return not (d.arrived or d.impaired_drops or d.lost_in_flight) and d not in self.probes
+
+    def sleep(self, i: int, wake) -> None:
+        self.watch.watch_member(self.directions[i], i, wake)
+
+    def unwatch(self, i: int) -> None:
+        self.watch.release(self.directions[i])
 
 
 def flow_state(flow) -> dict:
@@ -346,11 +430,12 @@ class FlowProbe:
 
 class HostProbe:
     """Bytes a host sent to and received from its link, as rates. Given the probes of its link's
-    directions (`direction_probes`: direction -> DirectionProbe), it can be armed (`arm`)."""
+    directions (`direction_probes.get(direction)`: a dict of DirectionProbes, or the run's
+    `DirectionGroup`, which makes them), it can be armed (`arm`)."""
 
     __slots__ = ("h", "mbit", "sent", "received", "out_probe", "in_probe")
 
-    def __init__(self, h, bits_per_mbit: float, direction_probes: dict | None = None):
+    def __init__(self, h, bits_per_mbit: float, direction_probes: Any = None):
         self.h = h
         self.mbit = float(bits_per_mbit)
         self.sent = self.received = 0

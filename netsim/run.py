@@ -21,7 +21,7 @@ from netsim.probes import (
     HOST_IDLE_ROW,
     LINK_COLUMNS,
     LINK_IDLE_ROW,
-    DirectionProbe,
+    DirectionGroup,
     DirectionWatch,
     FlowProbe,
     HostProbe,
@@ -126,13 +126,10 @@ class Run:
         self.traces = {"links": links, "flows": flows, "hosts": hosts}
         for name, table in self.traces.items():
             sampler.add_table(name, table)
-        watch = DirectionWatch()                  # sleepers cost nothing per tick (probes.py)
-        direction_probes = {}
-        for link in net.links.values():
-            for d in link.directions:
-                probe = direction_probes[d] = DirectionProbe(d, mbit, kb, watch)
-                sampler.register(links, (link.id, d.label), probe, wake=probe.wake,
-                                 idle_row=LINK_IDLE_ROW, arm=probe.arm, disarm=probe.disarm)
+        # sleepers cost nothing per tick, and directions without a packet no probe (probes.py)
+        directions = DirectionGroup([d for link in net.links.values() for d in link.directions],
+                                    mbit, kb, DirectionWatch())
+        sampler.register_group(links, directions, idle_row=LINK_IDLE_ROW)
         for flow in net.flows.values():
             flow_probe = FlowProbe(flow, mbit, tuple(state.values()))
             self.flow_probes[flow.id] = flow_probe
@@ -140,7 +137,7 @@ class Run:
                              arm=flow_probe.arm)
             flow.on_finish = self._on_flow_finish
         for host in net.hosts.values():
-            host_probe = HostProbe(host, mbit, direction_probes)
+            host_probe = HostProbe(host, mbit, directions)
             sampler.register(hosts, (host.id,), host_probe, wake=host_probe.wake,
                              idle_row=HOST_IDLE_ROW, arm=host_probe.arm)
         routes = RouteLog(directory / "routes.csv")

@@ -26,12 +26,29 @@ compared at every tick. Only the compared sleepers cost anything, so a network o
 armed with nudges costs nothing per tick; `disarm` (if given) undoes an arrangement when the run
 finishes. ``wake()`` stays the only judge: a nudge or a due time only says "compare now", so rows
 do not depend on how a probe is armed.
+
+Many entities can be registered as one group (`register_group`), whose members are made only
+when needed: a member the group says has been idle since it was registered writes its idle row
+at the first sample and sleeps with no probe, entry or arrangement beyond the group's own (its
+`sleep`), so a large network whose entities mostly never see a packet pays for its rows only.
+A group stands for its members registered in order with `register` (``lazy=False`` does that):
+the rows are the same, in the same order. The group's interface (its members 0 .. len - 1):
+
+* ``key(i)``: the key of member i; ``member(i) -> (probe, wake, arm, disarm)``: its registration,
+  made when the sampler first needs it (an active member at the first sample, or one waking);
+* ``idle(i)``: True only if member i's probe, made now, would answer None and its ``wake()``
+  would give ``token`` (a member idle since its registration);
+* ``sleep(i, wake)``: member i sleeps from the first sample on: arrange for ``wake(i)`` to be
+  called when it may change (the nudge of an `arm` returning ``math.inf``); ``unwatch(i)``
+  undoes that when the run finishes.
 """
 from __future__ import annotations
 
 import math
 from array import array
+from functools import partial
 from heapq import heappop, heappush
+from operator import itemgetter
 
 SKIP = ()       # a probe's answer for "no row this time" that does not put it to sleep
 
@@ -103,6 +120,25 @@ class _Entry:
             self.sampler._nudged.append(self)
 
 
+class _Group:
+    """A group registered with `Sampler.register_group`, and the sampler's record of its members
+    from the group's first sample on: their table handles, and their entries (None for a member
+    asleep without one since that sample)."""
+
+    __slots__ = ("table", "group", "idle_row", "handles", "entries", "first_stamp", "first_s",
+                 "idle")
+
+    def __init__(self, table, group, idle_row: tuple):
+        self.table = table
+        self.group = group
+        self.idle_row = idle_row
+        self.handles: list = []
+        self.entries: list = []
+        self.first_stamp = 0      # member i sleeping since the first sample has stamp first_stamp + i
+        self.first_s = 0.0        # when the first sample was
+        self.idle = 0             # members asleep without an entry
+
+
 class Sampler:
     """Calls probes every `interval_s` and records what they return.
 
@@ -115,7 +151,7 @@ class Sampler:
 
     __slots__ = ("sim", "interval_s", "tables", "_awake", "_sleeping", "_polled", "_timed",
                  "_nudged", "_stamps", "_timed_seqs", "_last_s", "_idle_until", "_running",
-                 "_origin_s", "_ticks", "_generation")
+                 "_origin_s", "_ticks", "_generation", "_groups", "_unsampled")
 
     def __init__(self, sim, interval_s: float):
         if not interval_s > 0:
@@ -136,6 +172,8 @@ class Sampler:
         self._origin_s = 0.0
         self._ticks = 0
         self._generation = 0
+        self._groups: list = []   # the registered groups (`register_group`)
+        self._unsampled = False   # some group waits for its first sample (in `_awake`)
 
     def table(self, name: str, key_columns: tuple, value_columns: tuple) -> Table:
         """The in-memory table `name` (created on first use)."""
@@ -158,10 +196,28 @@ class Sampler:
         self._awake.append(_Entry(self, table, table.prepare(tuple(key)), probe, wake, idle_row,
                                   arm, disarm))
 
+    def register_group(self, table, group, *, idle_row: tuple, lazy: bool = True) -> None:
+        """Register the members of `group` (see the module docstring) with `table`, each as
+        `register` would with `idle_row` and its `member` registration. Lazily, a member is made
+        only when it is active at the first sample or wakes; ``lazy=False`` makes every member
+        now (the rows are the same)."""
+        if not lazy:
+            for i in range(len(group)):
+                probe, wake, arm, disarm = group.member(i)
+                self.register(table, group.key(i), probe, wake=wake, idle_row=idle_row, arm=arm,
+                              disarm=disarm)
+            return
+        if idle_row is None:
+            raise ValueError("a group needs an idle row")
+        record = _Group(table, group, idle_row)
+        self._groups.append(record)
+        self._awake.append(record)
+        self._unsampled = True
+
     @property
     def asleep(self) -> int:
-        """Number of probes asleep now."""
-        return len(self._sleeping)
+        """Number of probes asleep now (group members included)."""
+        return len(self._sleeping) + sum(group.idle for group in self._groups)
 
     @property
     def compared(self) -> int:
@@ -218,6 +274,10 @@ class Sampler:
             return
         if self._sleeping:
             self._wake_changed(last, now)
+        if self._unsampled:
+            self._sample_groups(now, span)
+            self._last_s = now
+            return
         awake = self._awake
         sleepers = None
         for entry in awake:
@@ -243,6 +303,69 @@ class Sampler:
                 self._arm(entry, now)
             self._awake = [entry for entry in awake if entry.mode == AWAKE]
         self._last_s = now
+
+    def _sample_groups(self, now: float, span: float) -> None:
+        """`sample` when groups wait for their first sample: the same, with each group standing
+        in the registration order for its members in order. A member idle since it was
+        registered writes the idle row its probe's None would have written and falls asleep,
+        in its place, without an entry; any other one gets its entry and is sampled as any."""
+        awake: list = []
+        sleepers: list = []       # entries, and groups (their members, in order)
+        for item in self._awake:
+            if type(item) is not _Group:
+                _sample_entry(item, now, span, awake, sleepers)
+                continue
+            group, table, idle_row = item.group, item.table, item.idle_row
+            handles, entries = item.handles, item.entries
+            item.first_s = now
+            sleepers.append(item)
+            for i in range(len(group)):
+                handle = table.prepare(tuple(group.key(i)))
+                handles.append(handle)
+                if group.idle(i):
+                    table.append(now, handle, idle_row)
+                    entries.append(None)
+                    item.idle += 1
+                    continue
+                probe, wake, arm, disarm = group.member(i)
+                entry = _Entry(self, table, handle, probe, wake, idle_row, arm, disarm)
+                entries.append(entry)
+                _sample_entry(entry, now, span, awake, None)
+        self._unsampled = False
+        self._awake = awake
+        sleeping = self._sleeping
+        for item in sleepers:     # asleep, in order (stamps as `sample` gives them)
+            if type(item) is _Group:
+                item.first_stamp = self._stamps + 1
+                self._stamps += len(item.entries)
+                wake = partial(self._wake_member, item)
+                for i, entry in enumerate(item.entries):
+                    if entry is None:
+                        item.group.sleep(i, wake)
+                    elif entry.mode == POLLED:   # (fell asleep just now)
+                        entry.stamp = item.first_stamp + i
+                        sleeping[entry] = None
+                        self._arm(entry, now)
+                continue
+            self._stamps += 1
+            item.stamp = self._stamps
+            sleeping[item] = None
+            self._arm(item, now)
+
+    def _wake_member(self, record: _Group, i: int) -> None:
+        """Member `i` of the group of `record`, asleep without an entry since the first sample,
+        may have changed: its entry now, in the state sleeping gave it, nudged."""
+        probe, wake, arm, disarm = record.group.member(i)
+        entry = _Entry(self, record.table, record.handles[i], probe, wake, record.idle_row, arm,
+                       disarm)
+        entry.token = record.group.token
+        entry.last_row_s = record.first_s
+        entry.stamp = record.first_stamp + i
+        entry.mode = DORMANT
+        record.entries[i] = entry
+        record.idle -= 1
+        self._sleeping[entry] = None
+        entry.nudge()
 
     def _arm(self, entry: _Entry, now: float) -> None:
         """File the asleep `entry` by when its wake() must next be compared."""
@@ -299,7 +422,13 @@ class Sampler:
         the end, undo the probes' wake-up arrangements, and stop."""
         self.sample()
         now = self._last_s
-        for entry in self._sleeping:
+        for entry in self._sleepers():
+            if type(entry) is tuple:             # a group member asleep without an entry
+                _, record, i = entry
+                if record.first_s < now:
+                    record.table.append(now, record.handles[i], record.idle_row)
+                record.group.unwatch(i)
+                continue
             if entry.idle_row is not None and entry.last_row_s is not None \
                     and entry.last_row_s < now:
                 entry.table.append(now, entry.handle, entry.idle_row)
@@ -308,6 +437,40 @@ class Sampler:
                 entry.disarm()
         self._running = False
 
+    def _sleepers(self):
+        """Every sleeper in the order it fell asleep: the entries (`_sleeping`, in that order
+        unless group members got theirs since), and (stamp, group record, member) for each
+        group member asleep without one."""
+        if not self._groups:
+            return self._sleeping
+        ordered = [(entry.stamp, entry) for entry in self._sleeping]
+        for record in self._groups:
+            if record.idle:
+                first = record.first_stamp
+                ordered += [(first + i, (first + i, record, i))
+                            for i, entry in enumerate(record.entries) if entry is None]
+        ordered.sort(key=itemgetter(0))
+        return [item for _, item in ordered]
+
 
 def _stamp(entry: _Entry) -> int:
     return entry.stamp
+
+
+def _sample_entry(entry: _Entry, now: float, span: float, awake: list, sleepers) -> None:
+    """One awake entry's part of a sample (`Sampler.sample`'s loop, written out for
+    `Sampler._sample_groups`): its row, and `awake` or `sleepers` (None: set its mode only)."""
+    values = entry.probe(now, span)
+    if values is not None or entry.wake is None:    # a row, SKIP, or a probe that never sleeps
+        if values:
+            entry.table.append(now, entry.handle, values)
+            entry.last_row_s = now
+        awake.append(entry)
+        return
+    entry.token = entry.wake()
+    if entry.idle_row is not None and entry.last_row_s != now:
+        entry.table.append(now, entry.handle, entry.idle_row)
+        entry.last_row_s = now
+    entry.mode = POLLED           # (until armed) not AWAKE
+    if sleepers is not None:
+        sleepers.append(entry)

@@ -85,6 +85,9 @@ def test_sparse_traces_carry_the_same_values_as_dense_ones(dumbbell):
                 return idle_row if row is None and idle_row is not None else row
             super().register(table, key, dense)
 
+        def register_group(self, table, group, *, idle_row, lazy=True):
+            super().register_group(table, group, idle_row=idle_row, lazy=False)   # each, dense
+
     import netsim.run as run_module
     original = run_module.Sampler
     run_module.Sampler = Dense

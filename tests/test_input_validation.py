@@ -295,3 +295,33 @@ def test_parse_json_alone():
     assert parse_json("t", '{"a": 1}') == {"a": 1}
     with pytest.raises(InputError, match="^t: not valid JSON"):
         parse_json("t", "{")
+
+
+# -- the fast road of valid data ------------------------------------------------------------------
+
+def test_valid_files_take_the_fast_road_to_the_same_data():
+    from topologies.generate import fat_tree, random_graph
+    shipped = sorted((Path(__file__).resolve().parent.parent / "topologies").glob("**/*.json"))
+    texts = [path.read_text(encoding="utf-8") for path in shipped]
+    texts += [json.dumps(random_graph(50)), json.dumps(fat_tree(4)),
+              '{"a": [-0.0, 1e-300, 99999999999999999999, -99999999999999999999, "x", null]}']
+    for text in texts:
+        fast = validation._plain_data(text)
+        assert fast is not None and fast == validation.parse_json("t", text)
+        assert json.dumps(fast) == json.dumps(validation.parse_json("t", text))   # types too
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": 1, "a": 2}', '[{"b": {"c": 1, "c": 1}}]', "[NaN]", "[-Infinity]", "[1e400]",
+    "[123456789012345678901]", "[-123456789012345678901]", "[" + "1" * 5000 + "]",
+    '{"py/object": "x"}', '"' + "x" * 100_001 + '"',
+    '{"' + "k" * 100_001 + '": 1}', "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1),
+    "[" * 100_000, "{", "[1,]",
+], ids=["duplicate", "nested-duplicate", "nan", "infinity", "float-range", "long-int",
+        "long-negative-int", "huge-int", "jsonpickle", "long-string", "long-key", "deep",
+        "too-deep-to-parse", "invalid", "trailing-comma"])
+def test_anything_to_report_leaves_the_fast_road(text):
+    assert validation._plain_data(text) is None
+    with pytest.raises(InputError):
+        data = validation.parse_json("t", text)
+        validation.check_plain("t", data)

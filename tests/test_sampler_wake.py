@@ -124,17 +124,20 @@ def test_arm_needs_a_wake_function():
 # -- whole runs: armed traces equal polled traces --------------------------------------------------
 def traces(spec, *, armed: bool, duration_s=None, interval_s=0.1, event_trace=None):
     """The bytes of links.csv, flows.csv and hosts.csv of a run, and the run."""
-    original = Sampler.register
+    original, original_group = Sampler.register, Sampler.register_group
 
     def polling(self, table, key, probe, *, wake=None, idle_row=None, arm=None, disarm=None):
         original(self, table, key, probe, wake=wake, idle_row=idle_row)
 
+    def polling_group(self, table, group, *, idle_row, lazy=True):   # each member, polled
+        original_group(self, table, group, idle_row=idle_row, lazy=False)
+
     if not armed:
-        Sampler.register = polling
+        Sampler.register, Sampler.register_group = polling, polling_group
     try:
         run = Run(spec, duration_s=duration_s, interval_s=interval_s)
     finally:
-        Sampler.register = original
+        Sampler.register, Sampler.register_group = original, original_group
     if event_trace is not None:
         with EventTrace(event_trace) as trace:
             trace.install(run.network)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from topologies.bounds import time_problem
 from topologies.validation import InputError, id_problem, quote, show, suggestion
@@ -202,21 +203,27 @@ def entries(top: Where, data: dict, key: str, kind: str):
     """Yield (where, item) for each object of the list `key`, ids checked present and unique."""
     items = as_list(top, key, data.get(key, []), f"a list of {kind} objects")
     first_index: dict = {}
+    source = top.source
     for index, item in enumerate(items):
-        where = Where(top.source, f"{key}[{index}]")
-        if not isinstance(item, dict):
-            raise where.error(f"expected a {kind} object, got {show(item)}")
-        if "id" not in item:
-            raise where.error('missing field "id"')
-        item_id = item["id"]
-        problem = id_problem(item_id)
-        if problem:
-            raise where.field_error("id", problem)
-        if item_id in first_index:
-            raise where.error(f"duplicate {kind} id {quote(item_id)} "
-                              f"(already used by {key}[{first_index[item_id]}])")
+        item_id: Any = item.get("id") if type(item) is dict else None
+        if item_id is None or id_problem(item_id) or item_id in first_index:
+            _entry_problem(Where(source, f"{key}[{index}]"), item, kind, key, first_index)
         first_index[item_id] = index
-        yield Where(top.source, f"{where.entry} {quote(item_id)}"), item
+        yield Where(source, f"{key}[{index}] {quote(item_id)}"), item
+
+
+def _entry_problem(where: Where, item, kind: str, key: str, first_index: dict) -> None:
+    """Raise what is wrong with the entry `item` of the list `key` (`entries`, in its order)."""
+    if not isinstance(item, dict):
+        raise where.error(f"expected a {kind} object, got {show(item)}")
+    if "id" not in item:
+        raise where.error('missing field "id"')
+    item_id = item["id"]
+    problem = id_problem(item_id)
+    if problem:
+        raise where.field_error("id", problem)
+    raise where.error(f"duplicate {kind} id {quote(item_id)} "
+                      f"(already used by {key}[{first_index[item_id]}])")
 
 
 def node_ref(where: Where, name: str, value, kinds: dict) -> str:

@@ -130,6 +130,8 @@ def _schedule(where: Where, item: dict, name: str, rule: Rule, factor: float) ->
 
 
 _NUMBERS = frozenset((int, float))     # (exact types: a bool is not a number here)
+_KNOWN_FIELDS = frozenset(LINK_FIELDS)
+_REQUIRED_FIELDS = frozenset(LINK_REQUIRED)
 
 
 def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
@@ -137,8 +139,11 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
     """The LinkSpec of links[i]. `known` holds the converted rate, delay and buffer of the
     (rate_mbps, delay_ms, buffer_kb) already read, by value and type (links of a large network
     share a few): those are not checked and converted again (they passed; zeros of floats,
-    whose sign counts, always are)."""
-    check_fields(where, item, LINK_FIELDS, LINK_REQUIRED)
+    whose sign counts, always are). A link of the required fields only (most of a large
+    network's) has nothing optional to read: the defaults, without the readers that give them."""
+    if not (_KNOWN_FIELDS.issuperset(item) and _REQUIRED_FIELDS.issubset(item)):
+        check_fields(where, item, LINK_FIELDS, LINK_REQUIRED)     # (it raises: which field)
+    optional = len(item) > len(LINK_REQUIRED)
     ends = _ends(where, item["ends"], kinds)
     rate, delay, buffer = item["rate_mbps"], item["delay_ms"], item["buffer_kb"]
     key = (type(rate), rate, type(delay), delay, type(buffer), buffer)
@@ -153,12 +158,16 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
     else:
         rate_bps, delay_s, buffer_bytes = converted
     cost = number(where, "cost", item["cost"], POSITIVE) if "cost" in item else None
-    link_duplex = choice(where, "duplex", item.get("duplex", duplex), DUPLEX_MODES)
+    link_duplex = choice(where, "duplex", item.get("duplex", duplex), DUPLEX_MODES) \
+        if optional else duplex           # (the file's, which `read_links` is given checked)
     if converted is None:       # (in this order: the first problem of a link is reported)
         rate_bps = float(scaled(where, "rate_mbps", rate, units.bits_per_mbit))
         delay_s = delay / 1000.0
         if cacheable:
             known[key] = (rate_bps, delay_s, buffer_bytes)
+    if not optional:
+        return LinkSpec(id=item["id"], ends=ends, rate_bps=rate_bps, delay_s=delay_s,
+                        buffer_bytes=buffer_bytes, duplex=link_duplex)
     return LinkSpec(
         id=item["id"],
         ends=ends,
@@ -175,6 +184,7 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
 
 
 def read_links(top: Where, data: dict, kinds: dict, units: UnitSystem, duplex: str) -> list:
+    """The LinkSpecs of the file's links; `duplex` is the file's (checked) default."""
     known: dict = {}
     return [_link(where, item, kinds, units, duplex, known)
             for where, item in entries(top, data, "links", "link")]

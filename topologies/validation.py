@@ -5,7 +5,9 @@ Inputs are untrusted data. This module reads them safely and gives every problem
 * `read_json(path, error=..., kind=...)` reads a JSON file within the `Input limits` below and
   checks it is plain JSON data (`check_plain`): no jsonpickle ``py/...`` tags, no duplicate keys,
   no NaN/Infinity, nothing nested, long or large beyond the limits. `parse_json` does the same for
-  text already in memory.
+  text already in memory. Valid data takes a faster road to the same result (`_plain_data`:
+  json's own number parsing and one pass that only says yes or no); anything it refuses goes the
+  road that names the problem.
 * `closest` / `suggestion`: the one "did you mean" helper (``(did you mean "X"?)``).
 * `quote`, `show`, `one_line`: how input values appear in messages, escaped so that no newline or
   control character of the input ever reaches a message.
@@ -404,9 +406,36 @@ def read_json(path, *, error: type[InputError] = InputError, kind: str = "JSON f
         raise error(f"{label}: not valid UTF-8: byte 0x{raw[exc.start]:02x} at "
                     f"{_line_column(raw, exc.start)} (byte offset {exc.start})") from None
     del raw
-    data = parse_json(label, text, error=error)
-    check_plain(label, data, error=error, kind=kind)
+    data = _plain_data(text)
+    if data is None:              # something to report: the checks that say what and where
+        data = parse_json(label, text, error=error)
+        check_plain(label, data, error=error, kind=kind)
     return label, data
+
+
+class _NotPlain(ValueError):
+    """`_plain_data` stops: the input holds something to report."""
+
+
+def _unique_pairs(pairs) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _NotPlain
+    return obj
+
+
+def _plain_data(text: str):
+    """`text` parsed, if `parse_json` and `check_plain` would find nothing to report in it: then
+    the same data (the same values: json parses numbers as `parse_json`'s hooks do, with the
+    same functions; plain dicts, as no key is repeated), else None. Whatever those two reject
+    ends here as an exception (a repeated key, an integer json cannot convert, nesting it cannot
+    follow, invalid JSON) or as a refusal of `_within_limits` (NaN and Infinity, which json
+    reads as floats, and the limits)."""
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_pairs)
+    except (ValueError, RecursionError):        # (json's errors are ValueErrors, and _NotPlain)
+        return None
+    return data if _within_limits(data) else None
 
 
 # -- plain-data check ----------------------------------------------------------------------------
@@ -436,6 +465,8 @@ def check_plain(label: str, data, *, error: type[InputError] = InputError,
     Iterative (no recursion), in document order. Works on parsed files and on dicts built in
     Python (lists, tuples, dicts with string keys, str, int, float, bool, None).
     """
+    if _within_limits(data):      # nothing to report (one cheaper pass)
+        return
     plain_keys: set = set()   # field names already found plain (they repeat: checked once each)
     stack = [(data, None, 1)]
     while stack:
@@ -485,6 +516,49 @@ def _to_visit(entries, path, depth: int) -> list:
             continue
         out.append((item, (path, key), depth + 1))
     return out
+
+
+def _within_limits(data) -> bool:
+    """True only if `check_plain` finds nothing in `data` (and its floats are finite, as
+    `parse_json` requires): the same checks without paths, level by level. Anything but plain
+    dicts, lists and the JSON scalars (a tuple, a parsed object that saw a key twice) is left
+    to `check_plain` (False)."""
+    known_keys: set = set()
+    level: list = [[data]]        # the document, in a list of its own
+    depth = 0
+    while level:
+        if depth > MAX_DEPTH:
+            return False
+        below = []
+        for container in level:
+            if len(container) > MAX_ITEMS:
+                return False
+            if type(container) is dict:
+                if not known_keys.issuperset(container):
+                    for key in container:
+                        if type(key) is not str or key.startswith("py/") \
+                                or len(key) > MAX_STRING_CHARS:
+                            return False
+                    known_keys.update(container)
+                container = container.values()
+            for item in container:
+                kind = type(item)
+                if kind is str:
+                    if len(item) > MAX_STRING_CHARS:
+                        return False
+                elif kind is int:
+                    if not -_INT_LIMIT < item < _INT_LIMIT:
+                        return False
+                elif kind is float:
+                    if item - item != 0.0:          # NaN or infinite
+                        return False
+                elif kind is dict or kind is list:
+                    below.append(item)
+                elif item is not None and kind is not bool:
+                    return False
+        level = below
+        depth += 1
+    return True
 
 
 def _check_size(label, value, path, depth, error, what, entries) -> None:
