@@ -236,6 +236,8 @@ class LinkDirection:
         if start <= now:                              # idle: transmission begins at once
             if queue:
                 self._advance(now)                    # (everything waiting has begun by now)
+            elif queue is None:                       # its first packet: a buffer and a line
+                t.open()
             start = now
             self.tx_bytes += size
             self.tx_pkts += 1
@@ -255,10 +257,10 @@ class LinkDirection:
             t.queued_bytes += size
             self.q_bytes += size
             self.q_pkts += 1
-            queue.append((start, size, self, start - now))
+            queue.append((start, size, self, start - now))   # type: ignore[union-attr]  # (busy: opened)
         finish = start + size * t.seconds_per_byte
         t.busy_until = finish
-        sim.schedule_line(t.line, finish + t.delay_s, self.dst_receive, packet)
+        sim.schedule_line(t.line, finish + t.delay_s, self.dst_receive, packet)  # type: ignore[arg-type]
         return True
 
     def send_routing(self, packet: Packet) -> bool:
@@ -395,16 +397,25 @@ class Transmitter:
         self.half_seconds_per_byte = 4.0 / rate_bps
         self.delay_s = delay_s
         self.capacity_bytes = capacity_bytes
-        # (transmission start time, size, direction, sojourn) of the waiting packets
-        self.queue: deque[tuple[float, int, LinkDirection, float]] = deque()
+        # (transmission start time, size, direction, sojourn) of the waiting packets, and the
+        # arrivals at the far end(s) in order (engine.py): made by `open` when the first packet
+        # comes (760 bytes each; most links of a large network never carry one)
+        self.queue: deque[tuple[float, int, LinkDirection, float]] | None = None
+        self.line: deque | None = None
         self.queued_bytes = 0
         self.busy_until = 0.0     # when the last accepted packet finishes transmission
-        self.line = sim.line()    # the arrivals at the far end(s), in order (engine.py)
         self.delay_by_impairment = False   # netem jitter: delay_s is 0, the impairment delays
+
+    def open(self) -> None:
+        """Make the buffer and the line: before the first packet is transmitted (which finds the
+        transmitter idle, so `LinkDirection.send` calls this there and nowhere else)."""
+        self.queue = deque()
+        self.line = self.sim.line()
 
     def reset(self, now: float) -> None:
         """Empty buffer and idle transmitter (the link failed)."""
-        self.queue.clear()
+        if self.queue is not None:
+            self.queue.clear()
         self.queued_bytes = 0
         self.busy_until = now
 

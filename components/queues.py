@@ -61,6 +61,7 @@ class AqmTransmitter(Transmitter):
     def __init__(self, sim: Simulator, rate_bps: float, delay_s: float, capacity_bytes: int,
                  config: dict):
         super().__init__(sim, rate_bps, delay_s, capacity_bytes)
+        self.open()               # (its packets reach `_start` without `LinkDirection.send`)
         self.rng = sim.rng
         self.config = config
         self.ecn = bool(config.get("ecn", False))
@@ -113,7 +114,7 @@ class AqmTransmitter(Transmitter):
             record_sojourn(d, now - enqueued)
         finish = now + size * self.seconds_per_byte
         self.busy_until = finish
-        self.sim.schedule_line(self.line, finish + self.delay_s, d.dst_receive, packet)
+        self.sim.schedule_line(self.line, finish + self.delay_s, d.dst_receive, packet)  # type: ignore[arg-type]  # (opened)
 
     # -- bookkeeping used by the disciplines ---------------------------------------------------
     def join(self, packet: Packet, d: LinkDirection, now: float) -> None:
