@@ -388,9 +388,10 @@ class Results:
     def write_summary(self, out_dir=None) -> Path:
         """Write summary.json into `out_dir` (default: the trace directory)."""
         out = Path(out_dir) if out_dir is not None else self.directory
-        text = indented_json_text(self.summary) + "\n"     # strict JSON: NaN is null
+        text = indented_json_text(self.summary)     # strict JSON: NaN is null
         with open(out / "summary.json", "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
+            fh.write("\n")             # (not appended first: a copy of tens of MB)
         return out / "summary.json"
 
     def write(self, out_dir) -> Path:

@@ -100,3 +100,24 @@ def test_varied_fields_give_the_defined_text(data):
                    algorithms={"reno": data.draw(params)})
     duration_s = data.draw(st.none() | odd_floats)
     assert config_text(spec, duration_s, 3, 0.1) == defined_text(spec, duration_s, 3, 0.1)
+
+
+@given(st.data())
+def test_a_generated_network_written_a_column_at_a_time_gives_the_defined_text(data):
+    """The links of a generated random graph are written a column at a time (the ids, the
+    rates, ... of every link together); links with fields drawn among them (a cost, a signed
+    zero, NaN or infinite delays, their own impairments, a queue, schedules of other lengths)
+    split a column into kinds, and each must still be written as the definition writes it."""
+    from topologies.generate import Common, random_graph
+    spec = load_topology(random_graph(60, hosts=6, common=Common(flows=3)))
+    links = list(spec.links)
+    for index in data.draw(st.lists(st.integers(0, len(links) - 1), max_size=8)):
+        links[index] = replace(
+            links[index], cost_s=data.draw(st.none() | odd_floats),
+            delay_s=data.draw(odd_floats), rate_bps=data.draw(odd_floats | st.integers()),
+            impairments=data.draw(st.tuples(impairments, impairments)),
+            queue=data.draw(st.none() | params),
+            rate_schedule=tuple(data.draw(st.lists(st.tuples(odd_floats, odd_floats),
+                                                   max_size=2))))
+    spec = replace(spec, links=links)
+    assert config_text(spec, 2.0, 1, 0.1) == defined_text(spec, 2.0, 1, 0.1)

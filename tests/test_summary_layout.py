@@ -114,3 +114,31 @@ def test_without_the_c_encoder_the_text_is_the_same(value):
         assert indented_json_text(value) == reference_text(value)
     finally:
         results_dir._c_make_encoder = saved
+
+
+# -- a column at a time ------------------------------------------------------------------------
+# The writer makes the texts of many values together (the same field of every link); columns of
+# mixed kinds, sizes and keys are split, and each value must still be written as itself.
+records = st.lists(st.dictionaries(st.sampled_from(["a", "b", "%s", "é"]) | tricky_keys,
+                                   tricky_values, min_size=1, max_size=3),
+                   min_size=2, max_size=12)
+
+
+@given(records, st.lists(st.lists(tricky_scalars, min_size=1, max_size=3), min_size=2,
+                         max_size=12))
+def test_columns_of_records_and_lists_are_written_as_each_value(dicts, lists):
+    summary = {"links": {f"L{i}": {"ends": ["A", "B"], "fields": entry, "spans": lists[i % len(lists)]}
+                         for i, entry in enumerate(dicts)},
+               "rows": lists, "records": dicts}
+    assert indented_json_text(summary) == reference_text(summary)
+
+
+def test_the_summary_of_a_generated_network_is_that_of_the_definition():
+    """A run's summary, written a column at a time, against the definition written a value at
+    a time: a random graph's links (mostly idle, some not), flows, hosts and routers."""
+    from netsim.run import simulate
+    from topologies.generate import Common, random_graph
+    from topologies.loader import load_topology
+    spec = load_topology(random_graph(80, hosts=8, common=Common(flows=4, data_mb=0.05)))
+    summary = simulate(spec).summary
+    assert indented_json_text(summary) == reference_text(summary)

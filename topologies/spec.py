@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, fields, is_dataclass
+from itertools import repeat
 from json.encoder import encode_basestring_ascii
-from operator import attrgetter
+from math import isfinite
+from operator import attrgetter, is_
 
 
 @dataclass(frozen=True)
@@ -351,8 +353,10 @@ def config_digest(spec: TopologySpec, *, duration_s: float | None, seed: int,
 # (in name order, leaving out what `resolved_config` leaves out), a dataclass instance met again
 # (the links' shared impairments, the flows' shared transport) is the text written the first
 # time, and what holds no dataclass is written as the json module writes it with those options.
-# On a network of 20 000 links that is about a third of the instructions;
-# tests/test_config_digest.py checks the two texts equal.
+# A list is written a column at a time (`_Writer.texts`): the links' ids, their rates, ... each
+# converted by one C function mapped over the column, and each link one %-format of its fields'
+# texts (20 000 links: 0.04 s, a third of writing them one at a time, which took a third of the
+# instructions of building the dicts); tests/test_config_digest.py checks the two texts equal.
 
 _INF = float("inf")
 
@@ -410,7 +414,7 @@ class _Writer:
         if kind is bool:
             return "true" if value else "false"
         if kind is list or kind is tuple:
-            return "[" + ",".join([self.text(item) for item in value]) + "]"
+            return "[" + ",".join(self.texts(value)) + "]" if value else "[]"
         if kind is dict:
             if not all(type(key) is str for key in value):
                 return self.dumps(plain_data(value))
@@ -420,6 +424,44 @@ class _Writer:
         if text is None:
             text = self.done[id(value)] = self.instance_text(value, kind)
         return text
+
+    def texts(self, values) -> list:
+        """The texts of `values` (a non-empty list or tuple), a column at a time where they are
+        of one kind: the same object every time (a default), strings, integers or finite
+        floats (one C function mapped over them), lists of one length (a column per
+        position), or instances of one dataclass whose fields all stay (a column per field:
+        the links), each a %-format of its columns' texts; else one by one."""
+        first = values[0]
+        if len(values) == 1 or all(map(is_, values, repeat(first))):
+            return [self.text(first)] * len(values)
+        kinds = set(map(type, values))
+        if len(kinds) == 1:
+            kind = type(first)
+            if kind is str:
+                return [*map(encode_basestring_ascii, values)]
+            if kind is int:
+                return [*map(int.__repr__, values)]
+            if kind is float and all(map(isfinite, values)):
+                return [*map(float.__repr__, values)]
+            if kind is list or kind is tuple:
+                size = len(first)
+                if size and all(map(size.__eq__, map(len, values))):
+                    return self.rows(values, "[" + ",".join(["%s"] * size) + "]")
+            elif kind is not dict:
+                described = self.classes.get(kind)
+                if described is None and is_dataclass(first) and not isinstance(first, type):
+                    described = self.classes[kind] = _described(first)
+                if described is not None and described[3] is None and described[1]:
+                    _, keys, getter, _ = described
+                    form = "{" + ",".join([key.replace("%", "%%") + "%s" for key in keys]) + "}"
+                    return self.rows([*map(getter, values)], form)
+        return [self.text(item) for item in values]
+
+    def rows(self, rows, form: str) -> list:
+        """`form` % the texts of each of `rows` (tuples of one length), made a column at a
+        time."""
+        columns = [self.texts(column) for column in zip(*rows)]
+        return [*map(form.__mod__, zip(*columns))]
 
     def instance_text(self, value, kind) -> str:
         """The text of a dataclass instance (or, of any other object, json.dumps's)."""
