@@ -12,12 +12,19 @@ order statistics, as numpy's default does.
 """
 from __future__ import annotations
 
+from itertools import chain, islice, repeat
+from operator import itemgetter, methodcaller, ne
+
 TABLE_ROWS = 20     # flows and link directions listed before the table turns to aggregates
 
 
 def quantile(values: list, q: float) -> float:
     """The q-quantile (0..1) of a non-empty list, linear between order statistics."""
-    ordered = sorted(values)
+    return _ordered_quantile(sorted(values), q)
+
+
+def _ordered_quantile(ordered: list, q: float) -> float:
+    """`quantile` of a list already in order."""
     position = q * (len(ordered) - 1)
     low = int(position)
     if low + 1 >= len(ordered):
@@ -26,11 +33,14 @@ def quantile(values: list, q: float) -> float:
 
 
 def _stats(values: list, fmt: str) -> list:
-    """mean, p50 and p99 of `values` as text ('-' each when there are none)."""
+    """mean, p50 and p99 of `values` as text ('-' each when there are none); the values are
+    put in order once for both percentiles."""
     if not values:
         return ["-", "-", "-"]
     mean = sum(values) / len(values)
-    return [format(v, fmt) for v in (mean, quantile(values, 0.5), quantile(values, 0.99))]
+    ordered = sorted(values)
+    return [format(v, fmt) for v in (mean, _ordered_quantile(ordered, 0.5),
+                                     _ordered_quantile(ordered, 0.99))]
 
 
 def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
@@ -43,8 +53,8 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
     lines = [f"{summary['topology']}: {summary['stop_detail']} at t={summary['end_time_s']:.3f} s "
              f"({summary['events']} events, {summary['wall_time_s']:.2f} s wall){suffix}", ""]
     flows = summary["flows"]
-    ecn = any(f.get("ecn_echoes") for f in flows.values())
-    shown = flows if not rows or len(flows) <= rows else dict(list(flows.items())[:rows])
+    ecn = any(map(methodcaller("get", "ecn_echoes"), flows.values()))
+    shown = flows if not rows or len(flows) <= rows else dict(islice(flows.items(), rows))
     # the id and algorithm columns fit the longest shown; finish times to the microsecond
     idw = max([8] + [len(fid) + 2 for fid in shown])
     algw = max([10] + [len(str(f["algorithm"])) + 2 for f in shown.values()])
@@ -66,10 +76,13 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
     if workloads:
         lines += ["", *workload_lines(workloads)]
     lines.append("")
-    aqm = any(summary["links"][lid].get("queue", "droptail") != "droptail" for lid in links)
-    directions = [(lid, label, d) for lid in links
-                  for label, d in summary["links"][lid]["directions"].items()]
-    listed = directions if not rows or len(directions) <= rows else directions[:rows]
+    entries = [*map(summary["links"].__getitem__, links)]
+    aqm = any(map(ne, map(methodcaller("get", "queue", "droptail"), entries), repeat("droptail")))
+    every = [*map(itemgetter("directions"), entries)]          # each link's directions
+    count = sum(map(len, every))
+    # the listed directions only are made (lid, label, entry)
+    listed = [*islice(((lid, label, d) for lid, directions in zip(links, every)
+                       for label, d in directions.items()), rows or None)]
     lw = max([8] + [len(lid) + 2 for lid, _, _ in listed])      # columns that fit the ids
     dw = max([14] + [len(label) + 2 for _, label, _ in listed])
     lines.append(f"{'link':<{lw}}{'direction':<{dw}}{'rate Mbps':>10}{'util':>7}{'buffer KB':>11}"
@@ -85,10 +98,10 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
         lines.append(f"{lid:<{lw}}{label:<{dw}}{d['avg_rate_mbps']:>10.3f}{d['utilization']:>7.2f}"
                      f"{d['avg_buffer_kb']:>11.2f}{d['avg_buffer_pkts']:>10.2f}   "
                      f"{d['drops']:>14}{d['impairment_drops']:>8}{d['failure_drops']:>9}{extra}")
-    if len(listed) < len(directions):
-        lines += [f"... {len(directions) - len(listed)} more link directions (all "
-                  f"{len(directions)} in summary.json and links.csv)", ""]
-        lines += link_aggregate([d for _, _, d in directions])
+    if len(listed) < count:
+        lines += [f"... {count - len(listed)} more link directions (all "
+                  f"{count} in summary.json and links.csv)", ""]
+        lines += link_aggregate([*chain.from_iterable(map(dict.values, every))])
     return "\n".join(lines)
 
 
@@ -126,11 +139,11 @@ def workload_lines(workloads: dict) -> list:
 def link_aggregate(directions: list) -> list:
     """One line for all listed link directions: utilization (mean, p50, p99, max) and the
     losses by cause, summed."""
-    util = [d["utilization"] for d in directions]
+    util = [*map(itemgetter("utilization"), directions)]
     mean, p50, p99 = _stats(util, ".2f")
     return [f"{'directions':<12}{'util: mean':>12}{'p50':>9}{'p99':>9}{'max':>9}   "
             f"{'lost: overflow':>14}{'random':>8}{'failure':>9}",
             f"{len(directions):<12}{mean:>12}{p50:>9}{p99:>9}{max(util):>9.2f}   "
-            f"{sum(d['drops'] for d in directions):>14}"
-            f"{sum(d['impairment_drops'] for d in directions):>8}"
-            f"{sum(d['failure_drops'] for d in directions):>9}"]
+            f"{sum(map(itemgetter('drops'), directions)):>14}"
+            f"{sum(map(itemgetter('impairment_drops'), directions)):>8}"
+            f"{sum(map(itemgetter('failure_drops'), directions)):>9}"]

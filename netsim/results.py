@@ -8,11 +8,15 @@ tables `links`, `flows`, `hosts` and `routes` are read back from them only when 
 from __future__ import annotations
 
 import shutil
+from operator import attrgetter
 from pathlib import Path
+from typing import Any
 
 from components.link import sojourn_quantile
+from flows.sender_view import COUNTERS, SenderView
+from flows.transport import Flow
 from netsim.probes import flow_counters, flow_state
-from netsim.results_dir import StagedDirectory, finite, indented_json_text
+from netsim.results_dir import StagedDirectory, finite, write_indented_json
 from netsim.version import __version__ as VERSION
 from topologies.spec import config_digest
 
@@ -57,41 +61,92 @@ def _round(value, digits: int = 9):
     return None if value is None else float(f"{value:.{digits}g}")
 
 
-def _rtt_fields(flow) -> dict:
-    """What the flow measured of its round trip, for `--check` (theory/check.py):
+_INF = float("inf")
+
+
+class _Rounded(dict):
+    """`_round(value)` by value, each computed once: ``rounded[value]``. `_round` depends only on
+    the value (equal ints and floats give the same float), except for the sign of zero, which
+    equal keys would lose: zero is computed every time, never kept."""
+
+    def __missing__(self, value):
+        result = float(f"{value:.9g}")
+        if value:
+            self[value] = result
+        return result
+
+
+class _CounterReader:
+    """`flow_counters(flow)` for the flows of one run, faster: a sender whose `counters` is
+    `SenderView.counters` gives ``{name: value at its path, or 0}`` for its `counter_paths`,
+    which is what is built here, with one getter per set of paths (instead of one per counter
+    and flow) and the zeros copied from a template. Any other flow is asked as before."""
+
+    __slots__ = ("getters", "zeros")
+
+    def __init__(self):
+        self.getters: dict = {}        # counter paths -> (names read, getter of their tuple)
+        self.zeros = dict.fromkeys(COUNTERS, 0)
+
+    def __call__(self, flow):
+        sender: Any = getattr(flow, "sender", None)
+        if getattr(type(sender), "counters", None) is not SenderView.counters:
+            return flow_counters(flow)
+        paths = sender.counter_paths()
+        known = self.getters.get(paths)
+        if known is None:
+            names = tuple(name for name, path in zip(COUNTERS, paths) if path is not None)
+            read = [path for path in paths if path is not None]
+            getter = attrgetter(*read) if len(read) > 1 else _as_tuple(read)
+            known = self.getters[paths] = (names, getter)
+        counters = self.zeros.copy()
+        counters.update(zip(known[0], known[1](sender)))
+        return counters
+
+
+def _as_tuple(paths: list):
+    """A getter of the tuple of the values at `paths` (none or one: `attrgetter` of one path
+    gives its value alone)."""
+    getters = [*map(attrgetter, paths)]
+    return lambda obj: tuple(get(obj) for get in getters)
+
+
+def _rtt_fields(sending, est, rounded: _Rounded) -> tuple:
+    """What the flow measured of its round trip, for `--check` (theory/check.py), in the order
+    of its summary fields:
 
     * `base_rtt_ms`: the base RTT the flow's algorithm used (FAST and Vegas `base_rtt`, BBR's
       RTprop `min_rtt_s`), or, for algorithms without one, the smallest RTT sample;
     * `min_rtt_ms`: the smallest RTT sample;
     * `rto_ms`: the retransmission timeout of the last RTT estimate, without backoff, by the
       flow's estimator (classic: RFC 6298, SRTT + 4 RTTVAR within [min_rto_s, max_rto_s]; Linux
-      stack: tcp_set_rto's SRTT + max(mdev, min RTO));
+      stack: tcp_set_rto's SRTT + max(mdev, min RTO)), rounded once per value (`rounded`: the
+      run's flows mostly share a few, e.g. the minimum RTO);
     * `in_slow_start`: whether the window was still below ssthresh at the end (BBR: in Startup).
     All None/False when the flow took no RTT sample.
+
+    `est` is the flow's RTT estimator, `sending` what has its `cc`, `cwnd` and `ssthresh` (the
+    flow, or its sender: see `_flow_summaries`).
     """
-    import math
-    est = getattr(flow, "rtt", None)
-    if est is None:
-        est = flow.sender.rtt
-    min_rtt = est.min_rtt if est.min_rtt != math.inf else None
+    min_rtt = est.min_rtt if est.min_rtt != _INF else None
     base = None
-    cc = flow.cc
+    cc = sending.cc
     for attr in ("base_rtt", "min_rtt_s"):
         value = getattr(cc, attr, None)
-        if value is not None and value != math.inf:
+        if value is not None and value != _INF:
             base = value
             break
     if base is None:
         base = min_rtt
     rto = est.base_rto_s()              # the estimator's own rule (RFC 6298 or Linux's)
-    if getattr(cc, "state", None) is not None and isinstance(cc.state, str):
-        slow = cc.state == "startup"
+    state = getattr(cc, "state", None)
+    if state is not None and isinstance(state, str):
+        slow = state == "startup"
     else:
-        slow = bool(flow.cwnd < flow.ssthresh)
-    return {"base_rtt_ms": _round(None if base is None else base * 1e3),
-            "min_rtt_ms": _round(None if min_rtt is None else min_rtt * 1e3),
-            "rto_ms": _round(None if rto is None else rto * 1e3),
-            "in_slow_start": slow}
+        slow = bool(sending.cwnd < sending.ssthresh)
+    return (None if base is None else float(f"{base * 1e3:.9g}"),
+            None if min_rtt is None else float(f"{min_rtt * 1e3:.9g}"),
+            None if rto is None else rounded[rto * 1e3], slow)
 
 
 def _rate_flow_fields(flow, end_s: float, mbit: float, mb: float) -> dict:
@@ -129,6 +184,25 @@ IDLE_DIRECTION = {
 }
 
 
+class _Attributes:
+    """An object whose attribute dict is `_key_sharing`'s."""
+
+
+def _key_sharing(template: dict) -> dict:
+    """A dict equal to `template` (string keys), in its order and of its very values, whose
+    copies share one table of keys: an instance's attribute dict (on CPython a key-sharing
+    dict, PEP 412), which ``dict.copy`` copies as one. Such a copy is an ordinary `dict` to its
+    reader, and 300 bytes where a copy of `template` is 460 (a 10 000-router network's summary
+    makes 40 000: they take half the time)."""
+    holder = _Attributes()
+    for key, value in template.items():
+        setattr(holder, key, value)
+    return holder.__dict__
+
+
+_IDLE_TEMPLATE = _key_sharing(IDLE_DIRECTION)
+
+
 def is_idle(d) -> bool:
     """True when no packet was ever offered to link direction `d` (after `settle`): every
     counter and integral the summary reports is zero (0 and +0.0: they start there, and an
@@ -140,34 +214,27 @@ def is_idle(d) -> bool:
 
 
 def _direction_summary(d, end_s: float, capacity_bps: float, mbit: float, kb: float) -> dict:
-    """summary.json's entry of link direction `d` (settled at `end_s`)."""
+    """summary.json's entry of link direction `d` (settled at `end_s`); `_round` spelt out."""
     rate_bps = d.tx_bytes * 8.0 / end_s if end_s > 0 else 0.0
     failures = d.failed + d.lost_in_flight
+    sent = d.tx_pkts
     return {
-        "avg_buffer_kb": _round(d.area_bytes / end_s / kb) if end_s > 0 else 0.0,
-        "avg_buffer_pkts": _round(d.area_pkts / end_s) if end_s > 0 else 0.0,
-        "avg_backlog_kb": _round((d.area_bytes + d.area_work) / end_s / kb) if end_s > 0 else 0.0,
+        "avg_buffer_kb": float(f"{d.area_bytes / end_s / kb:.9g}") if end_s > 0 else 0.0,
+        "avg_buffer_pkts": float(f"{d.area_pkts / end_s:.9g}") if end_s > 0 else 0.0,
+        "avg_backlog_kb": float(f"{(d.area_bytes + d.area_work) / end_s / kb:.9g}")
+        if end_s > 0 else 0.0,
         "drops": d.dropped, "impairment_drops": d.impaired_drops,
         "failure_drops": failures,
         "lost": d.dropped + d.aqm_drops + d.impaired_drops + failures,
         "duplicated": d.duplicated, "reordered": d.delayed,
         "routing_packets": d.routing_pkts, "routing_drops": d.routing_dropped,
-        "packets_transmitted": d.tx_pkts,
+        "packets_transmitted": sent,
         "marks": d.marks, "aqm_drops": d.aqm_drops,
-        "avg_sojourn_ms": _round(d.soj_sum / d.tx_pkts * 1e3) if d.tx_pkts else None,
-        "p99_sojourn_ms": _round(sojourn_quantile(d, 0.99) * 1e3) if d.tx_pkts else None,
-        "avg_rate_mbps": _round(rate_bps / mbit),
-        "utilization": _round(rate_bps / capacity_bps),
+        "avg_sojourn_ms": float(f"{d.soj_sum / sent * 1e3:.9g}") if sent else None,
+        "p99_sojourn_ms": float(f"{sojourn_quantile(d, 0.99) * 1e3:.9g}") if sent else None,
+        "avg_rate_mbps": float(f"{rate_bps / mbit:.9g}"),
+        "utilization": float(f"{rate_bps / capacity_bps:.9g}"),
     }
-
-
-def _remembered(known: dict, value, convert):
-    """`_round(convert(value))`, computed once per value in `known` (zero, whose sign matters,
-    every time)."""
-    rounded = known.get(value) if value else None
-    if rounded is None:
-        rounded = known[value] = _round(convert(value))
-    return rounded
 
 
 def _link_summaries(spec, net, end_s: float, units) -> dict:
@@ -181,44 +248,35 @@ def _link_summaries(spec, net, end_s: float, units) -> dict:
     link_events: dict = {}
     for event in spec.events:
         link_events.setdefault(event.link, []).append(event)
-    rates: dict = {}
-    delays: dict = {}
-    buffers: dict = {}
-
-    def in_mbps(rate_bps):
-        return rate_bps / mbit
-
-    def in_ms(delay_s):
-        return delay_s * 1e3
-
-    def in_kb(size_bytes):
-        return size_bytes / kb
-
+    rounded = _Rounded()
+    idle_entry = _IDLE_TEMPLATE.copy      # (IDLE_DIRECTION's copy, sharing its keys)
     for link in net.links.values():
         directions = {}
         ls = link_specs[link.id]
+        varying = ls.rate_schedule or ls.delay_schedule       # a time-varying link
         capacity_bps = mean_capacity_bps(ls, end_s) if ls.rate_schedule else None
+        # an idle direction's entry is IDLE_DIRECTION only where its utilization, 0 / the
+        # capacity, is 0.0 (not NaN, nor -0.0)
+        idle_fits = (ls.rate_bps if capacity_bps is None else capacity_bps) > 0
         for d in link.directions:
             d.settle(end_s)
-            if is_idle(d) and (ls.rate_bps if capacity_bps is None else capacity_bps) > 0:
-                directions[d.label] = dict(IDLE_DIRECTION)
+            if idle_fits and is_idle(d):
+                directions[d.label] = idle_entry()
                 continue
             if capacity_bps is None:
                 capacity_bps = mean_capacity_bps(ls, end_s)
             directions[d.label] = _direction_summary(d, end_s, capacity_bps, mbit, kb)
-        rate = _remembered(rates, link.rate_bps, in_mbps)
-        delay = _remembered(delays, link.delay_s, in_ms)
-        buffer = _remembered(buffers, link.buffer_bytes, in_kb)
         events = link_events.get(link.id)
-        links[link.id] = {"ends": [n.id for n in link.ends], "rate_mbps": rate,
-                          "delay_ms": delay, "buffer_kb": buffer, "duplex": link.duplex,
-                          "down_s": down_spans(events, end_s) if events else [],
-                          "queue": queues.get(link.id, "droptail"),
-                          "directions": directions}
-        if ls.rate_schedule or ls.delay_schedule:      # time-varying link
+        a, b = link.ends                                    # (a link has two)
+        entry = links[link.id] = {
+            "ends": [a.id, b.id], "rate_mbps": rounded[link.rate_bps / mbit],
+            "delay_ms": rounded[link.delay_s * 1e3], "buffer_kb": rounded[link.buffer_bytes / kb],
+            "duplex": link.duplex, "down_s": down_spans(events, end_s) if events else [],
+            "queue": queues.get(link.id, "droptail"), "directions": directions}
+        if varying:
             if capacity_bps is None:
                 capacity_bps = mean_capacity_bps(ls, end_s)
-            links[link.id].update(
+            entry.update(
                 rate_mbps=_round(ls.rate_bps / mbit), delay_ms=_round(ls.delay_s * 1e3),
                 mean_capacity_mbps=_round(capacity_bps / mbit),
                 rate_schedule_mbps=[[t, _round(r / mbit)] for t, r in ls.rate_schedule],
@@ -360,38 +418,70 @@ class Results:
         }
 
     def _flow_summaries(self, run, end_s: float) -> dict:
-        """summary.json's "flows": one object per flow (docs/outputs.md, `flows.<id>`)."""
+        """summary.json's "flows": one object per flow (docs/outputs.md, `flows.<id>`).
+
+        Each bulk flow's figures are read once each: those of a transport `Flow` straight from
+        its parts (the sender, the receiver, the RTT estimator), which its properties of the
+        same names read, as its probe does (netsim/probes.py); any other flow's from the flow.
+        A rounding is spelt out rather than called (`_round` of a value that is not None), and
+        the values many flows share (sizes, mean windows, RTOs) are rounded once per value
+        (`_Rounded`)."""
         units = self.units
         mbit, mb = units.bits_per_mbit, units.bytes_per_mb
+        probes = run.flow_probes
+        read_counters = _CounterReader()
+        rounded = _Rounded()
         flows = {}
         for flow in self.network.flows.values():
-            done = flow.finish_s is not None
-            elapsed = (flow.finish_s if done else end_s) - flow.start_s
+            if getattr(flow, "kind", "bulk") != "bulk":
+                flows[flow.id] = _rate_flow_fields(flow, end_s, mbit, mb)
+                continue
+            sending: Any
+            receiving: Any
+            est: Any
+            timing: Any
+            if type(flow) is Flow:
+                sending, receiving = flow.sender, flow.receiver
+                est = timing = sending.rtt
+            else:
+                sending = receiving = timing = flow
+                est = getattr(flow, "rtt", None)
+                if est is None:
+                    est = flow.sender.rtt
+            finish_s = sending.finish_s
+            done = finish_s is not None
+            elapsed = (finish_s if done else end_s) - flow.start_s
+            data_bytes, delivered = flow.data_bytes, receiving.delivered_bytes
+            rtt_count = timing.rtt_count
+            window = probes[flow.id].mean_window_pkts()
+            base_ms, min_ms, rto_ms, slow = _rtt_fields(sending, est, rounded)
+            state = flow_state(flow)
             flows[flow.id] = {
                 "algorithm": flow.algorithm, "src": flow.src.id, "dst": flow.dst.id,
-                "data_mb": None if flow.data_bytes is None else _round(flow.data_bytes / mb),
-                "data_bytes": flow.data_bytes, "start_s": flow.start_s,
-                "finish_s": _round(flow.finish_s), "completed": done,
-                "goodput_mbps": _round(flow.delivered_bytes * 8.0 / elapsed / mbit) if elapsed > 0 else 0.0,
-                "avg_rtt_ms": _round(flow.rtt_sum / flow.rtt_count * 1e3) if flow.rtt_count else None,
-                "avg_window_pkts": _round(run.flow_probes[flow.id].mean_window_pkts()),
-                "packets_sent": flow.packets_sent, "retransmissions": flow.retransmissions,
-                "timeouts": flow.timeouts, "ecn_echoes": flow.ecn_echoes,
-                "ecn_reactions": flow.ecn_reactions, "delivered_bytes": flow.delivered_bytes,
-                "in_order": flow.in_order and (not done or flow.delivered_all()),
-                **_rtt_fields(flow),
-                "counters": flow_counters(flow), "algorithm_state": finite(flow_state(flow)),
-            } if getattr(flow, "kind", "bulk") == "bulk" else _rate_flow_fields(flow, end_s, mbit, mb)
+                "data_mb": None if data_bytes is None else rounded[data_bytes / mb],
+                "data_bytes": data_bytes, "start_s": flow.start_s,
+                "finish_s": float(f"{finish_s:.9g}") if done else None, "completed": done,
+                "goodput_mbps": float(f"{delivered * 8.0 / elapsed / mbit:.9g}")
+                if elapsed > 0 else 0.0,
+                "avg_rtt_ms": float(f"{timing.rtt_sum / rtt_count * 1e3:.9g}")
+                if rtt_count else None,
+                "avg_window_pkts": None if window is None else rounded[window],
+                "packets_sent": sending.packets_sent,
+                "retransmissions": sending.retransmissions, "timeouts": sending.timeouts,
+                "ecn_echoes": sending.ecn_echoes, "ecn_reactions": sending.ecn_reactions,
+                "delivered_bytes": delivered,
+                "in_order": receiving.in_order and (not done or flow.delivered_all()),
+                "base_rtt_ms": base_ms, "min_rtt_ms": min_ms, "rto_ms": rto_ms,
+                "in_slow_start": slow, "counters": read_counters(flow),
+                "algorithm_state": finite(state) if state else state,   # ({} is a new dict)
+            }
         return flows
 
     # -- output files ---------------------------------------------------------------------
     def write_summary(self, out_dir=None) -> Path:
         """Write summary.json into `out_dir` (default: the trace directory)."""
         out = Path(out_dir) if out_dir is not None else self.directory
-        text = indented_json_text(self.summary)     # strict JSON: NaN is null
-        with open(out / "summary.json", "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.write("\n")             # (not appended first: a copy of tens of MB)
+        write_indented_json(out / "summary.json", self.summary)    # strict JSON: NaN is null
         return out / "summary.json"
 
     def write(self, out_dir) -> Path:

@@ -24,9 +24,9 @@ import os
 import re
 import shutil
 import tempfile
-from itertools import chain, groupby, repeat
+from itertools import groupby, repeat
 from json.encoder import encode_basestring_ascii
-from math import isfinite
+from math import copysign, isfinite
 from operator import is_
 from pathlib import Path
 
@@ -145,10 +145,28 @@ def indented_json_text(data, indent: int = 2) -> str:
     again rather than encoded again. So the summary of a network of 10 000 routers and 20 000
     links is written in about a tenth of a second (0.19 s a value at a time). Values are as in
     `json_text` (NaN and infinities are null)."""
-    return _Layout(indent).text(data, 0)
+    return "".join(_Layout(indent).table((data,), 0))
+
+
+# pieces of `write_indented_json`'s text joined for each write (about a megabyte of summary)
+PIECES_PER_WRITE = 1 << 14
+
+
+def write_indented_json(path, data, indent: int = 2) -> None:
+    """Write `indented_json_text(data)` and a newline to the file `path` (UTF-8: the text is
+    ASCII), its pieces joined and written PIECES_PER_WRITE at a time: the whole text, tens of
+    MB for a large network, is never made, nor copied again as bytes."""
+    pieces = _Layout(indent).table((data,), 0)
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        for start in range(0, len(pieces), PIECES_PER_WRITE):
+            fh.write("".join(pieces[start:start + PIECES_PER_WRITE]))
+        fh.write("\n")
 
 
 _CONTAINERS = (dict, list, tuple)
+_SCALARS = {int, float, bool, type(None)}
+_CONSTANT_KINDS = {str, int, float, bool}
+_STR = {str}
 
 
 class _Layout:
@@ -184,6 +202,8 @@ class _Layout:
         kinds = set(map(type, values))
         if len(kinds) == 1:
             kind = type(first)
+            if kind in _CONSTANT_KINDS and values[-1] == first and _constant(values):
+                return [self.one_line(first)]     # one text: a string part (see `_constant`)
             if kind is str:
                 return [[*map(encode_basestring_ascii, values)]]
             if kind is int:
@@ -204,6 +224,11 @@ class _Layout:
                     return [[*map(self.dict_line if kind is dict else self.encode, values)]]
                 elif len(sizes) == 1:
                     return self.records(values, depth, kind is dict)
+        if kinds <= _SCALARS:
+            # numbers, booleans and nulls (NaN and infinities too: null): the one-line text of
+            # the column is their texts, as `one_line` writes each, joined by ", " (which none
+            # of them holds), made by the encoder in one call
+            return [self.encode(values)[1:-1].split(", ")]
         # a mixed column: its parts by kind, or by size (links without and with down spans)
         forms = [*map(id, map(type, values))] if len(kinds) > 1 else None
         if forms is None and kinds <= set(_CONTAINERS):
@@ -255,7 +280,7 @@ class _Layout:
                     table += [[*map(encode_basestring_ascii, column_keys)], ": "]
             table += self.table(column, depth + 1)
         table.append(self.pads[depth] + ("}" if is_dict else "]"))
-        return table
+        return _merged(table)
 
     def wide(self, value, depth: int, is_dict: bool) -> list:
         """The table (of strings: the pieces of its text) of one non-empty dict (or list) at
@@ -280,14 +305,19 @@ class _Layout:
                     pieces += (heads[index], ": ")
                 pieces += self.table((item,), depth + 1)
         else:
+            # the rows' pieces, a row after the other, put in place a part at a time (a
+            # strided slice: each part's texts, or its one string repeated, go to every
+            # width-th place): row i's pieces are what it would join, in order
             count = len(items)
             parts: list = self.table(items, depth + 1)
             if heads is not None:
                 parts = [heads, ": ", *parts]
-            rows = zip(repeat("," + inner, count), *[repeat(part, count) if type(part) is str
-                                                     else part for part in parts])
-            pieces += chain.from_iterable(rows)
-            del pieces[1]
+            row = ["," + inner, *_merged(parts)]
+            width = len(row)
+            pieces = [""] * (width * count)
+            for place, part in enumerate(row):
+                pieces[place::width] = [part] * count if type(part) is str else part
+            pieces[0] = "{" + inner if is_dict else "[" + inner     # (not the first separator)
         pieces.append(self.pads[depth] + ("}" if is_dict else "]"))
         return pieces
 
@@ -318,7 +348,7 @@ class _Layout:
             return known[2]
         text = self.encode(value)
         keys = tuple(value)
-        if all(type(key) is str for key in keys):
+        if set(map(type, keys)) == _STR:
             self.memo[id(next(iter(values)))] = (keys, tuple(values), text)
         return text
 
@@ -330,6 +360,28 @@ class _Layout:
         except ValueError:            # a NaN or an infinity somewhere inside: null, as json_text
             self.encoder = _one_line_encoder()        # (one that has not stopped half-way)
             return json.dumps(finite(value), allow_nan=False)
+
+
+def _constant(values) -> bool:
+    """Whether a column of one kind of `_CONSTANT_KINDS` holds one text, its first value's: all
+    its values are equal to the first (equal strings, ints, booleans or floats have the same
+    text, but for the sign of a float zero, and a NaN equals only itself)."""
+    first = values[0]
+    if values.count(first) != len(values):
+        return False
+    return bool(first) or type(first) is not float or len(set(map(copysign, repeat(1.0), values))) == 1
+
+
+def _merged(table: list) -> list:
+    """`table` with each run of adjacent strings joined into one: the same texts, in fewer
+    parts (so fewer pieces per row to put in place and join)."""
+    merged: list = []
+    for part in table:
+        if type(part) is str and merged and type(merged[-1]) is str:
+            merged[-1] += part
+        else:
+            merged.append(part)
+    return merged
 
 
 def _texts(table: list, count: int) -> list:
