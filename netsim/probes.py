@@ -292,6 +292,7 @@ def _number(value) -> float:
 
 
 _ZERO_COUNTERS = (0.0,) * len(FLOW_COUNTERS)     # an interval in which no counter moved
+_LOUD = object()                                   # `FlowProbe.quiet_cwnd` of a flow that moved
 _counter_getters: dict = {}                        # counter paths -> their getter (shared)
 
 
@@ -319,19 +320,26 @@ class FlowProbe:
     parts that its properties of the same names read (`sending`: the sender's `bytes_sent`,
     `cwnd`, `finish_s`; `receiving`: the receiver's `delivered_bytes`, `arrived_bytes`;
     `timing`: the RTT estimator's `rtt_sum`, `rtt_count`), of any other flow (cbr, onoff) its
-    own. A sender that says where it keeps its counters (`counter_paths`,
-    flows/sender_view.py) has them read by one getter (`read_counters`) and compared with the
-    last sample's as one tuple: they rarely move, and an interval in which none did gets a
-    constant row part. Any other sender with `counters()` (a dict) is read through it."""
+    own; the start time is read once (a flow's does not change once built). A sender that says
+    where it keeps its counters (`counter_paths`, flows/sender_view.py) has them read by one
+    getter (`read_counters`) and compared with the last sample's as one tuple: they rarely
+    move, and an interval in which none did gets a constant row part. Any other sender with
+    `counters()` (a dict) is read through it.
 
-    __slots__ = ("f", "mbit", "bytes_sent", "delivered", "arrived", "rtt_sum", "rtt_count",
-                 "window_sum", "window_rows", "counters", "last_counters", "report", "state",
-                 "sending", "receiving", "timing", "sender", "read_counters", "counter_slots",
-                 "last_row")
+    A row whose figures equal the last row's is that very tuple again (its text is kept by a
+    trace file). A stalled flow (waiting for its retransmission timer) gives the same row of
+    zero rates with its window over and over: once such a row repeats (`quiet_cwnd`), the next
+    samples only check that every figure is the very object last read, and answer that row."""
+
+    __slots__ = ("f", "mbit", "start_s", "bytes_sent", "delivered", "arrived", "rtt_sum",
+                 "rtt_count", "window_sum", "window_rows", "counters", "last_counters", "report",
+                 "state", "sending", "receiving", "timing", "sender", "read_counters",
+                 "counter_slots", "last_row", "zero_part", "quiet_cwnd")
 
     def __init__(self, f, bits_per_mbit: float, state: tuple = ()):
         self.f = f
         self.mbit = float(bits_per_mbit)
+        self.start_s = f.start_s
         self.bytes_sent = self.delivered = self.arrived = self.rtt_count = 0
         self.rtt_sum = 0.0
         self.window_sum = 0.0
@@ -346,13 +354,22 @@ class FlowProbe:
         self.counters = getattr(sender, "counters", None)
         self.read_counters: Any = None
         self.counter_slots: tuple = ()
+        self.last_counters: tuple = ()  # the counters read last (0 before the first sample)
         paths = getattr(sender, "counter_paths", None)
         if self.counters is not None and paths is not None:
             where = [(i, path) for i, path in enumerate(paths()) if path is not None]
             self.counter_slots = tuple(i for i, _ in where)
             self.read_counters = _counter_getter(tuple(path for _, path in where))
-        self.last_counters: tuple | None = None
+            self.last_counters = (0,) * len(where)
+        elif self.counters is not None:
+            self.last_counters = (0,) * len(FLOW_COUNTERS)
         self.last_row: tuple = ()
+        # The counters' part of a row in which none moved (None: `counters()` is read, and
+        # the stalled flow's path of `__call__` is off); the window of a last row that nothing
+        # but the window made, repeated (`_LOUD`: none).
+        self.zero_part: tuple | None = (_ZERO_COUNTERS if self.read_counters is not None
+                                        else _NO_COUNTERS if self.counters is None else None)
+        self.quiet_cwnd: Any = _LOUD
         self.state = tuple(state)
         self.report = getattr(getattr(f, "cc", None), "report", None) if self.state else None
 
@@ -369,35 +386,49 @@ class FlowProbe:
         return f.start_s if not f.started else -math.inf
 
     def __call__(self, now: float, span: float):
-        f = self.f
-        if now <= f.start_s:
-            return SKIP if f.started else None      # no row for the interval it starts at the end of
+        if now <= self.start_s:
+            return SKIP if self.f.started else None    # no row for the interval it starts at the end of
         sending = self.sending
         finish_s = sending.finish_s
         if finish_s is not None and finish_s <= now - span:
             return None
-        receiving, timing = self.receiving, self.timing
         bytes_sent, cwnd = sending.bytes_sent, sending.cwnd
+        receiving, timing = self.receiving, self.timing
         delivered, arrived = receiving.delivered_bytes, receiving.arrived_bytes
         rtt_sum, rtt_count = timing.rtt_sum, timing.rtt_count
+        read_counters = self.read_counters
+        if (cwnd is self.quiet_cwnd and bytes_sent is self.bytes_sent
+                and delivered is self.delivered and arrived is self.arrived
+                and rtt_count is self.rtt_count and rtt_sum is self.rtt_sum
+                and (read_counters is None or read_counters(self.sender) == self.last_counters)):
+            # A stalled flow: the very objects read last time, and a last row that repeated
+            # (0.0, 0.0, 0.0, float(cwnd), math.nan) + `zero_part` with this very window. The
+            # row below would be that again (no gain: zero rates, the counters being finite
+            # numbers; no RTT sample: the one `math.nan`), and would be answered as the last
+            # row, storing the objects already stored: only the window's mean moves.
+            self.window_sum += cwnd
+            self.window_rows += 1
+            return self.last_row
+        self.quiet_cwnd = _LOUD
+        mbit = self.mbit
         count = rtt_count - self.rtt_count
-        rtt_ms = (rtt_sum - self.rtt_sum) / count / 1e-3 if count else math.nan
-        row: tuple = ((bytes_sent - self.bytes_sent) * 8.0 / span / self.mbit,
-                      (delivered - self.delivered) * 8.0 / span / self.mbit,
-                      (arrived - self.arrived) * 8.0 / span / self.mbit, float(cwnd), rtt_ms)
-        if self.read_counters is not None:
-            counts = self.read_counters(self.sender)
-            last = self.last_counters
-            if counts == last:
+        row: tuple = ((bytes_sent - self.bytes_sent) * 8.0 / span / mbit,
+                      (delivered - self.delivered) * 8.0 / span / mbit,
+                      (arrived - self.arrived) * 8.0 / span / mbit, float(cwnd),
+                      (rtt_sum - self.rtt_sum) / count / 1e-3 if count else math.nan)
+        zero_part = self.zero_part
+        if read_counters is not None:
+            counts = read_counters(self.sender)
+            if counts == self.last_counters:
                 row += _ZERO_COUNTERS
             else:
-                row += self._counter_deltas(counts, last)
+                row += self._counter_deltas(counts)
                 self.last_counters = counts
+                zero_part = None
         elif self.counters is not None:
             counts = self.counters()
             now_counts = tuple(counts.get(name, 0) for name in FLOW_COUNTERS)
-            last = self.last_counters or (0,) * len(FLOW_COUNTERS)
-            row += tuple(float(a - b) for a, b in zip(now_counts, last))
+            row += tuple(float(a - b) for a, b in zip(now_counts, self.last_counters))
             self.last_counters = now_counts
         else:
             row += _NO_COUNTERS
@@ -409,6 +440,8 @@ class FlowProbe:
             # (equal figures have equal texts here: none can be -0.0, a zero window aside; a
             # missing value is the one `math.nan`, equal to itself in a tuple)
             row = self.last_row
+            if zero_part is not None and row == (0.0, 0.0, 0.0, float(cwnd), math.nan, *zero_part):
+                self.quiet_cwnd = cwnd            # a stalled flow (see above)
         self.last_row = row
         self.bytes_sent, self.delivered, self.arrived = bytes_sent, delivered, arrived
         self.rtt_sum, self.rtt_count = rtt_sum, rtt_count
@@ -416,11 +449,12 @@ class FlowProbe:
         self.window_rows += 1
         return row
 
-    def _counter_deltas(self, counts: tuple, last: tuple | None) -> tuple:
-        """The counters' row part: what each counter of `FLOW_COUNTERS` gained since `last`."""
-        deltas = [0.0] * len(FLOW_COUNTERS)
-        for k, i in enumerate(self.counter_slots):
-            deltas[i] = float(counts[k] - (last[k] if last is not None else 0))
+    def _counter_deltas(self, counts: tuple) -> tuple:
+        """The counters' row part: what each counter of `FLOW_COUNTERS` gained since the last
+        sample."""
+        deltas = list(_ZERO_COUNTERS)
+        for i, count, last in zip(self.counter_slots, counts, self.last_counters):
+            deltas[i] = float(count - last)
         return tuple(deltas)
 
     def mean_window_pkts(self):

@@ -1,30 +1,29 @@
 """Trace files written while a run goes: links.csv, flows.csv, hosts.csv and routes.csv.
 
-A `TraceFile` is a sampler table (`simulator.sampling`) that formats each row at once and hands it
-to a buffered file, so that the memory of a run does not depend on how many rows it writes. Rows
-are comma-separated with LF line endings, floats with nine significant digits, NaN as an empty
-field; identifiers are quoted as the csv module would quote them. The columns of each file are
-those of the results schema (`plot_tool.schema`); the one reader (`plot_tool.results`) loads a
-file back into columns of numpy arrays, only when someone asks for the data.
+A `TraceFile` is a sampler table (`simulator.sampling`) that formats each row at once and hands
+the rows of each sampling instant to a buffered file together, so that the memory of a run does
+not depend on how many rows it writes. Rows are comma-separated with LF line endings, floats with
+nine significant digits, NaN as an empty field; identifiers are quoted as the csv module would
+quote them. The columns of each file are those of the results schema (`plot_tool.schema`); the
+one reader (`plot_tool.results`) loads a file back into columns of numpy arrays, only when
+someone asks for the data.
 """
 from __future__ import annotations
 
 import csv
 import io
-import re
+from struct import Struct
 
 from plot_tool.schema import ROUTES
 
 BUFFER_BYTES = 1 << 16
-
-
-_CSV_SPECIAL = re.compile(r'[,"\r\n]')
+SHARED_AFTER_ROWS = 64     # rows of one time before a trace file looks their texts up
 
 
 def csv_field(text: str) -> str:
     """`text` as one CSV field (quoted only when it needs to be), as the csv module writes it."""
-    if text and _CSV_SPECIAL.search(text) is None:      # nothing to quote: the text itself
-        return text
+    if text and "," not in text and '"' not in text and "\n" not in text and "\r" not in text:
+        return text                                      # nothing to quote: the text itself
     out = io.StringIO()
     csv.writer(out, lineterminator="").writerow([text])
     return out.getvalue()
@@ -36,67 +35,110 @@ def format_float(value: float) -> str:
 
 class RowKey:
     """A trace file's handle of one entity (`TraceFile.prepare`): the CSV text of its key
-    columns, and its last row (`values`, the tuple it was given) with that row's text."""
+    columns, and its last row (`values`, the tuple it was given) with the text of that row
+    after its time (`line`: the key text, then the values')."""
 
-    __slots__ = ("text", "values", "values_text")
+    __slots__ = ("text", "values", "line")
 
     def __init__(self, text: str):
         self.text = text
         self.values: tuple | None = None
-        self.values_text = ""
+        self.line = ""
 
 
 class TraceFile:
     """A long-format CSV file written row by row: time_s, key columns, value columns.
 
-    A row costs one string formatting of its values: the key text of an entity is made once
-    (`prepare`), the time text once per sample time (rows of one tick share it), and NaN fields
-    are emptied by a replace on the values' text (where "nan" can only be a NaN: %.9g writes
-    digits, signs, '.', 'e', "inf" and "nan"), giving the same bytes as `format_float`. A row
-    given as the very tuple of the entity's last row (a probe whose figures did not change
-    returns its last row again, netsim/probes.py; an idle row is one constant) reuses that
-    row's text: nothing is formatted.
+    A row costs at most one string formatting of its values: the key text of an entity is made
+    once (`prepare`), and NaN fields are emptied by a replace on the values' text (where "nan"
+    can only be a NaN: %.9g writes digits, signs, '.', 'e', "inf" and "nan"), giving the same
+    bytes as `format_float`. A row given as the very tuple of the entity's last row (a probe
+    whose figures did not change returns its last row again, netsim/probes.py) reuses that
+    row's text, and so does the very tuple given last (an idle row, one constant). Beyond the
+    first `SHARED_AFTER_ROWS` rows of a time, any other row is looked up by its values' bits
+    (the doubles %.9g formats, packed: unlike equality of floats, bits tell -0.0 from 0.0) among
+    the rows of that time already formatted: many entities share rows (flows stalled with the
+    same window), so most rows of a large sample are formatted once.
+
+    The rows of one time (a sample: every entity's row) are kept as their texts after the time,
+    and written together when the time changes or the file closes, the time's text put before
+    each of them by one join (``time + time.join(rows)``): a row costs one list append.
     """
 
-    __slots__ = ("path", "key_columns", "value_columns", "rows", "_fh", "_values", "_time_s",
-                 "_time_text")
+    __slots__ = ("path", "key_columns", "value_columns", "_fh", "_format", "_pack", "_time_s",
+                 "_time_text", "_lines", "_texts", "_last_values", "_last_text", "_written")
 
     def __init__(self, path, key_columns: tuple, value_columns: tuple):
         self.path = path
         self.key_columns = tuple(key_columns)
         self.value_columns = tuple(value_columns)
-        self.rows = 0
         self._fh = open(path, "w", encoding="utf-8", newline="\n", buffering=BUFFER_BYTES)
         self._fh.write(",".join(("time_s", *self.key_columns, *self.value_columns)) + "\n")
-        self._values = ",".join(("%.9g",) * len(self.value_columns)) + "\n"
+        self._format = ",".join(("%.9g",) * len(self.value_columns)) + "\n"
+        self._pack = Struct(f"<{len(self.value_columns)}d").pack
         self._time_s: float | None = None
         self._time_text = ""
+        self._lines: list = []        # the rows of `_time_s` not written yet, after their time
+        self._texts: dict = {}        # packed values -> their text, for the rows of `_time_s`
+        self._last_values: tuple | None = None    # the tuple of the last row formatted or
+        self._last_text = ""                      # looked up, and its text
+        self._written = 0             # rows written to the file
 
     def prepare(self, key: tuple) -> RowKey:
         """The handle of an entity: the CSV text of its key columns between commas, made once."""
-        return RowKey("," + ",".join(csv_field(str(part)) for part in key) + ",")
+        return RowKey("," + ",".join([csv_field(str(part)) for part in key]) + ",")
 
     def append(self, time_s: float, key: RowKey, values: tuple) -> None:
         if time_s != self._time_s:
+            self._write_lines()
             self._time_s = time_s
             self._time_text = format_float(time_s)
-        if values is key.values:          # the entity's last row again: its text again
-            text = key.values_text
-        else:
-            text = self._values % values
-            if "nan" in text:             # an empty field for "no value" (e.g. no RTT sample)
-                text = text.replace("nan", "")
+        if values is not key.values:      # (the entity's last row again: its line again)
+            if values is self._last_values:       # (the row before, e.g. an idle row)
+                text = self._last_text
+            else:
+                # (the first rows of a time are formatted: a lookup costs more than it saves
+                # where a sample has few rows; the key None is never in `_texts`)
+                bits = self._pack(*values) if len(self._lines) >= SHARED_AFTER_ROWS else None
+                found = self._texts.get(bits)
+                if found is None:
+                    text = self._format % values
+                    if "nan" in text:     # an empty field for "no value" (e.g. no RTT sample)
+                        text = text.replace("nan", "")
+                    if bits is not None:
+                        self._texts[bits] = text
+                else:
+                    text = found
+                self._last_values = values
+                self._last_text = text
             key.values = values
-            key.values_text = text
-        self._fh.write(self._time_text + key.text + text)
-        self.rows += 1
+            key.line = key.text + text
+        self._lines.append(key.line)
+
+    def _write_lines(self) -> None:
+        """Write the rows of the current time."""
+        lines = self._lines
+        self._texts.clear()
+        if lines:
+            self._lines = []
+            self._written += len(lines)
+            time_text = self._time_text
+            self._fh.write(time_text + time_text.join(lines))
+
+    @property
+    def rows(self) -> int:
+        """Rows appended so far."""
+        return self._written + len(self._lines)
 
     def close(self) -> None:
         if not self._fh.closed:
-            self._fh.close()
+            try:
+                self._write_lines()
+            finally:
+                self._fh.close()
 
     def __len__(self) -> int:
-        return self.rows
+        return self._written + len(self._lines)
 
 
 class RouteLog:

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import io
 import math
+from contextlib import contextmanager
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from netsim import traces
 from netsim.probes import FlowProbe
 from netsim.traces import TraceFile, format_float
 
@@ -108,3 +111,64 @@ def test_trace_text_of_probe_rows_is_formatting_every_row(tmp_path):
     trace.close()
     text = (tmp_path / "flows.csv").read_text()
     assert text.split("\n", 1)[1] == out.getvalue()
+
+
+@settings(max_examples=200, deadline=None)
+@given(ticks=st.lists(st.lists(st.tuples(st.sampled_from(["A", "B", "C"]),
+                                         st.sampled_from(["fresh", "shared", "last"]),
+                                         st.tuples(values, values)), max_size=8),
+                      min_size=1, max_size=5))
+def test_rows_of_one_time_share_texts_only_for_the_same_bits(tmp_path_factory, ticks):
+    """Many rows at each time, for a few entities, as new tuples of maybe equal values (0.0 and
+    -0.0, NaN objects), as one tuple shared by entities, or as the entity's last tuple: every
+    text is the values' own (a text is shared by the same doubles only, never 0.0 for -0.0),
+    and the rows not yet written count. (Rows are looked up from the first of each time on.)"""
+    with looked_up_from(0):
+        write_ticks(tmp_path_factory.mktemp("trace") / "t.csv", ticks)
+
+
+def write_ticks(path, ticks) -> None:
+    trace = TraceFile(path, ("k",), ("x", "y"))
+    handles = {name: trace.prepare((name,)) for name in "ABC"}
+    last: dict = {}
+    shared = (0.0, math.nan)
+    expected = "time_s,k,x,y\n"
+    rows = 0
+    for tick, appends in enumerate(ticks, 1):
+        for name, kind, fresh in appends:
+            if kind == "shared":
+                row = shared
+            elif kind == "last" and name in last:
+                row = last[name]
+            else:
+                row = tuple(float(v) for v in fresh)
+            last[name] = row
+            trace.append(tick / 10, handles[name], row)
+            expected += formatted(tick / 10, name, row)
+            rows += 1
+            assert len(trace) == rows
+    trace.close()
+    assert len(trace) == rows
+    assert path.read_text(encoding="utf-8") == expected
+
+
+@contextmanager
+def looked_up_from(rows: int):
+    """Trace files look rows up from the `rows`-th of each time on."""
+    kept = traces.SHARED_AFTER_ROWS
+    traces.SHARED_AFTER_ROWS = rows
+    try:
+        yield
+    finally:
+        traces.SHARED_AFTER_ROWS = kept
+
+
+@pytest.mark.parametrize("after", [0, 2, traces.SHARED_AFTER_ROWS])
+def test_a_negative_zero_is_not_given_the_text_of_zero(tmp_path, after):
+    with looked_up_from(after):
+        trace = TraceFile(tmp_path / "t.csv", ("k",), ("x",))
+        for name, value in zip("ABCDEF", (0.0, -0.0, 0.0, -0.0, 1.0, 1.0)):
+            trace.append(0.1, trace.prepare((name,)), (value,))    # new tuples of equal values
+        trace.close()
+    assert (tmp_path / "t.csv").read_text().splitlines() == [
+        "time_s,k,x", "0.1,A,0", "0.1,B,-0", "0.1,C,0", "0.1,D,-0", "0.1,E,1", "0.1,F,1"]
