@@ -253,7 +253,8 @@ class Run:
             self.cpu_s["simulate"] = cpu_s - cpu_start
         if failure is None:
             try:
-                self.sampler.finish()
+                with collection_paused():   # (its rows and sleepers' records are no cycles)
+                    self.sampler.finish()
             finally:
                 self._close_traces()
         else:
