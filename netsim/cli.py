@@ -230,7 +230,8 @@ def prepare_run(args):
     staged = None
     try:
         args.topology = shipped_topology(args.topology)
-        spec = load_topology(args.topology, algorithm=args.algorithm, stack=args.stack)
+        with collection_paused():         # (the parsed file's objects hold no cycles)
+            spec = load_topology(args.topology, algorithm=args.algorithm, stack=args.stack)
         check_run_options(args, spec)
         out = Path(args.out) if args.out else Path("results") / spec.name
         check_run_outputs(args, out)
