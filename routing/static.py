@@ -28,6 +28,7 @@ import math
 from collections import deque
 from functools import partial
 from heapq import heappop, heappush
+from itertools import chain, repeat
 from typing import Any
 
 from components.node import Router
@@ -84,6 +85,19 @@ def dijkstra(adjacency: dict, starts) -> dict:
     return dist
 
 
+def _neighbour_masks(neighbours: dict) -> tuple:
+    """({router: 1 << its index}, {router: the OR of its neighbours' bits}) of `neighbours`
+    ({router: neighbour routers})."""
+    bits = {router: 1 << index for index, router in enumerate(neighbours)}
+    masks = {}
+    for router, near in neighbours.items():
+        mask = 0
+        for u in near:
+            mask |= bits[u]
+        masks[router] = mask
+    return bits, masks
+
+
 def _first_within(ports, lowest, dist):
     """(position, cost, hop) of the first of a router's router-facing ports [(position, cost,
     far, hop)] whose (link cost + far end's distance) is within the tie tolerance of `lowest`,
@@ -120,8 +134,8 @@ class _Attachment:
     """The hosts reaching the routers through the same (router, cost) edges: one search, run
     only as far as the routes asked for need it (`ShortestPaths._settle`)."""
 
-    __slots__ = ("starts", "hosts", "dist", "seen", "heap", "count", "near_routers", "choices",
-                 "near")
+    __slots__ = ("starts", "hosts", "dist", "seen", "heap", "count", "unseen", "near_routers",
+                 "choices", "near")
 
     def __init__(self, starts: tuple, breadth_first: bool):
         self.starts = starts
@@ -138,6 +152,9 @@ class _Attachment:
                 heappush(heap, (d, self.count, node))
                 self.count += 1
         self.heap: Any = deque(heap) if breadth_first else heap     # (one start if breadth-first)
+        # the routers not in `seen` as a bit mask (`ShortestPaths._settle_breadth_first` with
+        # neighbour masks), set when that search first runs
+        self.unseen: int | None = None
         self.near_routers = {router for router, _ in starts}
         self.choices: dict = {}     # router -> (cost, hop) or None, routers not attached to the hosts
         self.near: dict = {}        # (router, host) -> (cost, hop) or None, routers attached to them
@@ -181,6 +198,18 @@ class ShortestPaths:
         self._uniform = weights.pop() if len(weights) == 1 else None
         self._neighbours = ({r: tuple(neighbours) for r, neighbours in adjacency.items()}
                             if self._uniform is not None else None)
+        # and with many links per router, the breadth-first search finds the routers a router
+        # reaches first as a bit mask (`_settle_breadth_first`): one mask operation a router
+        # instead of one look-up a link. Measured (CPython 3.11), that costs about 0.35 us +
+        # 0.17 us per 1000 routers a router against about 0.1 us a link: masks when the mean
+        # number of neighbours is above 4 + routers / 600 (a k = 24 fat tree's 720 switches:
+        # 19.2 against 5.2, 0.14 ms a search instead of 0.34)
+        self._bits: dict = {}              # router -> 1 << its index
+        self._masks: dict | None = None    # router -> the OR of its neighbours' bits
+        n_routers = len(adjacency)
+        if self._neighbours is not None and \
+                sum(map(len, adjacency.values())) > n_routers * (4 + n_routers / 600):
+            self._bits, self._masks = _neighbour_masks(self._neighbours)
         self._router_ports: dict = {}      # router -> [(position, cost, far router, hop)]
         self._host_ports: dict = {}        # router -> {host: [(position, cost, hop)]}, on demand
         attachments: dict = {}
@@ -244,28 +273,67 @@ class ShortestPaths:
         Dijkstra then pushes each router once, when first reached, at the start's distance plus
         W once per hop (in floating point, added hop by hop as Dijkstra does: never decreasing),
         and pops them in the order they were pushed -- a breadth-first search, which this is,
-        with the same distances, the same order and the same stopping points."""
+        with the same distances and the same order.
+
+        It settles a whole layer (the routers one hop count away, all at the same distance) at
+        a time, so the queue always holds exactly one layer, in the order the router-by-router
+        search appends it: the order of first appearance, in the layer's neighbour lists taken
+        in the layer's order, of the routers not seen before. Asked for `router`, it stops at
+        the end of `router`'s layer rather than at `router`; `_distance`, its only caller with a
+        router, then settles the rest of that layer anyway (all at `router`'s distance, within
+        the tie tolerance of it), so every search is left exactly as the one-at-a-time search
+        leaves it."""
         dist, seen, queue = attachment.dist, attachment.seen, attachment.heap
         neighbours = self._neighbours
         assert neighbours is not None
         weight = self._uniform
-        popleft, append = queue.popleft, queue.append
+        n_routers = len(neighbours)
         count = attachment.count
         while queue:
+            d = queue[0][0]                     # the layer's distance
             if router is not None:
                 if router in dist:
                     break
-            elif queue[0][0] > limit:
+            elif d > limit:
                 break
-            d, _, v = popleft()
-            dist[v] = d
+            layer = [v for _, _, v in queue]
+            queue.clear()
+            dist.update(zip(layer, repeat(d)))
+            if self._masks is not None:
+                reached = self._expand_by_masks(attachment, layer)
+            elif len(seen) == n_routers:        # every router reached: nothing left to find
+                reached = []
+            else:
+                reached = [u for u in dict.fromkeys(chain.from_iterable(
+                    map(neighbours.__getitem__, layer))) if u not in seen]
             du = d + weight
-            for u in neighbours[v]:
-                if u not in seen:
-                    seen[u] = du
-                    append((du, count, u))
-                    count += 1
+            seen.update(zip(reached, repeat(du)))
+            queue.extend(zip(repeat(du), range(count, count + len(reached)), reached))
+            count += len(reached)
         attachment.count = count
+
+    def _expand_by_masks(self, attachment: _Attachment, layer: list) -> list:
+        """The routers `layer` reaches that are not in `attachment.seen`, in the order the
+        router-by-router search appends them (`_settle_breadth_first`): for each router of the
+        layer in turn, its neighbours in their order whose bit is in `fresh`, the bits of its
+        neighbours no earlier router had seen -- exactly those the search finds not yet seen."""
+        masks, bits, neighbours = self._masks, self._bits, self._neighbours
+        assert masks is not None and neighbours is not None
+        unseen = attachment.unseen
+        if unseen is None:
+            unseen = (1 << len(bits)) - 1
+            for router in attachment.seen:
+                unseen ^= bits[router]
+        reached: list = []
+        for v in layer:
+            if not unseen:                      # every router reached: nothing left to find
+                break
+            fresh = masks[v] & unseen
+            if fresh:
+                unseen ^= fresh
+                reached += [u for u in neighbours[v] if bits[u] & fresh]
+        attachment.unseen = unseen
+        return reached
 
     def _distance(self, attachment: _Attachment, router):
         """The router's distance to the attachment's hosts (None if unreachable), with every

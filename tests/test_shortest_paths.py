@@ -13,6 +13,7 @@ from components.link import Link
 from components.node import Host, Router
 from routing.static import (
     ShortestPaths,
+    _neighbour_masks,
     dijkstra,
     install_static_routes,
     pick_next_hop,
@@ -158,6 +159,41 @@ def test_equal_router_link_costs_search_breadth_first_with_dijkstras_results(top
                                                               attachment.starts).items())
         if len(attachment.starts) == 1 and paths.adjacency and any(paths.adjacency.values()):
             assert type(attachment.heap).__name__ == "deque"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plain_topologies(), st.sampled_from([0.001, 0.3, 1.0, 1e-300, 1e300]), st.booleans(),
+       st.randoms(use_true_random=False))
+def test_breadth_first_searches_stop_where_the_heap_dijkstra_does(topology, cost, masks, rnd):
+    # the breadth-first search settles a layer at a time, finding the next layer by neighbour
+    # lists or by bit masks: after every question each search is left as the heap Dijkstra
+    # leaves it (the same routers settled and seen, in the same order, the same frontier), and
+    # the entries and equal-cost hops are the same
+    routers, hosts, links = topology
+    router_set = set(routers)
+    links = [(lid, ends, cost if set(ends) <= router_set else host_cost)
+             for lid, ends, host_cost in links]
+    fast = plain_paths(routers, hosts, links)
+    if fast._neighbours is None:                  # no router link: no breadth-first search
+        return
+    if masks:
+        fast._bits, fast._masks = _neighbour_masks(fast._neighbours)
+    else:
+        fast._masks = None
+    slow = plain_paths(routers, hosts, links)
+    for attachment in slow.attachments:           # the heap Dijkstra (`_settle`) instead
+        attachment.heap = list(attachment.heap)
+    questions = [(r, h, rnd.random() < 0.2) for r in routers for h in hosts]
+    rnd.shuffle(questions)
+    for router, host, equal_cost in questions:
+        if equal_cost:
+            assert fast.equal_cost_hops(router, host) == slow.equal_cost_hops(router, host)
+        else:
+            assert fast.entry(router, host) == slow.entry(router, host)
+        for a, b in zip(fast.attachments, slow.attachments):
+            assert list(a.dist.items()) == list(b.dist.items())
+            assert list(a.seen.items()) == list(b.seen.items())
+            assert list(a.heap) == sorted(b.heap) and a.count == b.count
 
 
 def test_a_run_computes_only_the_entries_its_packets_use():
