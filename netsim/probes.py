@@ -90,6 +90,13 @@ class DirectionWatch:
         probe.base = None
         return probe
 
+    def release_members(self, directions: list) -> None:
+        """`release` each of `directions`, all watched without a probe."""
+        members, bases = self.members, self.bases
+        for d in directions:
+            del members[id(d)]
+            d.__class__ = bases[type(d)]
+
     def woke(self, d) -> None:
         """`d` became active (called by its watched class): release it and wake its probe, or
         the group member it is."""
@@ -255,8 +262,8 @@ class DirectionGroup:
     def sleep(self, i: int, wake) -> None:
         self.watch.watch_member(self.directions[i], i, wake)
 
-    def unwatch(self, i: int) -> None:
-        self.watch.release(self.directions[i])
+    def unwatch(self, members: list) -> None:
+        self.watch.release_members([self.directions[i] for i in members])
 
 
 def flow_state(flow) -> dict:

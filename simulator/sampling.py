@@ -39,16 +39,17 @@ the rows are the same, in the same order. The group's interface (its members 0 .
 * ``idle(i)``: True only if member i's probe, made now, would answer None and its ``wake()``
   would give ``token`` (a member idle since its registration);
 * ``sleep(i, wake)``: member i sleeps from the first sample on: arrange for ``wake(i)`` to be
-  called when it may change (the nudge of an `arm` returning ``math.inf``); ``unwatch(i)``
-  undoes that when the run finishes.
+  called when it may change (the nudge of an `arm` returning ``math.inf``);
+  ``unwatch(members)`` undoes that for these members (a list of indices, in order: those
+  still asleep without an entry) when the run finishes.
 """
 from __future__ import annotations
 
 import math
 from array import array
+from bisect import bisect_left
 from functools import partial
 from heapq import heappop, heappush
-from operator import itemgetter
 
 SKIP = ()       # a probe's answer for "no row this time" that does not put it to sleep
 
@@ -422,35 +423,74 @@ class Sampler:
         the end, undo the probes' wake-up arrangements, and stop."""
         self.sample()
         now = self._last_s
-        for entry in self._sleepers():
-            if type(entry) is tuple:             # a group member asleep without an entry
-                _, record, i = entry
-                if record.first_s < now:
-                    record.table.append(now, record.handles[i], record.idle_row)
-                record.group.unwatch(i)
-                continue
-            if entry.idle_row is not None and entry.last_row_s is not None \
-                    and entry.last_row_s < now:
-                entry.table.append(now, entry.handle, entry.idle_row)
-                entry.last_row_s = now
-            if entry.disarm is not None:
-                entry.disarm()
+        for item in self._sleepers():
+            if type(item) is tuple:              # a group's stretch of stamps
+                record, asleep = item
+                self._close_group(record, asleep, now)
+            else:
+                _close(item, now)
         self._running = False
 
-    def _sleepers(self):
-        """Every sleeper in the order it fell asleep: the entries (`_sleeping`, in that order
-        unless group members got theirs since), and (stamp, group record, member) for each
-        group member asleep without one."""
-        if not self._groups:
-            return self._sleeping
-        ordered = [(entry.stamp, entry) for entry in self._sleeping]
-        for record in self._groups:
-            if record.idle:
-                first = record.first_stamp
-                ordered += [(first + i, (first + i, record, i))
-                            for i, entry in enumerate(record.entries) if entry is None]
-        ordered.sort(key=itemgetter(0))
-        return [item for _, item in ordered]
+    def _sleepers(self) -> list:
+        """Every sleeping entry in the order it fell asleep, with (group record, its entries
+        asleep with a stamp of the group's) in place of the stretch of stamps of each group
+        that has members asleep without an entry.
+
+        The entries are `_sleeping` sorted by stamp (in that order already unless group members
+        got theirs since). A group's members sleeping since its first sample have the stamps
+        first_stamp .. first_stamp + len - 1, given to no one else, so its members asleep
+        without an entry and those of its entries asleep with their first stamp are one
+        stretch, between the same other entries."""
+        entries = sorted(self._sleeping, key=_stamp)
+        idle = [record for record in self._groups if record.idle]
+        if not idle:
+            return entries
+        stamps = [entry.stamp for entry in entries]
+        ordered: list = []
+        start = 0
+        for record in sorted(idle, key=_first_stamp):
+            first = record.first_stamp
+            lo = bisect_left(stamps, first, start)
+            hi = bisect_left(stamps, first + len(record.entries), lo)
+            ordered += entries[start:lo]
+            ordered.append((record, entries[lo:hi]))
+            start = hi
+        ordered += entries[start:]
+        return ordered
+
+    def _close_group(self, record: _Group, asleep: list, now: float) -> None:
+        """`finish` for the stretch of stamps of the group of `record`: in member order, the
+        idle row of each member asleep without an entry (as its entry would write: its last
+        row is the first sample's) and each of `asleep` (its entries asleep with their first
+        stamp, in stamp order) closed; then the former released, all at once (releasing
+        writes no row, so when does not matter)."""
+        first = record.first_stamp
+        idle = [i for i, entry in enumerate(record.entries) if entry is None]
+        rows = idle if record.first_s < now else []
+        append, handles, idle_row = record.table.append, record.handles, record.idle_row
+        start = 0
+        for entry in asleep:
+            stop = bisect_left(rows, entry.stamp - first, start)
+            for i in rows[start:stop]:
+                append(now, handles[i], idle_row)
+            _close(entry, now)
+            start = stop
+        for i in rows[start:]:
+            append(now, handles[i], idle_row)
+        record.group.unwatch(idle)
+
+
+def _close(entry: _Entry, now: float) -> None:
+    """`Sampler.finish` for a sleeping entry: its idle row at the end, and its disarm."""
+    if entry.idle_row is not None and entry.last_row_s is not None and entry.last_row_s < now:
+        entry.table.append(now, entry.handle, entry.idle_row)
+        entry.last_row_s = now
+    if entry.disarm is not None:
+        entry.disarm()
+
+
+def _first_stamp(record: _Group) -> int:
+    return record.first_stamp
 
 
 def _stamp(entry: _Entry) -> int:

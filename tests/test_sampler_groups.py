@@ -73,8 +73,9 @@ class CounterGroup:
             wake(i)
         self.counters[i].nudge = woke
 
-    def unwatch(self, i):
-        self.counters[i].nudge = None
+    def unwatch(self, members):
+        for i in members:
+            self.counters[i].nudge = None
 
 
 def sampled_group(bumps, *, lazy, until_s=12.0, late=()):
@@ -124,6 +125,14 @@ def test_a_group_writes_the_rows_of_its_members_registered_one_by_one(late):
     assert [k for t, k, v in lazy if t == 1.0] == ["a"] + [f"g{i}" for i in range(8)] + ["z"]
     assert group.made == set(range(8))      # each member was bumped (or nudged) at some point
     assert sampler.asleep == 10
+
+
+def test_a_run_ending_at_the_first_sample_closes_no_gap():
+    # the finish writes no second idle row at the time of the first one (`Sampler.finish`)
+    lazy, sampler, _ = sampled_group(BUMPS[:1], lazy=True, until_s=1.0)
+    eager, _, _ = sampled_group(BUMPS[:1], lazy=False, until_s=1.0)
+    assert lazy == eager
+    assert len(lazy) == 10 and sampler.asleep == 9       # (g2 awake)
 
 
 def test_a_member_idle_all_along_gets_no_probe():
@@ -184,3 +193,4 @@ def test_lazy_directions_give_the_eager_run(make):
     assert 0 < len(group.probes) < len(group)         # idle directions never got a probe
     # the switched classes are undone when the run finishes
     assert all(not type(d).__name__.startswith("Watched") for d in group.directions)
+    assert not group.watch.members and not group.watch.probes    # (released all at once)
