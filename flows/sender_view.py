@@ -8,7 +8,7 @@ nstat MIB counters). It holds no state of its own.
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from flows.pacer import Pacer
@@ -27,6 +27,28 @@ COUNTERS = (
     "sack_recoveries",   # fast recoveries with SACK (TcpExtTCPSackRecovery)
     "fast_retransmits",  # retransmissions during fast recovery (TcpExtTCPFastRetrans)
 )
+
+
+_readers: dict = {}          # counter paths -> `counter_reader`'s answer (a run's senders share a few)
+
+
+def counter_reader(paths: tuple) -> tuple:
+    """For a sender's `counter_paths()`: (the names of the counters it keeps, in `COUNTERS`
+    order; a getter of the tuple of their values from the sender), made once per set of paths.
+    The one reader of the counters: `SenderView.counters` and the flows' probes
+    (netsim/probes.py, every sample) read them through it."""
+    found = _readers.get(paths)
+    if found is None:
+        kept = [(name, path) for name, path in zip(COUNTERS, paths) if path is not None]
+        names = tuple(name for name, _ in kept)
+        getter: Callable[[SenderView], tuple]
+        if len(kept) > 1:
+            getter = attrgetter(*[path for _, path in kept])
+        else:                        # (attrgetter of one path gives its value, not a tuple)
+            getters = [attrgetter(path) for _, path in kept]
+            getter = lambda sender: tuple(get(sender) for get in getters)   # noqa: E731
+        found = _readers[paths] = (names, getter)
+    return found
 
 
 class SenderView:
@@ -97,8 +119,10 @@ class SenderView:
 
     def counters(self) -> dict[str, int]:
         """Per-flow counters like Linux's nstat (`COUNTERS`, always every key)."""
-        return {name: attrgetter(path)(self) if path is not None else 0
-                for name, path in zip(COUNTERS, self.counter_paths())}
+        names, read = counter_reader(self.counter_paths())
+        counts = dict.fromkeys(COUNTERS, 0)
+        counts.update(zip(names, read(self)))
+        return counts
 
     def counter_paths(self) -> tuple[str | None, ...]:
         """Where this sender keeps each counter of `COUNTERS`, in that order: its attribute path

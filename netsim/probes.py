@@ -27,9 +27,9 @@ to the per-packet path to achieve it:
 from __future__ import annotations
 
 import math
-from operator import attrgetter
 from typing import Any
 
+from flows.sender_view import counter_reader
 from flows.transport import Flow
 from plot_tool.schema import FLOW_COUNTERS, FLOWS, HOSTS, LINKS, STATE_PREFIX
 from simulator.sampling import SKIP
@@ -300,23 +300,6 @@ def _number(value) -> float:
 
 _ZERO_COUNTERS = (0.0,) * len(FLOW_COUNTERS)     # an interval in which no counter moved
 _LOUD = object()                                   # `FlowProbe.quiet_cwnd` of a flow that moved
-_counter_getters: dict = {}                        # counter paths -> their getter (shared)
-
-
-def _counter_getter(paths: tuple) -> Any:
-    """`operator.attrgetter(*paths)`, always giving a tuple (also of one path), one per set of
-    paths."""
-    getter = _counter_getters.get(paths)
-    if getter is None:
-        if len(paths) > 1:
-            getter = attrgetter(*paths)
-        else:
-            getters = [attrgetter(path) for path in paths]
-            getter = lambda obj: tuple(get(obj) for get in getters)   # noqa: E731
-        getter = _counter_getters[paths] = getter
-    return getter
-
-
 class FlowProbe:
     """Send rate, in-order delivery rate, arrival rate at the receiver, window, mean RTT and the
     transport's counters (per interval) of a flow, then its algorithm's state at the sample
@@ -364,10 +347,10 @@ class FlowProbe:
         self.last_counters: tuple = ()  # the counters read last (0 before the first sample)
         paths = getattr(sender, "counter_paths", None)
         if self.counters is not None and paths is not None:
-            where = [(i, path) for i, path in enumerate(paths()) if path is not None]
-            self.counter_slots = tuple(i for i, _ in where)
-            self.read_counters = _counter_getter(tuple(path for _, path in where))
-            self.last_counters = (0,) * len(where)
+            kept = paths()
+            self.counter_slots = tuple(i for i, path in enumerate(kept) if path is not None)
+            self.read_counters = counter_reader(kept)[1]
+            self.last_counters = (0,) * len(self.counter_slots)
         elif self.counters is not None:
             self.last_counters = (0,) * len(FLOW_COUNTERS)
         self.last_row: tuple = ()

@@ -8,12 +8,10 @@ tables `links`, `flows`, `hosts` and `routes` are read back from them only when 
 from __future__ import annotations
 
 import shutil
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 from components.link import sojourn_quantile
-from flows.sender_view import COUNTERS, SenderView
 from flows.transport import Flow
 from netsim.probes import flow_counters, flow_state
 from netsim.results_dir import StagedDirectory, finite, write_indented_json
@@ -74,41 +72,6 @@ class _Rounded(dict):
         if value:
             self[value] = result
         return result
-
-
-class _CounterReader:
-    """`flow_counters(flow)` for the flows of one run, faster: a sender whose `counters` is
-    `SenderView.counters` gives ``{name: value at its path, or 0}`` for its `counter_paths`,
-    which is what is built here, with one getter per set of paths (instead of one per counter
-    and flow) and the zeros copied from a template. Any other flow is asked as before."""
-
-    __slots__ = ("getters", "zeros")
-
-    def __init__(self):
-        self.getters: dict = {}        # counter paths -> (names read, getter of their tuple)
-        self.zeros = dict.fromkeys(COUNTERS, 0)
-
-    def __call__(self, flow):
-        sender: Any = getattr(flow, "sender", None)
-        if getattr(type(sender), "counters", None) is not SenderView.counters:
-            return flow_counters(flow)
-        paths = sender.counter_paths()
-        known = self.getters.get(paths)
-        if known is None:
-            names = tuple(name for name, path in zip(COUNTERS, paths) if path is not None)
-            read = [path for path in paths if path is not None]
-            getter = attrgetter(*read) if len(read) > 1 else _as_tuple(read)
-            known = self.getters[paths] = (names, getter)
-        counters = self.zeros.copy()
-        counters.update(zip(known[0], known[1](sender)))
-        return counters
-
-
-def _as_tuple(paths: list):
-    """A getter of the tuple of the values at `paths` (none or one: `attrgetter` of one path
-    gives its value alone)."""
-    getters = [*map(attrgetter, paths)]
-    return lambda obj: tuple(get(obj) for get in getters)
 
 
 def _rtt_fields(sending, est, rounded: _Rounded) -> tuple:
@@ -429,7 +392,6 @@ class Results:
         units = self.units
         mbit, mb = units.bits_per_mbit, units.bytes_per_mb
         probes = run.flow_probes
-        read_counters = _CounterReader()
         rounded = _Rounded()
         flows = {}
         for flow in self.network.flows.values():
@@ -472,7 +434,7 @@ class Results:
                 "delivered_bytes": delivered,
                 "in_order": receiving.in_order and (not done or flow.delivered_all()),
                 "base_rtt_ms": base_ms, "min_rtt_ms": min_ms, "rto_ms": rto_ms,
-                "in_slow_start": slow, "counters": read_counters(flow),
+                "in_slow_start": slow, "counters": flow_counters(flow),
                 "algorithm_state": finite(state) if state else state,   # ({} is a new dict)
             }
         return flows

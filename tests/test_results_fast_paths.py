@@ -1,12 +1,13 @@
 """The summary's fast paths (netsim/results.py, netsim/results_dir.py) against the ways they
 replace: flows read through their parts against through their properties, counters read by one
-getter against `Sender.counters()`, rounding once per value against `_round`, idle directions
+getter against their definition, rounding once per value against `_round`, idle directions
 copied from a key-sharing template, constant and scalar columns, and summary.json written in
 pieces against the whole text."""
 from __future__ import annotations
 
 import json
 import math
+from operator import attrgetter
 
 import pytest
 from hypothesis import example, given
@@ -15,8 +16,9 @@ from json_layout_reference import reference_text, tricky_scalars  # (the layout 
 
 import netsim.results as results_module
 import netsim.results_dir as results_dir
+from flows.sender_view import COUNTERS
 from netsim.probes import flow_counters
-from netsim.results import IDLE_DIRECTION, _CounterReader, _key_sharing, _round, _Rounded
+from netsim.results import IDLE_DIRECTION, _key_sharing, _round, _Rounded
 from netsim.results_dir import indented_json_text, write_indented_json
 from netsim.run import Run, simulate
 from topologies.loader import load_topology
@@ -58,13 +60,20 @@ def test_flows_read_through_their_parts_as_through_their_properties(stack, monke
 
 
 @pytest.mark.parametrize("stack", [None, "linux"])
-def test_counters_read_by_one_getter_are_the_senders_own(stack):
+def test_counters_read_by_one_getter_are_each_at_its_path(stack):
+    """`Sender.counters()` (one getter per set of counter paths, flows/sender_view.py) against
+    its definition: each counter at its path, 0 for a mechanism the sender does not run."""
     results = simulate(mixed_network(stack))
-    read = _CounterReader()
+    moved = False
     for flow in results.network.flows.values():
-        counters = read(flow)
-        assert list(counters.items()) == list(flow_counters(flow).items())
-        assert counters is not read(flow)                  # each flow its own dict
+        sender = flow.sender
+        want = {name: attrgetter(path)(sender) if path is not None else 0
+                for name, path in zip(COUNTERS, sender.counter_paths())}
+        counters = flow_counters(flow)
+        assert list(counters.items()) == list(want.items())
+        assert counters is not flow_counters(flow)             # each call its own dict
+        moved = moved or any(counters.values())
+    assert moved
 
 
 def test_a_sender_with_its_own_counters_is_asked():
@@ -75,7 +84,7 @@ def test_a_sender_with_its_own_counters_is_asked():
     class Flow:
         sender = Sender()
 
-    assert _CounterReader()(Flow()) == {"custom": 3}
+    assert flow_counters(Flow()) == {"custom": 3}
 
 
 @given(st.lists(tricky_scalars.filter(lambda v: isinstance(v, (int, float))), max_size=30))
