@@ -179,43 +179,26 @@ class DistanceVectorAgent:
             else:
                 pending = dirty
             far = d.dst
-            changed: list = []
-            if periodic or self.cost_updates[p] < COST_UPDATES_PER_ROUND:
-                # whatever changed is sent: `sent` takes the new entries as they are found
-                significant = False
-                for i in pending:
-                    entry = best[i]
-                    new = UNREACHABLE if entry is None or port_dst[entry[2]] is far else entry[3]
-                    old = sent[i]
-                    if new is not old and new != old:
-                        changed.append(i)
-                        sent[i] = new
-                        if old is None or new[1] != old[1]:   # reachability or hop count
-                            significant = True
-                if not periodic:
-                    if not changed:
-                        dirty.clear()
-                        continue
-                    if not significant:
-                        self.cost_updates[p] += 1
-            else:                     # a cost-only update would be damped: find out first
-                values, significant = [], False
-                for i in pending:
-                    entry = best[i]
-                    new = UNREACHABLE if entry is None or port_dst[entry[2]] is far else entry[3]
-                    old = sent[i]
-                    if new is not old and new != old:
-                        changed.append(i)
-                        values.append(new)
-                        if old is None or new[1] != old[1]:
-                            significant = True
+            changed, values, significant = [], [], False
+            for i in pending:
+                entry = best[i]
+                new = UNREACHABLE if entry is None or port_dst[entry[2]] is far else entry[3]
+                old = sent[i]
+                if new is not old and new != old:
+                    changed.append(i)
+                    values.append(new)
+                    if old is None or new[1] != old[1]:   # reachability or hop count
+                        significant = True
+            if not periodic:
                 if not changed:
                     dirty.clear()
                     continue
                 if not significant:
-                    continue                      # damped: waits for the next update
-                for i, new in zip(changed, values):
-                    sent[i] = new
+                    if self.cost_updates[p] >= COST_UPDATES_PER_ROUND:
+                        continue                  # damped: waits for the next update
+                    self.cost_updates[p] += 1
+            for i, new in zip(changed, values):
+                sent[i] = new
             dirty.clear()
             self.sent_seq[p] += 1
             packet = Packet(ROUTING, self.router, far, self.packet_bytes, far.agent.receive,
