@@ -179,14 +179,18 @@ class DistanceVectorAgent:
             else:
                 pending = dirty
             far = d.dst
-            changed, values, significant = [], [], False
+            # the entries are written into `sent` as they are found; a cost-only update that
+            # is damped puts back what was there (`kept`, copied only when it may be damped)
+            kept = (sent[:] if not periodic and self.cost_updates[p] >= COST_UPDATES_PER_ROUND
+                    else None)
+            changed, significant = [], False
             for i in pending:
                 entry = best[i]
                 new = UNREACHABLE if entry is None or port_dst[entry[2]] is far else entry[3]
                 old = sent[i]
                 if new is not old and new != old:
                     changed.append(i)
-                    values.append(new)
+                    sent[i] = new
                     if old is None or new[1] != old[1]:   # reachability or hop count
                         significant = True
             if not periodic:
@@ -194,11 +198,10 @@ class DistanceVectorAgent:
                     dirty.clear()
                     continue
                 if not significant:
-                    if self.cost_updates[p] >= COST_UPDATES_PER_ROUND:
-                        continue                  # damped: waits for the next update
+                    if kept is not None:
+                        sent[:] = kept            # damped: waits for the next update
+                        continue
                     self.cost_updates[p] += 1
-            for i, new in zip(changed, values):
-                sent[i] = new
             dirty.clear()
             self.sent_seq[p] += 1
             packet = Packet(ROUTING, self.router, far, self.packet_bytes, far.agent.receive,
@@ -345,17 +348,8 @@ class DistanceVectorAgent:
         best, costs, heard, direct = self.best, self.costs, self.heard, self.direct
         max_hops, inf, tolerance, limits = self.max_hops, math.inf, TIE_TOLERANCE, self.limits
         live = [(p, cost, direct[p], heard[p]) for p, cost in enumerate(costs) if cost != inf]
-        # nothing heard yet (a router's first round): only a directly attached destination has
-        # a candidate, every other one none
-        attached = ({far_end for _, _, far_end, vector in live}
-                    if all(vector is None for _, _, _, vector in live) else None)
         changed = []
         for i in destinations:
-            if attached is not None and i not in attached:
-                if best[i] is not None:
-                    best[i] = None
-                    changed.append(i)
-                continue
             first = None
             candidates = None
             for p, cost, far_end, vector in live:
