@@ -325,3 +325,27 @@ def test_anything_to_report_leaves_the_fast_road(text):
     with pytest.raises(InputError):
         data = validation.parse_json("t", text)
         validation.check_plain("t", data)
+
+
+_small_values = st.recursive(
+    st.none() | st.booleans() | st.floats() | st.integers(-5000, 5000)
+    | st.text(max_size=5) | st.sampled_from(["py/x", "ab"]),
+    lambda inner: st.lists(inner, max_size=5) | st.tuples(inner)
+    | st.dictionaries(st.text(max_size=5) | st.sampled_from(["py/object", "a"]) | st.integers(0, 2),
+                      inner, max_size=5),
+    max_leaves=30)
+
+
+@given(_small_values)
+@settings(max_examples=300)
+def test_the_fast_road_passes_only_what_the_full_check_passes(value):
+    """`_within_limits` (the one cheaper pass) says the same rules as `check_plain`'s walk: with
+    small limits, whatever it passes, the walk (run on its own) passes too."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, limit in (("MAX_DEPTH", 3), ("MAX_ITEMS", 3), ("MAX_STRING_CHARS", 3),
+                            ("_INT_LIMIT", 1000)):
+            patch.setattr(validation, name, limit)
+        passed = validation._within_limits(value)
+        patch.setattr(validation, "_within_limits", lambda data: False)
+        if passed:
+            validation.check_plain("t", value)      # raises on anything to report
