@@ -260,7 +260,13 @@ class LinkDirection:
             queue.append((start, size, self, start - now))   # type: ignore[union-attr]  # (busy: opened)
         finish = start + size * t.seconds_per_byte
         t.busy_until = finish
-        sim.schedule_line(t.line, finish + t.delay_s, self.dst_receive, packet)  # type: ignore[arg-type]
+        arrive = finish + t.delay_s
+        line = t.line
+        if line and arrive >= line[-1][0]:   # `Simulator.schedule_line`'s common case, inline
+            sim.seq = seq = sim.seq + 1
+            line.append((arrive, seq, self.dst_receive, packet, line))
+        else:
+            sim.schedule_line(line, arrive, self.dst_receive, packet)  # type: ignore[arg-type]
         return True
 
     def send_routing(self, packet: Packet) -> bool:

@@ -47,14 +47,14 @@ class Simulator:
     randomness in a run derives from the seed.
     """
 
-    __slots__ = ("now", "rng", "events", "_heap", "_seq", "_parked", "_stopped", "stop_reason")
+    __slots__ = ("now", "rng", "events", "_heap", "seq", "_parked", "_stopped", "stop_reason")
 
     def __init__(self, seed: int = 1):
         self.now = 0.0
         self.rng = random.Random(seed)
         self.events = 0           # events processed so far
         self._heap: list = []     # (time_s, sequence, callback, argument, line or None)
-        self._seq = 0             # sequence number of the last event scheduled
+        self.seq = 0              # sequence number of the last event scheduled (see `schedule_line`)
         self._parked: dict = {}   # slot -> entries parked until the slot begins (Timer)
         self._stopped = False
         self.stop_reason: str | None = None
@@ -63,15 +63,15 @@ class Simulator:
         """Call ``callback(argument)`` after `delay_s` seconds of simulated time."""
         if delay_s < 0:
             raise SchedulingError(f"cannot schedule {delay_s} s in the past")
-        self._seq += 1
-        heappush(self._heap, (self.now + delay_s, self._seq, callback, argument, None))
+        self.seq += 1
+        heappush(self._heap, (self.now + delay_s, self.seq, callback, argument, None))
 
     def schedule_at(self, time_s: float, callback, argument=None) -> None:
         """Call ``callback(argument)`` at simulated time `time_s` (not before now)."""
         if time_s < self.now:
             raise SchedulingError(f"cannot schedule at {time_s} s, the clock is at {self.now} s")
-        self._seq += 1
-        heappush(self._heap, (time_s, self._seq, callback, argument, None))
+        self.seq += 1
+        heappush(self._heap, (time_s, self.seq, callback, argument, None))
 
     @staticmethod
     def line() -> deque:
@@ -80,8 +80,13 @@ class Simulator:
 
     def schedule_line(self, line: deque, time_s: float, callback, argument=None) -> None:
         """Call ``callback(argument)`` at simulated time `time_s` (not before now), as the last
-        event of `line`: the same order as `schedule_at`, with one heap entry per line."""
-        self._seq = seq = self._seq + 1
+        event of `line`: the same order as `schedule_at`, with one heap entry per line.
+
+        The common case -- `line` not empty and `time_s` not before its last event -- is
+        ``self.seq += 1; line.append((time_s, self.seq, callback, argument, line))``; a caller on
+        the packet path may do exactly that itself (`LinkDirection.send`: one call less per packet
+        and hop), and must call this method otherwise."""
+        self.seq = seq = self.seq + 1
         if line:
             if time_s >= line[-1][0]:
                 line.append((time_s, seq, callback, argument, line))
@@ -102,7 +107,7 @@ class Simulator:
         list if the slot begins after now, on the heap otherwise."""
         if time_s < self.now:
             raise SchedulingError(f"cannot schedule at {time_s} s, the clock is at {self.now} s")
-        self._seq = seq = self._seq + 1
+        self.seq = seq = self.seq + 1
         slot = int(time_s * SLOTS_PER_S)
         start = slot / SLOTS_PER_S                    # <= time_s, exactly
         if start <= self.now:
