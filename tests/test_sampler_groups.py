@@ -5,9 +5,8 @@ without a change, nudged after the last tick) and on whole runs of generated net
 link directions are such a group (netsim/probes.py `DirectionGroup`)."""
 from __future__ import annotations
 
-import math
-
 import pytest
+from counting_entity import Counter
 
 from netsim.run import Run
 from simulator.engine import Simulator
@@ -17,33 +16,6 @@ from topologies.generate import Common, fat_tree, random_graph
 
 
 # -- the sampler alone ---------------------------------------------------------------------------
-class Counter:
-    """An entity with one counter; its probe reports and resets the per-interval change."""
-
-    def __init__(self):
-        self.value = self.seen = 0
-        self.nudge = None
-
-    def probe(self, now, span):
-        if self.value == self.seen:
-            return None
-        row = (float(self.value - self.seen),)
-        self.seen = self.value
-        return row
-
-    def wake(self):
-        return self.value
-
-    def arm(self, nudge):
-        self.nudge = nudge
-        return math.inf
-
-    def bump(self, by=1):                 # by=0: a nudge that changes nothing
-        self.value += by
-        if self.nudge is not None:
-            self.nudge()
-
-
 class CounterGroup:
     """Counters as a sampler group; a member sleeping without a probe is watched by a nudge."""
 

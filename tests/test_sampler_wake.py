@@ -8,9 +8,10 @@ import math
 from pathlib import Path
 
 import pytest
+from counting_entity import Counter
 
-from netsim.run import Run
 from netsim.event_trace import EventTrace
+from netsim.run import Run
 from simulator.engine import Simulator
 from simulator.sampling import Sampler
 from topologies import load_topology
@@ -19,37 +20,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 # -- the sampler alone ---------------------------------------------------------------------------
-class Counter:
-    """An entity with one counter; its probe reports and resets the per-interval change."""
-
-    def __init__(self, arm_at=math.inf):
-        self.value = 0
-        self.seen = 0
-        self.compared = 0
-        self.arm_at = arm_at
-        self.nudge = None
-
-    def probe(self, now, span):
-        if self.value == self.seen:
-            return None
-        row = (float(self.value - self.seen),)
-        self.seen = self.value
-        return row
-
-    def wake(self):
-        self.compared += 1
-        return self.value
-
-    def arm(self, nudge):
-        self.nudge = nudge
-        return self.arm_at
-
-    def bump(self, notify=True):
-        self.value += 1
-        if notify and self.nudge is not None:
-            self.nudge()
-
-
 def sampled(counters, bumps, until_s, interval_s=1.0, armed=True, ticking=False):
     """Rows of `counters` sampled every `interval_s`; `bumps` = [(time, index, notify)];
     `ticking`: with a probe that never sleeps (no tick is skipped)."""
@@ -63,7 +33,7 @@ def sampled(counters, bumps, until_s, interval_s=1.0, armed=True, ticking=False)
         sampler.register(table, (f"c{i}",), c.probe, wake=c.wake, idle_row=(0.0,),
                          arm=c.arm if armed else None)
     for at, i, notify in bumps:
-        sim.schedule_at(at, lambda _, c=counters[i], n=notify: c.bump(n))
+        sim.schedule_at(at, lambda _, c=counters[i], n=notify: c.bump(notify=n))
     sim.schedule_at(until_s, lambda _: None)
     sampler.start()
     sim.run(until=until_s)
