@@ -36,6 +36,8 @@ from collections import deque
 from math import floor, frexp
 from typing import TYPE_CHECKING, Any, Callable
 
+from simulator.compiled import plain_mypyc_attr
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -46,14 +48,8 @@ if TYPE_CHECKING:
     from simulator.engine import Simulator
 
 
-def _unchanged(*_args, **_flags):
-    return lambda cls: cls
-
-
-# `mypyc_attr` (mypy_extensions) tells mypyc, when it compiles this module (tools/compile_core.py),
-# that classes may be subclassed in Python; plain Python gets a decorator that changes nothing and
-# imports nothing (a module-level `else:` branch would be compiled as unreachable).
-globals().setdefault("mypyc_attr", _unchanged)
+# (mypyc_attr: simulator/compiled.py, `plain_mypyc_attr`)
+globals().setdefault("mypyc_attr", plain_mypyc_attr)
 
 # Sojourn-time histogram (time from joining the buffer to the start of transmission, of the
 # packets that waited), in two parts so that the common case costs one multiplication and one

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from simulator.compiled import plain_mypyc_attr
+
 if TYPE_CHECKING:
     from mypy_extensions import mypyc_attr
 
@@ -16,14 +18,8 @@ if TYPE_CHECKING:
     from components.packet import Packet
 
 
-def _unchanged(*_args, **_flags):
-    return lambda cls: cls
-
-
-# `mypyc_attr` (mypy_extensions) tells mypyc, when it compiles this module (tools/compile_core.py),
-# that classes may be subclassed in Python; plain Python gets a decorator that changes nothing and
-# imports nothing (a module-level `else:` branch would be compiled as unreachable).
-globals().setdefault("mypyc_attr", _unchanged)
+# (mypyc_attr: simulator/compiled.py, `plain_mypyc_attr`)
+globals().setdefault("mypyc_attr", plain_mypyc_attr)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

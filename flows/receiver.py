@@ -14,24 +14,25 @@ and pay nothing for them.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from components.packet import ACK, Packet
 
 if TYPE_CHECKING:
-    from components.node import Host
     from simulator.engine import Simulator
 
 
 class Receiver:
     """Receives a flow's data packets at host `host` and acknowledges them to `peer`, whose
-    ACK handler is `on_ack`."""
+    ACK handler is `on_ack`. `host` and `peer` are any objects with `send(packet)` (hosts,
+    or a test's stand-ins), which compiled code calls dynamically (docs/model.md, "Compiled
+    core"); `n_packets` is a count, or math.inf."""
 
     __slots__ = ("ack_bytes", "arrived_bytes", "delivered_bytes", "host", "in_order",
                  "last_arrival_s", "last_packet_bytes", "n_packets", "on_ack", "out_of_order",
                  "packet_bytes", "peer", "rcv_nxt", "sim", "flow_hash")
 
-    def __init__(self, sim: Simulator, host: Host, peer: Host, n_packets: float,
+    def __init__(self, sim: Simulator, host: Any, peer: Any, n_packets: int | float,
                  packet_bytes: int, last_packet_bytes: int, ack_bytes: int,
                  on_ack: Callable[[Packet], None], start_s: float):
         self.sim = sim
@@ -44,8 +45,10 @@ class Receiver:
         self.on_ack = on_ack
         self.rcv_nxt = 0                  # the next packet expected in order
         self.out_of_order: set[int] = set()
-        self.delivered_bytes = 0          # delivered to the application, in order
-        self.arrived_bytes = 0            # data bytes that reached the receiver, in order or not
+        # (`Any`: Python objects when compiled, which the flow probes compare by identity,
+        # netsim/probes.py)
+        self.delivered_bytes: Any = 0     # delivered to the application, in order
+        self.arrived_bytes: Any = 0       # data bytes that reached the receiver, in order or not
         self.in_order = True
         self.last_arrival_s = start_s     # when a data packet last arrived
         self.flow_hash = 0                # ECMP hash of the ACK direction (routing/ecmp.py)
@@ -132,7 +135,7 @@ class EcnDelayedReceiver(Receiver):
     __slots__ = ("ce_state", "ece", "ecn", "every", "pending", "pending_retx", "pending_sent_s",
                  "timeout_s", "timer")
 
-    def __init__(self, sim: Simulator, host: Host, peer: Host, n_packets: float,
+    def __init__(self, sim: Simulator, host: Any, peer: Any, n_packets: int | float,
                  packet_bytes: int, last_packet_bytes: int, ack_bytes: int,
                  on_ack: Callable[[Packet], None], start_s: float, *, ecn: str | None,
                  every: int = 1, timeout_s: float = 0.0):
@@ -232,7 +235,7 @@ class LinuxReceiver(EcnDelayedReceiver):
 
     __slots__ = ("ato_s", "last_rcv_s", "quick")
 
-    def __init__(self, sim: Simulator, host: Host, peer: Host, n_packets: float,
+    def __init__(self, sim: Simulator, host: Any, peer: Any, n_packets: int | float,
                  packet_bytes: int, last_packet_bytes: int, ack_bytes: int,
                  on_ack: Callable[[Packet], None], start_s: float, *, ecn: str | None):
         super().__init__(sim, host, peer, n_packets, packet_bytes, last_packet_bytes, ack_bytes,

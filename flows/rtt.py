@@ -9,6 +9,7 @@ backed-off RTO stays until such a sample arrives. The estimator also keeps the s
 from __future__ import annotations
 
 import math
+from typing import Any
 
 RTO_ALPHA = 1.0 / 8.0   # RFC 6298 (2.3)
 RTO_BETA = 1.0 / 4.0
@@ -30,8 +31,10 @@ class RttEstimator:
         self.min_rto_s = min_rto_s
         self.max_rto_s = max_rto_s
         self.min_rtt = math.inf       # the smallest sample so far
-        self.rtt_sum = 0.0
-        self.rtt_count = 0
+        # (`Any`: Python objects when compiled, which the flow probes compare by identity,
+        # netsim/probes.py)
+        self.rtt_sum: Any = 0.0
+        self.rtt_count: Any = 0
 
     def sample(self, rtt_s: float) -> None:
         """A valid RTT sample (Karn's rule applied by the caller)."""

@@ -17,8 +17,19 @@ The sender also skips sacked packets when it goes back to `snd_una` (go-back-N).
 from __future__ import annotations
 
 from bisect import insort
+from typing import TYPE_CHECKING
+
+from simulator.compiled import plain_mypyc_attr
+
+if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr
 
 
+# (mypyc_attr: simulator/compiled.py, `plain_mypyc_attr`)
+globals().setdefault("mypyc_attr", plain_mypyc_attr)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)       # flows/rack.py's RackScoreboard
 class Scoreboard:
     """Selectively acknowledged packets above snd_una and the retransmissions in flight."""
 

@@ -36,7 +36,7 @@ the algorithm's `ecn_ssthresh()` and the window to it. The next new data packet 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from components.packet import DATA, Packet
 from flows.congestion import LOSS, OPEN, RECOVERY, CaEvent, CongestionControl
@@ -48,13 +48,20 @@ from flows.recovery import RecoveryWindow
 from flows.rtt import LinuxRttEstimator, RttEstimator
 from flows.scoreboard import Scoreboard
 from flows.sender_view import SenderView
+from simulator.compiled import plain_mypyc_attr
 from simulator.engine import Timer
 
 _INF = math.inf
 
 if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr
+
     from components.node import Host
     from simulator.engine import Simulator
+
+
+# (mypyc_attr: simulator/compiled.py, `plain_mypyc_attr`)
+globals().setdefault("mypyc_attr", plain_mypyc_attr)
 
 
 class WindowError(ValueError):
@@ -79,6 +86,7 @@ SENDER_SLOTS = (
     "retransmissions", "timeouts", "fast_retransmits", "sack_recoveries")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Sender(SenderView):
     """Sends packets 0 .. n_packets - 1 from `src` to `dst` under an algorithm (`cc_class(self,
     params)`) and processes their ACKs (`on_ack`); `options`: the stack's mechanisms it runs
@@ -95,9 +103,9 @@ class Sender(SenderView):
     plain_transmit: bool
     send_checks: bool
 
-    def __init__(self, sim: Simulator, src: Host, dst: Host, n_packets: float, packet_bytes: int,
-                 last_packet_bytes: int, transport, cc_class: type[CongestionControl],
-                 params: dict | None,
+    def __init__(self, sim: Simulator, src: Host, dst: Host, n_packets: int | float,
+                 packet_bytes: int, last_packet_bytes: int, transport,
+                 cc_class: type[CongestionControl], params: dict | None,
                  start_s: float, *, ecn: bool = False, abc_limit: float = 1.0,
                  options: StackOptions | None = None):
         self.sim = sim
@@ -110,9 +118,12 @@ class Sender(SenderView):
         self.on_complete: Callable[[], None] = _nothing                # called once, at the end
         self.flow_hash = 0         # ECMP hash of the data direction (routing/ecmp.py); 0: none
         self.dupack_threshold = transport.dupack_threshold
-        self.cwnd = float(transport.initial_cwnd_pkts)
+        # The window, the threshold and the prior window are whatever the algorithm sets, and
+        # the counters the flow probes compare by identity (netsim/probes.py) stay Python
+        # objects: `Any`, which compiled code keeps as it is (docs/model.md, "Compiled core").
+        self.cwnd: Any = float(transport.initial_cwnd_pkts)
         ssthresh = transport.initial_ssthresh_pkts
-        self.ssthresh = math.inf if ssthresh is None else float(ssthresh)
+        self.ssthresh: Any = math.inf if ssthresh is None else float(ssthresh)
         self.state = OPEN
         self.snd_una = 0
         self.snd_nxt = 0
@@ -122,13 +133,15 @@ class Sender(SenderView):
         self.partial_acks = 0      # NewReno: partial ACKs in the current recovery
         self.finish_s: float | None = None
         self.last_ack_s = start_s  # when an ACK last arrived
-        self.packets_sent = self.bytes_sent = self.retransmissions = self.timeouts = 0
+        self.packets_sent = 0
+        self.bytes_sent: Any = 0
+        self.retransmissions = self.timeouts = 0
         self.fast_retransmits = self.sack_recoveries = 0
         options = StackOptions() if options is None else options
         self.options = options
         self.stack = options.stack     # read by the algorithm when it is built, below
-        self.prior_cwnd = self.cwnd    # the window before the current reduction
-        self.rwnd_pkts = options.rwnd_pkts
+        self.prior_cwnd: Any = self.cwnd    # the window before the current reduction
+        self.rwnd_pkts: int | float = options.rwnd_pkts    # a count, or math.inf
         self.rwnd_limited = False      # the receive window bounded the last sends
         self.ecn = ecn
         self.ecn_recover = 0       # high_seq at the last ECN reaction
@@ -192,7 +205,7 @@ class Sender(SenderView):
                 # `_transmit(seq)`, inline for a flow without ECN or rate samples
                 retx = seq < self.high_seq
                 size = self.last_packet_bytes if seq == n_packets - 1 else self.packet_bytes
-                src = self.src
+                src: Any = self.src     # (a dynamic call: docs/model.md, "Compiled core")
                 packet = Packet(DATA, src, self.dst, size, self.deliver_data, seq, -1, -1,
                                 self.sim.now, retx, None, False, self.flow_hash)
                 self.packets_sent += 1
@@ -248,11 +261,13 @@ class Sender(SenderView):
         rates = self.rates
         if rates is not None:
             rates.on_send(seq, now, self.snd_nxt - self.snd_una, self.snd_nxt >= self.n_packets)
-        self.src.send(packet)
+        src: Any = self.src             # (a dynamic call: docs/model.md, "Compiled core")
+        src.send(packet)
 
     # -- acknowledgements --------------------------------------------------------------------
     def on_ack(self, ack: Packet) -> None:
-        if self.finish_s is not None:
+        finish_s = self.finish_s    # (a local: compiled, a test of the attribute would hold below,
+        if finish_s is not None:    # after `_finish` set it; docs/model.md, "Compiled core")
             return
         now = self.sim.now
         self.last_ack_s = now
@@ -342,7 +357,8 @@ class Sender(SenderView):
         window = self.window
         window.loss_reaction()
         self.recover = self.high_seq
-        if self.cc.fast_recovery:
+        cc: Any = self.cc               # (its flag as its class sets it: docs/model.md)
+        if cc.fast_recovery:
             una = self.snd_una
             scoreboard = self.scoreboard
             sack = self.recovery_mode == "sack"
@@ -426,11 +442,12 @@ def _attach_algorithm(sender: Sender, cc: CongestionControl, abc_limit: float,
     sender.on_ack_hook = cc.on_ack if _overrides(cc, "on_ack") else None
     sender.on_rtt_hook = cc.on_rtt if _overrides(cc, "on_rtt") else None
     sender.cwnd_event_hook = cc.cwnd_event if _overrides(cc, "cwnd_event") else None
-    sender.tick_interval_s = cc.tick_interval_s or 0.0   # 0: the algorithm has no clock
-    sender.recovery_mode = "sack" if options.sack else cc.recovery
+    declared: Any = cc     # its class's flags as written (`recovery = "sack"`: docs/model.md)
+    sender.tick_interval_s = declared.tick_interval_s or 0.0   # 0: the algorithm has no clock
+    sender.recovery_mode = "sack" if options.sack else declared.recovery
     sender.window = reduction_window(sender, cc, sender.dupack_threshold, sender.recovery_mode,
                                      options.prr)
-    if cc.wants_rate_samples:
+    if declared.wants_rate_samples:
         sender.rates = RateSampler()
     sender.plain_transmit = not sender.ecn and sender.rates is None   # send_window's inline _transmit
     # send_window's extra checks: TX_START, an integer or receive-window bound

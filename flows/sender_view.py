@@ -8,13 +8,21 @@ nstat MIB counters). It holds no state of its own.
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+from simulator.compiled import plain_mypyc_attr
 
 if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr
+
     from flows.pacer import Pacer
     from flows.rate_sampler import RateSampler
     from flows.rtt import RttEstimator
     from flows.scoreboard import Scoreboard
+
+
+# (mypyc_attr: simulator/compiled.py, `plain_mypyc_attr`)
+globals().setdefault("mypyc_attr", plain_mypyc_attr)
 
 # Sender.counters() keys, always all of them (0 where a mechanism is off), with their Linux
 # nstat counterparts
@@ -41,7 +49,7 @@ def counter_reader(paths: tuple) -> tuple:
     if found is None:
         kept = [(name, path) for name, path in zip(COUNTERS, paths) if path is not None]
         names = tuple(name for name, _ in kept)
-        getter: Callable[[SenderView], tuple]
+        getter: Callable[[Any], tuple]     # (any sender: the probes read stand-ins too)
         if len(kept) > 1:
             getter = attrgetter(*[path for _, path in kept])
         else:                        # (attrgetter of one path gives its value, not a tuple)
@@ -51,25 +59,28 @@ def counter_reader(paths: tuple) -> tuple:
     return found
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SenderView:
     """Properties of `Sender` that read its parts, and its counters."""
 
     __slots__ = ()
-    if TYPE_CHECKING:                 # the Sender's attributes these read
-        rtt: RttEstimator
-        pacer: Pacer
-        rates: RateSampler | None
-        scoreboard: Scoreboard
-        snd_una: int
-        snd_nxt: int
-        high_seq: int
-        n_packets: float
-        packet_bytes: int
-        last_packet_bytes: int
-        rwnd_limited: bool
-        timeouts: int
-        sack_recoveries: int
-        fast_retransmits: int
+    # The Sender's attributes these read, which its slots hold (declared here, not under an
+    # `if`, which mypyc does not take in a class body). `n_packets` is a count or math.inf (a
+    # flow without end), kept as that object when compiled (docs/model.md, "Compiled core").
+    rtt: RttEstimator
+    pacer: Pacer
+    rates: RateSampler | None
+    scoreboard: Scoreboard
+    snd_una: int
+    snd_nxt: int
+    high_seq: int
+    n_packets: int | float
+    packet_bytes: int
+    last_packet_bytes: int
+    rwnd_limited: bool
+    timeouts: int
+    sack_recoveries: int
+    fast_retransmits: int
 
     @property
     def srtt(self) -> float | None:

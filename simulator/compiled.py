@@ -17,8 +17,22 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED_MODULES = ("simulator.engine", "components.direction", "components.impairment",
-                    "components.link", "components.node", "components.packet")
+                    "components.link", "components.node", "components.packet",
+                    "flows.sender_view", "flows.sender", "flows.receiver", "flows.rtt",
+                    "flows.scoreboard")
 MANIFEST = ROOT / "compiled_core.json"       # {module: sha256 of the source it was built from}
+
+
+def plain_mypyc_attr(*_args, **_flags):
+    """`mypy_extensions.mypyc_attr` for plain Python: a class decorator that changes nothing.
+
+    A compiled module's classes that Python code subclasses are declared
+    ``@mypyc_attr(allow_interpreted_subclasses=True)``. The module imports `mypyc_attr` from
+    mypy_extensions under `TYPE_CHECKING` (mypyc reads it there) and, at run time, takes this one
+    with ``globals().setdefault("mypyc_attr", plain_mypyc_attr)``: a module-level `else:` branch
+    would be compiled as unreachable, and the plain install (or Debian's pypy3) has no
+    mypy_extensions to import."""
+    return lambda cls: cls
 
 
 class StaleBuildError(ImportError):

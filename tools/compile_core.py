@@ -6,9 +6,10 @@
     python tools/compile_core.py --status   # which modules are compiled, and whether up to date
 
 The modules of the packet path (`simulator.compiled.COMPILED_MODULES`: the event loop, links,
-nodes, packets) are compiled with mypyc into extension modules next to their sources, which
-CPython then imports instead of the .py files; every run gives the same events and figures
-(tests/test_identity.py), about twice as fast per event (bench/README.md). Nothing else changes:
+nodes, packets, and the transport's sender, receiver, RTT estimator and SACK scoreboard) are
+compiled with mypyc into extension modules next to their sources, which CPython then imports
+instead of the .py files; every run gives the same events and figures (tests/test_identity.py),
+about twice as fast per event (bench/README.md). Nothing else changes:
 `pip install -e .` never compiles, PyPy ignores the CPython extensions, and the build records
 the SHA-256 of each source so that importing `simulator` refuses a stale build
 (simulator/compiled.py). Rebuild after editing one of those modules, or --clean.
