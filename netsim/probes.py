@@ -299,6 +299,19 @@ def _number(value) -> float:
 
 
 _ZERO_COUNTERS = (0.0,) * len(FLOW_COUNTERS)     # an interval in which no counter moved
+_counter_plans: dict = {}     # counter paths -> `_counter_plan`'s answer (senders share a few)
+
+
+def _counter_plan(paths: tuple) -> tuple:
+    """For a sender's `counter_paths()`: (the places in `FLOW_COUNTERS` of the counters it
+    keeps, their getter (`counter_reader`), the zeros they start from), made once per paths."""
+    plan = _counter_plans.get(paths)
+    if plan is None:
+        slots = tuple(i for i, path in enumerate(paths) if path is not None)
+        plan = _counter_plans[paths] = (slots, counter_reader(paths)[1], (0,) * len(slots))
+    return plan
+
+
 _LOUD = object()                                   # `FlowProbe.quiet_cwnd` of a flow that moved
 class FlowProbe:
     """Send rate, in-order delivery rate, arrival rate at the receiver, window, mean RTT and the
@@ -334,31 +347,29 @@ class FlowProbe:
         self.rtt_sum = 0.0
         self.window_sum = 0.0
         self.window_rows = 0
-        sender: Any = getattr(f, "sender", None)
-        self.sending: Any = f
-        self.receiving: Any = f
-        self.timing: Any = f
+        sender: Any
         if type(f) is Flow:                     # its parts (fixed once the flow is built)
+            sender = f.sender
             self.sending, self.receiving, self.timing = sender, f.receiver, sender.rtt
+        else:
+            sender = getattr(f, "sender", None)
+            self.sending = self.receiving = self.timing = f
         self.sender = sender
-        self.counters = getattr(sender, "counters", None)
+        counters = self.counters = getattr(sender, "counters", None)
         self.read_counters: Any = None
         self.counter_slots: tuple = ()
         self.last_counters: tuple = ()  # the counters read last (0 before the first sample)
         paths = getattr(sender, "counter_paths", None)
-        if self.counters is not None and paths is not None:
-            kept = paths()
-            self.counter_slots = tuple(i for i, path in enumerate(kept) if path is not None)
-            self.read_counters = counter_reader(kept)[1]
-            self.last_counters = (0,) * len(self.counter_slots)
-        elif self.counters is not None:
+        if counters is not None and paths is not None:
+            self.counter_slots, self.read_counters, self.last_counters = _counter_plan(paths())
+        elif counters is not None:
             self.last_counters = (0,) * len(FLOW_COUNTERS)
         self.last_row: tuple = ()
         # The counters' part of a row in which none moved (None: `counters()` is read, and
         # the stalled flow's path of `__call__` is off); the window of a last row that nothing
         # but the window made, repeated (`_LOUD`: none).
         self.zero_part: tuple | None = (_ZERO_COUNTERS if self.read_counters is not None
-                                        else _NO_COUNTERS if self.counters is None else None)
+                                        else _NO_COUNTERS if counters is None else None)
         self.quiet_cwnd: Any = _LOUD
         self.state = tuple(state)
         self.report = getattr(getattr(f, "cc", None), "report", None) if self.state else None

@@ -130,12 +130,14 @@ class Run:
         directions = DirectionGroup([d for link in net.links.values() for d in link.directions],
                                     mbit, kb, DirectionWatch())
         sampler.register_group(links, directions, idle_row=LINK_IDLE_ROW)
+        flow_probes, register = self.flow_probes, sampler.register
+        state_names = tuple(state.values())
+        on_finish = self._on_flow_finish
         for flow in net.flows.values():
-            flow_probe = FlowProbe(flow, mbit, tuple(state.values()))
-            self.flow_probes[flow.id] = flow_probe
-            sampler.register(flows, (flow.id,), flow_probe, wake=flow_probe.wake,
-                             arm=flow_probe.arm)
-            flow.on_finish = self._on_flow_finish
+            flow_probe = FlowProbe(flow, mbit, state_names)
+            flow_probes[flow.id] = flow_probe
+            register(flows, (flow.id,), flow_probe, wake=flow_probe.wake, arm=flow_probe.arm)
+            flow.on_finish = on_finish
         for host in net.hosts.values():
             host_probe = HostProbe(host, mbit, directions)
             sampler.register(hosts, (host.id,), host_probe, wake=host_probe.wake,
