@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPILED_MODULES = ("simulator.engine", "components.direction", "components.impairment",
                     "components.link", "components.node", "components.packet",
                     "flows.sender_view", "flows.sender", "flows.receiver", "flows.rtt",
-                    "flows.scoreboard")
+                    "flows.scoreboard", "routing.static")
 MANIFEST = ROOT / "compiled_core.json"       # {module: sha256 of the source it was built from}
 
 

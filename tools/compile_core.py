@@ -6,7 +6,8 @@
     python tools/compile_core.py --status   # which modules are compiled, and whether up to date
 
 The modules of the packet path (`simulator.compiled.COMPILED_MODULES`: the event loop, links,
-nodes, packets, and the transport's sender, receiver, RTT estimator and SACK scoreboard) are
+nodes, packets, the transport's sender, receiver, RTT estimator and SACK scoreboard, and the
+static routes' searches) are
 compiled with mypyc into extension modules next to their sources, which CPython then imports
 instead of the .py files; every run gives the same events and figures (tests/test_identity.py),
 about twice as fast per event (bench/README.md). Nothing else changes:
