@@ -75,7 +75,8 @@ class Simulator:
 
     @staticmethod
     def line() -> deque:
-        """A new, empty line for `schedule_line` (the caller keeps it; only the engine changes it)."""
+        """A new, empty line for `schedule_line` (the caller keeps it; only the engine changes it,
+        but for the common case of `schedule_line` that a caller may do itself)."""
         return deque()
 
     def schedule_line(self, line: deque, time_s: float, callback, argument=None) -> None:
