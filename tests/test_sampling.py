@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from counting_entity import Counter
 
 from simulator.engine import Simulator
 from simulator.sampling import Sampler, Table
@@ -195,27 +196,6 @@ def test_restarting_after_finish_samples_on_the_new_grid_only():
 
 
 # -- sleeping probes: idle entities cost nothing, idle gaps are bounded by idle rows -------------
-class Counter:
-    """An entity whose probe reports the increase of `value` per interval and sleeps while it
-    does not change."""
-
-    def __init__(self):
-        self.value = 0
-        self.seen = 0
-        self.calls = 0
-
-    def probe(self, now, span):
-        self.calls += 1
-        if self.value == self.seen:
-            return None
-        row = (float(self.value - self.seen),)
-        self.seen = self.value
-        return row
-
-    def wake(self):
-        return self.value
-
-
 def sleepy(interval=0.1):
     sim = Simulator()
     sampler = Sampler(sim, interval)
