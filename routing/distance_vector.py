@@ -171,28 +171,35 @@ class DistanceVectorAgent:
                 continue
             dirty = self.dirty[p]
             sent = self.sent[p]
-            if sent is None:                          # nothing sent since the link (re)appeared
-                sent = self.sent[p] = [None] * len(best)
-                pending = range(len(best))
-            elif not dirty and not periodic:
+            far = d.dst
+            kept = None
+            if sent is None or periodic:              # the whole vector
+                vector = [UNREACHABLE if entry is None or port_dst[entry[2]] is far else entry[3]
+                          for entry in best]
+                if sent is None:                      # nothing sent since the link (re)appeared
+                    changed, significant = list(range(len(vector))), True
+                else:                                 # (periodic: sent whatever changed)
+                    changed = [i for i, (new, old) in enumerate(zip(vector, sent))
+                               if new is not old and new != old]
+                    significant = False
+                sent = self.sent[p] = vector
+            elif not dirty:
                 continue
             else:
-                pending = dirty
-            far = d.dst
-            # the entries are written into `sent` as they are found; a cost-only update that
-            # is damped puts back what was there (`kept`, copied only when it may be damped)
-            kept = (sent[:] if not periodic and self.cost_updates[p] >= COST_UPDATES_PER_ROUND
-                    else None)
-            changed, significant = [], False
-            for i in pending:
-                entry = best[i]
-                new = UNREACHABLE if entry is None or port_dst[entry[2]] is far else entry[3]
-                old = sent[i]
-                if new is not old and new != old:
-                    changed.append(i)
-                    sent[i] = new
-                    if old is None or new[1] != old[1]:   # reachability or hop count
-                        significant = True
+                # the entries are written into `sent` as they are found; a cost-only update
+                # that is damped puts back what was there (`kept`, copied only when it may be)
+                if self.cost_updates[p] >= COST_UPDATES_PER_ROUND:
+                    kept = sent[:]
+                changed, significant = [], False
+                for i in dirty:
+                    entry = best[i]
+                    new = UNREACHABLE if entry is None or port_dst[entry[2]] is far else entry[3]
+                    old = sent[i]
+                    if new is not old and new != old:
+                        changed.append(i)
+                        sent[i] = new
+                        if new[1] != old[1]:          # reachability or hop count
+                            significant = True
             if not periodic:
                 if not changed:
                     dirty.clear()
@@ -364,22 +371,24 @@ class DistanceVectorAgent:
                     candidate = (cost + far_cost, far_hops + 1, p)
                 if first is None:
                     first = candidate
-                elif candidates is None:
+                    lowest = candidate[0]
+                    continue
+                if candidates is None:
                     candidates = [first, candidate]
                 else:
                     candidates.append(candidate)
+                if candidate[0] < lowest:       # (min's choice among equal costs: the first)
+                    lowest = candidate[0]
             new = first
-            if candidates is not None:          # the lowest cost; ties: the first port
-                lowest = min(c[0] for c in candidates)
-                limit = lowest + tolerance * max(abs(lowest), 1e-12)
+            if first is not None:               # the lowest cost; ties: the first port
+                scale = lowest if lowest >= 0.0 else -lowest        # max(abs(lowest), 1e-12)
+                limit = lowest + tolerance * (scale if scale > 1e-12 else 1e-12)
                 limits[i] = limit
-                for candidate in candidates:
-                    if candidate[0] <= limit:
-                        new = candidate
-                        break
-            elif first is not None:
-                lowest = first[0]
-                limits[i] = lowest + tolerance * max(abs(lowest), 1e-12)
+                if candidates is not None:
+                    for candidate in candidates:
+                        if candidate[0] <= limit:
+                            new = candidate
+                            break
             old = best[i]
             if new is None:
                 if old is None:
