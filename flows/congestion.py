@@ -81,7 +81,6 @@ interface").
 """
 from __future__ import annotations
 
-import difflib
 import math
 from enum import Enum
 from typing import TYPE_CHECKING, ClassVar, Protocol
@@ -439,6 +438,8 @@ def check_algorithm_class(cls: type) -> str | None:
     """Why the CongestionControl subclass `cls` cannot be registered (None if it can): it
     overrides none of `GROWTH_HOOKS`, or a public name of it is a near miss of the interface's
     (a misspelt hook would never be called). One line, naming the class."""
+    import difflib  # (only plugins are checked: not at every start-up)
+
     interface = {n for n in dir(CongestionControl) if not n.startswith("_")}
     for name in sorted(_public_names(cls) - interface):
         close = difflib.get_close_matches(name, sorted(interface), n=1, cutoff=0.8)
