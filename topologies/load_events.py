@@ -34,6 +34,8 @@ def _event(where: Where, item, link_ids: dict) -> LinkEventSpec:
 def read_events(top: Where, data: dict, links: list) -> list:
     """The link events sorted by (time, file order), each link alternating down, up, down, ..."""
     items = as_list(top, "events", data.get("events", []), "a list of event objects")
+    if not items:
+        return []           # (without the tables of every link, a large network's thousands)
     link_ids = {link.id: None for link in links}
     events = [_event(Where(top.source, f"events[{index}]"), item, link_ids)
               for index, item in enumerate(items)]

@@ -43,14 +43,27 @@ def one_of(choices) -> str:
 
 
 class Where:
-    """Where a problem is: the file, the entry, and (inside the entry) the object being read."""
+    """Where a problem is: the file, the entry, and (inside the entry) the object being read.
 
-    __slots__ = ("source", "entry", "block")
+    The entry is given as its text (``top level``, ``events[2]``) or, for an object of a list
+    of objects with ids (`entries`), as (list name, index, id): its text (``links[1] "L2"``)
+    is then written only when a message names it (most entries have no problem)."""
 
-    def __init__(self, source: str, entry: str, block: str = ""):
+    __slots__ = ("source", "given", "block")
+
+    def __init__(self, source: str, entry, block: str = ""):
         self.source = source
-        self.entry = entry
+        self.given = entry   # the entry's text, or (list name, index, id)
         self.block = block   # dotted field path of a nested object inside the entry ("transport")
+
+    @property
+    def entry(self) -> str:
+        """The entry as messages name it."""
+        given = self.given
+        if type(given) is tuple:
+            key, index, item_id = given
+            return f"{key}[{index}] {quote(item_id)}"
+        return given
 
     def error(self, message: str) -> TopologyError:
         """A problem with the object itself (unknown/missing field, inconsistency)."""
@@ -66,7 +79,7 @@ class Where:
         return f"{self.block}.{name}" if self.block else name
 
     def inner(self, name: str) -> Where:
-        return Where(self.source, self.entry, self.path(name))
+        return Where(self.source, self.given, self.path(name))
 
 
 # -- field checks ----------------------------------------------------------------------------------
@@ -209,7 +222,7 @@ def entries(top: Where, data: dict, key: str, kind: str):
         if item_id is None or id_problem(item_id) or item_id in first_index:
             _entry_problem(Where(source, f"{key}[{index}]"), item, kind, key, first_index)
         first_index[item_id] = index
-        yield Where(source, f"{key}[{index}] {quote(item_id)}"), item
+        yield Where(source, (key, index, item_id)), item
 
 
 def _entry_problem(where: Where, item, kind: str, key: str, first_index: dict) -> None:

@@ -32,11 +32,12 @@ LINK_REQUIRED = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb")
 
 
 def _ends(where: Where, value, kinds: dict) -> tuple:
-    ends = value if isinstance(value, (list, tuple)) else None
-    if ends is None or len(ends) != 2:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
         raise where.field_error("ends", f"expected a list of two node ids, got {show(value)}")
-    first = node_ref(where, "ends", ends[0], kinds)
-    second = node_ref(where, "ends", ends[1], kinds)
+    first, second = value
+    if not (type(first) is str and first in kinds and type(second) is str and second in kinds):
+        node_ref(where, "ends", first, kinds)         # (they raise: which end, what is wrong)
+        node_ref(where, "ends", second, kinds)
     if first == second:
         raise where.field_error("ends", f"expected two different nodes, got {quote(first)} twice")
     return (first, second)
@@ -141,9 +142,9 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
     share a few): those are not checked and converted again (they passed; zeros of floats,
     whose sign counts, always are). A link of the required fields only (most of a large
     network's) has nothing optional to read: the defaults, without the readers that give them."""
-    if not (_KNOWN_FIELDS.issuperset(item) and _REQUIRED_FIELDS.issubset(item)):
+    optional = item.keys() != _REQUIRED_FIELDS
+    if optional and not (_KNOWN_FIELDS.issuperset(item) and _REQUIRED_FIELDS.issubset(item)):
         check_fields(where, item, LINK_FIELDS, LINK_REQUIRED)     # (it raises: which field)
-    optional = len(item) > len(LINK_REQUIRED)
     ends = _ends(where, item["ends"], kinds)
     rate, delay, buffer = item["rate_mbps"], item["delay_ms"], item["buffer_kb"]
     key = (type(rate), rate, type(delay), delay, type(buffer), buffer)

@@ -12,24 +12,32 @@ def read_nodes(top: Where, data: dict) -> dict:
     for kind, key in (("host", "hosts"), ("router", "routers")):
         ids = as_list(top, key, data.get(key, []), "a list of node ids")
         for index, node in enumerate(ids):
-            where = Where(top.source, f"{key}[{index}]")
-            if not isinstance(node, str) or not node:
-                raise where.error(f"expected a non-empty string node id, got {show(node)}")
-            problem = id_problem(node)
-            if problem:
-                raise where.error(problem)
-            if node in kinds:
-                raise where.error(f"duplicate node id {quote(node)} (already a {kinds[node]})")
+            if id_problem(node) is not None or node in kinds:
+                _node_problem(Where(top.source, f"{key}[{index}]"), node, kinds)
             kinds[node] = kind
     return kinds
 
 
+def _node_problem(where: Where, node, kinds: dict) -> None:
+    """Raise what is wrong with the node id `node` (`read_nodes`, in its order)."""
+    if not isinstance(node, str) or not node:
+        raise where.error(f"expected a non-empty string node id, got {show(node)}")
+    problem = id_problem(node)
+    if problem:
+        raise where.error(problem)
+    raise where.error(f"duplicate node id {quote(node)} (already a {kinds[node]})")
+
+
 def check_host_links(top: Where, kinds: dict, links: list) -> None:
+    """Each host has exactly one of `links` (as `read_links` gives them: the two ends of a link
+    are two different nodes)."""
     attached: dict = {node: [] for node, kind in kinds.items() if kind == "host"}
     for link in links:
-        for end in dict.fromkeys(link.ends):
-            if end in attached:
-                attached[end].append(link.id)
+        first, second = link.ends
+        if first in attached:
+            attached[first].append(link.id)
+        if second in attached:
+            attached[second].append(link.id)
     where = Where(top.source, "hosts")
     for host, link_ids in attached.items():
         if len(link_ids) == 0:

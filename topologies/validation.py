@@ -21,7 +21,6 @@ constant here, documented in docs/topology-format.md and docs/sweeps.md ("Input 
 """
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import os
@@ -120,6 +119,8 @@ def show(value) -> str:
 def closest(name, known) -> str | None:
     """The name in `known` most similar to `name` (difflib ratio >= SUGGESTION_CUTOFF; ties: the
     first in `known`'s order), or None. Non-string names have no suggestion."""
+    import difflib  # (only a message with a suggestion needs it: not at every start-up)
+
     if not isinstance(name, str):
         return None
     best, best_ratio = None, SUGGESTION_CUTOFF
@@ -211,6 +212,7 @@ def file_name_problem(value) -> str | None:
 # ids reach the CSV files as they are, so none may start with one (tab and carriage return are
 # control characters, refused anyway).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START_SET = frozenset(FORMULA_STARTS)     # (a set: looked up per id, the tuple is scanned)
 
 
 def id_problem(value) -> str | None:
@@ -219,10 +221,10 @@ def id_problem(value) -> str | None:
     character of FORMULA_STARTS; else what is wrong."""
     if not isinstance(value, str) or not value:
         return f"expected a non-empty string, got {show(value)}"
-    if value[0] in FORMULA_STARTS:
+    if value[0] in _FORMULA_START_SET:
         return (f"expected an id not starting with {quote(value[0])} (a spreadsheet opening the "
                 f"CSV files would run it as a formula), got {show(value)}")
-    bad = _forbidden_char(value)
+    bad = None if value.isprintable() else _forbidden_char(value)   # (printable: none there)
     if bad is not None:
         return f"expected an id without control characters, got {show(value)} ({_char_name(bad)})"
     if len(value) > MAX_ID_CHARS:
@@ -495,6 +497,7 @@ def check_plain(label: str, data, *, error: type[InputError] = InputError,
 
 _PLAIN_SCALARS = frozenset((float, bool, type(None)))
 _INT_LIMIT = 10 ** MAX_INT_DIGITS     # an int below it in magnitude has at most MAX_INT_DIGITS digits
+_INT_LOW = -_INT_LIMIT                 # (negated once, not for each int checked)
 
 
 def _to_visit(entries, path, depth: int) -> list:
@@ -510,7 +513,7 @@ def _to_visit(entries, path, depth: int) -> list:
             if len(item) <= MAX_STRING_CHARS:
                 continue
         elif kind is int:
-            if -_INT_LIMIT < item < _INT_LIMIT:
+            if _INT_LOW < item < _INT_LIMIT:
                 continue
         elif not isinstance(item, (dict, list, tuple)) and not _scalar_problem(item):
             continue
@@ -547,7 +550,7 @@ def _within_limits(data) -> bool:
                     if len(item) > MAX_STRING_CHARS:
                         return False
                 elif kind is int:
-                    if not -_INT_LIMIT < item < _INT_LIMIT:
+                    if not _INT_LOW < item < _INT_LIMIT:
                         return False
                 elif kind is float:
                     if item - item != 0.0:          # NaN or infinite
