@@ -16,8 +16,6 @@ be put inside a results directory (replacing that one would delete it).
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import json
 import math
 import os
@@ -427,6 +425,8 @@ def _remove_stale(parent: Path, name: str) -> None:
 
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two paths atomically (Linux renameat2); False where that is not available."""
+    import ctypes.util  # (only replacing an earlier run's directory needs it)
+
     libc_name = ctypes.util.find_library("c")
     if not libc_name:
         return False
