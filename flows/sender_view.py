@@ -42,20 +42,21 @@ _readers: dict = {}          # counter paths -> `counter_reader`'s answer (a run
 
 def counter_reader(paths: tuple) -> tuple:
     """For a sender's `counter_paths()`: (the names of the counters it keeps, in `COUNTERS`
-    order; a getter of the tuple of their values from the sender), made once per set of paths.
-    The one reader of the counters: `SenderView.counters` and the flows' probes
-    (netsim/probes.py, every sample) read them through it."""
+    order; a getter of the tuple of their values from the sender; their places in `COUNTERS`),
+    made once per set of paths. The one reader of the counters: `SenderView.counters` and the
+    flows' probes (netsim/probes.py, every sample) read them through it."""
     found = _readers.get(paths)
     if found is None:
         kept = [(name, path) for name, path in zip(COUNTERS, paths) if path is not None]
         names = tuple(name for name, _ in kept)
+        places = tuple(i for i, path in enumerate(paths) if path is not None)
         getter: Callable[[Any], tuple]     # (any sender: the probes read stand-ins too)
         if len(kept) > 1:
             getter = attrgetter(*[path for _, path in kept])
         else:                        # (attrgetter of one path gives its value, not a tuple)
             getters = [attrgetter(path) for _, path in kept]
             getter = lambda sender: tuple(get(sender) for get in getters)   # noqa: E731
-        found = _readers[paths] = (names, getter)
+        found = _readers[paths] = (names, getter, places)
     return found
 
 
@@ -130,7 +131,7 @@ class SenderView:
 
     def counters(self) -> dict[str, int]:
         """Per-flow counters like Linux's nstat (`COUNTERS`, always every key)."""
-        names, read = counter_reader(self.counter_paths())
+        names, read, _ = counter_reader(self.counter_paths())
         counts = dict.fromkeys(COUNTERS, 0)
         counts.update(zip(names, read(self)))
         return counts

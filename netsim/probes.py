@@ -299,19 +299,6 @@ def _number(value) -> float:
 
 
 _ZERO_COUNTERS = (0.0,) * len(FLOW_COUNTERS)     # an interval in which no counter moved
-_counter_plans: dict = {}     # counter paths -> `_counter_plan`'s answer (senders share a few)
-
-
-def _counter_plan(paths: tuple) -> tuple:
-    """For a sender's `counter_paths()`: (the places in `FLOW_COUNTERS` of the counters it
-    keeps, their getter (`counter_reader`), the zeros they start from), made once per paths."""
-    plan = _counter_plans.get(paths)
-    if plan is None:
-        slots = tuple(i for i, path in enumerate(paths) if path is not None)
-        plan = _counter_plans[paths] = (slots, counter_reader(paths)[1], (0,) * len(slots))
-    return plan
-
-
 _LOUD = object()                                   # `FlowProbe.quiet_cwnd` of a flow that moved
 class FlowProbe:
     """Send rate, in-order delivery rate, arrival rate at the receiver, window, mean RTT and the
@@ -361,7 +348,8 @@ class FlowProbe:
         self.last_counters: tuple = ()  # the counters read last (0 before the first sample)
         paths = getattr(sender, "counter_paths", None)
         if counters is not None and paths is not None:
-            self.counter_slots, self.read_counters, self.last_counters = _counter_plan(paths())
+            _, self.read_counters, self.counter_slots = counter_reader(paths())
+            self.last_counters = (0,) * len(self.counter_slots)
         elif counters is not None:
             self.last_counters = (0,) * len(FLOW_COUNTERS)
         self.last_row: tuple = ()
