@@ -224,7 +224,7 @@ def id_problem(value) -> str | None:
     if value[0] in _FORMULA_START_SET:
         return (f"expected an id not starting with {quote(value[0])} (a spreadsheet opening the "
                 f"CSV files would run it as a formula), got {show(value)}")
-    bad = None if value.isprintable() else _forbidden_char(value)   # (printable: none there)
+    bad = _forbidden_char(value)
     if bad is not None:
         return f"expected an id without control characters, got {show(value)} ({_char_name(bad)})"
     if len(value) > MAX_ID_CHARS:
