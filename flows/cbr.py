@@ -86,7 +86,7 @@ class RateFlow:
         self._on_until = math.inf
         self._next_seq = 0
         self._last_seq = -1       # the last packet, once sent (a source with data_bytes)
-        sim.schedule_at(start_s, self._start)
+        sim.schedule_ahead(start_s, self._start)   # (parked until its slot: simulator/engine.py)
 
     # -- sending ---------------------------------------------------------------------------
     def _period(self, mean: float) -> float:

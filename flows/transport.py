@@ -106,7 +106,7 @@ class Flow:
                                      start_s)
         self.sender.deliver_data = self.receiver.on_data
         self.sender.on_complete = self._completed
-        sim.schedule_at(start_s, self._start)
+        sim.schedule_ahead(start_s, self._start)   # (parked until its slot: simulator/engine.py)
 
     def _start(self, _=None) -> None:
         self.started = True

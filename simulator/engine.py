@@ -23,7 +23,9 @@ events pending:
   list rather than on the heap; one heap entry per slot (its start time, sequence 0: before any
   event of the slot) moves the slot's entries onto the heap when the slot begins. So 10 000 flows'
   retransmission timers, a second away, cost the heap a few hundred entries, not 10 000; the
-  moves are not events (`events` does not count them) and change no order.
+  moves are not events (`events` does not count them) and change no order. Flows' starts are
+  parked the same way (`schedule_ahead`): 10 000 flows starting over the first 0.1 s keep
+  about 80 entries on the heap at a time, not up to 10 000.
 """
 from __future__ import annotations
 
@@ -103,9 +105,10 @@ class Simulator:
         line.append(entry)
         heappush(self._heap, entry)
 
-    def _schedule_parked(self, time_s: float, callback, argument) -> None:
-        """`schedule_at` for an event that is usually far ahead (a timer): parked in its slot's
-        list if the slot begins after now, on the heap otherwise."""
+    def schedule_ahead(self, time_s: float, callback, argument=None) -> None:
+        """`schedule_at` for an event that is usually far ahead (a timer, a flow's start): the
+        same order, parked in its slot's list if the slot begins after now, on the heap
+        otherwise."""
         if time_s < self.now:
             raise SchedulingError(f"cannot schedule at {time_s} s, the clock is at {self.now} s")
         self.seq = seq = self.seq + 1
@@ -251,7 +254,7 @@ class Timer:
         self._token += 1
         self._pending = self._token
         self._pending_time = time_s
-        self.sim._schedule_parked(time_s, self._fire, self._token)
+        self.sim.schedule_ahead(time_s, self._fire, self._token)
 
     def _fire(self, token: int) -> None:
         if token != self._pending:

@@ -245,3 +245,50 @@ def test_a_timer_due_in_the_current_slot_goes_on_the_heap():
     assert sim.peek() == 0.501
     sim.run()
     assert fired == [0.501]
+
+
+# -- events scheduled ahead (flows' starts) -------------------------------------------------------
+def ahead_run(ops, ahead: bool):
+    """Schedule events at the given times, each either ahead (parked, `schedule_ahead`) or
+    plain; some schedule more when they run. The order in which everything ran."""
+    sim = Simulator()
+    log = []
+
+    def act(op):
+        i, later = op
+        log.append((sim.now, i))
+        if later is not None:
+            (sim.schedule_ahead if ahead else sim.schedule_at)(sim.now + later, act, (-i, None))
+
+    for i, (at, later, parked) in enumerate(ops):
+        schedule = sim.schedule_ahead if ahead and parked else sim.schedule_at
+        schedule(at, act, (i, later))
+    sim.run()
+    return log, sim.events, sim.now
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 1 / 128, 0.004, 0.5, 0.75, 1.0]),
+                          st.sampled_from([None, 0.0, 0.001, 0.25]), st.booleans()), max_size=30))
+def test_events_scheduled_ahead_run_as_plain_entries_would(ops):
+    # Times tie with each other and with slot starts (1/128 s); some events fall in the
+    # current slot (on the heap at once), most in later ones (parked).
+    assert ahead_run(ops, True) == ahead_run(ops, False)
+
+
+def test_flows_starting_over_a_tenth_of_a_second_hold_a_few_heap_entries(dumbbell):
+    # 2 000 flows' starts spread over 0.1 s (13 slots of 1/128 s, 156 flows each): those of
+    # the current slot on the heap, the others parked behind one heap entry per slot; not one
+    # entry per flow. They still start at their own times.
+    from topologies.build import build_network
+    from topologies.loader import load_topology
+
+    topology = dumbbell(2000, total_mb=20.0)
+    for k, flow in enumerate(topology["flows"]):
+        flow["start_s"] = k * 0.1 / 2000
+    net = build_network(load_topology(topology))
+    assert net.sim.pending <= 157 + 12
+    net.sim.run(until=0.05)
+    assert net.sim.pending <= 157 + 6
+    started = [f.start_s for f in net.flows.values() if f.started]
+    assert len(started) == 1001 and max(started) <= 0.05
