@@ -20,10 +20,13 @@ events pending:
   `Timer` objects: restarting one later than its pending event costs nothing on the heap,
   cancelling one is O(1), and stale heap entries are skipped when they come up (lazy removal).
   A timer's entry due in a later slot of 1/128 s than the current one is *parked* in that slot's
-  list rather than on the heap; one heap entry per slot (its start time, sequence 0: before any
-  event of the slot) moves the slot's entries onto the heap when the slot begins. So 10 000 flows'
-  retransmission timers, a second away, cost the heap a few hundred entries, not 10 000; the
-  moves are not events (`events` does not count them) and change no order. Flows' starts are
+  list rather than on the heap. Only the earliest parked slot has an entry on the heap (its
+  start time, sequence 0: before any event of the slot), which moves the slot's entries onto the
+  heap when the slot begins and puts the next parked slot's entry there; the other slots wait in
+  a heap of their own, of plain slot numbers. So 10 000 flows' retransmission timers, a second
+  away, cost the event heap one or two entries, not 10 000 (nor one per slot of that second: the
+  130 such entries were most of the heap of 10 000 long-lived flows); the moves are not events
+  (`events` does not count them) and change no order. Flows' starts are
   parked the same way (`schedule_ahead`): 10 000 flows starting over the first 0.1 s keep
   about 80 entries on the heap at a time, not up to 10 000.
 """
@@ -49,7 +52,8 @@ class Simulator:
     randomness in a run derives from the seed.
     """
 
-    __slots__ = ("now", "rng", "events", "_heap", "seq", "_parked", "_stopped", "stop_reason")
+    __slots__ = ("now", "rng", "events", "_heap", "seq", "_parked", "_slots", "_entered",
+                 "_stopped", "stop_reason")
 
     def __init__(self, seed: int = 1):
         self.now = 0.0
@@ -58,6 +62,8 @@ class Simulator:
         self._heap: list = []     # (time_s, sequence, callback, argument, line or None)
         self.seq = 0              # sequence number of the last event scheduled (see `schedule_line`)
         self._parked: dict = {}   # slot -> entries parked until the slot begins (Timer)
+        self._slots: list = []    # the parked slots' numbers (a heap: the earliest first)
+        self._entered: set = set()    # parked slots whose start is on the event heap
         self._stopped = False
         self.stop_reason: str | None = None
 
@@ -120,15 +126,32 @@ class Simulator:
         parked = self._parked.get(slot)
         if parked is None:
             parked = self._parked[slot] = []
-            heappush(self._heap, (start, 0, self._unpark, slot, None))
+            slots = self._slots
+            if not slots or slot < slots[0]:          # the earliest parked slot: on the heap
+                self._entered.add(slot)
+                heappush(self._heap, (start, 0, self._unpark, slot, None))
+            heappush(slots, slot)
         parked.append((time_s, seq, callback, argument, None))
 
     def _unpark(self, slot: int) -> None:
-        """A slot begins: its parked entries go on the heap. Not an event."""
+        """A slot begins (`_move_slot`). Not an event."""
+        self._move_slot(slot)
+        self.events -= 1                              # (run and step counted it)
+
+    def _move_slot(self, slot: int) -> None:
+        """Put the parked entries of `slot`, the earliest parked slot, on the heap, and the start
+        of the next parked slot if it is not there yet."""
         heap = self._heap
         for entry in self._parked.pop(slot):
             heappush(heap, entry)
-        self.events -= 1                              # (run and step counted it)
+        slots, entered = self._slots, self._entered
+        heappop(slots)                                # (`slot`: the earliest has the entry
+        entered.discard(slot)                         # that came up first)
+        if slots:
+            following = slots[0]
+            if following not in entered:
+                entered.add(following)
+                heappush(heap, (following / SLOTS_PER_S, 0, self._unpark, following, None))
 
     def stop(self, reason: str | None = None) -> None:
         """End `run` after the event being processed."""
@@ -138,17 +161,16 @@ class Simulator:
 
     @property
     def pending(self) -> int:
-        """Number of entries on the heap: a line counts one, a slot of parked timer entries one,
-        stale timer entries are included."""
+        """Number of entries on the heap: a line counts one, the parked entries one (plus one
+        for each slot parked since that was earlier than the earliest then), stale timer
+        entries are included."""
         return len(self._heap)
 
     def peek(self) -> float | None:
         """Time of the next event, or None when the queue is empty."""
         heap = self._heap
         while heap and heap[0][1] == 0:              # a slot's start: unpark it now (early
-            slot = heappop(heap)[3]                   # changes no order)
-            for entry in self._parked.pop(slot):
-                heappush(heap, entry)
+            self._move_slot(heappop(heap)[3])         # changes no order)
         return heap[0][0] if heap else None
 
     def step(self) -> bool:
