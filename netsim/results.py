@@ -213,7 +213,8 @@ def _link_summaries(spec, net, end_s: float, units) -> dict:
         link_events.setdefault(event.link, []).append(event)
     rounded = _Rounded()
     idle_entry = _IDLE_TEMPLATE.copy      # (IDLE_DIRECTION's copy, sharing its keys)
-    for link in net.links.values():
+    made: dict = {}                       # counters of a direction whose packets never waited
+    for link in net.links.values():       # -> its entry (`_direction_summary`)
         directions = {}
         ls = link_specs[link.id]
         varying = ls.rate_schedule or ls.delay_schedule       # a time-varying link
@@ -228,7 +229,24 @@ def _link_summaries(spec, net, end_s: float, units) -> dict:
                 continue
             if capacity_bps is None:
                 capacity_bps = mean_capacity_bps(ls, end_s)
-            directions[d.label] = _direction_summary(d, end_s, capacity_bps, mbit, kb)
+            if d.soj_fine is not None or d.soj_hist is not None:    # (some packets waited)
+                directions[d.label] = _direction_summary(d, end_s, capacity_bps, mbit, kb)
+                continue
+            # without a sojourn histogram the entry is a function of these counters: directions
+            # that carried the same packets alike (a routing protocol's, on links of one rate)
+            # share it, as a copy whose values are the very objects of the first (so that writing
+            # the summary encodes it once, netsim/results_dir.py). Equal counters give equal
+            # texts: the integrals start at +0.0 and only grow (never -0.0), the counts are ints.
+            key = (capacity_bps, d.tx_pkts, d.tx_bytes, d.area_bytes, d.area_pkts, d.area_work,
+                   d.soj_sum, d.dropped, d.impaired_drops, d.failed, d.lost_in_flight,
+                   d.aqm_drops, d.duplicated, d.delayed, d.routing_pkts, d.routing_dropped,
+                   d.marks)
+            entry = made.get(key)
+            if entry is None:
+                directions[d.label] = made[key] = _direction_summary(
+                    d, end_s, capacity_bps, mbit, kb)
+            else:
+                directions[d.label] = entry.copy()
         events = link_events.get(link.id)
         a, b = link.ends                                    # (a link has two)
         entry = links[link.id] = {

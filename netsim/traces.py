@@ -115,6 +115,16 @@ class TraceFile:
             key.line = key.text + text
         self._lines.append(key.line)
 
+    def append_text(self, time_s: float, text: str) -> None:
+        """Append a row given as its text after the time (its key and value fields, each
+        preceded by a comma, and the newline): what `append` makes of a row, made by a caller
+        that does better than `append` (`RouteLog`)."""
+        if time_s != self._time_s:
+            self._write_lines()
+            self._time_s = time_s
+            self._time_text = format_float(time_s)
+        self._lines.append(text)
+
     def _write_lines(self) -> None:
         """Write the rows of the current time."""
         lines = self._lines
@@ -143,24 +153,50 @@ class TraceFile:
 
 class RouteLog:
     """routes.csv, written as forwarding tables change: a list-like sink for `Network.route_log`
-    (``append((time_s, router, destination, next_hop, link, cost_s))`` and ``len``)."""
+    (``append((time_s, router, destination, next_hop, link, cost_s))`` and ``len``).
 
-    __slots__ = ("file", "_fields")
+    Its rows are all different (one per router and destination at a time), so a row's text is
+    made here at once (`TraceFile.append_text`) rather than through an entity's `RowKey`: the ids'
+    CSV fields quoted once per id, and the cost's text, as `TraceFile.append` formats it, once
+    per cost and time (a table installed at t = 0 on a network of equal links has a few
+    distinct costs for thousands of rows; a zero, whose sign equality would lose, and a NaN,
+    equal to nothing, are formatted every time)."""
+
+    __slots__ = ("file", "_fields", "_format", "_costs", "_time_s")
 
     def __init__(self, path):
         self.file = TraceFile(path, ROUTES.names[1:-1], ROUTES.names[-1:])   # ids, then cost_ms
         self._fields: dict = {}          # id -> its CSV field, quoted once per id
+        self._format = self.file._format
+        self._costs: dict = {}           # cost_s -> the text of its value, for rows of `_time_s`
+        self._time_s: float | None = None
 
     def append(self, row: tuple) -> None:
         time_s, router, destination, next_hop, link, cost_s = row
         fields = self._fields
-        parts = []
-        for part in (router, destination, next_hop, link):
-            text = fields.get(part)
-            if text is None:
-                text = fields[part] = csv_field(str(part))
-            parts.append(text)
-        self.file.append(time_s, RowKey("," + ",".join(parts) + ","), (cost_s * 1e3,))
+        try:
+            ids = [fields[router], fields[destination], fields[next_hop], fields[link]]
+        except KeyError:                 # (an id not seen before)
+            ids = [*map(self._field, (router, destination, next_hop, link))]
+        if time_s != self._time_s:
+            self._time_s = time_s
+            self._costs.clear()
+        text = self._costs.get(cost_s)
+        if text is None:
+            text = self._format % (cost_s * 1e3,)
+            if "nan" in text:            # an empty field for "no value", as `TraceFile.append`
+                text = text.replace("nan", "")
+            if cost_s and cost_s == cost_s:
+                self._costs[cost_s] = text
+        ids.append(text)
+        self.file.append_text(time_s, "," + ",".join(ids))
+
+    def _field(self, part) -> str:
+        """The CSV field of an id (quoted once per id)."""
+        text = self._fields.get(part)
+        if text is None:
+            text = self._fields[part] = csv_field(str(part))
+        return text
 
     def close(self) -> None:
         self.file.close()

@@ -165,12 +165,13 @@ class DistanceVectorAgent:
         changed (triggered; cost-only changes damped, see the module docstring). The vector for
         a neighbour poisons (UNREACHABLE) the routes through that neighbour."""
         best, ports, port_dst = self.best, self.ports, self.port_dst
+        dirties, sents, cost_updates = self.dirty, self.sent, self.cost_updates
         for p in self.router_ports:
             d = ports[p]
             if not d.link.up or d.dst.agent is None:
                 continue
-            dirty = self.dirty[p]
-            sent = self.sent[p]
+            dirty = dirties[p]
+            sent = sents[p]
             far = d.dst
             kept = None
             if sent is None or periodic:              # the whole vector
@@ -182,13 +183,13 @@ class DistanceVectorAgent:
                     changed = [i for i, (new, old) in enumerate(zip(vector, sent))
                                if new is not old and new != old]
                     significant = False
-                sent = self.sent[p] = vector
+                sent = sents[p] = vector
             elif not dirty:
                 continue
             else:
                 # the entries are written into `sent` as they are found; a cost-only update
                 # that is damped puts back what was there (`kept`, copied only when it may be)
-                if self.cost_updates[p] >= COST_UPDATES_PER_ROUND:
+                if cost_updates[p] >= COST_UPDATES_PER_ROUND:
                     kept = sent[:]
                 changed, significant = [], False
                 for i in dirty:
@@ -208,11 +209,11 @@ class DistanceVectorAgent:
                     if kept is not None:
                         sent[:] = kept            # damped: waits for the next update
                         continue
-                    self.cost_updates[p] += 1
+                    cost_updates[p] += 1
             dirty.clear()
-            self.sent_seq[p] += 1
+            seq = self.sent_seq[p] = self.sent_seq[p] + 1
             packet = Packet(ROUTING, self.router, far, self.packet_bytes, far.agent.receive,
-                            payload=(d.link, self.sent_seq[p], tuple(sent), changed))
+                            payload=(d.link, seq, tuple(sent), changed))
             self.packets_sent += 1
             d.send_routing(packet)
 
@@ -429,11 +430,14 @@ class DistanceVectorAgent:
                     else:
                         d = groups.entry(hops)
                 routes[dest] = d
-                route = current[dest] = (entry[0], d)
-                if old is None or old[1] is not d or abs(old[0] - route[0]) > 1e-9 * max(
-                        abs(route[0]), 1e-12):
-                    if not _same_route(old, route):
-                        changes[dest] = route
+                cost = entry[0]
+                route = current[dest] = (cost, d)
+                if old is not None and old[1] is d:   # the same next hop: the same route if
+                    scale = cost if cost >= 0.0 else -cost        # max(abs(cost), 1e-12)
+                    if not abs(old[0] - cost) > 1e-9 * (scale if scale > 1e-12 else 1e-12):
+                        continue                      # the costs are within 1e-9 (or a NaN)
+                if not _same_route(old, route):
+                    changes[dest] = route
         self.router.routes = routes
         if kept < len(previous):                   # some became unreachable
             changes.update({dest: (math.inf, None) for dest in previous if dest not in current})

@@ -445,6 +445,44 @@ class ShortestPaths:
                 out[host] = entry
         return out
 
+    def tables(self) -> dict:
+        """router -> `table(router)`, every router (Bellman-Ford's routers forward with these
+        until their first installation). Each attachment's search is run whole once; then each
+        router, its ports split once, chooses once per attachment away from the attachment's
+        hosts, as `entry` does (`_distance` has nothing left to settle, and `_first_within`'s
+        rule is spelt out: the same sums and comparisons), rather than an `entry` call per
+        router and host."""
+        searches = [(attachment, self._settled_all(attachment)) for attachment in self.attachments]
+        host_attachments = [(host, self._attachment_of[host]) for host in self.hosts]
+        tables: dict = {}
+        for router in self.routers:
+            ports = self._ports_of(router)
+            for attachment, dist in searches:
+                choices = attachment.choices
+                if router in choices or router in attachment.near_routers:
+                    continue
+                lowest = dist.get(router)
+                chosen = None
+                if lowest is not None:
+                    limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
+                    for _, cost, far, hop in ports:
+                        d = dist.get(far)
+                        if d is not None:
+                            total = cost + d
+                            if total <= limit:
+                                chosen = (total, hop)
+                                break
+                choices[router] = chosen
+            table = tables[router] = {}
+            for host, attachment in host_attachments:
+                if router in attachment.near_routers:
+                    found = self.entry(router, host)
+                else:
+                    found = attachment.choices[router]
+                if found is not None:
+                    table[host] = found
+        return tables
+
     def hops(self) -> dict:
         """router -> {host: hop}, every route (computing every entry)."""
         tables: dict = {router: {} for router in self.routers}

@@ -143,6 +143,23 @@ def test_entries_asked_for_in_any_order_equal_the_whole_search(topology, rnd):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plain_topologies(), st.randoms(use_true_random=False))
+def test_every_table_at_once_equals_the_tables_router_by_router(topology, rnd):
+    # tables() (Bellman-Ford's t = 0 forwarding) spells out the tie rule: the same entries,
+    # hosts in file order, whether some entries were asked for before or not
+    routers, hosts, links = topology
+    one_by_one = plain_paths(routers, hosts, links)
+    expected = {router: one_by_one.table(router) for router in one_by_one.routers}
+    at_once = plain_paths(routers, hosts, links)
+    pairs = [(r, h) for r in routers for h in hosts]
+    for router, host in rnd.sample(pairs, rnd.randint(0, len(pairs))):
+        at_once.entry(router, host)
+    tables = at_once.tables()
+    assert {router: list(table.items()) for router, table in tables.items()} == {
+        router: list(table.items()) for router, table in expected.items()}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plain_topologies(), st.sampled_from([0.001, 0.1, 0.3, 1.0, 1e-300, 1e300]))
 def test_equal_router_link_costs_search_breadth_first_with_dijkstras_results(topology, cost):
     # every router link costs the same: the breadth-first search gives the reference tables,

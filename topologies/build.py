@@ -95,14 +95,18 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
         for flow in flows.values():
             set_flow_hashes(flow, seed)
     dynamic = spec.routing.protocol == "bellman-ford"
-    for router, table in initial_route_entries(spec, net, static, dynamic):
+    installed = None
+    if dynamic:        # what each router forwards with until its agent first installs a table
+        tables = static.tables()
+        installed = {router: _installed_table(router, tables[router], ecmp)
+                     for router in router_list}
+    for router, table in initial_route_entries(spec, net, static, installed):
         net.log_routes(0.0, router, table)
-    if dynamic:
+    if installed is not None:
         net.agents = start_distance_vector(
             sim, router_list, host_list, update_interval_s=spec.routing.update_interval_s,
             settle_s=spec.routing.settle_s, packet_bytes=sizes.routing_bytes,
-            on_install=net.log_routes, ecmp=ecmp, seed=seed,
-            installed={router: _installed_table(router, static, ecmp) for router in router_list})
+            on_install=net.log_routes, ecmp=ecmp, seed=seed, installed=installed)
     for ls in spec.links:                      # time-varying links: changes at their times
         link = links[ls.id]
         for changes, change in ((ls.rate_schedule, link.set_rate), (ls.delay_schedule, link.set_delay)):
@@ -119,54 +123,59 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
 
 
 def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPaths,
-                          dynamic: bool) -> list:
+                          installed: dict | None) -> list:
     """The t = 0 entries routes.csv logs, as [(router, {host: (cost_s, direction)})] in router
     order, hosts in file order: with static routing the entries the flows' packets use (every
     router on the data path of a flow towards its destination, and on its ACK path towards its
-    source; for a workload, between every sender and receiver it may draw); with Bellman-Ford,
+    source; for a workload, between every sender and receiver it may draw); with Bellman-Ford
+    (`installed`: every router's {host: (cost_s, forwarding entry)} at t = 0, in host order),
     whose later changes may move a flow onto any router, every router's entry towards every host
-    a flow or workload sends to. Cost O(entries logged + path lengths), never routers x hosts
-    unless the flows ask for it."""
+    a flow or workload sends to, taken from `installed`. Cost O(entries logged + path lengths),
+    never routers x hosts unless the flows ask for it."""
     hosts, routers = net.hosts, net.routers
     ecmp = spec.routing.ecmp
     pairs = [(fs.src, fs.dst) for fs in spec.flows]
     workload_pairs = [(ws.src, ws.dst) for ws in spec.workloads]
-    order = {host_id: index for index, host_id in enumerate(spec.hosts)}
-    wanted: dict = {}                                  # router -> {host ids}
-    if dynamic:
+    if installed is not None:
         ends = {h for pair in pairs for h in pair}
         ends.update(h for sources, sinks in workload_pairs for h in (*sources, *sinks))
+        out = []
         if ends:
             for router in routers.values():
-                wanted[router] = ends
-    else:
-        by_destination: dict = {}
-        for src, dst in pairs:
-            by_destination.setdefault(dst, set()).add(src)
-            by_destination.setdefault(src, set()).add(dst)
-        for sources, sinks in workload_pairs:
-            for dst in sinks:
-                by_destination.setdefault(dst, set()).update(sources)
-            for src in sources:
-                by_destination.setdefault(src, set()).update(sinks)
-        for dst_id, src_ids in by_destination.items():
-            dst = hosts[dst_id]
-            marked: set = set()
-            for src_id in src_ids:
-                if src_id == dst_id:
-                    continue
-                node = hosts[src_id].out[0].dst        # a host has exactly one link
-                if ecmp:                               # every member of every set on the way
-                    _mark_ecmp(node, dst, marked)
-                    continue
-                while isinstance(node, Router) and node not in marked:
-                    marked.add(node)
-                    entry = static.entry(node, dst)
-                    if entry is None:
-                        break
-                    node = entry[1].dst
-            for router in marked:
-                wanted.setdefault(router, set()).add(dst_id)
+                table = {host: entry for host, entry in installed[router].items()
+                         if host.id in ends}
+                if table:
+                    out.append((router, table))
+        return out
+    order = {host_id: index for index, host_id in enumerate(spec.hosts)}
+    wanted: dict = {}                                  # router -> {host ids}
+    by_destination: dict = {}
+    for src, dst in pairs:
+        by_destination.setdefault(dst, set()).add(src)
+        by_destination.setdefault(src, set()).add(dst)
+    for sources, sinks in workload_pairs:
+        for dst in sinks:
+            by_destination.setdefault(dst, set()).update(sources)
+        for src in sources:
+            by_destination.setdefault(src, set()).update(sinks)
+    for dst_id, src_ids in by_destination.items():
+        dst = hosts[dst_id]
+        marked: set = set()
+        for src_id in src_ids:
+            if src_id == dst_id:
+                continue
+            node = hosts[src_id].out[0].dst        # a host has exactly one link
+            if ecmp:                               # every member of every set on the way
+                _mark_ecmp(node, dst, marked)
+                continue
+            while isinstance(node, Router) and node not in marked:
+                marked.add(node)
+                entry = static.entry(node, dst)
+                if entry is None:
+                    break
+                node = entry[1].dst
+        for router in marked:
+            wanted.setdefault(router, set()).add(dst_id)
     out = []
     for router in routers.values():
         ids = wanted.get(router)
@@ -198,9 +207,9 @@ def _mark_ecmp(node, dst, marked: set) -> None:
             stack.extend(member.dst for member in members(route))
 
 
-def _installed_table(router, static: ShortestPaths, ecmp) -> dict:
-    """{host: (cost_s, forwarding entry)} of `router` at t = 0 (with ECMP, maybe a group)."""
-    table = static.table(router)
+def _installed_table(router, table: dict, ecmp) -> dict:
+    """{host: (cost_s, forwarding entry)} of `router` at t = 0 (with ECMP, maybe a group), from
+    its static `table` ({host: (cost_s, direction)})."""
     if ecmp is None:
         return table
     routes = router.routes
