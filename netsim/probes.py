@@ -27,20 +27,32 @@ to the per-packet path to achieve it:
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from flows.sender_view import counter_reader
 from flows.transport import Flow
 from plot_tool.schema import FLOW_COUNTERS, FLOWS, HOSTS, LINKS, STATE_PREFIX
+from simulator.compiled import plain_mypyc_attr
 from simulator.sampling import SKIP
+
+if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr
+
+# (mypyc_attr: simulator/compiled.py, `plain_mypyc_attr`)
+globals().setdefault("mypyc_attr", plain_mypyc_attr)
+
+# "No value" in a row: this one object (compiled code would make a new NaN object for each
+# `math.nan` read, and rows are compared as tuples, where a NaN equals only itself)
+_NAN: Any = math.nan
 
 # The value columns of each file, in the results schema's order (the rows below follow it).
 LINK_COLUMNS = LINKS.value_columns
 FLOW_COLUMNS = FLOWS.value_columns         # then the algorithms' state columns (`flow_columns`)
 HOST_COLUMNS = HOSTS.value_columns
-_NO_COUNTERS = (math.nan,) * len(FLOW_COUNTERS)
+_NO_COUNTERS = (_NAN,) * len(FLOW_COUNTERS)
 
-LINK_IDLE_ROW = (0.0,) * (len(LINK_COLUMNS) - 1) + (math.nan,)   # no sojourn: empty
+LINK_IDLE_ROW = (0.0,) * (len(LINK_COLUMNS) - 1) + (_NAN,)   # no sojourn: empty
 HOST_IDLE_ROW = (0.0,) * len(HOST_COLUMNS)
 
 
@@ -151,8 +163,8 @@ class DirectionProbe:
         self.watcher = watch
         self.base: type | None = None   # the direction's own class while it is watched
         self.nudge: Any = None
-        self.src_nudge = None      # the nudge of the host the direction leaves, if armed
-        self.dst_nudge = None      # and of the host it enters
+        self.src_nudge: Any = None   # the nudge of the host the direction leaves, if armed
+        self.dst_nudge: Any = None   # and of the host it enters
         self.mbit = float(bits_per_mbit)
         self.kb = float(bytes_per_kb)
         self.tx_bytes = self.dropped = self.failures = self.impaired = self.routing_bytes = 0
@@ -205,7 +217,7 @@ class DirectionProbe:
                (d.routing_bytes - self.routing_bytes) * 8.0 / span / self.mbit,
                float(d.marks - self.marks), float(d.aqm_drops - self.aqm_drops),
                (d.soj_sum - self.soj_sum) / (d.tx_pkts - self.tx_pkts) * 1e3
-               if d.tx_pkts != self.tx_pkts else math.nan)
+               if d.tx_pkts != self.tx_pkts else _NAN)
         self.marks, self.aqm_drops, self.tx_pkts, self.soj_sum = (d.marks, d.aqm_drops, d.tx_pkts,
                                                                   d.soj_sum)
         self.impaired = d.impaired_drops
@@ -293,13 +305,14 @@ def state_columns(flows) -> dict:
     return columns
 
 
-def _number(value) -> float:
+def _number(value: Any) -> Any:
     """A reported state value as a float (NaN for a missing one: an empty field)."""
-    return math.nan if value is None else float(value)
+    return _NAN if value is None else float(value)
 
 
 _ZERO_COUNTERS = (0.0,) * len(FLOW_COUNTERS)     # an interval in which no counter moved
 _LOUD = object()                                   # `FlowProbe.quiet_cwnd` of a flow that moved
+@mypyc_attr(allow_interpreted_subclasses=True)
 class FlowProbe:
     """Send rate, in-order delivery rate, arrival rate at the receiver, window, mean RTT and the
     transport's counters (per interval) of a flow, then its algorithm's state at the sample
@@ -326,22 +339,29 @@ class FlowProbe:
                  "state", "sending", "receiving", "timing", "sender", "read_counters",
                  "counter_slots", "last_row", "zero_part", "quiet_cwnd")
 
-    def __init__(self, f, bits_per_mbit: float, state: tuple = ()):
+    def __init__(self, f: Any, bits_per_mbit: float, state: Sequence = ()) -> None:
         self.f = f
         self.mbit = float(bits_per_mbit)
-        self.start_s = f.start_s
-        self.bytes_sent = self.delivered = self.arrived = self.rtt_count = 0
-        self.rtt_sum = 0.0
+        self.start_s: float = f.start_s
+        # the figures read last, compared by identity (`quiet_cwnd`): the very objects
+        self.bytes_sent: Any = 0
+        self.delivered: Any = 0
+        self.arrived: Any = 0
+        self.rtt_count: Any = 0
+        self.rtt_sum: Any = 0.0
         self.window_sum = 0.0
         self.window_rows = 0
         sender: Any
+        self.sending: Any
+        self.receiving: Any
+        self.timing: Any
         if type(f) is Flow:                     # its parts (fixed once the flow is built)
             sender = f.sender
             self.sending, self.receiving, self.timing = sender, f.receiver, sender.rtt
         else:
             sender = getattr(f, "sender", None)
             self.sending = self.receiving = self.timing = f
-        self.sender = sender
+        self.sender: Any = sender
         counters = self.counters = getattr(sender, "counters", None)
         self.read_counters: Any = None
         self.counter_slots: tuple = ()
@@ -360,7 +380,8 @@ class FlowProbe:
                                         else _NO_COUNTERS if counters is None else None)
         self.quiet_cwnd: Any = _LOUD
         self.state = tuple(state)
-        self.report = getattr(getattr(f, "cc", None), "report", None) if self.state else None
+        self.report: Any = (getattr(getattr(f, "cc", None), "report", None) if self.state
+                            else None)
 
     def wake(self) -> tuple:
         """Changes when the flow starts and when it finishes; a finished flow sleeps for good."""
@@ -374,7 +395,7 @@ class FlowProbe:
             return math.inf
         return f.start_s if not f.started else -math.inf
 
-    def __call__(self, now: float, span: float):
+    def __call__(self, now: float, span: float) -> tuple | None:
         if now <= self.start_s:
             return SKIP if self.f.started else None    # no row for the interval it starts at the end of
         sending = self.sending
@@ -391,9 +412,9 @@ class FlowProbe:
                 and rtt_count is self.rtt_count and rtt_sum is self.rtt_sum
                 and (read_counters is None or read_counters(self.sender) == self.last_counters)):
             # A stalled flow: the very objects read last time, and a last row that repeated
-            # (0.0, 0.0, 0.0, float(cwnd), math.nan) + `zero_part` with this very window. The
+            # (0.0, 0.0, 0.0, float(cwnd), _NAN) + `zero_part` with this very window. The
             # row below would be that again (no gain: zero rates, the counters being finite
-            # numbers; no RTT sample: the one `math.nan`), and would be answered as the last
+            # numbers; no RTT sample: the one `_NAN`), and would be answered as the last
             # row, storing the objects already stored: only the window's mean moves.
             self.window_sum += cwnd
             self.window_rows += 1
@@ -404,7 +425,7 @@ class FlowProbe:
         row: tuple = ((bytes_sent - self.bytes_sent) * 8.0 / span / mbit,
                       (delivered - self.delivered) * 8.0 / span / mbit,
                       (arrived - self.arrived) * 8.0 / span / mbit, float(cwnd),
-                      (rtt_sum - self.rtt_sum) / count / 1e-3 if count else math.nan)
+                      (rtt_sum - self.rtt_sum) / count / 1e-3 if count else _NAN)
         zero_part = self.zero_part
         if read_counters is not None:
             counts = read_counters(self.sender)
@@ -427,9 +448,9 @@ class FlowProbe:
         elif row == self.last_row and cwnd:
             # the same figures as the last row: that very tuple, whose text a trace file keeps
             # (equal figures have equal texts here: none can be -0.0, a zero window aside; a
-            # missing value is the one `math.nan`, equal to itself in a tuple)
+            # missing value is the one `_NAN`, equal to itself in a tuple)
             row = self.last_row
-            if zero_part is not None and row == (0.0, 0.0, 0.0, float(cwnd), math.nan, *zero_part):
+            if zero_part is not None and row == (0.0, 0.0, 0.0, float(cwnd), _NAN, *zero_part):
                 self.quiet_cwnd = cwnd            # a stalled flow (see above)
         self.last_row = row
         self.bytes_sent, self.delivered, self.arrived = bytes_sent, delivered, arrived
@@ -462,7 +483,8 @@ class HostProbe:
         self.h = h
         self.mbit = float(bits_per_mbit)
         self.sent = self.received = 0
-        self.out_probe = self.in_probe = None
+        self.out_probe: DirectionProbe | None = None
+        self.in_probe: DirectionProbe | None = None
         port = getattr(h, "port", None)
         if direction_probes and port is not None:
             for d in port.link.directions:

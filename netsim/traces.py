@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from struct import Struct
+from typing import Any, Final
 
 from plot_tool.schema import ROUTES
 
-BUFFER_BYTES = 1 << 16
-SHARED_AFTER_ROWS = 64     # rows of one time before a trace file looks their texts up
+BUFFER_BYTES: Final = 1 << 16
+SHARED_AFTER_ROWS: Final = 64     # rows of one time before a trace file looks their texts up
 
 
 def csv_field(text: str) -> str:
@@ -40,7 +42,7 @@ class RowKey:
 
     __slots__ = ("text", "values", "line")
 
-    def __init__(self, text: str):
+    def __init__(self, text: str) -> None:
         self.text = text
         self.values: tuple | None = None
         self.line = ""
@@ -68,23 +70,23 @@ class TraceFile:
     __slots__ = ("path", "key_columns", "value_columns", "_fh", "_format", "_pack", "_time_s",
                  "_time_text", "_lines", "_texts", "_last_values", "_last_text", "_written")
 
-    def __init__(self, path, key_columns: tuple, value_columns: tuple):
+    def __init__(self, path: Any, key_columns: Sequence, value_columns: Sequence) -> None:
         self.path = path
         self.key_columns = tuple(key_columns)
         self.value_columns = tuple(value_columns)
-        self._fh = open(path, "w", encoding="utf-8", newline="\n", buffering=BUFFER_BYTES)
+        self._fh: Any = open(path, "w", encoding="utf-8", newline="\n", buffering=BUFFER_BYTES)
         self._fh.write(",".join(("time_s", *self.key_columns, *self.value_columns)) + "\n")
         self._format = ",".join(("%.9g",) * len(self.value_columns)) + "\n"
-        self._pack = Struct(f"<{len(self.value_columns)}d").pack
+        self._pack: Any = Struct(f"<{len(self.value_columns)}d").pack
         self._time_s: float | None = None
         self._time_text = ""
-        self._lines: list = []        # the rows of `_time_s` not written yet, after their time
-        self._texts: dict = {}        # packed values -> their text, for the rows of `_time_s`
+        self._lines: list[str] = []   # the rows of `_time_s` not written yet, after their time
+        self._texts: dict[bytes, str] = {}   # packed values -> their text, for the rows of `_time_s`
         self._last_values: tuple | None = None    # the tuple of the last row formatted or
         self._last_text = ""                      # looked up, and its text
         self._written = 0             # rows written to the file
 
-    def prepare(self, key: tuple) -> RowKey:
+    def prepare(self, key: Sequence) -> RowKey:
         """The handle of an entity: the CSV text of its key columns between commas, made once."""
         return RowKey("," + ",".join([csv_field(str(part)) for part in key]) + ",")
 
@@ -98,9 +100,10 @@ class TraceFile:
                 text = self._last_text
             else:
                 # (the first rows of a time are formatted: a lookup costs more than it saves
-                # where a sample has few rows; the key None is never in `_texts`)
-                bits = self._pack(*values) if len(self._lines) >= SHARED_AFTER_ROWS else None
-                found = self._texts.get(bits)
+                # where a sample has few rows)
+                bits: bytes | None = (self._pack(*values) if len(self._lines) >= SHARED_AFTER_ROWS
+                                      else None)
+                found = self._texts.get(bits) if bits is not None else None
                 if found is None:
                     text = self._format % values
                     if "nan" in text:     # an empty field for "no value" (e.g. no RTT sample)
@@ -133,7 +136,21 @@ class TraceFile:
             self._lines = []
             self._written += len(lines)
             time_text = self._time_text
-            self._fh.write(time_text + time_text.join(lines))
+            self._write(time_text + time_text.join(lines))
+
+    def _write(self, text: str) -> None:
+        try:
+            self._fh.write(text)
+        except OSError as exc:
+            self._name(exc)
+            raise
+
+    def _name(self, exc: OSError) -> None:
+        """Have an error of writing this file name it (the OSError's `filename`, which
+        `netsim.cli_output.failed_file` reads first: compiled, the methods of a trace file leave
+        no frame whose locals would show the writer)."""
+        if not exc.filename:
+            exc.filename = self.path
 
     @property
     def rows(self) -> int:
@@ -143,9 +160,13 @@ class TraceFile:
     def close(self) -> None:
         if not self._fh.closed:
             try:
-                self._write_lines()
-            finally:
-                self._fh.close()
+                try:
+                    self._write_lines()
+                finally:
+                    self._fh.close()
+            except OSError as exc:
+                self._name(exc)
+                raise
 
     def __len__(self) -> int:
         return self._written + len(self._lines)
@@ -164,7 +185,7 @@ class RouteLog:
 
     __slots__ = ("file", "_fields", "_format", "_costs", "_time_s")
 
-    def __init__(self, path):
+    def __init__(self, path: Any) -> None:
         self.file = TraceFile(path, ROUTES.names[1:-1], ROUTES.names[-1:])   # ids, then cost_ms
         self._fields: dict = {}          # id -> its CSV field, quoted once per id
         self._format = self.file._format

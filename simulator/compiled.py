@@ -1,9 +1,10 @@
 """The optional compiled core: which modules run compiled, and a guard against a stale build.
 
-`tools/compile_core.py` compiles the modules of the packet path (`COMPILED_MODULES`) with mypyc
-into extension modules next to their sources; the import system then prefers them to the .py
-files (CPython only: PyPy and other interpreters look for their own extension suffix and keep
-running the sources). Because a compiled module shadows its source, a source edited after the
+`tools/compile_core.py` compiles the modules of the packet path and of the periodic statistics
+(the sampler, the probes and the trace files) (`COMPILED_MODULES`) with mypyc into extension
+modules next to their sources; the import system then prefers them to the .py files (CPython
+only: PyPy and other interpreters look for their own extension suffix and keep running the
+sources). Because a compiled module shadows its source, a source edited after the
 build would silently not run: `check` (called when `simulator` is imported) refuses to go on if
 a compiled module's source differs from the one it was built from (SHA-256 recorded in
 `MANIFEST` by the build). Without compiled modules it costs a few `stat` calls.
@@ -19,7 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPILED_MODULES = ("simulator.engine", "components.direction", "components.impairment",
                     "components.link", "components.node", "components.packet",
                     "flows.sender_view", "flows.sender", "flows.receiver", "flows.rtt",
-                    "flows.scoreboard", "routing.static")
+                    "flows.scoreboard", "routing.static", "simulator.sampling",
+                    "netsim.traces", "netsim.probes")
 MANIFEST = ROOT / "compiled_core.json"       # {module: sha256 of the source it was built from}
 
 

@@ -48,10 +48,20 @@ from __future__ import annotations
 import math
 from array import array
 from bisect import bisect_left
+from collections.abc import Sequence
 from functools import partial
 from heapq import heappop, heappush
+from typing import TYPE_CHECKING, Any, Final, cast
 
-SKIP = ()       # a probe's answer for "no row this time" that does not put it to sleep
+from simulator.compiled import plain_mypyc_attr
+
+if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr
+
+# (mypyc_attr: simulator/compiled.py, `plain_mypyc_attr`)
+globals().setdefault("mypyc_attr", plain_mypyc_attr)
+
+SKIP: Final = ()       # a probe's answer for "no row this time" that does not put it to sleep
 
 
 class Table:
@@ -59,14 +69,14 @@ class Table:
 
     __slots__ = ("key_columns", "value_columns", "time_s", "keys", "values")
 
-    def __init__(self, key_columns: tuple, value_columns: tuple):
+    def __init__(self, key_columns: Sequence, value_columns: Sequence) -> None:
         self.key_columns = tuple(key_columns)
         self.value_columns = tuple(value_columns)
         self.time_s = array("d")
         self.keys: list = [[] for _ in self.key_columns]
         self.values = [array("d") for _ in self.value_columns]
 
-    def prepare(self, key: tuple) -> tuple:
+    def prepare(self, key: Sequence) -> tuple:
         """The handle `append` takes for the entity `key` (here the key itself)."""
         return tuple(key)
 
@@ -88,8 +98,11 @@ class Table:
         return out
 
 
-AWAKE, POLLED, TIMED, DORMANT = 0, 1, 2, 3    # _Entry.mode: called each tick / asleep, and
-                                              # compared each tick / at a time / when nudged
+# _Entry.mode: called each tick / asleep, and compared each tick / at a time / when nudged
+AWAKE: Final = 0
+POLLED: Final = 1
+TIMED: Final = 2
+DORMANT: Final = 3
 
 
 class _Entry:
@@ -98,7 +111,8 @@ class _Entry:
     __slots__ = ("sampler", "table", "handle", "probe", "wake", "idle_row", "arm", "disarm",
                  "token", "last_row_s", "mode", "stamp", "nudged", "timed_seq")
 
-    def __init__(self, sampler, table, handle, probe, wake, idle_row, arm, disarm):
+    def __init__(self, sampler: Sampler, table: Any, handle: Any, probe: Any, wake: Any,
+                 idle_row: tuple | None, arm: Any, disarm: Any) -> None:
         self.sampler = sampler
         self.table = table
         self.handle = handle
@@ -107,8 +121,8 @@ class _Entry:
         self.idle_row = idle_row
         self.arm = arm
         self.disarm = disarm
-        self.token = None
-        self.last_row_s = None    # time of the last row written for this entity
+        self.token: Any = None
+        self.last_row_s: float | None = None    # time of the last row written for this entity
         self.mode = AWAKE
         self.stamp = 0            # order of falling asleep (sleepers wake in this order)
         self.nudged = False
@@ -129,17 +143,18 @@ class _Group:
     __slots__ = ("table", "group", "idle_row", "handles", "entries", "first_stamp", "first_s",
                  "idle")
 
-    def __init__(self, table, group, idle_row: tuple):
+    def __init__(self, table: Any, group: Any, idle_row: tuple) -> None:
         self.table = table
         self.group = group
         self.idle_row = idle_row
         self.handles: list = []
-        self.entries: list = []
+        self.entries: list[_Entry | None] = []
         self.first_stamp = 0      # member i sleeping since the first sample has stamp first_stamp + i
         self.first_s = 0.0        # when the first sample was
         self.idle = 0             # members asleep without an entry
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Sampler:
     """Calls probes every `interval_s` and records what they return.
 
@@ -154,17 +169,20 @@ class Sampler:
                  "_nudged", "_stamps", "_timed_seqs", "_last_s", "_idle_until", "_running",
                  "_origin_s", "_ticks", "_generation", "_groups", "_unsampled")
 
-    def __init__(self, sim, interval_s: float):
+    def __init__(self, sim: Any, interval_s: float) -> None:
         if not interval_s > 0:
             raise ValueError(f"sampling interval must be positive, got {interval_s}")
         self.sim = sim
         self.interval_s = interval_s
         self.tables: dict = {}
-        self._awake: list = []    # entries called every tick, in registration order
-        self._sleeping: dict = {}  # every asleep entry, in the order they fell asleep
-        self._polled: list = []   # asleep entries compared every tick
-        self._timed: list = []    # heap of (time, seq, entry): asleep, compared from that time
-        self._nudged: list = []   # asleep entries nudged since the last tick
+        # entries called every tick, in registration order (and groups waiting for their first
+        # sample: `_unsampled`)
+        self._awake: list[_Entry | _Group] = []
+        self._sleeping: dict[_Entry, None] = {}  # every asleep entry, in the order they fell asleep
+        self._polled: list[_Entry] = []   # asleep entries compared every tick
+        # heap of (time, seq, entry): asleep, compared from that time
+        self._timed: list[tuple[float, int, _Entry]] = []
+        self._nudged: list[_Entry] = []   # asleep entries nudged since the last tick
         self._stamps = 0
         self._timed_seqs = 0
         self._last_s = 0.0
@@ -173,21 +191,21 @@ class Sampler:
         self._origin_s = 0.0
         self._ticks = 0
         self._generation = 0
-        self._groups: list = []   # the registered groups (`register_group`)
+        self._groups: list[_Group] = []   # the registered groups (`register_group`)
         self._unsampled = False   # some group waits for its first sample (in `_awake`)
 
-    def table(self, name: str, key_columns: tuple, value_columns: tuple) -> Table:
+    def table(self, name: str, key_columns: Sequence, value_columns: Sequence) -> Table:
         """The in-memory table `name` (created on first use)."""
         if name not in self.tables:
             self.tables[name] = Table(key_columns, value_columns)
         return self.tables[name]
 
-    def add_table(self, name: str, table) -> None:
+    def add_table(self, name: str, table: Any) -> None:
         """Use `table` (any object with ``prepare`` and ``append``) as table `name`."""
         self.tables[name] = table
 
-    def register(self, table, key: tuple, probe, *, wake=None, idle_row: tuple | None = None,
-                 arm=None, disarm=None) -> None:
+    def register(self, table: Any, key: Sequence, probe: Any, *, wake: Any = None,
+                 idle_row: tuple | None = None, arm: Any = None, disarm: Any = None) -> None:
         """Sample `probe` into `table` under `key`; see the class docstring for `wake`/`idle_row`
         and the module docstring for `arm`/`disarm`."""
         if idle_row is not None and wake is None:
@@ -197,7 +215,8 @@ class Sampler:
         self._awake.append(_Entry(self, table, table.prepare(tuple(key)), probe, wake, idle_row,
                                   arm, disarm))
 
-    def register_group(self, table, group, *, idle_row: tuple, lazy: bool = True) -> None:
+    def register_group(self, table: Any, group: Any, *, idle_row: tuple,
+                       lazy: bool = True) -> None:
         """Register the members of `group` (see the module docstring) with `table`, each as
         `register` would with `idle_row` and its `member` registration. Lazily, a member is made
         only when it is active at the first sample or wakes; ``lazy=False`` makes every member
@@ -264,11 +283,12 @@ class Sampler:
     def sample(self) -> None:
         """Record one row per awake probe for the interval (last sample, now]; wake up the
         sleeping probes whose entity changed."""
-        now = self.sim.now
+        now: float = self.sim.now
         last = self._last_s
-        if self._idle_until is not None:
-            if now > self._idle_until:
-                last = self._idle_until     # the skipped intervals were idle: no row, no span
+        idle_until = self._idle_until
+        if idle_until is not None:
+            if now > idle_until:
+                last = idle_until           # the skipped intervals were idle: no row, no span
             self._idle_until = None
         span = now - last
         if span <= 0:
@@ -279,8 +299,8 @@ class Sampler:
             self._sample_groups(now, span)
             self._last_s = now
             return
-        awake = self._awake
-        sleepers = None
+        awake = cast("list[_Entry]", self._awake)     # no group waits: entries only
+        sleepers: list[_Entry] | None = None
         for entry in awake:
             values = entry.probe(now, span)
             if values:
@@ -310,10 +330,10 @@ class Sampler:
         in the registration order for its members in order. A member idle since it was
         registered writes the idle row its probe's None would have written and falls asleep,
         in its place, without an entry; any other one gets its entry and is sampled as any."""
-        awake: list = []
-        sleepers: list = []       # entries, and groups (their members, in order)
+        awake: list[_Entry | _Group] = []
+        sleepers: list[_Entry | _Group] = []   # entries, and groups (their members, in order)
         for item in self._awake:
-            if type(item) is not _Group:
+            if not isinstance(item, _Group):
                 _sample_entry(item, now, span, awake, sleepers)
                 continue
             group, table, idle_row = item.group, item.table, item.idle_row
@@ -329,14 +349,14 @@ class Sampler:
                     item.idle += 1
                     continue
                 probe, wake, arm, disarm = group.member(i)
-                entry = _Entry(self, table, handle, probe, wake, idle_row, arm, disarm)
-                entries.append(entry)
-                _sample_entry(entry, now, span, awake, None)
+                made = _Entry(self, table, handle, probe, wake, idle_row, arm, disarm)
+                entries.append(made)
+                _sample_entry(made, now, span, awake, None)
         self._unsampled = False
         self._awake = awake
         sleeping = self._sleeping
         for item in sleepers:     # asleep, in order (stamps as `sample` gives them)
-            if type(item) is _Group:
+            if isinstance(item, _Group):
                 item.first_stamp = self._stamps + 1
                 self._stamps += len(item.entries)
                 wake = partial(self._wake_member, item)
@@ -371,7 +391,7 @@ class Sampler:
     def _arm(self, entry: _Entry, now: float) -> None:
         """File the asleep `entry` by when its wake() must next be compared."""
         entry.nudged = False
-        when = -math.inf if entry.arm is None else entry.arm(entry.nudge)
+        when: float = -math.inf if entry.arm is None else entry.arm(entry.nudge)
         if when <= now:
             entry.mode = POLLED
             self._polled.append(entry)
@@ -398,7 +418,7 @@ class Sampler:
                 due.append(entry)
         if not due:
             return
-        woken = []
+        woken: list[_Entry] = []
         for entry in due:
             if entry.wake() == entry.token:
                 self._arm(entry, now)
@@ -458,7 +478,7 @@ class Sampler:
         ordered += entries[start:]
         return ordered
 
-    def _close_group(self, record: _Group, asleep: list, now: float) -> None:
+    def _close_group(self, record: _Group, asleep: list[_Entry], now: float) -> None:
         """`finish` for the stretch of stamps of the group of `record`: in member order, the
         idle row of each member asleep without an entry (as its entry would write: its last
         row is the first sample's) and each of `asleep` (its entries asleep with their first
@@ -497,7 +517,8 @@ def _stamp(entry: _Entry) -> int:
     return entry.stamp
 
 
-def _sample_entry(entry: _Entry, now: float, span: float, awake: list, sleepers) -> None:
+def _sample_entry(entry: _Entry, now: float, span: float, awake: list[_Entry | _Group],
+                  sleepers: list[_Entry | _Group] | None) -> None:
     """One awake entry's part of a sample (`Sampler.sample`'s loop, written out for
     `Sampler._sample_groups`): its row, and `awake` or `sleepers` (None: set its mode only)."""
     values = entry.probe(now, span)

@@ -100,7 +100,11 @@ def traces(spec, *, armed: bool, duration_s=None, interval_s=0.1, event_trace=No
         original(self, table, key, probe, wake=wake, idle_row=idle_row)
 
     def polling_group(self, table, group, *, idle_row, lazy=True):   # each member, polled
-        original_group(self, table, group, idle_row=idle_row, lazy=False)
+        # (as ``lazy=False`` would, but through `polling`: a compiled sampler calls its own
+        # `register`, not one patched onto the class)
+        for i in range(len(group)):
+            probe, wake, _, _ = group.member(i)
+            polling(self, table, group.key(i), probe, wake=wake, idle_row=idle_row)
 
     if not armed:
         Sampler.register, Sampler.register_group = polling, polling_group

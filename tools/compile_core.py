@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """Build, remove or inspect the optional compiled core (mypyc), in place.
 
-    python tools/compile_core.py            # compile the packet path (needs mypy and a C compiler)
+    python tools/compile_core.py            # compile the core (needs mypy and a C compiler)
     python tools/compile_core.py --clean    # remove the compiled modules: pure Python again
     python tools/compile_core.py --status   # which modules are compiled, and whether up to date
 
-The modules of the packet path (`simulator.compiled.COMPILED_MODULES`: the event loop, links,
-nodes, packets, the transport's sender, receiver, RTT estimator and SACK scoreboard, and the
-static routes' searches) are
-compiled with mypyc into extension modules next to their sources, which CPython then imports
-instead of the .py files; every run gives the same events and figures (tests/test_identity.py),
-about twice as fast per event (bench/README.md). Nothing else changes:
+The modules of the packet path and of the periodic statistics
+(`simulator.compiled.COMPILED_MODULES`: the event loop, links, nodes, packets, the transport's
+sender, receiver, RTT estimator and SACK scoreboard, the static routes' searches, and the
+statistics sampler, its probes and the trace files it writes) are compiled with mypyc into
+extension modules next to their sources, which CPython then imports instead of the .py files;
+every run gives the same events and figures (tests/test_identity.py), about twice as fast per
+event (bench/README.md). Nothing else changes:
 `pip install -e .` never compiles, PyPy ignores the CPython extensions, and the build records
 the SHA-256 of each source so that importing `simulator` refuses a stale build
 (simulator/compiled.py). Rebuild after editing one of those modules, or --clean.
