@@ -113,3 +113,19 @@ def test_stale_staging_of_a_live_process_is_left_alone(tmp_path):
     live.mkdir()
     StagedDirectory(tmp_path / "r").discard()
     assert live.exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renameat2 is Linux's")
+def test_an_earlier_run_is_exchanged_in_one_step_on_linux(tmp_path):
+    # the staging directory and the earlier run swap places atomically (renameat2, found among
+    # the process's own symbols), so no instant sees the results directory missing
+    from netsim.results_dir import _exchange
+
+    staged, final = tmp_path / "staged", tmp_path / "final"
+    staged.mkdir()
+    final.mkdir()
+    (staged / "new.txt").write_text("new")
+    (final / "old.txt").write_text("old")
+    assert _exchange(staged, final)
+    assert [p.name for p in final.iterdir()] == ["new.txt"]
+    assert [p.name for p in staged.iterdir()] == ["old.txt"]
