@@ -26,9 +26,9 @@ events pending:
   a heap of their own, of plain slot numbers. So 10 000 flows' retransmission timers, a second
   away, cost the event heap one or two entries, not 10 000 (nor one per slot of that second: the
   130 such entries were most of the heap of 10 000 long-lived flows); the moves are not events
-  (`events` does not count them) and change no order. Flows' starts are
-  parked the same way (`schedule_ahead`): 10 000 flows starting over the first 0.1 s keep
-  about 80 entries on the heap at a time, not up to 10 000.
+  (`events` does not count them) and change no order. Flows' starts are parked the same way
+  (`schedule_ahead`): 10 000 flows starting over the first 0.1 s keep the starts of one slot,
+  about 800, on the heap at a time, not up to 10 000.
 """
 from __future__ import annotations
 
