@@ -312,6 +312,8 @@ def _number(value: Any) -> Any:
 
 _ZERO_COUNTERS = (0.0,) * len(FLOW_COUNTERS)     # an interval in which no counter moved
 _LOUD = object()                                   # `FlowProbe.quiet_cwnd` of a flow that moved
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class FlowProbe:
     """Send rate, in-order delivery rate, arrival rate at the receiver, window, mean RTT and the
