@@ -449,9 +449,8 @@ class ShortestPaths:
         """router -> `table(router)`, every router (Bellman-Ford's routers forward with these
         until their first installation). Each attachment's search is run whole once; then each
         router, its ports split once, chooses once per attachment away from the attachment's
-        hosts, as `entry` does (`_distance` has nothing left to settle, and `_first_within`'s
-        rule is spelt out: the same sums and comparisons), rather than an `entry` call per
-        router and host."""
+        hosts, as `entry` does (`_distance` has nothing left to settle: `_first_within` of the
+        router's own distance), rather than an `entry` call per router and host."""
         searches = [(attachment, self._settled_all(attachment)) for attachment in self.attachments]
         host_attachments = [(host, self._attachment_of[host]) for host in self.hosts]
         tables: dict = {}
@@ -462,17 +461,8 @@ class ShortestPaths:
                 if router in choices or router in attachment.near_routers:
                     continue
                 lowest = dist.get(router)
-                chosen = None
-                if lowest is not None:
-                    limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
-                    for _, cost, far, hop in ports:
-                        d = dist.get(far)
-                        if d is not None:
-                            total = cost + d
-                            if total <= limit:
-                                chosen = (total, hop)
-                                break
-                choices[router] = chosen
+                chosen = None if lowest is None else _first_within(ports, lowest, dist)
+                choices[router] = None if chosen is None else chosen[1:]
             table = tables[router] = {}
             for host, attachment in host_attachments:
                 if router in attachment.near_routers:

@@ -145,8 +145,8 @@ def test_entries_asked_for_in_any_order_equal_the_whole_search(topology, rnd):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plain_topologies(), st.randoms(use_true_random=False))
 def test_every_table_at_once_equals_the_tables_router_by_router(topology, rnd):
-    # tables() (Bellman-Ford's t = 0 forwarding) spells out the tie rule: the same entries,
-    # hosts in file order, whether some entries were asked for before or not
+    # tables() (Bellman-Ford's t = 0 forwarding) chooses once per router and attachment: the
+    # same entries, hosts in file order, whether some entries were asked for before or not
     routers, hosts, links = topology
     one_by_one = plain_paths(routers, hosts, links)
     expected = {router: one_by_one.table(router) for router in one_by_one.routers}
