@@ -8,6 +8,7 @@ tables `links`, `flows`, `hosts` and `routes` are read back from them only when 
 from __future__ import annotations
 
 import shutil
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -176,6 +177,16 @@ def is_idle(d) -> bool:
                 or d.area_pkts or d.area_work or d.soj_sum)
 
 
+# What a direction's summary is made of besides its sojourn histogram (`soj_fine`, `soj_hist`):
+# `_direction_summary` reads these counters and nothing else (tests/test_summary_idle_directions.py
+# holds it to that), so `_link_summaries` shares the entry of directions whose packets never
+# waited among those with equal counters.
+SUMMARY_COUNTERS = ("tx_pkts", "tx_bytes", "area_bytes", "area_pkts", "area_work", "soj_sum",
+                    "dropped", "impaired_drops", "failed", "lost_in_flight", "aqm_drops",
+                    "duplicated", "delayed", "routing_pkts", "routing_dropped", "marks")
+_summary_counters = attrgetter(*SUMMARY_COUNTERS)
+
+
 def _direction_summary(d, end_s: float, capacity_bps: float, mbit: float, kb: float) -> dict:
     """summary.json's entry of link direction `d` (settled at `end_s`); `_round` spelt out."""
     rate_bps = d.tx_bytes * 8.0 / end_s if end_s > 0 else 0.0
@@ -237,10 +248,7 @@ def _link_summaries(spec, net, end_s: float, units) -> dict:
             # share it, as a copy whose values are the very objects of the first (so that writing
             # the summary encodes it once, netsim/results_dir.py). Equal counters give equal
             # texts: the integrals start at +0.0 and only grow (never -0.0), the counts are ints.
-            key = (capacity_bps, d.tx_pkts, d.tx_bytes, d.area_bytes, d.area_pkts, d.area_work,
-                   d.soj_sum, d.dropped, d.impaired_drops, d.failed, d.lost_in_flight,
-                   d.aqm_drops, d.duplicated, d.delayed, d.routing_pkts, d.routing_dropped,
-                   d.marks)
+            key = (capacity_bps, _summary_counters(d))
             entry = made.get(key)
             if entry is None:
                 directions[d.label] = made[key] = _direction_summary(

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import json
 
-from netsim.results import IDLE_DIRECTION, _direction_summary, is_idle, mean_capacity_bps
+from netsim.results import (
+    IDLE_DIRECTION,
+    SUMMARY_COUNTERS,
+    _direction_summary,
+    is_idle,
+    mean_capacity_bps,
+)
 from netsim.run import simulate
 from topologies.loader import load_topology
 
@@ -57,3 +63,24 @@ def test_a_direction_offered_only_a_failure_drop_is_not_idle():
     d.arrived += 1
     d.failed += 1
     assert not is_idle(d)
+
+
+class ReadRecorder:
+    """A stand-in link direction that records which attributes are read (every counter 1, no
+    sojourn histogram)."""
+
+    def __init__(self):
+        self.read: set = set()
+
+    def __getattr__(self, name):
+        self.read.add(name)
+        return None if name in ("soj_fine", "soj_hist") else 1
+
+
+def test_a_summary_reads_only_the_counters_its_sharing_key_holds():
+    # directions whose packets never waited share an entry by SUMMARY_COUNTERS (and capacity):
+    # a counter the summary reads beyond them would make unequal directions share one
+    d = ReadRecorder()
+    _direction_summary(d, 1.0, 1e6, 1e6, 1e3)
+    assert "tx_pkts" in d.read
+    assert d.read <= {*SUMMARY_COUNTERS, "soj_fine", "soj_hist"}
