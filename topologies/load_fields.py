@@ -209,6 +209,22 @@ def check_fields(where: Where, obj: dict, allowed, required=()) -> None:
         if key not in obj:
             raise where.error(f'missing field "{key}"')
 
+
+class Fields:
+    """The fields of one kind of object, `check_fields`'s `allowed` and `required`, prepared once
+    for objects read by the thousand (links, flows): `check` costs two set tests when every field
+    is known and the required ones are there, and gives `check_fields`'s message otherwise."""
+
+    __slots__ = ("allowed", "required", "known", "needed")
+
+    def __init__(self, allowed, required=()):
+        self.allowed, self.required = tuple(allowed), tuple(required)
+        self.known, self.needed = frozenset(allowed), frozenset(required)
+
+    def check(self, where: Where, obj: dict) -> None:
+        if not (self.known.issuperset(obj) and self.needed.issubset(obj)):
+            check_fields(where, obj, self.allowed, self.required)     # (it raises: which field)
+
 # -- entries of lists (links, flows) ---------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ from topologies.load_fields import (
     NON_NEGATIVE,
     POSITIVE,
     POSITIVE_INT,
+    Fields,
     Where,
     as_object,
     boolean,
@@ -33,8 +34,7 @@ FLOW_KINDS = ("bulk", "cbr", "onoff")
 BULK_ONLY_FIELDS = ("algorithm", "params", "transport", "ecn", "delayed_ack")
 DELAYED_ACK_FIELDS = ("every", "timeout_ms")
 DEFAULT_DELAYED_ACK = (2, 0.040)   # RFC 1122 / RFC 5681 §4.2: every second packet, 40 ms timer
-_KNOWN_FIELDS = frozenset(FLOW_FIELDS)       # (looked up, where the tuple would be scanned)
-_REQUIRED_FIELDS = frozenset(FLOW_REQUIRED)
+_FIELDS = Fields(FLOW_FIELDS, FLOW_REQUIRED)
 
 
 @dataclass(frozen=True)
@@ -106,8 +106,7 @@ def _delayed_ack(where: Where, value):
 
 
 def _flow(where: Where, item: dict, ctx: FlowContext) -> FlowSpec:
-    if not (_KNOWN_FIELDS.issuperset(item) and _REQUIRED_FIELDS.issubset(item)):
-        check_fields(where, item, FLOW_FIELDS, FLOW_REQUIRED)     # (it raises: which field)
+    _FIELDS.check(where, item)
     kind = choice(where, "kind", item.get("kind", "bulk"), FLOW_KINDS)
     if kind != "bulk":
         return _rate_flow(where, item, ctx, kind)

@@ -9,6 +9,7 @@ from topologies.load_fields import (
     NON_NEGATIVE,
     POSITIVE,
     POSITIVE_INT,
+    Fields,
     Rule,
     Where,
     as_list,
@@ -131,8 +132,7 @@ def _schedule(where: Where, item: dict, name: str, rule: Rule, factor: float) ->
 
 
 _NUMBERS = frozenset((int, float))     # (exact types: a bool is not a number here)
-_KNOWN_FIELDS = frozenset(LINK_FIELDS)
-_REQUIRED_FIELDS = frozenset(LINK_REQUIRED)
+_FIELDS = Fields(LINK_FIELDS, LINK_REQUIRED)
 
 
 def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
@@ -142,9 +142,9 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
     share a few): those are not checked and converted again (they passed; zeros of floats,
     whose sign counts, always are). A link of the required fields only (most of a large
     network's) has nothing optional to read: the defaults, without the readers that give them."""
-    optional = item.keys() != _REQUIRED_FIELDS
-    if optional and not (_KNOWN_FIELDS.issuperset(item) and _REQUIRED_FIELDS.issubset(item)):
-        check_fields(where, item, LINK_FIELDS, LINK_REQUIRED)     # (it raises: which field)
+    optional = item.keys() != _FIELDS.needed
+    if optional:
+        _FIELDS.check(where, item)
     ends = _ends(where, item["ends"], kinds)
     rate, delay, buffer = item["rate_mbps"], item["delay_ms"], item["buffer_kb"]
     key = (type(rate), rate, type(delay), delay, type(buffer), buffer)
