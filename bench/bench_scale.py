@@ -160,17 +160,19 @@ with open(sys.argv[1], "w") as fh:
 """
 
 
-def run_child(root: Path, args: list, timeout_s: float) -> dict:
-    """Run `root`/initializer.py with `args` (through `LAUNCHER`); its CPU seconds (user +
-    system), peak RSS, exit status and the last line of its standard error."""
+def run_child(root: Path, args: list, timeout_s: float, python_args: list | None = None) -> dict:
+    """Run `root`/initializer.py with `args` (or the interpreter with `python_args`, in `root`)
+    through `LAUNCHER`; its CPU seconds (user + system), peak RSS, exit status and the last line
+    of its standard error."""
     # standard error goes to a file, not a pipe: at -v INFO a run of 10 000 flows logs more than
     # a pipe holds (one line per completed flow), and the child would block writing to it
     err_file = tempfile.TemporaryFile()
     with tempfile.NamedTemporaryFile(prefix="netsim-bench-usage-", delete=False) as fh:
         usage_path = fh.name
     start = time.perf_counter()
+    command = python_args if python_args is not None else [str(root / "initializer.py"), *args]
     proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, usage_path, sys.executable,
-                             str(root / "initializer.py"), *args],
+                             *command],
                             stdout=subprocess.DEVNULL, stderr=err_file, cwd=root,
                             start_new_session=True)
     killed = False
@@ -215,6 +217,17 @@ def bare_loop_us_per_event() -> float:
     deltas = _loop_deltas()
     best = min(bare_loop_once(BARE_LOOP_EVENTS, deltas)[1] for _ in range(BARE_LOOP_REPEAT))
     return best / BARE_LOOP_EVENTS * 1e6
+
+
+def start_up_cpu_s(root: Path, repeat: int) -> tuple:
+    """CPU seconds (best of `repeat`) of the interpreter starting and exiting (``python -c
+    pass``: on this machine, with whatever its site-packages run at start-up) and of the same
+    importing the command line (``python -c "import netsim.cli"``, in `root`): the part of every
+    whole-command figure that does not depend on the run."""
+    best = []
+    for code in ("pass", "import netsim.cli"):
+        best.append(min(run_child(root, [], 60.0, ["-c", code])["cpu_s"] for _ in range(repeat)))
+    return best[0], best[1]
 
 
 def cases(tmp: Path, pairs: int, selected: list) -> list:
@@ -383,6 +396,7 @@ def main(argv=None) -> int:
             by_name[name] = best
             rows.append(best)
             print(f"# done: {name} ({best['wall_s']:.1f} s wall)", file=sys.stderr, flush=True)
+    interpreter_s, imports_s = start_up_cpu_s(root, max(5, args.repeat))
     print()
     print_table(rows, before)
     fig = {k: by_name.get(f"tc{k}-figures", {}).get("cpu_s") for k in (0, 2)}
@@ -399,6 +413,9 @@ def main(argv=None) -> int:
         print(f"bare heapq loop: {tc2['bare_us_per_event']:.3f} us/event CPU (best of "
               f"{BARE_LOOP_REPEAT} x {BARE_LOOP_EVENTS:,}); 'vs bare loop' = its us/event / the "
               f"run's")
+    print(f"start-up in every whole-command figure: the interpreter alone (python -c pass) "
+          f"{interpreter_s * 1e3:.0f} ms CPU, with netsim's command-line imports "
+          f"{imports_s * 1e3:.0f} ms (best of {max(5, args.repeat)})")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     return 0
