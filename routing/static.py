@@ -116,12 +116,12 @@ def _first_within(ports, lowest, dist):
 
 
 def _all_within(candidates, lowest, dist_of_far):
-    """The hops of `candidates` [(position, cost, far, hop)], in position order, whose (cost +
+    """The hops of `candidates` [(position, cost, far, hop)], given in position order, whose (cost +
     far's distance) is within the tie tolerance of `lowest`: the first such one, then those whose
     far end is strictly closer than `lowest` (loop freedom). `dist_of_far(far)` may be None."""
     limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
     hops: list = []
-    for _, cost, far, hop in sorted(candidates, key=lambda c: c[0]):
+    for _, cost, far, hop in candidates:
         d = dist_of_far(far)
         if d is None or cost + d > limit:
             continue
@@ -135,7 +135,7 @@ class _Attachment:
     only as far as the routes asked for need it (`ShortestPaths._settle`)."""
 
     __slots__ = ("starts", "hosts", "dist", "seen", "heap", "count", "unseen", "near_routers",
-                 "choices", "near")
+                 "choices", "near", "equal_cost")
 
     def __init__(self, starts: tuple, breadth_first: bool):
         self.starts = starts
@@ -158,6 +158,7 @@ class _Attachment:
         self.near_routers = {router for router, _ in starts}
         self.choices: dict = {}     # router -> (cost, hop) or None, routers not attached to the hosts
         self.near: dict = {}        # (router, host) -> (cost, hop) or None, routers attached to them
+        self.equal_cost: dict = {}  # router -> its equal-cost hops, routers not attached to the hosts
 
 
 class ShortestPaths:
@@ -397,39 +398,30 @@ class ShortestPaths:
 
     def equal_cost_hops(self, router, host) -> tuple:
         """The next hops of `router` towards `host` whose route cost is within the tie
-        tolerance of the lowest, in the router's link order (empty if unreachable)."""
+        tolerance of the lowest, in the router's link order (empty if unreachable). Computed
+        once per attachment for a router not attached to the attachment's hosts (their routes
+        are the same there), per host for one that is."""
         attachment = self._attachment_of[host]
+        near = router in attachment.near_routers
+        if not near:
+            found = attachment.equal_cost.get(router)
+            if found is not None:
+                return found
         lowest = self._distance(attachment, router)
         if lowest is None:
-            return ()
-        dist = attachment.dist
-        candidates = list(self._ports_of(router))
-        if router in attachment.near_routers and self.entry(router, host) is not None:
-            candidates += [(position, cost, host, hop)
-                           for position, cost, hop in self._host_ports[router].get(host, ())]
-        return _all_within(candidates, lowest, lambda far: 0 if far is host else dist.get(far))
-
-    def equal_cost_tables(self) -> dict:
-        """router -> {host: equal-cost next hops}, every route, as `equal_cost_hops` gives them
-        (one computation per attachment and router away from the hosts' own routers)."""
-        tables: dict = {router: {} for router in self.routers}
-        for attachment in self.attachments:
-            dist = self._settled_all(attachment)
-            hosts = attachment.hosts
-            near_routers = attachment.near_routers
-            for router, lowest in dist.items():
-                if router in near_routers:
-                    continue
-                if self.entry(router, hosts[0]) is not None:
-                    hops = _all_within(self._ports_of(router), lowest, dist.get)
-                    tables[router].update(dict.fromkeys(hosts, hops))
-            for router in dist:
-                if router not in near_routers:
-                    continue
-                for host in hosts:
-                    if self.entry(router, host) is not None:
-                        tables[router][host] = self.equal_cost_hops(router, host)
-        return tables
+            hops: tuple = ()
+        else:
+            dist = attachment.dist
+            candidates = self._ports_of(router)
+            if near and self.entry(router, host) is not None:
+                candidates = sorted(
+                    [*candidates, *((position, cost, host, hop)
+                                    for position, cost, hop in self._host_ports[router].get(host, ()))],
+                    key=lambda c: c[0])
+            hops = _all_within(candidates, lowest, lambda far: 0 if far is host else dist.get(far))
+        if not near:
+            attachment.equal_cost[router] = hops
+        return hops
 
     def distance(self, router, host):
         """Shortest-path cost from `router` to `host` (None if unreachable)."""
@@ -571,30 +563,36 @@ def install_static_routes(routers, hosts, links, cost=link_cost, *, ecmp: str | 
                           seed=None) -> ShortestPaths:
     """Give every router a forwarding table of shortest paths to every host.
 
-    Without ECMP each router gets a `RouteTable` that computes an entry when it is first needed
-    (a packet to forward, a look-up), so a run pays for the routes its packets take, not for
-    routers x hosts entries; entries already in a router's table stay where static routing has
-    no route. `ecmp` "flow" or "packet": every entry is installed now, those with several
-    equal-cost next hops as ECMP groups (routing/ecmp.py, seeded by `seed`). Returns the
+    Each router gets a `RouteTable` that computes an entry when it is first needed (a packet to
+    forward, a look-up), so a run pays for the routes its packets take, not for routers x hosts
+    entries; entries already in a router's table stay where static routing has no route. Without
+    ECMP an entry is the tie rule's next hop; with `ecmp` "flow" or "packet" it holds every
+    equal-cost next hop (`equal_cost_hops`), several of them as an ECMP group (routing/ecmp.py,
+    seeded by `seed`; a router's equal sets share one group whenever they are made). Returns the
     `ShortestPaths` (costs and directions of the routes, by `entry`; the equal-cost sets by
     `equal_cost_hops`)."""
     paths = network_paths(routers, hosts, links, cost)
-    if ecmp is None:
-        hop = paths.hop
-        for router in routers:
-            table = RouteTable(partial(hop, router))
-            for dst, out in router.routes.items():
-                if dst not in paths._attachment_of or hop(router, dst) is None:
-                    table[dst] = out
-            router.routes = table
-        return paths
-    from routing.ecmp import GroupMaker
-    for router, table in paths.equal_cost_tables().items():
-        maker = GroupMaker(ecmp, seed, router.id)
-        routes = router.routes
-        for host, hops in table.items():
-            routes[host] = maker.entry(hops)
+    hop = paths.hop
+    if ecmp is not None:
+        from routing.ecmp import GroupMaker
+    for router in routers:
+        if ecmp is None:
+            source = partial(hop, router)
+        else:
+            source = partial(_equal_cost_entry, paths, GroupMaker(ecmp, seed, router.id), router)
+        table = RouteTable(source)
+        for dst, out in router.routes.items():
+            if dst not in paths._attachment_of or hop(router, dst) is None:
+                table[dst] = out
+        router.routes = table
     return paths
+
+
+def _equal_cost_entry(paths: ShortestPaths, maker, router, host):
+    """`router`'s ECMP forwarding entry towards `host`: its equal-cost next hops as `maker`
+    (the router's `GroupMaker`) makes them, or None if it has no route."""
+    hops = paths.equal_cost_hops(router, host)
+    return maker.entry(hops) if hops else None
 
 
 def plain_paths(routers, hosts, links) -> ShortestPaths:
