@@ -17,7 +17,9 @@ Cases (`--list` prints them):
 * one 1 MB flow that starts at t = 1e6 s: nothing happens for a million simulated seconds;
 * issue 19's scale targets: k=16 and k=24 fat trees, random router graphs of 1 000 (static and
   Bellman-Ford), 5 000 and 10 000 routers, 10 000 long-lived flows over 100 host pairs, and
-  10 000 flows over 10 000 host pairs (with its set-up cost measured apart).
+  10 000 flows over 10 000 host pairs (with its set-up cost measured apart);
+* the fabrics `generate fat-tree` writes by default (ECMP flow hashing, hosts/2 flows of 1 MB):
+  a whole k=16 run, and the set-up of k=24.
 
 The topology files are built here with this checkout's topologies/generate.py and written to a
 temporary directory, so `--root DIR` can run another checkout's initializer.py (one without the
@@ -89,6 +91,12 @@ def fat_tree_case(k: int) -> dict:
     return fat_tree(k, common=Common(flows=k ** 3 // 32, data_mb=0.1, seed=1))
 
 
+def fabric_case(k: int) -> dict:
+    """`generate fat-tree --k K` as a user runs it: the subcommand's defaults, ECMP flow
+    hashing and hosts/2 random flows of 1 MB starting at 0."""
+    return fat_tree(k, common=Common(ecmp="flow", seed=1, name=f"fabric_k{k}"))
+
+
 def random_case(routers: int, routing: str = "static") -> dict:
     """Random router graph (mean degree 4, 100 Mb/s, 1 ms, 100 kB links), 20 hosts on random
     routers, 10 random flows of 1 MB."""
@@ -119,6 +127,11 @@ SCALE_CASES = {
                     {"us_per_event": 3.0, "peak_mb": 200.0}, False),
     "fat-tree-24": ("k=24 fat tree (4 176 nodes, 432 flows)", lambda: fat_tree_case(24), [],
                     {"us_per_event": 3.0, "peak_mb": 400.0}, True),
+    "fabric-16": ("generate fat-tree --k 16 (ECMP, 512 flows of 1 MB)", lambda: fabric_case(16),
+                  [], {}, True),
+    "fabric-24-setup": ("generate fat-tree --k 24, its set-up (stopped at 1 us)",
+                        lambda: fabric_case(24), ["--duration", str(SETUP_DURATION_S)], {},
+                        False),
     "random-1000": ("random graph 1 000 routers, static", lambda: random_case(1000), [], {},
                     False),
     "random-1000-bf": ("random graph 1 000 routers, Bellman-Ford",
