@@ -7,12 +7,15 @@ only: PyPy and other interpreters look for their own extension suffix and keep r
 sources). Because a compiled module shadows its source, a source edited after the
 build would silently not run: `check` (called when `simulator` is imported) refuses to go on if
 a compiled module's source differs from the one it was built from (SHA-256 recorded in
-`MANIFEST` by the build). Without compiled modules it costs a few `stat` calls.
+`MANIFEST` by the build), or if a compiled module shadows a source that `COMPILED_MODULES` no
+longer lists (left by a build of an earlier list: it would run as it was). Without compiled
+modules it costs a few `stat` calls.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
@@ -23,6 +26,8 @@ COMPILED_MODULES = ("simulator.engine", "components.direction", "components.impa
                     "flows.scoreboard", "routing.static", "simulator.sampling",
                     "netsim.traces", "netsim.probes")
 MANIFEST = ROOT / "compiled_core.json"       # {module: sha256 of the source it was built from}
+PACKAGES = ("simulator", "components", "flows", "routing", "topologies", "theory", "plot_tool",
+            "netsim")
 
 
 def plain_mypyc_attr(*_args, **_flags):
@@ -55,6 +60,23 @@ def extension_of(module: str) -> Path | None:
     return None
 
 
+def shadowing_extensions() -> list:
+    """Every extension module in the project's packages that shadows a source beside it (``x.py``
+    and ``x`` + an extension suffix), whether `COMPILED_MODULES` lists it or not."""
+    found = []
+    for package in PACKAGES:
+        try:
+            names = set(os.listdir(ROOT / package))
+        except OSError:
+            continue
+        for name in sorted(names):
+            for suffix in EXTENSION_SUFFIXES:
+                if name.endswith(suffix) and name[:-len(suffix)] + ".py" in names:
+                    found.append(ROOT / package / name)
+                    break
+    return found
+
+
 def compiled_modules() -> list:
     """The core modules this interpreter runs compiled."""
     return [m for m in COMPILED_MODULES if extension_of(m) is not None]
@@ -65,7 +87,8 @@ def source_digest(module: str) -> str:
 
 
 def check() -> None:
-    """Raise `StaleBuildError` if a compiled module's source changed after the build."""
+    """Raise `StaleBuildError` if a compiled module's source changed after the build, or a
+    compiled module shadows a source the list no longer names."""
     built = compiled_modules()
     if not built:
         return
@@ -73,6 +96,14 @@ def check() -> None:
         recorded = json.loads(MANIFEST.read_text())
     except (OSError, ValueError):
         recorded = {}
+    listed = {extension_of(module) for module in built}
+    for path in shadowing_extensions():
+        if path not in listed:
+            raise StaleBuildError(
+                f"{path} is a compiled module the current build does not list (left by a build "
+                f"of an earlier list, it would run in place of its source): rebuild the core "
+                f"(python tools/compile_core.py) or remove it (python tools/compile_core.py "
+                f"--clean)")
     for module in built:
         if recorded.get(module) != source_digest(module):
             raise StaleBuildError(

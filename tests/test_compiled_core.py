@@ -51,6 +51,25 @@ def test_a_build_of_the_current_sources_passes_and_an_edit_is_refused(fake_tree)
         compiled.check()
 
 
+def test_a_compiled_module_the_list_no_longer_names_is_refused(fake_tree):
+    # a build of an earlier, longer list left netsim/results compiled: it would shadow the
+    # current source, so the check refuses it even though every listed module is up to date
+    digest = hashlib.sha256(fake_tree.read_bytes()).hexdigest()
+    compiled.MANIFEST.write_text(json.dumps({"simulator.engine": digest}))
+    (compiled.ROOT / "netsim").mkdir()
+    (compiled.ROOT / "netsim" / "results.py").write_text("# the summary\n")
+    stray = compiled.ROOT / "netsim" / f"results{EXTENSION_SUFFIXES[0]}"
+    stray.write_bytes(b"")
+    (compiled.ROOT / "netsim" / f"orphan{EXTENSION_SUFFIXES[0]}").write_bytes(b"")  # no source
+    assert compiled.shadowing_extensions() == [
+        compiled.ROOT / "simulator" / f"engine{EXTENSION_SUFFIXES[0]}", stray]
+    with pytest.raises(compiled.StaleBuildError,
+                       match=r"results.* is a compiled module the current build does not list"):
+        compiled.check()
+    stray.unlink()
+    compiled.check()
+
+
 def test_status_lists_every_module_of_the_packet_path():
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "compile_core.py"), "--status"],
                           capture_output=True, text=True, timeout=60, cwd=ROOT)

@@ -69,8 +69,9 @@ def build() -> int:
 
 
 def clean(quiet: bool = False) -> int:
-    removed = [p for m in COMPILED_MODULES for p in source_of(m).parent.glob(
-        source_of(m).stem + ".*.so")]
+    """Remove the compiled modules: every extension module beside a source of the packages
+    (those of an earlier list of modules too), mypyc's shared library and the manifest."""
+    removed = _core.shadowing_extensions()
     removed += list(ROOT.glob("*__mypyc.*.so"))
     if MANIFEST.exists():
         removed.append(MANIFEST)
