@@ -176,46 +176,8 @@ def test_routes_csv_lists_every_member(tmp_path):
     edge = [(r["next_hop"], r["link"]) for r in rows
             if r["router"] == "e_p0_0" and r["destination"] == "h_p3_e1_1"]
     assert edge == [("a_p0_0", "e_p0_0-a_p0_0"), ("a_p0_1", "e_p0_0-a_p0_1")]
-
-
-def _logged_routers(directory) -> dict:
-    """destination id -> the routers whose t = 0 entry towards it routes.csv logs."""
-    with open(directory / "routes.csv", newline="") as fh:
-        rows = [r for r in csv.DictReader(fh) if float(r["time_s"]) == 0.0]
-    logged: dict = {}
-    for r in rows:
-        logged.setdefault(r["destination"], set()).add(r["router"])
-    return logged
-
-
-def test_with_flow_hashing_the_t0_log_holds_the_routers_each_flow_passes(tmp_path):
-    # a permutation of inter-pod flows: each direction takes the one path its hash picks
-    run = Run(load_topology(_fat_tree("flow", flows=16, data_mb=0.05, duration_s=None)),
-              trace_dir=tmp_path)
-    net = run.network
-    walked: dict = {}
-    for flow in net.flows.values():
-        for src, dst, value in ((flow.src, flow.dst, flow.sender.flow_hash),
-                                (flow.dst, flow.src, flow.receiver.flow_hash)):
-            node = src.port.dst
-            while node is not dst:
-                walked.setdefault(dst.id, set()).add(node.id)
-                route = node.route(dst)
-                node = (route.pick(value) if isinstance(route, FlowHashGroup) else route).dst
-    run.execute()                        # (static tables: the paths walked before are the ones used)
-    assert all(flow.delivered_all() for flow in net.flows.values())
-    logged = _logged_routers(tmp_path)
-    assert logged == walked
-    # one path per direction, not every equal-cost one: a destination sees few core switches
-    assert all(len(routers & CORES) < len(CORES) for routers in logged.values())
-
-
-def test_with_packet_spraying_the_t0_log_holds_every_equal_cost_path(tmp_path):
-    Run(load_topology(_fat_tree("packet", flows=1, data_mb=0.05, duration_s=None)),
-        trace_dir=tmp_path).execute()
-    logged = _logged_routers(tmp_path)
-    (flow,) = load_topology(_fat_tree("packet", flows=1)).flows
-    assert logged[flow.dst] >= CORES and logged[flow.src] >= CORES
+    # the t = 0 log covers every router on any of the flow's equal-cost paths
+    assert {r["router"] for r in rows if r["destination"] == "h_p3_e1_1"} >= CORES
 
 
 @pytest.mark.parametrize("value, ok", [(True, "flow"), (False, None), ("flow", "flow"),

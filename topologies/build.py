@@ -127,10 +127,7 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
     """The t = 0 entries routes.csv logs, as [(router, {host: (cost_s, direction)})] in router
     order, hosts in file order: with static routing the entries the flows' packets use (every
     router on the data path of a flow towards its destination, and on its ACK path towards its
-    source; for a workload, between every sender and receiver it may draw; with ECMP, the routers
-    a direction's flow hash leads it through, and every router on any equal-cost path where no
-    hash says which: packet spraying, workloads' flows, a rate flow's unused reverse path; see
-    `_walks`); with Bellman-Ford
+    source; for a workload, between every sender and receiver it may draw); with Bellman-Ford
     (`installed`: every router's {host: (cost_s, forwarding entry)} at t = 0, in host order),
     whose later changes may move a flow onto any router, every router's entry towards every host
     a flow or workload sends to, taken from `installed`. Cost O(entries logged + path lengths),
@@ -153,19 +150,9 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
     order = {host_id: index for index, host_id in enumerate(spec.hosts)}
     wanted: dict = {}                                  # router -> {host ids}
     by_destination: dict = {}
-    hashed: dict = {}                                  # dst id -> [(src id, flow hash)]
-    if ecmp == "flow":
-        for fs in spec.flows:
-            for src, dst, value in _walks(net.flows[fs.id]):
-                if value is None:
-                    by_destination.setdefault(dst, set()).add(src)
-                else:
-                    hashed.setdefault(dst, []).append((src, value))
-                    by_destination.setdefault(dst, set())
-    else:
-        for src, dst in pairs:
-            by_destination.setdefault(dst, set()).add(src)
-            by_destination.setdefault(src, set()).add(dst)
+    for src, dst in pairs:
+        by_destination.setdefault(dst, set()).add(src)
+        by_destination.setdefault(src, set()).add(dst)
     for sources, sinks in workload_pairs:
         for dst in sinks:
             by_destination.setdefault(dst, set()).update(sources)
@@ -187,9 +174,6 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
                 if entry is None:
                     break
                 node = entry[1].dst
-        for src_id, value in hashed.get(dst_id, ()):
-            if src_id != dst_id:
-                _mark_hashed(hosts[src_id].out[0].dst, dst, value, marked, len(routers))
         for router in marked:
             wanted.setdefault(router, set()).add(dst_id)
     out = []
@@ -207,31 +191,6 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
         if table:
             out.append((router, table))
     return out
-
-
-def _walks(flow) -> list:
-    """(source id, destination id, flow hash or None) of both directions of `flow` with flow
-    hashing: a direction's hash decides its one path; None for a rate flow's reverse direction,
-    which carries no packets and has no hash."""
-    src, dst = flow.src.id, flow.dst.id
-    sender = getattr(flow, "sender", None)
-    if sender is None:                                 # a rate flow (flows/cbr.py): no ACKs
-        return [(src, dst, flow.flow_hash), (dst, src, None)]
-    return [(src, dst, sender.flow_hash), (dst, src, flow.receiver.flow_hash)]
-
-
-def _mark_hashed(node, dst, value: int, marked: set, max_hops: int) -> None:
-    """Add to `marked` every router a packet of flow hash `value` passes from `node` towards
-    `dst` (each ECMP group picks its member by the hash, as `FlowHashGroup.send` does)."""
-    from routing.ecmp import FlowHashGroup
-    for _ in range(max_hops):
-        if not isinstance(node, Router):
-            return
-        marked.add(node)
-        route = node.route(dst)
-        if route is None:
-            return
-        node = (route.pick(value) if isinstance(route, FlowHashGroup) else route).dst
 
 
 def _mark_ecmp(node, dst, marked: set) -> None:
