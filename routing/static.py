@@ -141,7 +141,9 @@ class _Attachment:
         self.starts = starts
         self.hosts: list = []
         self.dist: dict = {}        # router -> distance, routers settled so far (final values)
-        self.seen: dict = {}        # router -> best distance pushed so far
+        self.seen: dict = {}        # router -> best distance pushed so far (heap searches;
+        #                             a breadth-first one has seen exactly the settled routers
+        #                             whenever it looks, so it asks `dist`)
         # the search's frontier: a heap of (distance, insertion count, router), or for a
         # breadth-first search (`ShortestPaths._settle`) a deque of them in insertion order
         heap: list = []
@@ -284,7 +286,7 @@ class ShortestPaths:
         router, then settles the rest of that layer anyway (all at `router`'s distance, within
         the tie tolerance of it), so every search is left exactly as the one-at-a-time search
         leaves it."""
-        dist, seen, queue = attachment.dist, attachment.seen, attachment.heap
+        dist, queue = attachment.dist, attachment.heap
         neighbours = self._neighbours
         assert neighbours is not None
         weight = self._uniform
@@ -302,19 +304,18 @@ class ShortestPaths:
             dist.update(zip(layer, repeat(d)))
             if self._masks is not None:
                 reached = self._expand_by_masks(attachment, layer)
-            elif len(seen) == n_routers:        # every router reached: nothing left to find
+            elif len(dist) == n_routers:        # every router reached: nothing left to find
                 reached = []
-            else:
+            else:                               # (seen: the settled, the queue being empty)
                 reached = [u for u in dict.fromkeys(chain.from_iterable(
-                    map(neighbours.__getitem__, layer))) if u not in seen]
+                    map(neighbours.__getitem__, layer))) if u not in dist]
             du = d + weight
-            seen.update(zip(reached, repeat(du)))
             queue.extend(zip(repeat(du), range(count, count + len(reached)), reached))
             count += len(reached)
         attachment.count = count
 
     def _expand_by_masks(self, attachment: _Attachment, layer: list) -> list:
-        """The routers `layer` reaches that are not in `attachment.seen`, in the order the
+        """The routers `layer` reaches that the search has not seen, in the order the
         router-by-router search appends them (`_settle_breadth_first`): for each router of the
         layer in turn, its neighbours in their order whose bit is in `fresh`, the bits of its
         neighbours no earlier router had seen -- exactly those the search finds not yet seen."""
@@ -323,7 +324,7 @@ class ShortestPaths:
         unseen = attachment.unseen
         if unseen is None:
             unseen = (1 << len(bits)) - 1
-            for router in attachment.seen:
+            for router in attachment.dist:      # (seen: the settled, the queue being empty)
                 unseen ^= bits[router]
         reached: list = []
         for v in layer:
