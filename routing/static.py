@@ -160,7 +160,7 @@ class _Attachment:
         self.near_routers = {router for router, _ in starts}
         self.choices: dict = {}     # router -> (cost, hop) or None, routers not attached to the hosts
         self.near: dict = {}        # (router, host) -> (cost, hop) or None, routers attached to them
-        self.equal_cost: dict = {}  # router -> its equal-cost hops, routers not attached to the hosts
+        self.equal_cost: dict = {}  # router -> equal-cost hops, routers not attached to the hosts
 
 
 class ShortestPaths:
@@ -414,11 +414,11 @@ class ShortestPaths:
         else:
             dist = attachment.dist
             candidates = self._ports_of(router)
-            if near and self.entry(router, host) is not None:
-                candidates = sorted(
-                    [*candidates, *((position, cost, host, hop)
-                                    for position, cost, hop in self._host_ports[router].get(host, ()))],
-                    key=lambda c: c[0])
+            if near and self.entry(router, host) is not None:     # the host's own ports too
+                own = self._host_ports[router].get(host, ())
+                candidates = sorted([*candidates, *((position, cost, host, hop)
+                                                    for position, cost, hop in own)],
+                                    key=lambda c: c[0])
             hops = _all_within(candidates, lowest, lambda far: 0 if far is host else dist.get(far))
         if not near:
             attachment.equal_cost[router] = hops
