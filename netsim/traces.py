@@ -20,6 +20,7 @@ from plot_tool.schema import ROUTES
 
 BUFFER_BYTES: Final = 1 << 16
 SHARED_AFTER_ROWS: Final = 64     # rows of one time before a trace file looks their texts up
+TEXT_CHUNK_ROWS: Final = 8192     # rows given as text kept before they are written (append_text)
 
 
 def csv_field(text: str) -> str:
@@ -64,7 +65,9 @@ class TraceFile:
 
     The rows of one time (a sample: every entity's row) are kept as their texts after the time,
     and written together when the time changes or the file closes, the time's text put before
-    each of them by one join (``time + time.join(rows)``): a row costs one list append.
+    each of them by one join (``time + time.join(rows)``): a row costs one list append. Rows
+    given as text (`append_text`) are also written every `TEXT_CHUNK_ROWS` rows: a routing table
+    logged at one time may have a million rows (the same bytes, never all held at once).
     """
 
     __slots__ = ("path", "key_columns", "value_columns", "_fh", "_format", "_pack", "_time_s",
@@ -126,7 +129,10 @@ class TraceFile:
             self._write_lines()
             self._time_s = time_s
             self._time_text = format_float(time_s)
-        self._lines.append(text)
+        lines = self._lines
+        lines.append(text)
+        if len(lines) >= TEXT_CHUNK_ROWS:
+            self._write_lines()
 
     def _write_lines(self) -> None:
         """Write the rows of the current time."""

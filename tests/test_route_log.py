@@ -57,3 +57,22 @@ def test_bellman_ford_logs_every_router_towards_the_flows_hosts():
     assert {(r, d) for r, d, _ in rows} == {(f"R{i}", h) for i in range(6) for h in ("H0", "H2")}
     later = [t for t in results.routes["time_s"] if t > 0]
     assert results.summary["routing"]["route_changes"] == len(rows) + len(later)
+
+
+def test_a_large_table_at_one_time_is_written_as_it_comes_with_the_same_bytes(tmp_path):
+    # routes.csv at t = 0 can have millions of rows (every member of every equal-cost set of a
+    # large fabric): rows given as text reach the file every TEXT_CHUNK_ROWS rows instead of all
+    # at the end of their time, and read exactly as if written at once
+    from netsim.traces import TEXT_CHUNK_ROWS, RouteLog
+    log = RouteLog(tmp_path / "routes.csv")
+    n = 2 * TEXT_CHUNK_ROWS + 5
+    for i in range(n):
+        log.append((0.0, f"r{i}", "h1", "r0", f"l{i}", 0.001))
+    log.file._fh.flush()
+    assert len((tmp_path / "routes.csv").read_text().splitlines()) == 1 + 2 * TEXT_CHUNK_ROWS
+    log.append((0.5, "r0", "h1", "r1", "l0", 0.002))
+    log.close()
+    rows = (tmp_path / "routes.csv").read_text().splitlines()
+    assert rows[0] == "time_s,router,destination,next_hop,link,cost_ms"
+    assert rows[1:n + 1] == [f"0,r{i},h1,r0,l{i},1" for i in range(n)]
+    assert rows[n + 1:] == ["0.5,r0,h1,r1,l0,2"] and len(log) == n + 1

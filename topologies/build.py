@@ -26,6 +26,10 @@ class Network:
         self.flows = flows
         self.agents: list = []
         self.route_log: list[tuple] = []   # (time_s, router, destination, next hop, link, cost_s)
+        # the t = 0 tables routes.csv starts with, [(router, {host: (cost_s, entry)})]: a run
+        # logs them when it opens routes.csv (netsim/run.py), so their rows, a million at times
+        # (every member of every equal-cost set), are written as made, never all held
+        self.initial_routes: list = []
         self.seed = spec.seed   # the run's seed (build_network sets the one it used)
 
     def log_routes(self, time_s: float, router, changes: dict) -> None:
@@ -100,8 +104,7 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
         tables = static.tables()
         installed = {router: _installed_table(router, tables[router], ecmp)
                      for router in router_list}
-    for router, table in initial_route_entries(spec, net, static, installed):
-        net.log_routes(0.0, router, table)
+    net.initial_routes = initial_route_entries(spec, net, static, installed)
     if installed is not None:
         net.agents = start_distance_vector(
             sim, router_list, host_list, update_interval_s=spec.routing.update_interval_s,
