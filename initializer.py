@@ -19,7 +19,13 @@ if __name__ == "__main__":                    # the handlers first; `entry` inst
     for _signal in (signal.SIGINT, signal.SIGTERM):
         signal.signal(_signal, _stopped_while_starting)
 
-from netsim.cli import entry, main  # noqa: E402,F401
+try:
+    from netsim.cli import entry, main  # noqa: F401
+except ImportError as _exc:       # a compiled core older than its sources (simulator/compiled.py)
+    if __name__ != "__main__" or type(_exc).__name__ != "StaleBuildError":
+        raise                         # (its class cannot be imported: `simulator` refuses to load)
+    os.write(2, f"initializer.py: {_exc}\n".encode())
+    os._exit(2)
 
 if __name__ == "__main__":
     entry()

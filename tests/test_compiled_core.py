@@ -80,3 +80,20 @@ def test_status_lists_every_module_of_the_packet_path():
     for line in lines:
         module, state = line.split(None, 1)
         assert state.startswith("compiled (") if module in built else state == "pure Python"
+
+
+def test_the_command_line_refuses_a_stale_build_with_one_line(tmp_path):
+    # a copy of the checkout whose engine has a compiled module built from no recorded source
+    import shutil
+    for package in compiled.PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
+    shutil.copy(ROOT / "initializer.py", tmp_path)
+    (tmp_path / "simulator" / f"engine{EXTENSION_SUFFIXES[0]}").write_bytes(b"")
+    done = subprocess.run([sys.executable, "initializer.py", "topologies/test_case_0.json",
+                           "--no-plots", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("initializer.py: ") and "was not built from the current" in done.stderr
+    assert not (tmp_path / "out").exists()
