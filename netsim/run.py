@@ -143,12 +143,10 @@ class Run:
             sampler.register(hosts, (host.id,), host_probe, wake=host_probe.wake,
                              idle_row=HOST_IDLE_ROW, arm=host_probe.arm)
         routes = RouteLog(directory / "routes.csv")
-        logged, net.route_log = net.route_log, routes   # type: ignore[assignment]   # a list until now
+        net.route_log = routes                    # type: ignore[assignment]   # a list until now
         for router, table in net.initial_routes:  # the tables at t = 0, written as made
             net.log_routes(0.0, router, table)
         net.initial_routes = []
-        for row in logged:                        # (anything logged while building)
-            routes.append(row)
         self.traces["routes"] = routes
 
     def _close_traces(self) -> None:
