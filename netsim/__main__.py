@@ -1,4 +1,4 @@
 """``python -m netsim ...``: the same command line as ``python initializer.py ...``."""
-from netsim.cli import entry
+from netsim.command import entry
 
 entry()

@@ -82,7 +82,23 @@ def test_status_lists_every_module_of_the_packet_path():
         assert state.startswith("compiled (") if module in built else state == "pure Python"
 
 
-def test_the_command_line_refuses_a_stale_build_with_one_line(tmp_path):
+# how the command is started: initializer.py, python -m netsim, and what the installed `netsim`
+# script runs (pyproject.toml's [project.scripts] entry, called with argv[0] a path ending in
+# "netsim"), with the name each one's error line starts with
+STARTS = {"initializer.py": (["initializer.py"], "initializer.py: "),
+          "python -m netsim": (["-m", "netsim"], "netsim: "),
+          "netsim": (["-c", "import sys; sys.argv[0] = '/usr/bin/netsim'; "
+                            "from netsim.command import entry; entry()"], "netsim: ")}
+
+
+def test_the_installed_command_starts_where_the_others_do():
+    import tomllib
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"netsim": "netsim.command:entry"}
+
+
+@pytest.mark.parametrize("start", list(STARTS))
+def test_the_command_line_refuses_a_stale_build_with_one_line(tmp_path, start):
     # a copy of the checkout whose engine has a compiled module built from no recorded source
     import shutil
     for package in compiled.PACKAGES:
@@ -90,10 +106,11 @@ def test_the_command_line_refuses_a_stale_build_with_one_line(tmp_path):
                         ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
     shutil.copy(ROOT / "initializer.py", tmp_path)
     (tmp_path / "simulator" / f"engine{EXTENSION_SUFFIXES[0]}").write_bytes(b"")
-    done = subprocess.run([sys.executable, "initializer.py", "topologies/test_case_0.json",
+    command, prefix = STARTS[start]
+    done = subprocess.run([sys.executable, *command, "topologies/test_case_0.json",
                            "--no-plots", "--out", str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
-    assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
-    assert done.stderr.startswith("initializer.py: ") and "was not built from the current" in done.stderr
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith(prefix) and "was not built from the current" in done.stderr
     assert not (tmp_path / "out").exists()
