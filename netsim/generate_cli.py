@@ -354,8 +354,11 @@ def generate_main(argv) -> int:
     except _Usage as exc:
         print(f"error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except (GenerateError, TopologyError) as exc:
+    except GenerateError as exc:
         print(f"error: generate {args.kind}: {one_line(str(exc))}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except TopologyError as exc:          # (its message starts with the label given above)
+        print(f"error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as exc:
         print(f"error: -o {one_line(str(args.out))}: cannot write: {exc.strerror or exc}",

@@ -269,6 +269,15 @@ def test_bad_arguments_are_one_line_and_exit_2(capsys, args, message):
     assert len(err) == 1 and err[0].startswith("error: ") and message in err[0], err
 
 
+@pytest.mark.parametrize("args", [["fat-tree", "--name", "a/b"],          # the loader's error
+                                  ["fat-tree", "--k", "4", "--delay-us", "1e308"],
+                                  ["fat-tree", "--k", "5"]])                # the generator's
+def test_an_error_names_the_generator_once(capsys, args):
+    code, _, err = generate(capsys, *args)
+    assert code == 2 and len(err) == 1
+    assert err[0].startswith("error: generate fat-tree: ") and err[0].count("generate") == 1, err
+
+
 def test_an_existing_file_is_replaced_only_with_force(tmp_path, capsys):
     target = tmp_path / "t.json"
     target.write_text("mine")
