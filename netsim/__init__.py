@@ -48,3 +48,7 @@ def __getattr__(name: str):
     value = getattr(import_module(module), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(__all__))   # (the API before its first use too)

@@ -28,6 +28,22 @@ def test_importing_the_command_line_or_the_api_imports_nothing_heavy():
     assert modules_after("import netsim") & set(HEAVY) == set()
 
 
+def test_the_api_is_imported_when_first_used():
+    # importing the package (or netsim.command, where the command starts) imports no simulator:
+    # a stale compiled core is then reported by the command, not by a traceback at import
+    assert {"simulator", "topologies"} & modules_after("import netsim.command") == set()
+    api = ("import netsim\n"
+           "assert {'simulate', 'load_topology', 'TopologySpec'} <= set(dir(netsim))\n"
+           "from netsim import simulate, TopologyError\n"
+           "import netsim.run, topologies.loader\n"
+           "assert simulate is netsim.run.simulate is netsim.simulate\n"
+           "assert TopologyError is topologies.loader.TopologyError\n"
+           "try:\n    netsim.no_such_name\nexcept AttributeError as exc:\n"
+           "    assert str(exc) == \"module 'netsim' has no attribute 'no_such_name'\"\n"
+           "else:\n    raise AssertionError('no AttributeError')")
+    assert "simulator" in modules_after(api)
+
+
 def test_a_run_without_figures_imports_nothing_heavy(tmp_path):
     """Test case 1 (Bellman-Ford routing) for a few seconds, with its summary table."""
     code = ("import sys\nfrom netsim.cli import main\n"
