@@ -307,8 +307,10 @@ class ShortestPaths:
             elif len(dist) == n_routers:        # every router reached: nothing left to find
                 reached = []
             else:                               # (seen: the settled, the queue being empty)
-                reached = [u for u in dict.fromkeys(chain.from_iterable(
-                    map(neighbours.__getitem__, layer))) if u not in dist]
+                # the unseen first, then each once in the order of first appearance: most
+                # neighbours of a late layer are settled (40 000 routers: 4.2 -> 3.9 s)
+                reached = list(dict.fromkeys([u for u in chain.from_iterable(
+                    map(neighbours.__getitem__, layer)) if u not in dist]))
             du = d + weight
             queue.extend(zip(repeat(du), range(count, count + len(reached)), reached))
             count += len(reached)
