@@ -10,8 +10,6 @@ imported, `netsim.cli.entry` installs its own handlers and runs the command.
 import os
 import signal
 
-from netsim.cli_options import EXIT_BAD_INPUT, program_name
-
 
 def _stopped_while_starting(signum, frame) -> None:   # nothing is written yet: nothing to undo
     os.write(2, f"interrupted ({signal.Signals(signum).name}) while starting: no results "
@@ -27,13 +25,15 @@ def install_starting_handlers() -> None:
 
 
 def entry() -> None:
-    """Console entry point: import the program, then run it (`netsim.cli.entry`)."""
+    """Console entry point: import the program, then run it (`netsim.cli.entry`). Nothing but
+    `os` and `signal` is imported before the handlers are in place."""
     install_starting_handlers()
     try:
         from netsim.cli import entry as run_command
     except ImportError as exc:    # a compiled core older than its sources (simulator/compiled.py)
         if type(exc).__name__ != "StaleBuildError":
             raise                 # (its class cannot be imported: `simulator` refuses to load)
+        from netsim.cli_options import EXIT_BAD_INPUT, program_name
         os.write(2, f"{program_name()}: {exc}\n".encode())
         os._exit(EXIT_BAD_INPUT)
     run_command()
