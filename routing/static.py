@@ -388,6 +388,88 @@ class ShortestPaths:
         found = near[key] = None if pick is None else pick[1:]
         return found
 
+    def prime(self, router, host) -> bool:
+        """Compute the entries towards `host` of every router on a shortest path from `router`,
+        searching from both ends instead of from the host's side alone; False if it cannot
+        (then `entry` searches as usual). The entries are those `entry` gives, kept where it
+        looks first: what a breadth-first search from the host finds about a router on such a
+        path, its distance and the first of its ports leading one hop closer, depends only on
+        the routers of those paths.
+
+        For breadth-first searches without neighbour masks (every router link costs the same,
+        on a sparse graph), when the host's search has not reached `router` yet. Two searches,
+        from `router` and from the host's router, grow a hop layer at a time, the smaller
+        frontier first, until they meet at h hops; the routers on shortest paths are then those
+        at hop k from `router` and h - k from the host's router, found layer by layer outwards
+        from a layer both searches have reached. In a graph where every router is a few hops
+        from every other, this visits two balls of about half the distance instead of the whole
+        graph."""
+        attachment = self._attachment_of.get(host)
+        if attachment is None or self._masks is not None or type(attachment.heap) is not deque:
+            return False
+        neighbours = self._neighbours
+        if neighbours is None or router not in neighbours or router in attachment.dist:
+            return False
+        (target, start_s), = attachment.starts
+        if router is target:
+            return False
+        # hop counts from each end, and each side's layers
+        near_hops: dict = {router: 0}
+        far_hops: dict = {target: 0}
+        near_layers: list = [[router]]
+        far_layers: list = [[target]]
+        hops = -1
+        while hops < 0:
+            if not near_layers[-1] or not far_layers[-1]:
+                return False                      # disconnected
+            grow_near = len(near_layers[-1]) <= len(far_layers[-1])
+            seen, other, layers = ((near_hops, far_hops, near_layers) if grow_near
+                                   else (far_hops, near_hops, far_layers))
+            depth = len(layers)
+            layer = []
+            for v in layers[-1]:
+                for u in neighbours[v]:
+                    if u not in seen:
+                        seen[u] = depth
+                        layer.append(u)
+                        met = other.get(u)
+                        if met is not None and (hops < 0 or depth + met < hops):
+                            hops = depth + met
+            layers.append(layer)
+        # the routers on shortest paths, by hop count from `router`: a layer both searches have
+        # reached, then outwards on each side
+        middle = min(len(near_layers) - 1, hops)
+        on_paths: dict = {v: middle for v in near_layers[middle] if far_hops.get(v) == hops - middle}
+        level = [v for v in on_paths]
+        for k in range(middle - 1, -1, -1):       # towards `router`
+            level = [u for u in dict.fromkeys(u for v in level for u in neighbours[v])
+                     if near_hops.get(u) == k]
+            for u in level:
+                on_paths[u] = k
+        level = [v for v, k in on_paths.items() if k == middle]
+        for k in range(middle + 1, hops + 1):     # towards the host's router
+            level = [u for u in dict.fromkeys(u for v in level for u in neighbours[v])
+                     if far_hops.get(u) == hops - k]
+            for u in level:
+                on_paths[u] = k
+        # their distances as the host's search adds them up, hop by hop from its start
+        weight = self._uniform
+        assert weight is not None
+        distances = [start_s]
+        for _ in range(hops):
+            distances.append(distances[-1] + weight)
+        for d in distances:      # a router link one hop away from a router's own layer must
+            if not d + weight > d + TIE_TOLERANCE * max(abs(d), 1e-12):   # fall outside its ties
+                return False     # (else the whole search's tie rule reaches beyond these paths)
+        dist = {v: distances[hops - k] for v, k in on_paths.items()}
+        choices, near = attachment.choices, attachment.near_routers
+        for v in on_paths:
+            if v in near or v in choices:
+                continue
+            chosen = _first_within(self._ports_of(v), dist[v], dist)
+            choices[v] = None if chosen is None else chosen[1:]
+        return True
+
     def hop(self, router, host):
         """The outgoing hop of `router`'s route to `host`, or None."""
         found = self.entry(router, host)

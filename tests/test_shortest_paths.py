@@ -239,6 +239,63 @@ def test_breadth_first_searches_stop_where_the_heap_dijkstra_does(topology, cost
             assert list(a.heap) == sorted(b.heap) and a.count == b.count
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plain_topologies(), st.sampled_from([0.001, 0.3, 1.0, 1e-300, 1e300]),
+       st.randoms(use_true_random=False))
+def test_routes_found_from_both_ends_equal_those_of_the_whole_search(topology, cost, rnd):
+    # `prime` finds the entries of the routers on a router's shortest paths to a host by two
+    # searches meeting halfway; asked in any order, mixed with ordinary questions, every entry
+    # is the whole search's
+    routers, hosts, links = topology
+    router_set = set(routers)
+    links = [(lid, ends, cost if set(ends) <= router_set else host_cost)
+             for lid, ends, host_cost in links]
+    fast = plain_paths(routers, hosts, links)
+    fast._bits, fast._masks = {}, None            # (small graphs would get masks)
+    whole = plain_paths(routers, hosts, links)
+    whole.hops()
+    questions = [(r, h, rnd.random() < 0.5) for r in routers for h in hosts]
+    rnd.shuffle(questions)
+    for router, host, from_both_ends in questions:
+        if from_both_ends:
+            fast.prime(router, host)
+        else:
+            assert fast.entry(router, host) == whole.entry(router, host)
+    for router in routers:
+        for host in hosts:
+            assert fast.entry(router, host) == whole.entry(router, host)
+
+
+def test_a_path_found_from_both_ends_leaves_the_rest_of_the_graph_alone():
+    # 4 000 routers of a random graph (a random tree plus as many random links: every router a
+    # few hops from every other): priming a path visits two small balls, and following it then
+    # needs no search from the host
+    import random
+    rnd = random.Random(5)
+    n = 4000
+    links = [(f"T{i}", (f"R{rnd.randrange(i)}", f"R{i}"), 0.001) for i in range(1, n)]
+    links += [(f"X{i}", (f"R{rnd.randrange(n)}", f"R{rnd.randrange(n)}"), 0.001)
+              for i in range(n)]
+    links = [link for link in links if link[1][0] != link[1][1]]
+    links += [("A", ("H0", "R17"), 0.002), ("B", ("R3999", "H1"), 0.002)]
+    routers = [f"R{i}" for i in range(n)]
+    paths = plain_paths(routers, ["H0", "H1"], links)
+    assert paths._masks is None and paths.prime("R17", "H1")
+    router, path = "R17", []
+    while router != "R3999":
+        cost, (_, router) = paths.entry(router, "H1")
+        path.append((router, cost))
+    target = paths._attachment_of["H1"]
+    assert target.dist == {}                       # the host's own search never ran
+    whole = plain_paths(routers, ["H0", "H1"], links)
+    router, expected = "R17", []
+    while router != "R3999":
+        cost, (_, router) = whole.entry(router, "H1")
+        expected.append((router, cost))
+    assert path == expected and len(whole._attachment_of["H1"].dist) > n // 4
+    assert len(target.choices) < n // 20           # the routers of its shortest paths only
+
+
 def test_a_run_computes_only_the_entries_its_packets_use():
     # a line of 30 routers with a host at each end and 28 hosts in the middle; one flow from end
     # to end: the routers hold entries towards its two hosts only

@@ -125,6 +125,12 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
     return net
 
 
+# Up to this many sources towards one destination, the routes on their paths are found by
+# searching from both ends of each path (`ShortestPaths.prime`); with more, the destination's
+# own search, run once as far as the farthest of them, costs less.
+PRIME_SOURCES = 4
+
+
 def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPaths,
                           installed: dict | None) -> list:
     """The t = 0 entries routes.csv logs, as [(router, {host: (cost_s, direction)})] in router
@@ -164,6 +170,7 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
     for dst_id, src_ids in by_destination.items():
         dst = hosts[dst_id]
         marked: set = set()
+        prime = not ecmp and len(src_ids) <= PRIME_SOURCES
         for src_id in src_ids:
             if src_id == dst_id:
                 continue
@@ -171,6 +178,8 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
             if ecmp:                               # every member of every set on the way
                 _mark_ecmp(node, dst, marked)
                 continue
+            if prime:                              # a few sources: search from both ends
+                static.prime(node, dst)
             while isinstance(node, Router) and node not in marked:
                 marked.add(node)
                 entry = static.entry(node, dst)
