@@ -115,6 +115,13 @@ def _first_within(ports, lowest, dist):
     return None
 
 
+def _next_layer(neighbours: dict, layer: list, hops_of: dict, count: int) -> list:
+    """The neighbours of `layer`'s routers that are `count` hops from one end of a two-ended
+    search (`hops_of`: its hop counts), each once (`ShortestPaths.prime`)."""
+    return [u for u in dict.fromkeys(u for v in layer for u in neighbours[v])
+            if hops_of.get(u) == count]
+
+
 def _all_within(candidates, lowest, dist_of_far):
     """The hops of `candidates` [(position, cost, far, hop)], given in position order, whose (cost +
     far's distance) is within the tie tolerance of `lowest`: the first such one, then those whose
@@ -439,19 +446,16 @@ class ShortestPaths:
         # the routers on shortest paths, by hop count from `router`: a layer both searches have
         # reached, then outwards on each side
         middle = min(len(near_layers) - 1, hops)
-        on_paths: dict = {v: middle for v in near_layers[middle] if far_hops.get(v) == hops - middle}
-        level = [v for v in on_paths]
+        middle_layer = [v for v in near_layers[middle] if far_hops.get(v) == hops - middle]
+        on_paths: dict = dict.fromkeys(middle_layer, middle)
+        layer = middle_layer
         for k in range(middle - 1, -1, -1):       # towards `router`
-            level = [u for u in dict.fromkeys(u for v in level for u in neighbours[v])
-                     if near_hops.get(u) == k]
-            for u in level:
-                on_paths[u] = k
-        level = [v for v, k in on_paths.items() if k == middle]
+            layer = _next_layer(neighbours, layer, near_hops, k)
+            on_paths.update(dict.fromkeys(layer, k))
+        layer = middle_layer
         for k in range(middle + 1, hops + 1):     # towards the host's router
-            level = [u for u in dict.fromkeys(u for v in level for u in neighbours[v])
-                     if far_hops.get(u) == hops - k]
-            for u in level:
-                on_paths[u] = k
+            layer = _next_layer(neighbours, layer, far_hops, hops - k)
+            on_paths.update(dict.fromkeys(layer, k))
         # their distances as the host's search adds them up, hop by hop from its start
         weight = self._uniform
         assert weight is not None

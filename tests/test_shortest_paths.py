@@ -83,6 +83,13 @@ def reference_tables(routers, hosts, links) -> dict:
     return tables
 
 
+def equal_router_link_costs(routers, links, cost) -> list:
+    """`links` with every router-to-router link costing `cost` (host links keep theirs)."""
+    router_set = set(routers)
+    return [(lid, ends, cost if set(ends) <= router_set else host_cost)
+            for lid, ends, host_cost in links]
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plain_topologies())
 def test_routes_and_costs_equal_a_networkx_dijkstra_per_destination(topology):
@@ -188,9 +195,7 @@ def test_equal_router_link_costs_search_breadth_first_with_dijkstras_results(top
     # every router link costs the same: the breadth-first search gives the reference tables,
     # and the same distances in the same settling order as the heap Dijkstra
     routers, hosts, links = topology
-    router_set = set(routers)
-    links = [(lid, ends, cost if set(ends) <= router_set else host_cost)
-             for lid, ends, host_cost in links]
+    links = equal_router_link_costs(routers, links, cost)
     assert plain_next_hops(routers, hosts, links) == reference_tables(routers, hosts, links)
     paths = plain_paths(routers, hosts, links)
     paths.hops()                                  # every search run to its end
@@ -210,9 +215,7 @@ def test_breadth_first_searches_stop_where_the_heap_dijkstra_does(topology, cost
     # leaves it (the same routers settled and seen, in the same order, the same frontier), and
     # the entries and equal-cost hops are the same
     routers, hosts, links = topology
-    router_set = set(routers)
-    links = [(lid, ends, cost if set(ends) <= router_set else host_cost)
-             for lid, ends, host_cost in links]
+    links = equal_router_link_costs(routers, links, cost)
     fast = plain_paths(routers, hosts, links)
     if fast._neighbours is None:                  # no router link: no breadth-first search
         return
@@ -247,9 +250,7 @@ def test_routes_found_from_both_ends_equal_those_of_the_whole_search(topology, c
     # searches meeting halfway; asked in any order, mixed with ordinary questions, every entry
     # is the whole search's
     routers, hosts, links = topology
-    router_set = set(routers)
-    links = [(lid, ends, cost if set(ends) <= router_set else host_cost)
-             for lid, ends, host_cost in links]
+    links = equal_router_link_costs(routers, links, cost)
     fast = plain_paths(routers, hosts, links)
     fast._bits, fast._masks = {}, None            # (small graphs would get masks)
     whole = plain_paths(routers, hosts, links)
