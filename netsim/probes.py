@@ -61,8 +61,8 @@ class DirectionWatch:
 
     `watch(probe)` switches the probe's direction to a subclass of its class whose `send`,
     `lost_in_transit` and `fail` first switch it back (`release`) and call the probe's `woke`;
-    one subclass per direction class and run. `watch_member` does the same for a direction
-    asleep without a probe (`DirectionGroup`), whose activity calls the sampler's `wake` of its
+    one subclass per direction class and run. `watch_members` does the same for directions
+    asleep without a probe (`DirectionGroup`), whose activity calls the sampler's `wake` of their
     member instead. Nothing changes for a direction that is awake.
     """
 
@@ -70,10 +70,13 @@ class DirectionWatch:
 
     def __init__(self):
         self.probes: dict = {}    # id(direction) -> the DirectionProbe of a watched direction
-        self.members: dict = {}   # id(direction) -> its group index, watched without a probe
+        # a direction watched without a probe -> its group index (keyed by the direction
+        # itself, hashed by identity: no int object per id to make for the tens of thousands
+        # that `watch_members` files at once)
+        self.members: dict = {}
         self.classes: dict = {}   # a direction class -> its watched subclass
         self.bases: dict = {}     # and back
-        self.wake_member: Any = None   # the sampler's wake of a group member (`watch_member`)
+        self.wake_member: Any = None   # the sampler's wake of a group member (`watch_members`)
 
     def watch(self, probe: DirectionProbe) -> None:
         d = probe.d
@@ -84,18 +87,27 @@ class DirectionWatch:
         probe.base = base
         d.__class__ = self._watched(base)
 
-    def watch_member(self, d, index: int, wake) -> None:
-        """Watch direction `d`, member `index` of the run's `DirectionGroup`, asleep without a
-        probe: its activity calls ``wake(index)``."""
+    def watch_members(self, directions: list, indices: list[int], wake) -> None:
+        """Watch `directions`, members `indices` of the run's `DirectionGroup` (in the same
+        order), asleep without a probe: the activity of member i calls ``wake(i)``. (Most
+        directions of a large network, at its first sample: the members are filed at once, and
+        the classes switched in a loop that looks a watched class up only when the class
+        changes from one direction to the next.)"""
         self.wake_member = wake
-        self.members[id(d)] = index
-        d.__class__ = self._watched(type(d))
+        self.members.update(zip(directions, indices))
+        base: Any = None
+        watched: Any = None
+        for d in directions:
+            if type(d) is not base:
+                base = type(d)
+                watched = self._watched(base)
+            d.__class__ = watched
 
     def release(self, d) -> DirectionProbe | None:
         """Switch `d` back to its own class; its probe (None if it was watched without one)."""
         probe = self.probes.pop(id(d), None)
         if probe is None:
-            del self.members[id(d)]
+            del self.members[d]
             d.__class__ = self.bases[type(d)]
             return None
         d.__class__ = probe.base
@@ -103,16 +115,22 @@ class DirectionWatch:
         return probe
 
     def release_members(self, directions: list) -> None:
-        """`release` each of `directions`, all watched without a probe."""
-        members, bases = self.members, self.bases
+        """`release` each of `directions`, all watched without a probe (as `watch_members`
+        switched them)."""
+        members = self.members
+        watched: Any = None
+        base: Any = None
         for d in directions:
-            del members[id(d)]
-            d.__class__ = bases[type(d)]
+            del members[d]
+            if type(d) is not watched:
+                watched = type(d)
+                base = self.bases[watched]
+            d.__class__ = base
 
     def woke(self, d) -> None:
         """`d` became active (called by its watched class): release it and wake its probe, or
         the group member it is."""
-        index = self.members.get(id(d))
+        index = self.members.get(d)
         probe = self.release(d)
         if probe is not None:
             probe.woke()
@@ -233,7 +251,7 @@ class DirectionGroup:
     with a `DirectionProbe` made when the sampler first needs it, or a host's probe asks for
     it (`get`). A direction that no packet has been offered to, nor lost on the way, and that
     has no probe yet is idle: its probe would answer None and its wake counter is 0 (`token`).
-    It sleeps watched by `watch` (`DirectionWatch.watch_member`) until it wakes."""
+    It sleeps watched by `watch` (`DirectionWatch.watch_members`) until it wakes."""
 
     __slots__ = ("directions", "mbit", "kb", "watch", "probes")
 
@@ -250,9 +268,8 @@ class DirectionGroup:
     def __len__(self) -> int:
         return len(self.directions)
 
-    def key(self, i: int) -> tuple:
-        d = self.directions[i]
-        return (d.link.id, d.label)
+    def keys(self) -> list[tuple]:
+        return [(d.link.id, d.label) for d in self.directions]
 
     def get(self, d) -> DirectionProbe:
         """The probe of direction `d`, made now if it has none."""
@@ -265,17 +282,20 @@ class DirectionGroup:
         probe = self.get(self.directions[i])
         return probe, probe.wake, probe.arm, probe.disarm
 
-    def idle(self, i: int) -> bool:
+    def idle(self) -> list[bool]:
         # (a direction with a probe, one of a host's link, is sampled as any: its host's probe
         # looks at whether it sleeps watched)
-        d = self.directions[i]
-        return not (d.arrived or d.impaired_drops or d.lost_in_flight) and d not in self.probes
+        probes = self.probes
+        return [not (d.arrived or d.impaired_drops or d.lost_in_flight) and d not in probes
+                for d in self.directions]
 
-    def sleep(self, i: int, wake) -> None:
-        self.watch.watch_member(self.directions[i], i, wake)
+    def sleep(self, members: list[int], wake) -> None:
+        directions = self.directions
+        self.watch.watch_members([directions[i] for i in members], members, wake)
 
-    def unwatch(self, members: list) -> None:
-        self.watch.release_members([self.directions[i] for i in members])
+    def unwatch(self, members: list[int]) -> None:
+        directions = self.directions
+        self.watch.release_members([directions[i] for i in members])
 
 
 def flow_state(flow) -> dict:

@@ -93,6 +93,30 @@ class TraceFile:
         """The handle of an entity: the CSV text of its key columns between commas, made once."""
         return RowKey("," + ",".join([csv_field(str(part)) for part in key]) + ",")
 
+    def prepare_all(self, keys: list[tuple]) -> list[RowKey]:
+        """`prepare` of each of `keys` (tuples), in order: the handles of a sampler group's
+        members, made at its first sample (tens of thousands of link directions).
+
+        Each key text is made by one format, and the fields are checked for quoting all at
+        once: when every field is one `csv_field` leaves as it is (not empty, no comma, quote
+        or line break: ids rarely need quoting), a key text of `size` fields has exactly
+        size + 1 commas, none of them adjacent, and no quote or line break, and the texts of
+        all the keys joined by another character show it together. Otherwise (or for keys of
+        different sizes) each key is made as `prepare` makes it."""
+        size = len(keys[0]) if keys else 0
+        texts: list[str] = []
+        if size:
+            form = "," + "%s," * size        # (`%s` is `str`, as `prepare` takes it)
+            try:
+                texts = [form % key for key in keys]
+            except TypeError:                # (a key of another size)
+                texts = []
+        joined = "|".join(texts)
+        if (not texts or joined.count(",") != (size + 1) * len(texts) or ",," in joined
+                or '"' in joined or "\n" in joined or "\r" in joined):
+            return [self.prepare(key) for key in keys]
+        return list(map(RowKey, texts))
+
     def append(self, time_s: float, key: RowKey, values: tuple) -> None:
         if time_s != self._time_s:
             self._write_lines()
@@ -120,6 +144,32 @@ class TraceFile:
             key.values = values
             key.line = key.text + text
         self._lines.append(key.line)
+
+    def append_all(self, time_s: float, keys: list[RowKey], values: tuple) -> None:
+        """`append` of the same row (`values`) for each of the entities `keys`, in order: the
+        idle row of a sampler group's members that sleep from its first sample, and again at
+        the end of the run. The row's text is made once, and each entity's line by one
+        concatenation (none at the end: there the idle row is each one's last row again)."""
+        if not keys:
+            return
+        if time_s != self._time_s:
+            self._write_lines()
+            self._time_s = time_s
+            self._time_text = format_float(time_s)
+        if values is self._last_values:
+            text = self._last_text
+        else:
+            text = self._format % values
+            if "nan" in text:             # an empty field for "no value", as `append`
+                text = text.replace("nan", "")
+            self._last_values = values
+            self._last_text = text
+        lines = self._lines
+        for key in keys:
+            if values is not key.values:
+                key.values = values
+                key.line = key.text + text
+            lines.append(key.line)
 
     def append_text(self, time_s: float, text: str) -> None:
         """Append a row given as its text after the time (its key and value fields, each

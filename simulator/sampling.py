@@ -3,9 +3,11 @@
 Entities keep cheap running counters (O(1) per event); a `Sampler` wakes up every `interval_s`
 of simulated time, asks each registered probe for the values of the interval that just ended, and
 hands one row per entity to a table. A table is anything with ``prepare(key)`` and
-``append(time_s, handle, values)``: the in-memory `Table` below, or a sink that streams rows to a
-file, so that the memory of a run does not grow with the number of samples. The sampler knows
-nothing of what it samples.
+``append(time_s, handle, values)``, and, to take a group (below), ``prepare_all(keys)`` (the
+handles of these keys, a list of tuples, in order) and ``append_all(time_s, handles, values)``
+(`append` of the same row for each of these handles, in order): the in-memory `Table` below, or
+a sink that streams rows to a file, so that the memory of a run does not grow with the number of
+samples. The sampler knows nothing of what it samples.
 
 Idle entities cost nothing per tick. A probe registered with a `wake` function may return None to
 say "my entity was idle in this interval, and stays idle until ``wake()`` returns something else":
@@ -32,16 +34,19 @@ when needed: a member the group says has been idle since it was registered write
 at the first sample and sleeps with no probe, entry or arrangement beyond the group's own (its
 `sleep`), so a large network whose entities mostly never see a packet pays for its rows only.
 A group stands for its members registered in order with `register` (``lazy=False`` does that):
-the rows are the same, in the same order. The group's interface (its members 0 .. len - 1):
+the rows are the same, in the same order. The group's interface (its members 0 .. len - 1) asks
+about all its members at once, as the first sample needs them (most of a large group sleeps from
+then on, and a call per member would cost more than its row):
 
-* ``key(i)``: the key of member i; ``member(i) -> (probe, wake, arm, disarm)``: its registration,
-  made when the sampler first needs it (an active member at the first sample, or one waking);
-* ``idle(i)``: True only if member i's probe, made now, would answer None and its ``wake()``
-  would give ``token`` (a member idle since its registration);
-* ``sleep(i, wake)``: member i sleeps from the first sample on: arrange for ``wake(i)`` to be
-  called when it may change (the nudge of an `arm` returning ``math.inf``);
-  ``unwatch(members)`` undoes that for these members (a list of indices, in order: those
-  still asleep without an entry) when the run finishes.
+* ``keys()``: the keys of the members, a list of tuples in member order;
+  ``member(i) -> (probe, wake, arm, disarm)``: member i's registration, made when the sampler
+  first needs it (an active member at the first sample, or one waking);
+* ``idle()``: for each member, in order, True only if its probe, made now, would answer None
+  and its ``wake()`` would give ``token`` (a member idle since its registration);
+* ``sleep(members, wake)``: these members (a list of indices, in order: those idle at the first
+  sample) sleep from the first sample on: arrange for ``wake(i)`` to be called when member i
+  may change (the nudge of an `arm` returning ``math.inf``); ``unwatch(members)`` undoes that
+  for these members (those still asleep without an entry, in order) when the run finishes.
 """
 from __future__ import annotations
 
@@ -51,6 +56,8 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from functools import partial
 from heapq import heappop, heappush
+from itertools import compress
+from operator import not_
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from simulator.compiled import plain_mypyc_attr
@@ -80,12 +87,21 @@ class Table:
         """The handle `append` takes for the entity `key` (here the key itself)."""
         return tuple(key)
 
+    def prepare_all(self, keys: list[tuple]) -> list[tuple]:
+        """`prepare` of each of `keys`, in order."""
+        return [tuple(key) for key in keys]
+
     def append(self, time_s: float, key: tuple, values: tuple) -> None:
         self.time_s.append(time_s)
         for column, part in zip(self.keys, key):
             column.append(part)
         for column, value in zip(self.values, values):
             column.append(value)
+
+    def append_all(self, time_s: float, keys: list[tuple], values: tuple) -> None:
+        """`append` of the same row for each of `keys`, in order."""
+        for key in keys:
+            self.append(time_s, key, values)
 
     def __len__(self) -> int:
         return len(self.time_s)
@@ -222,9 +238,9 @@ class Sampler:
         only when it is active at the first sample or wakes; ``lazy=False`` makes every member
         now (the rows are the same)."""
         if not lazy:
-            for i in range(len(group)):
+            for i, key in enumerate(group.keys()):
                 probe, wake, arm, disarm = group.member(i)
-                self.register(table, group.key(i), probe, wake=wake, idle_row=idle_row, arm=arm,
+                self.register(table, key, probe, wake=wake, idle_row=idle_row, arm=arm,
                               disarm=disarm)
             return
         if idle_row is None:
@@ -337,33 +353,38 @@ class Sampler:
                 _sample_entry(item, now, span, awake, sleepers)
                 continue
             group, table, idle_row = item.group, item.table, item.idle_row
-            handles, entries = item.handles, item.entries
+            handles = item.handles = table.prepare_all(group.keys())
+            idle = group.idle()
+            entries: list[_Entry | None] = [None] * len(handles)
+            item.entries = entries
             item.first_s = now
             sleepers.append(item)
-            for i in range(len(group)):
-                handle = table.prepare(tuple(group.key(i)))
-                handles.append(handle)
-                if group.idle(i):
-                    table.append(now, handle, idle_row)
-                    entries.append(None)
-                    item.idle += 1
-                    continue
+            # Between two active members (few, in a large group), the idle ones' rows all at
+            # once: the same rows in the same order as one member at a time.
+            start = 0
+            for i in compress(range(len(idle)), map(not_, idle)):    # the active members
+                table.append_all(now, handles[start:i], idle_row)
                 probe, wake, arm, disarm = group.member(i)
-                made = _Entry(self, table, handle, probe, wake, idle_row, arm, disarm)
-                entries.append(made)
+                made = _Entry(self, table, handles[i], probe, wake, idle_row, arm, disarm)
+                entries[i] = made
                 _sample_entry(made, now, span, awake, None)
+                start = i + 1
+            table.append_all(now, handles[start:], idle_row)
         self._unsampled = False
         self._awake = awake
         sleeping = self._sleeping
         for item in sleepers:     # asleep, in order (stamps as `sample` gives them)
             if isinstance(item, _Group):
+                entries = item.entries
                 item.first_stamp = self._stamps + 1
-                self._stamps += len(item.entries)
-                wake = partial(self._wake_member, item)
-                for i, entry in enumerate(item.entries):
-                    if entry is None:
-                        item.group.sleep(i, wake)
-                    elif entry.mode == POLLED:   # (fell asleep just now)
+                self._stamps += len(entries)
+                asleep = [i for i, entry in enumerate(entries) if entry is None]
+                item.idle = len(asleep)
+                item.group.sleep(asleep, partial(self._wake_member, item))
+                # those with an entry (few: picked out without a Python step per member)
+                for i in compress(range(len(entries)), entries):
+                    entry = cast(_Entry, entries[i])
+                    if entry.mode == POLLED:   # (fell asleep just now)
                         entry.stamp = item.first_stamp + i
                         sleeping[entry] = None
                         self._arm(entry, now)
@@ -482,21 +503,21 @@ class Sampler:
         """`finish` for the stretch of stamps of the group of `record`: in member order, the
         idle row of each member asleep without an entry (as its entry would write: its last
         row is the first sample's) and each of `asleep` (its entries asleep with their first
-        stamp, in stamp order) closed; then the former released, all at once (releasing
-        writes no row, so when does not matter)."""
+        stamp, in stamp order) closed, the rows of the members between two of `asleep` written
+        at once; then the former released, all at once (releasing writes no row, so when does
+        not matter)."""
         first = record.first_stamp
         idle = [i for i, entry in enumerate(record.entries) if entry is None]
         rows = idle if record.first_s < now else []
-        append, handles, idle_row = record.table.append, record.handles, record.idle_row
+        table, idle_row, handles = record.table, record.idle_row, record.handles
+        row_handles = [handles[i] for i in rows]
         start = 0
         for entry in asleep:
             stop = bisect_left(rows, entry.stamp - first, start)
-            for i in rows[start:stop]:
-                append(now, handles[i], idle_row)
+            table.append_all(now, row_handles[start:stop], idle_row)
             _close(entry, now)
             start = stop
-        for i in rows[start:]:
-            append(now, handles[i], idle_row)
+        table.append_all(now, row_handles[start:], idle_row)
         record.group.unwatch(idle)
 
 

@@ -28,22 +28,23 @@ class CounterGroup:
     def __len__(self):
         return len(self.counters)
 
-    def key(self, i):
-        return (f"g{i}",)
+    def keys(self):
+        return [(f"g{i}",) for i in range(len(self.counters))]
 
     def member(self, i):
         self.made.add(i)
         c = self.counters[i]
         return c.probe, c.wake, c.arm, None
 
-    def idle(self, i):
-        return self.counters[i].value == 0 and i not in self.made
+    def idle(self):
+        return [c.value == 0 and i not in self.made for i, c in enumerate(self.counters)]
 
-    def sleep(self, i, wake):
-        def woke(c=self.counters[i]):
-            c.nudge = None
-            wake(i)
-        self.counters[i].nudge = woke
+    def sleep(self, members, wake):
+        for i in members:
+            def woke(c=self.counters[i], i=i):
+                c.nudge = None
+                wake(i)
+            self.counters[i].nudge = woke
 
     def unwatch(self, members):
         for i in members:

@@ -102,9 +102,9 @@ def traces(spec, *, armed: bool, duration_s=None, interval_s=0.1, event_trace=No
     def polling_group(self, table, group, *, idle_row, lazy=True):   # each member, polled
         # (as ``lazy=False`` would, but through `polling`: a compiled sampler calls its own
         # `register`, not one patched onto the class)
-        for i in range(len(group)):
+        for i, key in enumerate(group.keys()):
             probe, wake, _, _ = group.member(i)
-            polling(self, table, group.key(i), probe, wake=wake, idle_row=idle_row)
+            polling(self, table, key, probe, wake=wake, idle_row=idle_row)
 
     if not armed:
         Sampler.register, Sampler.register_group = polling, polling_group

@@ -6,6 +6,7 @@ import csv
 import io
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,3 +55,30 @@ def test_an_identifier_field_is_what_the_csv_module_writes(text):
     out = io.StringIO()
     csv.writer(out, lineterminator="").writerow([text])
     assert csv_field(text) == out.getvalue()
+
+
+plain_ids = st.text(alphabet="rR0129-_>.", min_size=1, max_size=6)
+parts = keys | plain_ids | st.just("") | st.sampled_from(["a\nb", "c\rd", "x|y"]) | st.integers(-3, 3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(group=st.lists(st.tuples(plain_ids, plain_ids), max_size=6)
+       | st.lists(st.tuples(plain_ids, parts), max_size=6)
+       | st.lists(st.lists(parts, max_size=3).map(tuple), max_size=6))
+def test_keys_prepared_together_are_those_prepared_one_by_one(tmp_path_factory, group):
+    """`TraceFile.prepare_all` (a sampler group's members, netsim/probes.py) gives each key the
+    text `prepare` gives it: plain ids, fields that need quoting (or are empty), keys of other
+    sizes, numbers."""
+    trace = TraceFile(tmp_path_factory.mktemp("trace") / "t.csv", ("a", "b"), ("x",))
+    together = trace.prepare_all(group)
+    trace.close()
+    assert [handle.text for handle in together] == [trace.prepare(key).text for key in group]
+
+
+@pytest.mark.parametrize("odd", ["", "a,b", 'a"b', "a\nb", "c\rd", "x|y", 7, None, ("p", 2)])
+def test_one_field_to_quote_among_plain_keys_is_quoted(tmp_path, odd):
+    group = [("r1-r2", "r1->r2"), ("r2-r3", odd), ("r3-r4", "r4->r3")]
+    trace = TraceFile(tmp_path / "t.csv", ("a", "b"), ("x",))
+    together = trace.prepare_all(group)
+    trace.close()
+    assert [handle.text for handle in together] == [trace.prepare(key).text for key in group]

@@ -55,6 +55,37 @@ def test_only_the_same_tuple_reuses_text(tmp_path):
         "time_s,k,x", "0.1,A,0", "0.2,A,0", "0.3,A,-0"]
 
 
+IDLE = (0.0, math.nan)
+BUSY = (1.5, 2.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(steps=st.lists(st.tuples(st.sampled_from([0.1, 0.2, 0.3]), st.booleans(),
+                                st.lists(st.sampled_from("ABCD"), max_size=4),
+                                st.sampled_from([IDLE, BUSY, (0.0, math.nan), (-0.0, 1.0)])),
+                      min_size=1, max_size=10))
+def test_a_row_appended_for_many_entities_is_that_row_appended_for_each(tmp_path_factory,
+                                                                        steps):
+    """`TraceFile.append_all` (a sampler group's idle members, at its first sample and at the
+    end) writes the bytes of `append` for each entity in turn, whether the row is an entity's
+    last tuple again, the file's last one, an equal tuple or another (a step appends alone
+    (False) or for all of its entities at once)."""
+    bytes_of = []
+    for together in (False, True):
+        path = tmp_path_factory.mktemp("trace") / "t.csv"
+        trace = TraceFile(path, ("k",), ("x", "y"))
+        handles = dict(zip("ABCD", trace.prepare_all([(name,) for name in "ABCD"])))
+        for time_s, alone, names, row in steps:
+            if together and not alone:
+                trace.append_all(time_s, [handles[name] for name in names], row)
+            else:
+                for name in names:
+                    trace.append(time_s, handles[name], row)
+        trace.close()
+        bytes_of.append(path.read_bytes())
+    assert bytes_of[0] == bytes_of[1]
+
+
 def flow(**figures):
     class Stand:
         pass
