@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import netsim.results as results
 from netsim.results import (
     IDLE_DIRECTION,
     SUMMARY_COUNTERS,
@@ -77,10 +78,32 @@ class ReadRecorder:
         return None if name in ("soj_fine", "soj_hist") else 1
 
 
-def test_a_summary_reads_only_the_counters_its_sharing_key_holds():
+def test_a_summary_reads_only_the_counters_its_sharing_key_holds(monkeypatch):
     # directions whose packets never waited share an entry by SUMMARY_COUNTERS (and capacity):
-    # a counter the summary reads beyond them would make unequal directions share one
+    # a counter the summary reads beyond them would make unequal directions share one. The
+    # p99's `sojourn_quantile` is stood in for by what it reads of a direction without a
+    # histogram (the next test holds it to that); compiled, it takes a real LinkDirection only.
+    def quantile_without_histogram(d, q):
+        _ = (d.tx_pkts, d.soj_fine, d.soj_hist)      # its reads: the count, the histograms
+        return 0.0
+
+    monkeypatch.setattr(results, "sojourn_quantile", quantile_without_histogram)
     d = ReadRecorder()
     _direction_summary(d, 1.0, 1e6, 1e6, 1e3)
     assert "tx_pkts" in d.read
     assert d.read <= {*SUMMARY_COUNTERS, "soj_fine", "soj_hist"}
+
+
+def test_the_p99_of_a_direction_without_a_histogram_depends_only_on_its_sharing_key():
+    # two real directions with the same SUMMARY_COUNTERS and no sojourn histogram, differing in
+    # everything else the quantile could read (its bucket scale, the other counters), have the
+    # same p99, and the same summary entry
+    spec = load_topology(network_with_idle_links())
+    from netsim.run import Run
+    run = Run(spec)
+    a, b = run.network.links["S1"].directions
+    for d, scale, arrived in ((a, 1e3, 5), (b, 7e5, 9)):
+        d.tx_pkts, d.tx_bytes, d.arrived, d.soj_scale = 4, 4000, arrived, scale
+    assert a.soj_fine is None and b.soj_hist is None
+    assert results.sojourn_quantile(a, 0.99) == results.sojourn_quantile(b, 0.99) == 0.0
+    assert _direction_summary(a, 1.0, 1e7, 1e6, 1e3) == _direction_summary(b, 1.0, 1e7, 1e6, 1e3)
