@@ -118,7 +118,7 @@ class TraceFile:
         return list(map(RowKey, texts))
 
     def append(self, time_s: float, key: RowKey, values: tuple) -> None:
-        if time_s != self._time_s:
+        if time_s != self._time_s:        # (`_start_time`, inline: this runs once per row)
             self._write_lines()
             self._time_s = time_s
             self._time_text = format_float(time_s)
@@ -153,9 +153,7 @@ class TraceFile:
         if not keys:
             return
         if time_s != self._time_s:
-            self._write_lines()
-            self._time_s = time_s
-            self._time_text = format_float(time_s)
+            self._start_time(time_s)
         if values is self._last_values:
             text = self._last_text
         else:
@@ -176,13 +174,17 @@ class TraceFile:
         preceded by a comma, and the newline): what `append` makes of a row, made by a caller
         that does better than `append` (`RouteLog`)."""
         if time_s != self._time_s:
-            self._write_lines()
-            self._time_s = time_s
-            self._time_text = format_float(time_s)
+            self._start_time(time_s)
         lines = self._lines
         lines.append(text)
         if len(lines) >= TEXT_CHUNK_ROWS:
             self._write_lines()
+
+    def _start_time(self, time_s: float) -> None:
+        """Write the rows of the current time; the rows given next are at `time_s`."""
+        self._write_lines()
+        self._time_s = time_s
+        self._time_text = format_float(time_s)
 
     def _write_lines(self) -> None:
         """Write the rows of the current time."""
