@@ -163,17 +163,30 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals):
     from concurrent.futures.process import BrokenProcessPool
     context = multiprocessing.get_context("spawn")     # workers are children of this process
     # A Ctrl-C reaches the whole process group. Workers must ignore it from their first
-    # instruction, or one pressed while they import prints their tracebacks: an ignored signal
-    # stays ignored across exec (and Python then installs no handler of its own), so SIGINT is
-    # ignored here while the workers are started, and the stop handler put back at once.
+    # instruction, or one pressed while they import prints their tracebacks. So SIGINT is
+    # blocked in this thread while the workers are started: they inherit the mask across exec,
+    # hold a Ctrl-C pending until they ignore SIGINT (`_worker_init`), which discards it. Here
+    # the stop handler stays in place; a Ctrl-C in that window reaches it when the mask is put
+    # back (or at once, through another thread of this process). Without signal masks, SIGINT
+    # is ignored in that window instead: an ignored signal stays ignored across exec.
     main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    masked = hasattr(signal, "pthread_sigmask")
+    if masked:
+        # multiprocessing starts its resource tracker with SIGINT blocked and then unblocks it
+        # (bpo-33613), which would end the window early: start it first.
+        from multiprocessing import resource_tracker
+        resource_tracker.ensure_running()
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    elif main:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
                                    initializer=_worker_init, initargs=(os.getpid(),))
         pending = {pool.submit(run_one, task): task for task in tasks}
     finally:
-        if main:
+        if masked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        elif main:
             signal.signal(signal.SIGINT, previous)
     try:
         while pending:
@@ -231,13 +244,15 @@ def _execute_dask(tasks: list, scheduler: str, stop: StopSignals):
 
 def _worker_init(parent_pid: int) -> None:
     """Initializer of every pool worker. Ctrl-C reaches the whole process group; the parent
-    decides what happens, so the worker ignores SIGINT (from its start: `_execute_pool`). And the
+    decides what happens, so the worker ignores SIGINT (held from its start: `_execute_pool`). And the
     worker must not outlive the parent, even after kill -9 of the parent: on Linux the kernel
     kills it when the parent dies (prctl PR_SET_PDEATHSIG, SIGKILL); the parent may have died
     before that call, so the worker then checks that its parent is still the process that
     started it; and, where prctl is not available, a watchdog thread checks it every
     PARENT_CHECK_S seconds."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)      # already ignored since exec: see above
+    signal.signal(signal.SIGINT, signal.SIG_IGN)      # discards a Ctrl-C held since exec
+    if hasattr(signal, "pthread_sigmask"):            # blocked since exec: see _execute_pool
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     armed = False
     if sys.platform.startswith("linux"):
         try:

@@ -157,6 +157,28 @@ def test_sigterm_in_process_sweep_keeps_finished_rows(tmp_path):
         [row["run_id"] for row in finished]
 
 
+def test_ctrl_c_while_the_pool_starts_its_workers_still_stops_the_sweep(tmp_path, monkeypatch):
+    """The sweep ignores SIGINT while it starts its workers (so they ignore it from exec); a
+    Ctrl-C in that very window is held, not lost: it stops the sweep once they are started."""
+    import netsim.sweep_execute as execute
+
+    class SignalledPool(execute.ProcessPoolExecutor):
+        def submit(self, *args, **kwargs):
+            future = super().submit(*args, **kwargs)
+            os.kill(os.getpid(), signal.SIGINT)      # a Ctrl-C while workers are being started
+            return future
+    monkeypatch.setattr(execute, "ProcessPoolExecutor", SignalledPool)
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps(dict(SLOW, duration_s=5)))
+    previous = signal.getsignal(signal.SIGINT)
+    with pytest.raises(SweepInterrupted) as info:
+        run_sweep(load_sweep(path), tmp_path / "out", jobs=2)
+    assert info.value.signum == signal.SIGINT
+    assert (info.value.done, info.value.total) == (0, 8)
+    assert signal.getsignal(signal.SIGINT) is previous            # handler restored
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # and unblocked
+
+
 def test_sigterm_exit_status_is_143_with_one_line(tmp_path, capsys):
     from initializer import main
     path = tmp_path / "slow.json"
