@@ -176,18 +176,18 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals):
         # (bpo-33613), which would end the window early: start it first.
         from multiprocessing import resource_tracker
         resource_tracker.ensure_running()
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     elif main:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
                                    initializer=_worker_init, initargs=(os.getpid(),))
         pending = {pool.submit(run_one, task): task for task in tasks}
     finally:
         if masked:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         elif main:
-            signal.signal(signal.SIGINT, previous)
+            signal.signal(signal.SIGINT, handler)
     try:
         while pending:
             finished, _ = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
