@@ -30,12 +30,23 @@ def start_endless(tmp_path, *extra):
     proc = subprocess.Popen([sys.executable, str(ROOT / "initializer.py"), str(topology),
                              "--out", str(out), *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 30
-    while not [p for p in tmp_path.iterdir() if ".partial-" in p.name]:
-        assert time.time() < deadline, "the run never started"
+    deadline = time.time() + 60          # a guard against a hang, not a timing
+    while not _simulating(tmp_path):
+        assert time.time() < deadline and proc.poll() is None, "the run never started"
         time.sleep(0.05)
-    time.sleep(1.0)                      # well into the simulation
     return proc, out
+
+
+def _simulating(tmp_path) -> bool:
+    """Whether the run writes its links.csv (the sampler's rows, a block at a time): it is
+    simulating, its stop handler in place."""
+    for staging in tmp_path.iterdir():
+        if ".partial-" in staging.name:
+            try:
+                return (staging / "links.csv").stat().st_size > 0
+            except OSError:
+                return False
+    return False
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

@@ -202,9 +202,14 @@ def test_clicking_a_link_shows_its_series(driver, tc2):
         return traces[netsimReport.traces.labels].querySelectorAll('path.point')[{index}];""")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", points)
     ActionChains(driver).move_to_element(points).pause(0.3).click().perform()
-    time.sleep(0.5)
-    names = driver.execute_script("return netsimReport.seriesNames()")
-    assert any(n.startswith(target + " ") and n.endswith(" rate") for n in names), names
+
+    def shown():                      # (the figure redraws after the click: wait for it)
+        names = driver.execute_script("return netsimReport.seriesNames()")
+        return any(n.startswith(target + " ") and n.endswith(" rate") for n in names)
+    deadline = time.monotonic() + 10  # a guard against a hang on a loaded machine, not a timing
+    while not shown() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert shown(), driver.execute_script("return netsimReport.seriesNames()")
     assert target in driver.execute_script("return netsimReport.selected().links")
     assert target in driver.find_element("id", "selection").text
     assert severe_console_messages(driver) == []
