@@ -79,6 +79,26 @@ def test_an_arrival_rate_whose_gap_is_below_the_resolution_is_refused():
         load_topology(data)
 
 
+@pytest.mark.parametrize("kind, extra", [("cbr", {}), ("onoff", {"on_s": 0.1, "off_s": 0.1})])
+def test_a_rate_source_whose_packet_gap_is_below_the_resolution_is_refused(kind, extra):
+    """A cbr or onoff source sends a data packet every packet_bytes * 8 / rate seconds: closer
+    than the clock resolves, time would never advance (1e15 Mb/s hung a run)."""
+    data = small(kind=kind, rate_mbps=1e15, data_mb=None, **extra)
+    data["packet_bytes"] = {"data": 1500, "ack": 40}
+    with pytest.raises(TopologyError) as info:
+        load_topology(data)
+    assert str(info.value) == ('<dict>: flows[0] "F1": field "rate_mbps": expected at most '
+                               '1.2e+07 (one 1500-byte packet every 1e-09 s, the clock\'s '
+                               'resolution), got 1000000000000000.0')
+    data["flows"][0]["rate_mbps"] = 1500 * 8 / bounds.TIME_RESOLUTION_S / 1e6   # the bound itself
+    data["units"] = "si"
+    spec = load_topology(data)
+    assert spec.flows[0].rate_bps == pytest.approx(1.2e13)
+    data["flows"][0]["rate_mbps"] *= 1.000001
+    with pytest.raises(TopologyError, match=r'field "rate_mbps": expected at most 1\.2e\+07'):
+        load_topology(data)
+
+
 @pytest.mark.slow   # a whole simulation of several seconds: CI runs it with -m slow
 def test_an_overloaded_workload_stops_cleanly_at_the_flow_limit_and_keeps_its_results(
         tmp_path, run_cli):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flows import ALGORITHMS
+from topologies.bounds import TIME_RESOLUTION_S
 from topologies.load_algorithms import flow_algorithm
 from topologies.load_fields import (
     NON_NEGATIVE,
@@ -48,6 +49,7 @@ class FlowContext:
     transport: TransportSpec
     algorithms: dict          # the file's per-algorithm parameter overrides
     override: str | None      # the --algorithm override
+    packet_bytes: int         # a data packet's size (a cbr or onoff flow sends these)
 
 
 def _data_bytes(where: Where, value, units: UnitSystem):
@@ -76,6 +78,14 @@ def _rate_flow(where: Where, item: dict, ctx: FlowContext, kind: str) -> FlowSpe
     if not connected(src, dst, ctx.components):
         raise where.error(f"hosts {quote(src)} and {quote(dst)} are not connected")
     rate = number(where, "rate_mbps", item["rate_mbps"], POSITIVE)
+    rate_bps = float(scaled(where, "rate_mbps", rate, ctx.units.bits_per_mbit))
+    if not ctx.packet_bytes * 8.0 / rate_bps >= TIME_RESOLUTION_S:
+        # packets closer together than the clock resolves would never let time advance (as a
+        # workload's arrivals: docs/outputs.md, "Bounds")
+        limit = ctx.packet_bytes * 8.0 / TIME_RESOLUTION_S / ctx.units.bits_per_mbit
+        raise where.field_error("rate_mbps", f"expected at most {limit:g} (one {ctx.packet_bytes}"
+                                f"-byte packet every {TIME_RESOLUTION_S:g} s, the clock's "
+                                f"resolution), got {show(item['rate_mbps'])}")
     on_s = off_s = None
     if kind == "onoff":
         on_s = float(number(where, "on_s", item["on_s"], POSITIVE))
@@ -84,7 +94,7 @@ def _rate_flow(where: Where, item: dict, ctx: FlowContext, kind: str) -> FlowSpe
                     data_bytes=_data_bytes(where, item.get("data_mb"), ctx.units),
                     start_s=number(where, "start_s", item.get("start_s", 0), NON_NEGATIVE),
                     algorithm=kind, params={}, transport=ctx.transport, kind=kind,
-                    rate_bps=float(scaled(where, "rate_mbps", rate, ctx.units.bits_per_mbit)),
+                    rate_bps=rate_bps,
                     on_s=on_s, off_s=off_s,
                     periods=choice(where, "periods", item.get("periods", "fixed"),
                                    ("fixed", "exponential")))

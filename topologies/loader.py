@@ -88,7 +88,8 @@ def _build(label: str, data, default_name: str, override: str | None,
     kinds = read_nodes(top, data)
     links = read_links(top, data, kinds, units, duplex)
     check_host_links(top, kinds, links)
-    ctx = FlowContext(kinds, node_components(kinds, links), units, transport, algorithms, override)
+    ctx = FlowContext(kinds, node_components(kinds, links), units, transport, algorithms, override,
+                      packet_sizes.data_bytes)
     flows = read_flows(top, data, ctx)
     events = read_events(top, data, links)
     workloads = read_workloads(top, data, ctx)
