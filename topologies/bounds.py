@@ -10,7 +10,9 @@ the clock still resolves 1e-10 s, ten times finer than TIME_RESOLUTION_S, the sm
 input may give.
 
 Rates. A workload's Poisson arrivals are refused when their mean gap (1 / arrivals_per_s) is
-below TIME_RESOLUTION_S: the clock could not advance between them.
+below TIME_RESOLUTION_S, and so is a cbr or onoff flow whose packets (one data packet every
+packet_bytes * 8 / rate_bps seconds, topologies/load_flows.py) would come closer than that: the
+clock could not advance between them.
 
 Memory. Flows of workloads alive at once are at most MAX_FLOWS_ALIVE (about 2 to 4 kB each
 without their packets): an overloaded workload stops the run cleanly at that point, with a
