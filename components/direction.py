@@ -238,6 +238,7 @@ class LinkDirection:
             self.tx_bytes += size
             self.tx_pkts += 1
             self.area_work += size * size * t.half_seconds_per_byte
+            t.serving = self                          # (`unfinished`)
         else:                                         # busy: wait in the buffer if it fits
             if (queue and queue[0][0] <= now) or t.queued_bytes + size > t.capacity_bytes:
                 if not self._advance(now, size):
@@ -289,6 +290,7 @@ class LinkDirection:
         """
         t = self.transmitter
         queue = t.queue
+        d: LinkDirection | None = None
         while queue and queue[0][0] <= now:
             at, size, d, wait = queue.popleft()       # leaves the buffer: transmission begins
             span = at - d.last_s
@@ -308,6 +310,8 @@ class LinkDirection:
                 d.soj_fine[floor(wait * d.soj_scale)] += 1  # type: ignore[index]
             except (TypeError, IndexError, OverflowError):  # first wait, beyond the buckets
                 count_sojourn(d, wait)                      # allocated so far, or 2^32
+        if d is not None:                             # the last to begin is in service
+            t.serving = d                             # (`unfinished`)
         if joining and t.queued_bytes + joining > t.capacity_bytes:
             return False
         span = now - self.last_s
@@ -390,7 +394,7 @@ class Transmitter:
 
     __slots__ = ("sim", "rate_bps", "seconds_per_byte", "half_seconds_per_byte", "delay_s",
                  "capacity_bytes", "queue", "queued_bytes", "busy_until", "line",
-                 "delay_by_impairment")
+                 "delay_by_impairment", "serving", "gaps", "rate_changes")
 
     def __init__(self, sim: Simulator, rate_bps: float, delay_s: float, capacity_bytes: int):
         self.sim = sim
@@ -407,6 +411,14 @@ class Transmitter:
         self.queued_bytes = 0
         self.busy_until = 0.0     # when the last accepted packet finishes transmission
         self.delay_by_impairment = False   # netem jitter: delay_s is 0, the impairment delays
+        # what `unfinished` needs to know of the packet in service: the direction of the one
+        # whose transmission began last; (start, end) of the idle spells a shorter delay holds
+        # the transmitter for (Link.set_delay); (end, seconds per byte) of the packets accepted
+        # before each rate change (Link.set_rate), which keep the old rate. The two lists only
+        # after such changes, and until they have passed.
+        self.serving: LinkDirection | None = None
+        self.gaps: list[tuple[float, float]] | None = None
+        self.rate_changes: list[tuple[float, float]] | None = None
 
     def open(self) -> None:
         """Make the buffer and the line: before the first packet is transmitted (which finds the
@@ -420,6 +432,68 @@ class Transmitter:
             self.queue.clear()
         self.queued_bytes = 0
         self.busy_until = now
+        self.serving = None          # (a packet cut by the failure counts whole)
+        self.gaps = self.rate_changes = None
+
+    def hold_idle(self, start_s: float, end_s: float) -> None:
+        """Record that the transmitter stays idle from `start_s` to `end_s` (Link.set_delay)
+        after the packets it accepted so far."""
+        if self.gaps is None:
+            self.gaps = []
+        self.gaps.append((start_s, end_s))
+
+    def change_rate(self, rate_bps: float, now: float) -> None:
+        """Transmit at `rate_bps` from now on; the packets accepted so far keep the old rate."""
+        if self.busy_until > now:
+            if self.rate_changes is None:
+                self.rate_changes = []
+            self.rate_changes.append((self.busy_until, self.seconds_per_byte))
+        self.rate_bps = rate_bps
+        self.seconds_per_byte = 8.0 / rate_bps
+        self.half_seconds_per_byte = 4.0 / rate_bps
+
+
+def unfinished(d: LinkDirection, now: float) -> tuple[float, float]:
+    """What `d`'s packet in service at `now` has still to send: (bytes, the time integral of the
+    bytes left from now until it ends), (0.0, 0.0) if none. `d.tx_bytes` counts a packet whole,
+    and `d.area_work` its whole integral, when its transmission begins; a rate or a backlog over
+    an interval that ends at `now` takes these off (docs/model.md, "Link rates"). Call after
+    `d.settle(now)`, at times that never go back.
+
+    The packet in service ends when the next one waiting begins, or at `busy_until`, unless a
+    shorter delay holds the transmitter idle before that; it is transmitted at the rate in
+    effect when it was accepted.
+    """
+    t = d.transmitter
+    if t.serving is not d:
+        return 0.0, 0.0
+    queue = t.queue
+    end = queue[0][0] if queue else t.busy_until
+    gaps = t.gaps
+    if gaps:
+        while gaps and gaps[0][1] <= now:
+            del gaps[0]
+        if gaps:
+            start = gaps[0][0]
+            if start <= now:
+                return 0.0, 0.0                       # held idle: nothing in service
+            if start < end:
+                end = start
+    if end <= now:
+        return 0.0, 0.0
+    seconds_per_byte = t.seconds_per_byte
+    changes = t.rate_changes
+    if changes:
+        while changes and changes[0][0] <= now:
+            del changes[0]
+        for last_end, old_seconds_per_byte in changes:
+            if end <= last_end:                       # accepted before that change
+                seconds_per_byte = old_seconds_per_byte
+                break
+    left_s = end - now
+    left = left_s / seconds_per_byte
+    return left, left * left_s * 0.5
+
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Arrival:

@@ -138,10 +138,9 @@ class Link:
         if not rate_bps > 0:
             raise ValueError(f"link {self.id}: rate must be positive, got {rate_bps}")
         self.rate_bps = rate_bps
+        now = self.sim.now
         for t in self.transmitters:
-            t.rate_bps = rate_bps
-            t.seconds_per_byte = 8.0 / rate_bps
-            t.half_seconds_per_byte = 4.0 / rate_bps
+            t.change_rate(rate_bps, now)
 
     def set_delay(self, delay_s: float) -> None:
         """Change the propagation delay now, for packets accepted from now on. A decrease by D
@@ -155,6 +154,7 @@ class Link:
                 continue
             shorter = t.delay_s - delay_s
             if shorter > 0 and t.busy_until + t.delay_s > now:
+                t.hold_idle(t.busy_until, t.busy_until + shorter)
                 t.busy_until += shorter                   # (a packet may still be in flight)
             t.delay_s = delay_s
         self.delay_s = delay_s

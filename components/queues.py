@@ -110,6 +110,7 @@ class AqmTransmitter(Transmitter):
         d.tx_bytes += size
         d.tx_pkts += 1
         d.area_work += size * size * self.half_seconds_per_byte
+        self.serving = d                      # (`unfinished`)
         if now > enqueued:
             record_sojourn(d, now - enqueued)
         finish = now + size * self.seconds_per_byte
@@ -156,6 +157,8 @@ class AqmTransmitter(Transmitter):
         self.pending = False
         self.queued_bytes = self.queued_pkts = 0
         self.busy_until = now
+        self.serving = None
+        self.gaps = self.rate_changes = None
         self.clear()
 
     # -- the discipline ------------------------------------------------------------------------

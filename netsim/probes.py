@@ -30,6 +30,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from components.direction import unfinished
 from flows.sender_view import counter_reader
 from flows.transport import Flow
 from plot_tool.schema import FLOW_COUNTERS, FLOWS, HOSTS, LINKS, STATE_PREFIX
@@ -173,7 +174,7 @@ class DirectionProbe:
 
     __slots__ = ("d", "mbit", "kb", "tx_bytes", "dropped", "area_bytes", "area_pkts", "area_work",
                  "failures", "impaired", "routing_bytes", "marks", "aqm_drops", "tx_pkts",
-                 "soj_sum", "watcher", "base", "nudge", "src_nudge", "dst_nudge")
+                 "soj_sum", "unsent", "unsent_work", "watcher", "base", "nudge", "src_nudge", "dst_nudge")
 
     def __init__(self, d, bits_per_mbit: float, bytes_per_kb: float,
                  watch: DirectionWatch | None = None):
@@ -189,6 +190,7 @@ class DirectionProbe:
         self.area_bytes = self.area_pkts = self.area_work = 0.0
         self.marks = self.aqm_drops = self.tx_pkts = 0
         self.soj_sum = 0.0
+        self.unsent = self.unsent_work = 0.0      # `unfinished` at the previous sample
 
     def wake(self) -> int:
         """Changes with every packet offered to the direction and every packet it loses on the
@@ -220,16 +222,26 @@ class DirectionProbe:
         d = self.d
         d.settle(now)
         failures = d.failed + d.lost_in_flight
+        # the bytes transmitted in the interval, and the unfinished work's integral, leave out
+        # what the packet in service has still to send (docs/model.md, "Link rates")
+        unsent, unsent_work = unfinished(d, now)
         if (d.tx_bytes == self.tx_bytes and d.area_bytes == self.area_bytes
                 and d.area_work == self.area_work and d.dropped == self.dropped
                 and failures == self.failures and d.impaired_drops == self.impaired
                 and d.routing_bytes == self.routing_bytes and not d.q_pkts
-                and d.aqm_drops == self.aqm_drops):
+                and d.aqm_drops == self.aqm_drops and unsent == self.unsent):
             return None            # an all-zero row, and empty: idle until a packet comes
         waiting = d.area_bytes - self.area_bytes
-        row = ((d.tx_bytes - self.tx_bytes) * 8.0 / span / self.mbit, waiting / span / self.kb,
+        work = d.area_work - self.area_work
+        if unsent or self.unsent:
+            work += self.unsent_work - unsent_work
+            sent = d.tx_bytes - self.tx_bytes - unsent + self.unsent
+            self.unsent, self.unsent_work = unsent, unsent_work
+        else:
+            sent = d.tx_bytes - self.tx_bytes
+        row = (sent * 8.0 / span / self.mbit, waiting / span / self.kb,
                (d.area_pkts - self.area_pkts) / span,
-               (waiting + d.area_work - self.area_work) / span / self.kb,
+               (waiting + work) / span / self.kb,
                float(d.dropped - self.dropped), float(failures - self.failures),
                float(d.impaired_drops - self.impaired),
                (d.routing_bytes - self.routing_bytes) * 8.0 / span / self.mbit,

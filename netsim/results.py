@@ -12,6 +12,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
+from components.direction import unfinished
 from components.link import sojourn_quantile
 from flows.transport import Flow
 from netsim.probes import flow_counters, flow_state
@@ -187,15 +188,18 @@ SUMMARY_COUNTERS = ("tx_pkts", "tx_bytes", "area_bytes", "area_pkts", "area_work
 _summary_counters = attrgetter(*SUMMARY_COUNTERS)
 
 
-def _direction_summary(d, end_s: float, capacity_bps: float, mbit: float, kb: float) -> dict:
-    """summary.json's entry of link direction `d` (settled at `end_s`); `_round` spelt out."""
-    rate_bps = d.tx_bytes * 8.0 / end_s if end_s > 0 else 0.0
+def _direction_summary(d, end_s: float, capacity_bps: float, mbit: float, kb: float,
+                       left: tuple[float, float] = (0.0, 0.0)) -> dict:
+    """summary.json's entry of link direction `d` (settled at `end_s`, with `left` what its
+    packet in service has still to send: `unfinished`); `_round` spelt out."""
+    unsent, work = left[0], d.area_work - left[1]   # (up to end_s: docs/model.md, "Link rates")
+    rate_bps = (d.tx_bytes - unsent) * 8.0 / end_s if end_s > 0 else 0.0
     failures = d.failed + d.lost_in_flight
     sent = d.tx_pkts
     return {
         "avg_buffer_kb": float(f"{d.area_bytes / end_s / kb:.9g}") if end_s > 0 else 0.0,
         "avg_buffer_pkts": float(f"{d.area_pkts / end_s:.9g}") if end_s > 0 else 0.0,
-        "avg_backlog_kb": float(f"{(d.area_bytes + d.area_work) / end_s / kb:.9g}")
+        "avg_backlog_kb": float(f"{(d.area_bytes + work) / end_s / kb:.9g}")
         if end_s > 0 else 0.0,
         "drops": d.dropped, "impairment_drops": d.impaired_drops,
         "failure_drops": failures,
@@ -240,8 +244,10 @@ def _link_summaries(spec, net, end_s: float, units) -> dict:
                 continue
             if capacity_bps is None:
                 capacity_bps = mean_capacity_bps(ls, end_s)
-            if d.soj_fine is not None or d.soj_hist is not None:    # (some packets waited)
-                directions[d.label] = _direction_summary(d, end_s, capacity_bps, mbit, kb)
+            left = unfinished(d, end_s)
+            if left[0] or d.soj_fine is not None or d.soj_hist is not None:   # (in service at
+                directions[d.label] = _direction_summary(d, end_s, capacity_bps, mbit, kb,  # the
+                                                         left)        # end, or some waited)
                 continue
             # without a sojourn histogram the entry is a function of these counters: directions
             # that carried the same packets alike (a routing protocol's, on links of one rate)

@@ -112,8 +112,10 @@ _LINK_COLUMNS = (
            '`"A->B"`: node ids of the sending and receiving ends. Each link has two directions, '
            '`ends[0]->ends[1]` and `ends[1]->ends[0]` (`ends` in `summary.json["links"][id]`)'),
     Column('rate_mbps', 'float', 'Mbps (topology units)',
-           'Rate of the bytes whose transmission on the link began in this direction during the interval '
-           '(every packet: data, ACKs, routing)'),
+           'Rate of the bits this direction transmitted during the interval (every packet: data, ACKs, '
+           "routing), each packet's bytes spread over its transmission time: a packet in service at a "
+           'sampling instant counts in both intervals, in proportion, so the rate never exceeds the '
+           'link\'s (docs/model.md, "Link rates")'),
     Column('buffer_kb', 'float', 'KB (topology units)',
            "Time-averaged occupancy of this direction's buffer over the interval: the packets waiting, "
            'not the one being transmitted'),
@@ -126,8 +128,7 @@ _LINK_COLUMNS = (
            'queueing delay \u00d7 link rate: the quantity the analytic model predicts (see '
            '[`--check`](#comparison-with-the-analytic-model---check)). While the link is busy it exceeds '
            '`buffer_kb` by about half a packet (a packet of S bytes contributes S/2 on average over its '
-           "transmission); the packet's share is counted in the interval in which its transmission "
-           'begins'),
+           'transmission), each interval counting the part of the transmission that falls in it'),
     Column('drops', 'float (integer-valued)', 'packets per interval',
            'Packets of this direction dropped during the interval because the buffer was full'),
     Column('failure_drops', 'float (integer-valued)', 'packets per interval',
