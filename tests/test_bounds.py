@@ -99,6 +99,59 @@ def test_a_rate_source_whose_packet_gap_is_below_the_resolution_is_refused(kind,
         load_topology(data)
 
 
+def chain(access_mbps=(10, 10), schedule=()) -> dict:
+    """H1 -- R -- H2, si units: H1's and H2's links at `access_mbps`."""
+    link = {"delay_ms": 5, "buffer_kb": 100}
+    return {"units": "si", "hosts": ["H1", "H2"], "routers": ["R"],
+            "links": [dict(link, id="A", ends=["H1", "R"], rate_mbps=access_mbps[0],
+                           rate_schedule=[list(step) for step in schedule]),
+                      dict(link, id="B", ends=["R", "H2"], rate_mbps=access_mbps[1])],
+            "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 1}]}
+
+
+def test_a_flow_larger_than_its_hosts_links_carry_in_the_longest_run_is_refused():
+    """20 MB typed as bytes on a 10 Mb/s link is a 20 TB transfer: 1.6e7 s, beyond the time a
+    run may simulate (bounds.MAX_TIME_S). The slower of the two hosts' links sets the bound."""
+    data = chain(access_mbps=(100, 10))
+    data["flows"][0]["data_mb"] = 20_000_000
+    with pytest.raises(TopologyError) as info:
+        load_topology(data)
+    assert str(info.value) == ('<dict>: flows[0] "F1": field "data_mb": expected at most '
+                               '1.25e+06 (what host "H2"\'s link carries at 10 Mbps in 1e+06 s, '
+                               'the longest a run may simulate), got 20000000')
+    data["flows"][0]["data_mb"] = 10e6 * bounds.MAX_TIME_S / 8 / 1e6     # the bound itself
+    assert load_topology(data).flows[0].data_bytes == 1.25e12
+    data["flows"][0]["data_mb"] *= 1.000001
+    with pytest.raises(TopologyError, match='field "data_mb": expected at most 1.25e'):
+        load_topology(data)
+
+
+def test_the_data_bound_follows_the_fastest_rate_of_a_rate_schedule():
+    data = chain(access_mbps=(10, 1000), schedule=[(5, 100), (10, 10)])
+    data["flows"][0]["data_mb"] = 2e6          # above 10 Mb/s x 1e6 s, below 100 Mb/s x 1e6 s
+    assert load_topology(data).flows[0].data_bytes == 2e12
+    data["flows"][0]["data_mb"] = 2e7
+    with pytest.raises(TopologyError, match=r'carries at 100 Mbps in 1e\+06 s'):
+        load_topology(data)
+
+
+@pytest.mark.parametrize("kind, extra", [("bulk", {}), ("cbr", {"rate_mbps": 1})])
+def test_absurd_data_sizes_are_refused_whatever_the_links(kind, extra):
+    data = chain(access_mbps=(1e15, 1e15))
+    data["flows"][0].update(kind=kind, data_mb=1e300, **extra)
+    with pytest.raises(TopologyError, match=r'field "data_mb": expected at most 1e\+12 \(1e\+18 '
+                                            r'bytes, the largest flow\), got 1e\+300'):
+        load_topology(data)
+
+
+def test_a_workload_size_beyond_the_data_bound_is_refused():
+    data = json.loads(json.dumps(WEBSEARCH))
+    data["workloads"][0]["sizes"] = [[1000, 0.5], [1e300, 1]]
+    with pytest.raises(TopologyError, match=r'field "sizes\[1\]": expected a size of at most '
+                                            r'1e\+18 bytes, got 1e\+300'):
+        load_topology(data)
+
+
 @pytest.mark.slow   # a whole simulation of several seconds: CI runs it with -m slow
 def test_an_overloaded_workload_stops_cleanly_at_the_flow_limit_and_keeps_its_results(
         tmp_path, run_cli):

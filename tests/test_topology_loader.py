@@ -1044,6 +1044,7 @@ def test_input_dict_is_not_modified():
 positive = st.floats(min_value=1e-3, max_value=1e4, allow_nan=False)
 non_negative = st.floats(min_value=0, max_value=1e4, allow_nan=False)
 times = st.just(0.0) | positive        # 0 or resolvable (topologies/bounds.py)
+data_sizes = st.floats(min_value=1e-3, max_value=100, allow_nan=False)
 
 
 @st.composite
@@ -1054,7 +1055,8 @@ def chains(draw):
     links = [{"id": f"L{i}", "ends": [a, b], "rate_mbps": draw(positive), "delay_ms": draw(times),
               "buffer_kb": draw(non_negative), "duplex": draw(st.sampled_from(["full", "half"]))}
              for i, (a, b) in enumerate(zip(nodes, nodes[1:]))]
-    flow = {"id": "F", "src": "H0", "dst": "H1", "data_mb": draw(positive), "start_s": draw(times)}
+    # (data_mb within what the slowest link, 1e-3 Mbps, carries in 1e6 s: topologies/bounds.py)
+    flow = {"id": "F", "src": "H0", "dst": "H1", "data_mb": draw(data_sizes), "start_s": draw(times)}
     return {"units": draw(st.sampled_from(["si", "binary"])), "hosts": ["H0", "H1"],
             "routers": nodes[1:-1], "links": links, "flows": [flow]}
 

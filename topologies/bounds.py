@@ -14,6 +14,11 @@ below TIME_RESOLUTION_S, and so is a cbr or onoff flow whose packets (one data p
 packet_bytes * 8 / rate_bps seconds, topologies/load_flows.py) would come closer than that: the
 clock could not advance between them.
 
+Data. A flow's data_mb is at most what its hosts' links carry in MAX_TIME_S (the slower of
+the two, at its fastest rate over its rate schedule: every byte crosses both), and at most
+MAX_DATA_BYTES: a larger transfer could not end within the time the clock resolves, and would
+run for days of wall time first (topologies/load_flows.py).
+
 Memory. Flows of workloads alive at once are at most MAX_FLOWS_ALIVE (about 2 to 4 kB each
 without their packets): an overloaded workload stops the run cleanly at that point, with a
 warning, and its results are written (stop reason "limit").
@@ -33,6 +38,13 @@ MAX_TIME_S = 1e6              # the largest time value accepted (11.6 days of si
 MAX_ARRIVALS_PER_S = 1.0 / TIME_RESOLUTION_S   # a workload's mean gap >= TIME_RESOLUTION_S
 MAX_FLOWS_ALIVE = 50_000      # workload flows in progress at once
 MAX_TRACE_ROWS = 20_000_000   # rows of the trace files of one run (about 1 GB of CSV)
+MAX_DATA_BYTES = 10 ** 18     # a flow's data (1 EB; the integers an input may hold have 20 digits)
+
+
+def max_data_bytes(access_bps: float) -> float:
+    """The most data a flow may carry over hosts' links of at most `access_bps`: what they
+    carry in MAX_TIME_S, at most MAX_DATA_BYTES."""
+    return min(access_bps * MAX_TIME_S / 8.0, float(MAX_DATA_BYTES))
 
 
 def time_problem(value: float, *, unit: str = "s", zero: bool = True) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flows import ALGORITHMS
-from topologies.bounds import TIME_RESOLUTION_S
+from topologies.bounds import MAX_DATA_BYTES, MAX_TIME_S, TIME_RESOLUTION_S, max_data_bytes
 from topologies.load_algorithms import flow_algorithm
 from topologies.load_fields import (
     NON_NEGATIVE,
@@ -50,13 +50,27 @@ class FlowContext:
     algorithms: dict          # the file's per-algorithm parameter overrides
     override: str | None      # the --algorithm override
     packet_bytes: int         # a data packet's size (a cbr or onoff flow sends these)
+    access_bps: dict          # host -> the fastest rate of its link over its rate schedule
 
 
-def _data_bytes(where: Where, value, units: UnitSystem):
+def _data_bytes(where: Where, value, ctx: FlowContext, src: str, dst: str):
     data_mb = number(where, "data_mb", value, POSITIVE, nullable=True)
     if data_mb is None:
         return None
-    return max(1, round(scaled(where, "data_mb", data_mb, units.bytes_per_mb)))
+    data_bytes = max(1, round(scaled(where, "data_mb", data_mb, ctx.units.bytes_per_mb)))
+    slower = min((src, dst), key=ctx.access_bps.__getitem__)
+    limit = max_data_bytes(ctx.access_bps[slower])
+    if data_bytes > limit:      # it could not end within the clock's range (bounds.py, "Data")
+        limit_mb = limit / ctx.units.bytes_per_mb
+        if limit == MAX_DATA_BYTES:
+            why = f"{MAX_DATA_BYTES:.0e} bytes, the largest flow"
+        else:
+            rate_mbps = ctx.access_bps[slower] / ctx.units.bits_per_mbit
+            why = (f"what host {quote(slower)}'s link carries at {rate_mbps:g} Mbps in "
+                   f"{MAX_TIME_S:g} s, the longest a run may simulate")
+        raise where.field_error("data_mb", f"expected at most {limit_mb:.6g} ({why}), got "
+                                f"{show(value)}")
+    return data_bytes
 
 
 def _rate_flow(where: Where, item: dict, ctx: FlowContext, kind: str) -> FlowSpec:
@@ -91,7 +105,7 @@ def _rate_flow(where: Where, item: dict, ctx: FlowContext, kind: str) -> FlowSpe
         on_s = float(number(where, "on_s", item["on_s"], POSITIVE))
         off_s = float(number(where, "off_s", item["off_s"], NON_NEGATIVE))
     return FlowSpec(id=item["id"], src=src, dst=dst,
-                    data_bytes=_data_bytes(where, item.get("data_mb"), ctx.units),
+                    data_bytes=_data_bytes(where, item.get("data_mb"), ctx, src, dst),
                     start_s=number(where, "start_s", item.get("start_s", 0), NON_NEGATIVE),
                     algorithm=kind, params={}, transport=ctx.transport, kind=kind,
                     rate_bps=rate_bps,
@@ -127,7 +141,7 @@ def _flow(where: Where, item: dict, ctx: FlowContext) -> FlowSpec:
     dst = host_ref(where, "dst", item["dst"], ctx.kinds)
     if src == dst:
         raise where.field_error("dst", f"expected a host other than src, got {quote(dst)}")
-    data_bytes = _data_bytes(where, item.get("data_mb"), ctx.units)
+    data_bytes = _data_bytes(where, item.get("data_mb"), ctx, src, dst)
     start_s = number(where, "start_s", item.get("start_s", 0), NON_NEGATIVE)
     algorithm, params = flow_algorithm(where, item, ctx.override, ctx.algorithms)
     transport = flow_transport(where, item, ctx.transport)

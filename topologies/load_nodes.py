@@ -47,6 +47,18 @@ def check_host_links(top: Where, kinds: dict, links: list) -> None:
                               f"a host has exactly one link")
 
 
+def access_rates(kinds: dict, links: list) -> dict:
+    """Host -> the fastest rate (bit/s) of its one link over the link's rate schedule: every
+    byte a host sends or receives crosses it (after `check_host_links`)."""
+    rates = {}
+    for link in links:
+        fastest = max([link.rate_bps, *(rate for _, rate in link.rate_schedule)])
+        for end in link.ends:
+            if kinds[end] == "host":
+                rates[end] = fastest
+    return rates
+
+
 def node_components(kinds: dict, links: list) -> dict:
     """Node -> label of its connected component when hosts do not forward: routers joined by
     router-router links (union-find, computed once), a host with the component of the router at

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flows import ALGORITHMS
-from topologies.bounds import MAX_ARRIVALS_PER_S, TIME_RESOLUTION_S
+from topologies.bounds import MAX_ARRIVALS_PER_S, MAX_DATA_BYTES, TIME_RESOLUTION_S
 from topologies.load_algorithms import flow_algorithm
 from topologies.load_fields import (
     NON_NEGATIVE,
@@ -60,6 +60,9 @@ def _cdf(where: Where, value) -> tuple:
             raise where.field_error(label, f"expected a [bytes, probability] pair, got {show(entry)}")
         size = float(number(where, label, entry[0], NON_NEGATIVE))
         prob = float(number(where, label, entry[1], NON_NEGATIVE))
+        if size > MAX_DATA_BYTES:          # (topologies/bounds.py, "Data")
+            raise where.field_error(label, f"expected a size of at most {MAX_DATA_BYTES:.0e} "
+                                    f"bytes, got {show(entry[0])}")
         if prob > 1:
             raise where.field_error(label, f"expected a probability <= 1, got {show(entry[1])}")
         if points and (size < points[-1][0] or prob < points[-1][1]):

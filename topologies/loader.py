@@ -31,7 +31,7 @@ from topologies.load_events import read_events
 from topologies.load_fields import TopologyError, Where, check_fields, choice, string
 from topologies.load_flows import FlowContext, read_flows
 from topologies.load_links import read_links
-from topologies.load_nodes import check_host_links, node_components, read_nodes
+from topologies.load_nodes import access_rates, check_host_links, node_components, read_nodes
 from topologies.load_settings import (
     read_duration,
     read_name,
@@ -89,7 +89,7 @@ def _build(label: str, data, default_name: str, override: str | None,
     links = read_links(top, data, kinds, units, duplex)
     check_host_links(top, kinds, links)
     ctx = FlowContext(kinds, node_components(kinds, links), units, transport, algorithms, override,
-                      packet_sizes.data_bytes)
+                      packet_sizes.data_bytes, access_rates(kinds, links))
     flows = read_flows(top, data, ctx)
     events = read_events(top, data, links)
     workloads = read_workloads(top, data, ctx)
