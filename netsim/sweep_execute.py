@@ -158,6 +158,17 @@ def execute_runs(tasks: list, jobs: int | None, scheduler: str | None, stop: Sto
     yield from _execute_pool(tasks, min(jobs, len(tasks)), stop)
 
 
+class _Pool(ProcessPoolExecutor):
+    """The standard pool. Debian's PyPy 3.9 (7.3.11) ships a `submit` that calls
+    `_adjust_process_count` under a start method that spawns, a method it renamed
+    `_adjust_process_count_cpython`: every `submit` raised AttributeError there. The name is
+    given back where it is missing; elsewhere this is `ProcessPoolExecutor` itself."""
+
+    if not hasattr(ProcessPoolExecutor, "_adjust_process_count") and hasattr(
+            ProcessPoolExecutor, "_adjust_process_count_cpython"):
+        _adjust_process_count = ProcessPoolExecutor._adjust_process_count_cpython
+
+
 def _execute_pool(tasks: list, jobs: int, stop: StopSignals):
     import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
@@ -180,7 +191,7 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals):
     elif main:
         handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+        pool = _Pool(max_workers=jobs, mp_context=context,
                                    initializer=_worker_init, initargs=(os.getpid(),))
         pending = {pool.submit(run_one, task): task for task in tasks}
     finally:

@@ -30,7 +30,7 @@ class SweepError(InputError):
 RANGE_FIELDS = ("from", "to", "num", "scale")
 LABELLED_FIELDS = ("values", "labels")
 LISTED = ("links", "flows", "workloads")
-SETTABLE_TOP = ("duration_s", "seed", "units", "duplex", "packet_bytes", "routing", "transport",
+SETTABLE_TOP = ("duration_s", "units", "duplex", "packet_bytes", "routing", "transport",
                 "algorithms")
 
 
@@ -147,6 +147,9 @@ def set_path(data: dict, path: str, value) -> None:
         for entry in targets:
             _set_nested(entry, parts[2:], value)
         return
+    if head == "seed":           # a run's seed is the sweep's `seeds`, never a parameter
+        raise KeyError(f"{quote(path)}: the seed of each run comes from the sweep's \"seeds\" "
+                       f"(a count, or a list such as [1, 2]): give the seeds there")
     if head not in SETTABLE_TOP:
         raise KeyError(f"{quote(path)}: cannot vary {quote(head)}"
                        f"{suggestion(head, LISTED + SETTABLE_TOP)}; "

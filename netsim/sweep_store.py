@@ -132,7 +132,8 @@ def _remove_sweep(out: Path, previous: dict) -> None:
 
 def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, newline="\n")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:   # (Path.write_text's newline:
+        fh.write(text)                                             # Python 3.10, not PyPy 3.9)
     os.replace(tmp, path)
 
 

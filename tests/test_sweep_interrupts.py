@@ -162,12 +162,12 @@ def test_ctrl_c_while_the_pool_starts_its_workers_still_stops_the_sweep(tmp_path
     Ctrl-C in that very window is held, not lost: it stops the sweep once they are started."""
     import netsim.sweep_execute as execute
 
-    class SignalledPool(execute.ProcessPoolExecutor):
+    class SignalledPool(execute._Pool):
         def submit(self, *args, **kwargs):
             future = super().submit(*args, **kwargs)
             os.kill(os.getpid(), signal.SIGINT)      # a Ctrl-C while workers are being started
             return future
-    monkeypatch.setattr(execute, "ProcessPoolExecutor", SignalledPool)
+    monkeypatch.setattr(execute, "_Pool", SignalledPool)
     path = tmp_path / "slow.json"
     path.write_text(json.dumps(dict(SLOW, duration_s=5)))
     previous = signal.getsignal(signal.SIGINT)
