@@ -83,7 +83,7 @@ SENDER_SLOTS = (
     "scoreboard", "pacer", "rates", "timer", "plain_transmit", "options", "stack",
     "prior_cwnd", "cwnd_event_hook", "send_checks", "rwnd_pkts", "rwnd_limited", "ecn",
     "ecn_recover", "cwr_pending", "ecn_echoes", "ecn_reactions", "packets_sent", "bytes_sent",
-    "retransmissions", "timeouts", "fast_retransmits", "sack_recoveries")
+    "retransmissions", "timeouts", "fast_retransmits", "sack_recoveries", "go_back_n")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -137,6 +137,9 @@ class Sender(SenderView):
         self.bytes_sent: Any = 0
         self.retransmissions = self.timeouts = 0
         self.fast_retransmits = self.sack_recoveries = 0
+        # in a loss episode that a third duplicate ACK began (Tahoe's go-back-N, no fast
+        # recovery): its retransmissions are loss recovery's, counted as fast retransmits
+        self.go_back_n = False
         options = StackOptions() if options is None else options
         self.options = options
         self.stack = options.stack     # read by the algorithm when it is built, below
@@ -212,6 +215,8 @@ class Sender(SenderView):
                 self.bytes_sent += size
                 if retx:
                     self.retransmissions += 1
+                    if self.go_back_n:
+                        self.fast_retransmits += 1
                 timer = self.timer
                 if not timer.active:
                     timer.start(self.rtt.rto)
@@ -251,6 +256,8 @@ class Sender(SenderView):
         self.bytes_sent += size
         if retx:
             self.retransmissions += 1
+            if self.go_back_n:
+                self.fast_retransmits += 1
         elif self.ecn:
             packet.ect = True                         # RFC 3168 §6.1.5: not on retransmissions
             if self.cwr_pending:
@@ -344,6 +351,7 @@ class Sender(SenderView):
             if self.on_ack_hook is not None:
                 self.on_ack_hook(acked)
             if state == LOSS and cum >= self.recover:
+                self.go_back_n = False
                 self.window.end_episode()
         if cum >= self.n_packets:
             self._finish()
@@ -371,12 +379,14 @@ class Sender(SenderView):
             window.enter_recovery()
         else:
             self.snd_nxt = self.snd_una               # go back N (Tahoe)
+            self.go_back_n = True
             window.enter_loss()
 
     def on_timeout(self) -> None:
         if self.finish_s is not None or self.snd_una >= self.high_seq:
             return
         self.timeouts += 1
+        self.go_back_n = False                        # a timeout's retransmissions from here
         if self.state == OPEN:                        # one reaction per loss episode: a timeout
             self.window.loss_reaction()               # in recovery or loss keeps ssthresh
             if self.cwnd_event_hook is not None:

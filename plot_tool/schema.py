@@ -314,7 +314,8 @@ _COUNTER_MEANINGS = {
     "sack_recoveries": "Loss recoveries entered with SACK information (RFC 6675; nstat "
                        "`TcpExtTCPSackRecovery`)",
     "fast_retransmits": "Fast retransmissions: segments retransmitted by loss recovery, not by "
-                        "a timeout (RFC 5681 \u00a73.2; nstat `TcpExtTCPFastRetrans`)",
+                        "a timeout (RFC 5681 \u00a73.2; nstat `TcpExtTCPFastRetrans`), Tahoe's "
+                        "go-back-N after a third duplicate ACK included",
 }
 _EMPTY_COUNTERS = ". Empty for a flow without a transport (`cbr`, `onoff`)"
 _COUNTER_COLUMNS = tuple(Column(name, _COUNTER_TYPE, _COUNTER_UNIT,
