@@ -34,6 +34,7 @@ from netsim.cli_options import (
     add_shared_options,
     check_ids,
     load_algorithm_plugins,
+    modules_available,
     pcap_available,
     positive,
     program_name,
@@ -41,7 +42,15 @@ from netsim.cli_options import (
     shipped_topology,
     version,
 )
-from netsim.cli_output import ProgressBar, configure_logging, error, failed_file, finish_run, open_log_file
+from netsim.cli_output import (
+    ProgressBar,
+    configure_logging,
+    error,
+    failed_file,
+    finish_run,
+    open_log_file,
+    progress_shown,
+)
 from netsim.console import TABLE_ROWS
 from simulator.garbage import collection_paused, set_aside_for_exit
 
@@ -181,6 +190,12 @@ def check_run_options(args, spec) -> None:
         raise UsageError("--check-tolerance: only meaningful with --check")
     if args.check_tolerance is not None and not args.check_tolerance >= 0:
         raise UsageError(f"--check-tolerance: expected a percentage >= 0, got {args.check_tolerance}")
+    if not args.no_plots or args.show:
+        modules_available("drawing the figures", ("numpy", "matplotlib"),
+                          "pass --no-plots, or install them (pip install -e . in the checkout)")
+    if args.check:
+        modules_available("--check", ("numpy",),
+                          "run it under CPython, or install numpy for this Python")
     if args.report:
         report_available()
     if args.pcap or args.pcap_links:
@@ -315,7 +330,7 @@ def simulate_and_write(args, spec, out: Path, staged, trace):
     directory, then commit it: (results, stopping signal, check report, plugin failure line),
     or the exit status after one error line (the staging discarded)."""
     from netsim.run import Run, RunError
-    progress = ProgressBar() if not args.quiet and sys.stderr.isatty() else None
+    progress = ProgressBar() if progress_shown(args.quiet) else None
     try:
         simulation = Run(spec, duration_s=args.duration, seed=args.seed,
                          interval_s=args.interval, trace_dir=staged.path, progress=progress)

@@ -82,6 +82,18 @@ def report_available(option: str = "--report") -> None:
                          f"{INSTALL_HINT.format(extra='report')} (or pip install plotly)")
 
 
+def modules_available(what: str, modules: tuple, remedy: str) -> None:
+    """UsageError unless every one of `modules` can be imported by this Python (checked before
+    anything is simulated, so that a run is never lost to a missing module after it: Debian's
+    PyPy has neither numpy nor matplotlib); does not import them."""
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    if missing:
+        python = f"{sys.implementation.name} {sys.version.split()[0]}"
+        raise UsageError(f"{what} needs{'' if len(missing) == 1 else ' both'} "
+                         f"{' and '.join(missing)}, which this Python ({python}) does not have: "
+                         f"{remedy}")
+
+
 def pcap_available() -> None:
     """UsageError unless dpkt (the pcap extra) is installed; does not import it."""
     if importlib.util.find_spec("dpkt") is None:

@@ -33,6 +33,13 @@ def open_log_file(logfile: str) -> None:
     logging.getLogger().addHandler(handler)
 
 
+def progress_shown(quiet: bool) -> bool:
+    """Whether to draw a progress bar: on a terminal, unless --quiet, and where tqdm is installed
+    (Debian's PyPy has none: its runs go without a bar rather than fail)."""
+    import importlib.util
+    return not quiet and sys.stderr.isatty() and importlib.util.find_spec("tqdm") is not None
+
+
 class ProgressBar:
     """tqdm progress bar on stderr, in percent of the run; shown after half a second."""
 

@@ -22,9 +22,11 @@ from netsim.cli_options import (
     EXIT_RUNS_FAILED,
     UsageError,
     add_shared_options,
+    modules_available,
     program_name,
     report_available,
 )
+from netsim.cli_output import progress_shown
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_RUNS_FAILED",
            "build_sweep_parser", "sweep_main"]
@@ -79,6 +81,10 @@ def sweep_main(argv) -> int:
         if args.jobs is not None and args.jobs < 1:
             raise UsageError(f"--jobs: expected a number of processes >= 1, got {args.jobs}")
         sweep = load_sweep(args.sweep, plugins=args.plugin)
+        if sweep.plots and (not args.no_plots or args.show):
+            modules_available("drawing the sweep's figures", ("numpy", "matplotlib"),
+                              "pass --no-plots, or install them (pip install -e . in the "
+                              "checkout)")
         if args.report:
             report_available()
     except (SweepError, UsageError) as exc:
@@ -87,7 +93,7 @@ def sweep_main(argv) -> int:
     out = Path(args.out) if args.out else Path("results") / "sweeps" / sweep.name
     total = len(sweep.runs())
     bar = None
-    if not args.quiet and sys.stderr.isatty():
+    if progress_shown(args.quiet):
         from tqdm import tqdm
         bar = tqdm(total=total, unit="run", file=sys.stderr, desc=sweep.name)
     started = time.perf_counter()

@@ -1,0 +1,72 @@
+"""What the outputs asked for need is checked before anything is simulated: a Python without
+numpy or matplotlib (Debian's PyPy) gets one line and exit 2 for figures or --check, never a
+traceback after the run; without tqdm a terminal run goes without a progress bar."""
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from initializer import main
+from netsim import cli_output
+
+REAL_FIND_SPEC = importlib.util.find_spec
+
+
+def without(monkeypatch, *names):
+    """This process's `find_spec` no longer finds `names` (as under PyPy)."""
+    def find_spec(name, *args, **kwargs):
+        if name in names:
+            return None
+        return REAL_FIND_SPEC(name, *args, **kwargs)
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+
+
+def python_name():
+    import sys
+    return f"{sys.implementation.name} {sys.version.split()[0]}"
+
+
+def test_figures_without_numpy_and_matplotlib_are_refused_before_the_run(tmp_path, monkeypatch,
+                                                                          capsys):
+    without(monkeypatch, "numpy", "matplotlib")
+    out = tmp_path / "out"
+    assert main(["test_case_0", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: drawing the figures needs both numpy and matplotlib, which this Python "
+        f"({python_name()}) does not have: pass --no-plots, or install them (pip install -e . "
+        f"in the checkout)\n")
+    assert not out.exists()
+    assert main(["test_case_0", "--no-plots", "--quiet", "--duration", "1",
+                 "--out", str(out)]) == 0                    # without figures it runs
+
+
+def test_check_without_numpy_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
+    without(monkeypatch, "numpy")
+    assert main(["test_case_2", "--check", "--no-plots", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --check needs numpy, which this Python ({python_name()}) does not have: run it "
+        f"under CPython, or install numpy for this Python\n")
+
+
+def test_a_sweep_with_figures_without_matplotlib_is_refused_before_its_runs(tmp_path,
+                                                                            monkeypatch, capsys):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({
+        "topology": "lossy_link", "duration_s": 1, "metrics": ["flows.F1.goodput_mbps"],
+        "parameters": {"flows.F1.data_mb": [0.1]},
+        "plots": [{"file": "g.png", "x": "flows.F1.data_mb", "y": "flows.F1.goodput_mbps"}]}))
+    without(monkeypatch, "matplotlib")
+    assert main(["sweep", str(path), "--jobs", "1", "--out", str(tmp_path / "o")]) == 2
+    assert "error: drawing the sweep's figures needs matplotlib, which" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("tqdm, quiet, shown", [(True, False, True), (False, False, False),
+                                                 (True, True, False)])
+def test_a_progress_bar_only_where_tqdm_is(monkeypatch, tqdm, quiet, shown):
+    monkeypatch.setattr(cli_output.sys.stderr, "isatty", lambda: True, raising=False)
+    if not tqdm:
+        without(monkeypatch, "tqdm")
+    assert cli_output.progress_shown(quiet) is shown
