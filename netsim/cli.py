@@ -333,7 +333,8 @@ def simulate_and_write(args, spec, out: Path, staged, trace):
     progress = ProgressBar() if progress_shown(args.quiet) else None
     try:
         simulation = Run(spec, duration_s=args.duration, seed=args.seed,
-                         interval_s=args.interval, trace_dir=staged.path, progress=progress)
+                         interval_s=args.interval, trace_dir=staged.path, progress=progress,
+                         caller="cli")
     except RunError as exc:
         staged.discard()
         return error(str(exc))

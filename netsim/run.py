@@ -46,6 +46,56 @@ STALL_CHECK_S = 1.0
 PROGRESS_STEPS = 500         # progress reports over a run of known length
 
 
+# how a problem of a run's length or sampling names its settings, by who asked for the run
+# (`run_problem`): the interval, the duration, and how to give a duration
+SETTING_NAMES = {
+    "cli": ("--interval", "--duration", "set duration_s in the file or pass --duration"),
+    "api": ("interval_s", "duration_s", "set duration_s in the topology or pass duration_s"),
+    "sweep": ("interval_s", "duration_s", "set duration_s in the sweep file"),
+}
+
+
+def length_known(spec: TopologySpec, duration_s: float | None) -> bool:
+    """Whether the run lasts exactly `duration_s`: nothing else ends it (a flow without end, a
+    workload, or no flow). Else the duration, if any, only caps flows that may complete first."""
+    return duration_s is not None and bool(
+        spec.workloads or not spec.flows or any(f.data_bytes is None for f in spec.flows))
+
+
+def run_problem(spec: TopologySpec, duration_s: float | None, interval_s: float,
+                caller: str = "api") -> str | None:
+    """What keeps `spec` from being run for `duration_s` (None: until it ends) sampled every
+    `interval_s`, as one line naming the settings as `caller` ("cli", "api", "sweep") knows
+    them, or None: the times' bounds, that something ends the run, and that its traces stay
+    within MAX_TRACE_ROWS when its length is known (topologies/bounds.py)."""
+    interval_name, duration_name, remedy = SETTING_NAMES[caller]
+    if not interval_s > 0:
+        return f"{interval_name}: expected a positive number of seconds, got {interval_s}"
+    if duration_s is not None and not duration_s > 0:
+        return f"{duration_name}: expected a positive number of seconds, got {duration_s}"
+    for name, value in ((interval_name, interval_s), (duration_name, duration_s)):
+        problem = None if value is None else time_problem(value, zero=False)
+        if problem:
+            return f"{name}: {problem}, got {value!r}"
+    endless = [f.id for f in spec.flows if f.data_bytes is None]
+    if duration_s is None and (endless or not spec.flows or spec.workloads):
+        what = f"flow {endless[0]} has no data_mb" if endless else "the topology has no flows"
+        if spec.workloads:
+            where = f'workloads[0] "{spec.workloads[0].id}"'
+            what = f"{where}: the workload opens flows without end"
+        return f"{spec.source}: {what}, so nothing ends the run: {remedy}"
+    entities = 2 * len(spec.links) + len(spec.flows) + len(spec.hosts)
+    if length_known(spec, duration_s):
+        rows = trace_rows(duration_s, interval_s, entities)   # type: ignore[arg-type]
+        if rows > MAX_TRACE_ROWS:
+            shortest = duration_s * entities / MAX_TRACE_ROWS  # type: ignore[operator]
+            return (f"{interval_name}: {interval_s!r} s over a {duration_s:g} s run of "
+                    f"{entities} traced entities (link directions, flows, hosts) could write up "
+                    f"to {rows:.3g} trace rows; at most {MAX_TRACE_ROWS:.3g} are written: use "
+                    f"an interval of at least {shortest:.3g} s")
+    return None
+
+
 class RunError(ValueError):
     """The topology cannot be run as asked (e.g. a flow without end and no duration)."""
 
@@ -57,38 +107,21 @@ class Run:
     @collection_paused(until_run=True)
     def __init__(self, spec: TopologySpec, *, duration_s: float | None = None,
                  seed: int | None = None, interval_s: float = DEFAULT_INTERVAL_S,
-                 stall_timeout_s: float = STALL_TIMEOUT_S, progress=None, trace_dir=None):
+                 stall_timeout_s: float = STALL_TIMEOUT_S, progress=None, trace_dir=None,
+                 caller: str = "api"):
         started_cpu_s = time.process_time()
         self.spec = spec
         self.duration_s = spec.duration_s if duration_s is None else duration_s
         self.seed = spec.seed if seed is None else seed
-        if not interval_s > 0:
-            raise RunError(f"--interval: expected a positive number of seconds, got {interval_s}")
-        if self.duration_s is not None and not self.duration_s > 0:
-            raise RunError(f"duration: expected a positive number of seconds, got {self.duration_s}")
-        for what, value in (("--interval", interval_s), ("duration", self.duration_s)):
-            problem = None if value is None else time_problem(value, zero=False)
-            if problem:                        # topologies/bounds.py
-                raise RunError(f"{what}: {problem}, got {value!r}")
-        entities = 2 * len(spec.links) + len(spec.flows) + len(spec.hosts)
-        if self.duration_s is not None and \
-                trace_rows(self.duration_s, interval_s, entities) > MAX_TRACE_ROWS:
-            shortest = self.duration_s * entities / MAX_TRACE_ROWS
-            raise RunError(f"--interval: {interval_s!r} s over a {self.duration_s:g} s run of "
-                           f"{entities} traced entities (link directions, flows, hosts) would "
-                           f"write {trace_rows(self.duration_s, interval_s, entities):.3g} trace "
-                           f"rows; at most {MAX_TRACE_ROWS:.3g} are written: use an interval of "
-                           f"at least {shortest:.3g} s")
+        problem = run_problem(spec, self.duration_s, interval_s, caller)
+        if problem is not None:
+            raise RunError(problem)
+        endless = [f.id for f in spec.flows if f.data_bytes is None]
+        self.length_known = length_known(spec, self.duration_s)
         # a run of unknown length stops before the traces pass MAX_TRACE_ROWS rows: the rows
         # written are counted every `row_check_s`, in which at most a tenth of the limit fits
+        entities = 2 * len(spec.links) + len(spec.flows) + len(spec.hosts)
         self.row_check_s = max(1, MAX_TRACE_ROWS // 10 // max(1, entities)) * interval_s
-        endless = [f.id for f in spec.flows if f.data_bytes is None]
-        if self.duration_s is None and (endless or not spec.flows or spec.workloads):
-            what = f"flow {endless[0]} has no data_mb" if endless else "the topology has no flows"
-            if spec.workloads:
-                what = f"workload {spec.workloads[0].id} opens flows without end"
-            raise RunError(f"{spec.source}: {what}, so nothing ends the run: "
-                           f"set duration_s in the file or pass --duration")
         self.interval_s = interval_s
         self.stall_timeout_s = stall_timeout_s
         self.progress = progress
@@ -238,7 +271,7 @@ class Run:
         if self.progress is not None:
             self._progress_step_s = max(self.interval_s, (self.duration_s or 10.0) / PROGRESS_STEPS)
             sim.schedule(0.0, self._report_progress)
-        if self.duration_s is None:
+        if not self.length_known:
             sim.schedule(self.row_check_s, self._check_rows)
         wall_start = time.perf_counter()
         cpu_start = time.process_time()

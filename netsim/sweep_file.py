@@ -131,6 +131,7 @@ def load_sweep(path, plugins=()) -> Sweep:
     base topology, the parameters and the number of runs (before any point is built), then every
     point, the metrics and the plots.
     """
+    from netsim.run import run_problem
     from topologies.loader import TopologyError, load_topology
     path = Path(path)
     label, raw = read_json(path, error=SweepError, kind=PLAIN_DATA_KIND)
@@ -176,15 +177,20 @@ def load_sweep(path, plugins=()) -> Sweep:
                 raise SweepError(f"{label}: parameters: {exc.args[0]}") from None
         if sweep.duration_s is not None:
             data["duration_s"] = sweep.duration_s
+        shown = ", ".join(f"{p} = {show(sweep.cell(p, v))}" for p, v in point)
         try:
-            load_topology(data)
+            spec = load_topology(data)
         except TopologyError as exc:
             hint = _plugin_hint(label, exc, missing_plugins)
             if hint is not None:
                 raise hint from None
-            shown = ", ".join(f"{p} = {show(sweep.cell(p, v))}" for p, v in point)
             message = str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc)
             raise SweepError(f"{label}: parameters ({shown}): {message}") from None
+        # what would stop its runs before they start: its length, interval and trace rows
+        problem = run_problem(spec, spec.duration_s, sweep.interval_s, "sweep")
+        if problem is not None:
+            message = problem.split(": ", 1)[1] if problem.startswith("<dict>: ") else problem
+            raise SweepError(f"{label}: parameters ({shown}): {message}")
     check_metrics(label, sweep)
     _check_plots(label, sweep)
     return sweep

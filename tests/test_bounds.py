@@ -175,17 +175,41 @@ def test_an_overloaded_workload_stops_cleanly_at_the_flow_limit_and_keeps_its_re
 def test_an_interval_writing_too_many_rows_is_refused_with_the_smallest_that_fits(tmp_path,
                                                                                    run_cli):
     path = tmp_path / "t.json"
-    path.write_text(json.dumps(small()))
+    path.write_text(json.dumps(small(data_mb=None)))     # endless: the duration is its length
     done = run_cli(path, "--interval", "1e-9", "--duration", "3", "--no-plots",
                    "--out", tmp_path / "r")
     assert done.returncode == 2
     line = one_line(done)
-    assert line.startswith("error: --interval: 1e-09 s over a 3 s run of 5 traced entities")
+    assert line.startswith("error: --interval: 1e-09 s over a 3 s run of 5 traced entities "
+                           "(link directions, flows, hosts) could write up to 1.5e+10 trace rows")
     assert line.endswith("at most 2e+07 are written: use an interval of at least 7.5e-07 s")
     assert not (tmp_path / "r").exists()
     done = run_cli(path, "--interval", "7.5e-7", "--duration", "3e-4", "--no-plots", "--quiet",
                    "--out", tmp_path / "r")
     assert done.returncode == 0, done.stderr
+
+
+def test_a_duration_that_only_caps_flows_which_complete_is_not_their_length(tmp_path, run_cli):
+    """--duration 1e6 on a flow of 0.1 MB: the run ends when the flow completes, with a few rows;
+    the duration does not force a coarser interval (the rows are counted as written)."""
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(small()))
+    done = run_cli(path, "--duration", "1e6", "--no-plots", "--quiet", "--out", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["stop_reason"] == "completed" and summary["end_time_s"] < 1
+    assert sum(summary["trace_rows"].values()) < 100
+
+
+def test_a_capped_run_that_does_not_complete_stops_at_the_row_limit(monkeypatch):
+    from netsim import run as run_module
+    monkeypatch.setattr(run_module, "MAX_TRACE_ROWS", 1000)
+    data = small(data_mb=1e5)                           # would take 80 000 s
+    data["duration_s"] = 1e5
+    results = run_module.simulate(load_topology(data), interval_s=0.01)
+    summary = results.summary
+    assert summary["stop_reason"] == "limit"
+    assert 800 < sum(summary["trace_rows"][name] for name in ("links", "flows", "hosts")) <= 1000
 
 
 def test_a_run_of_unknown_length_stops_at_the_row_limit(monkeypatch):
@@ -205,8 +229,8 @@ def test_sweep_durations_and_intervals_are_bounded(tmp_path):
     from netsim.sweep_file import SweepError, load_sweep
     for key, value in (("interval_s", 1e-12), ("duration_s", 1e7)):
         path = tmp_path / "s.json"
-        path.write_text(json.dumps({"topology": "lossy_link", "parameters": {"seed": [1]},
-                                    key: value}))
+        path.write_text(json.dumps({"topology": "lossy_link",
+                                    "parameters": {"flows.F1.data_mb": [1]}, key: value}))
         with pytest.raises(SweepError, match=rf'field "{key}": expected a time from 1e-09 s '
                                              rf"to 1e\+06 s, got {value!r}"):
             load_sweep(path)

@@ -25,8 +25,9 @@ warning, and its results are written (stop reason "limit").
 
 Output. The trace files (links.csv, flows.csv, hosts.csv) get at most MAX_TRACE_ROWS rows, counted
 as sampling instants (duration / interval) times traced entities (link directions, flows,
-hosts): a sampling interval that would write more over a run of known duration is refused (with
-the smallest interval that fits); a run of unknown length stops cleanly when it reaches the
+hosts): a sampling interval that could write more over a run of known length (nothing but its
+duration ends it) is refused (with the smallest interval that fits); a run of unknown length (no
+duration, or one that only caps flows that may complete first) stops cleanly when it reaches the
 limit (stop reason "limit").
 """
 from __future__ import annotations
