@@ -30,6 +30,7 @@ from netsim.cli_options import (
     EXIT_CHECK_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    OneLineParser,
     UsageError,
     add_shared_options,
     check_ids,
@@ -64,7 +65,7 @@ log = logging.getLogger(__name__)
 def build_parser() -> argparse.ArgumentParser:
     """The parser of a run's command line."""
     from flows import ALGORITHMS
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=program_name(),
         usage="%(prog)s TOPOLOGY [options]\n       %(prog)s sweep SWEEP [options]  "
               "(parameter sweeps: %(prog)s sweep --help)\n       %(prog)s report DIR  "
@@ -133,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_report_parser() -> argparse.ArgumentParser:
     """The parser of ``report DIR``."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=f"{program_name()} report",
         description="Write report.html, the interactive report (docs/report.md), of an earlier "
                     "run's results directory or of a sweep directory. Reads only that directory.")

@@ -75,6 +75,15 @@ def add_shared_options(parser: argparse.ArgumentParser, command: str) -> None:
                              + words["plugin"])
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors (an unknown option, a value of the wrong type or not among
+    the choices) are one line, as netsim's own, and exit status 2, with no usage block."""
+
+    def error(self, message):
+        self.exit(EXIT_BAD_INPUT, f"error: {self.prog}: {message} ({self.prog} --help lists "
+                                  f"the options)\n")
+
+
 def report_available(option: str = "--report") -> None:
     """UsageError unless plotly (the report extra) is installed; does not import it."""
     if importlib.util.find_spec("plotly") is None:

@@ -230,11 +230,10 @@ def dumps(topology: dict) -> str:
 
 def convert_main(argv) -> int:
     """``convert OLD.json [-o NEW.json]``: 0 converted, 2 bad input (one line)."""
-    import argparse
     import sys
 
-    from netsim.cli_options import program_name
-    parser = argparse.ArgumentParser(
+    from netsim.cli_options import OneLineParser, program_name
+    parser = OneLineParser(
         prog=f"{program_name()} convert",
         description="Convert a topology file of the 2015 CS/EE 143 simulator (a jsonpickle dump, "
                     "read as plain data, never decoded) to netsim's format "

@@ -349,9 +349,10 @@ def write(results_dir, path=None, interval_s: float | None = None,
 
 def main(argv=None) -> int:
     """``python -m netsim.iperf_json DIR [-o FILE] [-i S]``: 0 written, 2 bad input."""
-    import argparse
     import sys
-    parser = argparse.ArgumentParser(
+
+    from netsim.cli_options import OneLineParser
+    parser = OneLineParser(
         prog="python -m netsim.iperf_json",
         description="Write iperf3.json (iperf3 -J's structure) from a results directory.")
     parser.add_argument("directory", help="results directory (summary.json and flows.csv)")

@@ -20,6 +20,7 @@ from netsim.cli_options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUNS_FAILED,
+    OneLineParser,
     UsageError,
     add_shared_options,
     modules_available,
@@ -34,7 +35,7 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_RUNS_FAILED",
 
 def build_sweep_parser() -> argparse.ArgumentParser:
     """The parser of ``sweep SWEEP.json``."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=f"{program_name()} sweep",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run a parameter sweep: every point x seed of a sweep file is an independent "
