@@ -149,6 +149,17 @@ def build_report_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def result_ids(directory: Path) -> tuple:
+    """(link ids, flow ids) of the results in `directory` from its summary.json, (None, None)
+    where there is none to read (the report then says what is wrong with the directory)."""
+    import json
+    try:
+        summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
+        return list(summary["links"]), list(summary["flows"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, None
+
+
 def report_main(argv) -> int:
     """``report DIR``: the report of earlier results. 0 written, 2 bad input."""
     args = build_report_parser().parse_args(argv)
@@ -162,6 +173,11 @@ def report_main(argv) -> int:
                                   allowed_inside=[Path(args.directory) / REPORT_FILE])
             except OutputPathError as exc:
                 raise UsageError(str(exc)) from None
+        if args.links or args.flows:          # the ids the results hold, as a run checks them
+            links, flows = result_ids(Path(args.directory))
+            if links is not None:
+                check_ids("-l", args.links, links)
+                check_ids("-F", args.flows, flows)
         from plot_tool.report import make_report
         path = make_report(args.directory, args.out, links=args.links or None,
                            flows=args.flows or None)
