@@ -58,23 +58,30 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
     # the id and algorithm columns fit the longest shown; finish times to the microsecond
     idw = max([8] + [len(fid) + 2 for fid in shown])
     algw = max([10] + [len(str(f["algorithm"])) + 2 for f in shown.values()])
-    lines.append(f"{'flow':<{idw}}{'algorithm':<{algw}}{'finish s':>13}{'goodput Mbps':>14}"
-                 f"{'RTT ms':>9}{'retx':>7}{'RTOs':>6}" + (f"{'ECN cuts':>10}" if ecn else "")
-                 + "  in order")
+    if flows:                            # (a run of workloads only has no flow table)
+        lines.append(f"{'flow':<{idw}}{'algorithm':<{algw}}{'finish s':>13}{'goodput Mbps':>14}"
+                     f"{'RTT ms':>9}{'retx':>7}{'RTOs':>6}" + (f"{'ECN cuts':>10}" if ecn else "")
+                     + "  in order")
     for fid, f in shown.items():
         finish = f"{f['finish_s']:.6f}" if f["finish_s"] is not None else "-"
         rtt = f"{f['avg_rtt_ms']:.1f}" if f["avg_rtt_ms"] is not None else "-"
         cuts = f"{f.get('ecn_reactions', 0):>10}" if ecn else ""
+        order = "yes" if f["in_order"] else "NO"
+        retx, rtos = f["retransmissions"], f["timeouts"]
+        if f.get("kind", "bulk") != "bulk":  # a rate source: no transport, its losses instead
+            retx = rtos = "-"
+            lost = f.get("packets_lost") or 0
+            if lost:
+                order += f" ({lost} lost)"
         lines.append(f"{fid:<{idw}}{f['algorithm']:<{algw}}{finish:>13}"
                      f"{f['goodput_mbps']:>14.3f}{rtt:>9}"
-                     f"{f['retransmissions']:>7}{f['timeouts']:>6}{cuts}"
-                     f"  {'yes' if f['in_order'] else 'NO'}")
+                     f"{retx:>7}{rtos:>6}{cuts}  {order}")
     if len(shown) < len(flows):
         lines += [f"... {len(flows) - len(shown)} more flows (all {len(flows)} in summary.json "
                   f"and flows.csv)", "", *flow_aggregates(flows)]
     workloads = summary.get("workloads") or {}
     if workloads:
-        lines += ["", *workload_lines(workloads)]
+        lines += [*([""] if flows else []), *workload_lines(workloads)]
     lines.append("")
     entries = [*map(summary["links"].__getitem__, links)]
     aqm = any(map(ne, map(methodcaller("get", "queue", "droptail"), entries), repeat("droptail")))

@@ -106,6 +106,10 @@ def convert(data, *, label: str = "<data>", name: str = "converted") -> dict:
     """The topology dict (this project's format) of the parsed 2015 file `data`."""
     r = _Reader(label)
     r.check_tags(data)
+    if isinstance(data, dict) and "py/object" not in data and "links" in data \
+            and ("hosts" in data or "routers" in data):
+        raise LegacyError(f"{label}: already a netsim topology (no jsonpickle \"py/object\"): "
+                         f"nothing to convert; run it as it is")
     top = r.obj("top level", data, "network_topology.NetworkTopology")
     hosts = [r.string(f"hosts[{i}]", r.obj(f"hosts[{i}]", h, "host.Host"), "address")
              for i, h in enumerate(r.entries(top, "hosts"))]

@@ -119,3 +119,19 @@ def test_the_command_line_cuts_the_table(run_cli, tmp_path, dumbbell):
     bad = run_cli(path, "--no-plots", "--table-rows", "-1", "--out", tmp_path / "r2")
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines()[-1].endswith("--table-rows: expected a number >= 0, got -1")
+
+
+def test_a_run_of_workloads_only_has_no_flow_table():
+    workloads = {"web": {"flows_started": 2, "flows_completed": 1,
+                         "all": {"mean_fct_s": 0.0028, "p50_fct_s": 0.0028, "p99_fct_s": 0.0028}}}
+    lines = format_summary(summary({}, {}, workloads), []).splitlines()
+    assert lines[1] == "" and lines[2].startswith("workload") and lines[3].startswith("web")
+    assert not any(line.startswith("flow ") for line in lines)
+
+
+def test_a_rate_source_shows_its_losses_not_a_transports_counters():
+    cbr = dict(flow("cbr", 30.0, 3.988), kind="cbr", packets_lost=40)
+    clean = dict(flow("cbr", 30.0, 4.0), kind="cbr", packets_lost=0)
+    lines = format_summary(summary({"CBR": cbr, "C2": clean}, {}), []).splitlines()
+    assert lines[3].split()[5:] == ["-", "-", "yes", "(40", "lost)"]
+    assert lines[4].split()[5:] == ["-", "-", "yes"]

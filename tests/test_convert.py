@@ -108,3 +108,12 @@ def test_fast_parameters_per_flow_and_reno_ssthresh():
     load_topology(topology)
     with pytest.raises(LegacyError):
         convert({"py/object": "x.NetworkTopology"})
+
+
+def test_a_file_already_in_netsims_format_is_said_to_be_so(tmp_path, run_cli, root):
+    done = run_cli("convert", root / "topologies" / "test_case_0.json", "-o", tmp_path / "n.json")
+    assert done.returncode == 2
+    assert done.stderr == (f"error: {root / 'topologies' / 'test_case_0.json'}: already a netsim "
+                           f'topology (no jsonpickle "py/object"): nothing to convert; run it as '
+                           f"it is\n")
+    assert not (tmp_path / "n.json").exists()
