@@ -110,17 +110,21 @@ def _run_missing(sweep: Sweep, out: Path, tasks: list, by_digest: dict, rows: di
 
 
 def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str | None = None,
-              progress=None, force: bool = False) -> list:
+              progress=None, force: bool = False, counts: dict | None = None) -> list:
     """Run every run of `sweep` whose result `out_dir` does not hold yet; return all rows in run
     order. Raises SweepConflict when `out_dir` holds another sweep (unless `force`), and
     SweepInterrupted on SIGINT/SIGTERM after saving every finished run. `progress(row)` is
-    called once per row, reused ones first."""
+    called once per row, reused ones first. `counts`, if given, gets "reused" (the runs whose
+    results `out_dir` held) and "simulated" (the runs simulated now)."""
     out = Path(out_dir)
     runs = plan(sweep)
     claim(out, sweep, force)
     columns = result_columns(sweep)
     want_check = any(m.split(".")[0] == "check" for m in sweep.metrics)
     rows, todo, by_digest = _reused_rows(sweep, out, runs, want_check)
+    reused = len(rows)
+    if counts is not None:
+        counts["reused"], counts["simulated"] = reused, 0
     order = [run.run_id for run in runs]
 
     def in_order():
@@ -141,6 +145,8 @@ def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str 
         interrupted.done, interrupted.total, interrupted.out = len(rows), len(runs), out
         raise interrupted
     prune_records(out, set(by_digest))
+    if counts is not None:
+        counts["simulated"] = len(rows) - reused       # (rows of runs done now)
     return in_order()
 
 

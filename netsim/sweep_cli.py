@@ -98,9 +98,11 @@ def sweep_main(argv) -> int:
         from tqdm import tqdm
         bar = tqdm(total=total, unit="run", file=sys.stderr, desc=sweep.name)
     started = time.perf_counter()
+    counts: dict = {}
     try:
         rows = run_sweep(sweep, out, jobs=args.jobs, scheduler=args.scheduler, force=args.force,
-                         progress=(lambda row: bar.update(1)) if bar is not None else None)
+                         progress=(lambda row: bar.update(1)) if bar is not None else None,
+                         counts=counts)
     except SweepInterrupted as stop:
         if bar is not None:
             bar.close()
@@ -140,8 +142,11 @@ def sweep_main(argv) -> int:
         if not args.quiet:
             print(f"{sweep.name}: report written to {report}")
     if not args.quiet:
+        reused = counts.get("reused", 0)
+        earlier = f", {reused} reused from earlier" if reused else ""
         print(f"{sweep.name}: {len(rows)} runs of {total} in {out}/results.csv "
-              f"({time.perf_counter() - started:.1f} s wall, {len(failed)} failed)")
+              f"({counts.get('simulated', 0)} simulated now{earlier}; "
+              f"{time.perf_counter() - started:.1f} s wall, {len(failed)} failed)")
     for row in failed:
         print(f"warning: run {row['run_id']} failed: {row['error']}", file=sys.stderr)
     same = seeds_warning(sweep, out)

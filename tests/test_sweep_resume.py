@@ -216,3 +216,21 @@ def test_check_metrics_of_an_interval_prediction_name_its_ends():
     with pytest.raises(KeyError, match=r"interval \[2.5, 4\] \(Vegas\); collect "
                                        r"check.0.L1.backlog_kb.predicted_low"):
         compute_metrics(record, ["check.0.L1.backlog_kb.predicted"])
+
+
+def test_the_counts_and_the_final_line_say_what_was_reused(tmp_path, capsys):
+    path = write(tmp_path, SMALL)
+    counts: dict = {}
+    run_sweep(load_sweep(path), tmp_path / "out", jobs=1, counts=counts)
+    assert counts == {"reused": 0, "simulated": 4}
+    record = next((tmp_path / "out" / RECORDS_DIR).iterdir())
+    record.unlink()
+    counts.clear()
+    run_sweep(load_sweep(path), tmp_path / "out", jobs=1, counts=counts)
+    assert counts == {"reused": 3, "simulated": 1}
+    assert record.exists()                                   # simulated again
+    assert main(["sweep", str(path), "--jobs", "1", "--no-plots", "--out",
+                 str(tmp_path / "out")]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.startswith(f"resume: 4 runs of 4 in {tmp_path / 'out'}/results.csv (0 simulated "
+                           f"now, 4 reused from earlier; ")
