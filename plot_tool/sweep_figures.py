@@ -58,7 +58,8 @@ from theory.response import (
 
 DPI = 110
 FIGSIZE_IN = (8.0, 5.0)
-FOOTNOTE_HEIGHT = 0.05          # fraction of the figure kept free at the bottom for the footnote
+FOOTNOTE_CHARS = 115            # characters per line of the footnote ("small" text, 8 in wide)
+FOOTNOTE_LINE = 0.03            # fraction of the figure's height one footnote line takes
 SHORT_TITLE = 40                # titles up to this many characters fit above any axes
 LEGEND_WIDTH = 32               # characters per line of a legend entry (longer ones wrap)
 
@@ -143,14 +144,17 @@ def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping
         fig.legend(handles, [_legend_text(h.get_label()) for h in handles],
                    loc="outside right upper", fontsize="small", title=data.legend_title,
                    title_fontsize="small", frameon=False)
-    if data.footnote:
+    if data.footnote:             # its lines, and room for them below the axes and x label
+        footnote = textwrap.fill(data.footnote, FOOTNOTE_CHARS)
+        bottom = 0.012 + FOOTNOTE_LINE * (footnote.count("\n") + 1)
         engine = cast(ConstrainedLayoutEngine, fig.get_layout_engine())
-        engine.set(rect=(0, FOOTNOTE_HEIGHT, 1, 1 - FOOTNOTE_HEIGHT))
-        fig.text(0.01, 0.012, data.footnote, ha="left", va="bottom", fontsize="small",
-                 color="dimgray", wrap=True)
+        engine.set(rect=(0, bottom, 1, 1 - bottom))
+        fig.text(0.01, 0.012, footnote, ha="left", va="bottom", fontsize="small",
+                 color="dimgray")
     if data.categories is None:
         _stagger_labels(fig, ax, data.x_ticks)
     _fit_title(fig, ax, data.title)
+    _fit_to_axes(fig, ax, ax.xaxis.label, ax.set_xlabel, data.xlabel)
     return ax
 
 
@@ -175,6 +179,13 @@ def _set_axes(ax: Any, data: SweepPlotData) -> None:
     else:
         if data.logx:
             ax.set_xscale("log")
+        if not data.series and data.x_ticks:      # nothing drawn: the swept values' span
+            low, high = data.x_ticks[0], data.x_ticks[-1]
+            pad = (high - low) * 0.05 if high > low else max(abs(low) * 0.1, 1.0)
+            if data.logx and low > 0:
+                ax.set_xlim(low / 1.5, high * 1.5)
+            else:
+                ax.set_xlim(low - pad, high + pad)
         _label_every_value(ax, data.x_ticks)
     if data.logy:
         ax.set_yscale("log")
@@ -301,6 +312,22 @@ def _fit_title(fig: Figure, ax: Any, title: str) -> None:
         longest = max(len(line) for line in ax.title.get_text().splitlines())
         chars = max(10, int(longest * room / needed) - 1)
         ax.set_title(textwrap.fill(title, chars))
+
+
+def _fit_to_axes(fig: Figure, ax: Any, artist: Any, setter, text: str) -> None:
+    """Wrap a label (the x label) to the width of the axes, so that a long one is neither cut at
+    the figure's edge nor run into the legend."""
+    if len(text) <= SHORT_TITLE:
+        return
+    fig.draw_without_rendering()
+    renderer = cast(FigureCanvasAgg, fig.canvas).get_renderer()
+    room = ax.get_window_extent(renderer).width
+    for _ in range(4):
+        needed = artist.get_window_extent(renderer).width
+        if needed <= room:
+            return
+        longest = max(len(line) for line in artist.get_text().splitlines())
+        setter(textwrap.fill(text, max(10, int(longest * room / needed) - 1)))
 
 
 def _legend_text(label: str) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 # Axis units from the last part of a dotted path (the first matching suffix wins). Rates and sizes
 # are in the topology's units; "binary" is appended to them when the units are binary.
-UNIT_SUFFIXES = (("_mbps", "Mbps"), ("_kb", "KB"), ("_mb", "MB"), ("_ms", "ms"), ("_s", "s"),
+UNIT_SUFFIXES = (("_per_s", "per s"), ("_mbps", "Mbps"), ("_kb", "KB"), ("_mb", "MB"), ("_ms", "ms"), ("_s", "s"),
                  ("_pkts", "packets"), ("_bytes", "bytes"), ("_pct", "%"))
 _TOPOLOGY_UNITS = ("Mbps", "KB", "MB")
 
@@ -20,10 +20,14 @@ _METRIC_NAMES = {"jain_index": "Jain's fairness index", "total_goodput_mbps": "t
                  "check.max_error_pct": "largest error vs the model"}
 _WORDS = {"rtt": "RTT", "rto": "RTO", "avg": "average", "pkts": "packets", "cwnd": "cwnd",
           "ssthresh": "ssthresh", "mss": "MSS", "finish": "completion time",
-          "data": "data size"}
+          "data": "data size", "fct": "FCT"}
 _ALGORITHM_NAMES = {"fast": "FAST", "bbr": "BBR", "cubic": "CUBIC", "vegas": "Vegas",
                     "reno": "Reno", "tahoe": "Tahoe", "newreno": "NewReno"}
 _SUFFIXES = tuple(suffix for suffix, _ in UNIT_SUFFIXES)
+# a workload's size buckets and statistics (netsim/workloads.py, docs/outputs.md)
+_BUCKETS = {"under_100kb": "flows < 100 kB", "100kb_to_10mb": "flows 100 kB-10 MB",
+            "over_10mb": "flows > 10 MB", "all": "all flows"}
+_STATISTICS = {"p50": "median", "p99": "99th percentile", "mean": "mean", "count": "count"}
 
 
 def _unit(path: str, units: Mapping[str, Any] | None) -> str | None:
@@ -69,6 +73,11 @@ def quantity_name(path: str) -> str:
         if parts[1] == "*" and head == "links":
             text = f"link {text}"
         return f"{owner} {text}".strip()
+    if head == "workloads" and len(parts) >= 3:
+        owner = "" if parts[1] == "*" else f"{parts[1]} "
+        if len(parts) >= 4 and parts[2] in _BUCKETS:
+            return f"{owner}{_BUCKETS[parts[2]]}: {_statistic(parts[3])}"
+        return f"{owner}{' '.join(_words(part) for part in parts[2:])}".strip()
     if head == "check" and len(parts) == 5:
         return f"{parts[2]} {_words(parts[3])}, {parts[4].replace('_', ' ')}"
     if head == "algorithms" and len(parts) >= 3:
@@ -76,6 +85,14 @@ def quantity_name(path: str) -> str:
     if head in ("transport", "packet_bytes", "routing") and len(parts) >= 2:
         return " ".join(_words(part) for part in parts[1:])
     return " ".join(_words(part) for part in parts)
+
+
+def _statistic(name: str) -> str:
+    """A workload bucket's statistic in words: p99_slowdown -> 99th percentile slowdown."""
+    first, _, rest = name.partition("_")
+    if first in _STATISTICS:
+        return " ".join(filter(None, [_STATISTICS[first], _words(rest) if rest else ""]))
+    return _words(name)
 
 
 def axis_label(path: str, units: Mapping[str, Any] | None = None) -> str:

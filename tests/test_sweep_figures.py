@@ -321,7 +321,7 @@ def test_footnote_explains_markers_and_error_bars_without_failures(csv_rows: lis
     """Issue 23: the PNG says what a marker and an error bar are, even when nothing failed."""
     ok_rows = [r for r in csv_rows if r["status"] == "ok"]
     fig, _ = _draw(PLOTS[0], ok_rows)
-    (note,) = [t.get_text() for t in fig.texts]
+    (note,) = [t.get_text().replace("\n", " ") for t in fig.texts]    # (wrapped to fit)
     groups = [(r[ALGO], r[LOSS]) for r in ok_rows if r[GOODPUT]]
     counts = {groups.count(g) for g in groups}
     runs = f"{min(counts)}\u2013{max(counts)} runs" if len(counts) > 1 else f"{min(counts)} runs"
@@ -597,7 +597,7 @@ def test_png_and_report_draw_the_same_overlays(csv_rows: list[dict]) -> None:
         for label, values in png.items():
             if len(values) == len(report[label]):
                 np.testing.assert_allclose(report[label], values, rtol=1e-5)
-        assert chart["note"] == [t.get_text() for t in ax.figure.texts][0]
+        assert chart["note"] == [t.get_text().replace("\n", " ") for t in ax.figure.texts][0]
 
 
 def test_a_model_curve_over_text_x_is_one_error_in_both_backends(csv_rows: list[dict]) -> None:

@@ -1,0 +1,70 @@
+"""A sweep figure's text never collides or leaves the figure: the footnote gets as many lines as
+it needs below the x label, a long x label wraps to the axes, and a plot with no value to draw
+still shows the swept values and names what is missing in words (docs/sweeps.md, "Figures")."""
+from __future__ import annotations
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from plot_tool.sweep_figures import draw_sweep_plot
+from plot_tool.sweep_names import axis_label, quantity_name
+
+X, Y = "links.L1.rate_mbps", "flows.F1.goodput_mbps"
+
+
+def rows(n_seeds=1, y=True):
+    return [{"run_id": f"p{p}-s{s}", "point": str(p), "seed": str(s), X: str(rate),
+             Y: str(rate * 0.9) if y else "", "status": "ok"}
+            for p, rate in enumerate([10.0, 20.0]) for s in range(1, n_seeds + 1)]
+
+
+def draw(plot, data):
+    fig = Figure(figsize=(8, 5), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = draw_sweep_plot(fig, plot, data)
+    fig.canvas.draw()
+    return fig, ax
+
+
+def boxes(fig, ax):
+    renderer = fig.canvas.get_renderer()
+    (note,) = fig.texts
+    return (note.get_window_extent(renderer), ax.xaxis.label.get_window_extent(renderer),
+            fig.bbox)
+
+
+def test_a_two_line_footnote_stays_below_the_x_label_and_inside_the_figure():
+    fig, ax = draw({"file": "p.png", "x": X, "y": Y}, rows(n_seeds=1))
+    note, label, page = boxes(fig, ax)
+    assert "\n" in fig.texts[0].get_text()              # (one run: the longer footnote)
+    assert note.y1 < label.y0                           # below the x label, not over it
+    assert note.x0 >= page.x0 and note.x1 <= page.x1
+
+
+def test_a_long_x_label_wraps_within_the_figure():
+    long = "offered load: flow arrivals per second " + "(701, 1169, 1870 = load 0.3, 0.5, 0.8 " \
+           "of the 32 hosts' 1 Gb/s links, measured over the whole run of every seed)"
+    fig, ax = draw({"file": "p.png", "x": X, "y": Y, "xlabel": long}, rows(n_seeds=3))
+    note, label, page = boxes(fig, ax)
+    assert "\n" in ax.xaxis.label.get_text()
+    assert label.x0 >= page.x0 and label.x1 <= page.x1
+    assert note.y1 < label.y0
+
+
+def test_a_plot_without_values_shows_the_swept_values_and_names_what_is_missing():
+    y = "workloads.W.over_10mb.p50_slowdown"
+    data = [dict(row, **{y: ""}) for row in rows(n_seeds=1, y=False)]
+    fig, ax = draw({"file": "p.png", "x": X, "y": y}, data)
+    low, high = ax.get_xlim()
+    assert low < 10 and high > 20
+    assert [t.get_text() for t in ax.get_xticklabels() if t.get_text()] == ["10", "20"]
+    assert fig.texts[0].get_text().replace("\n", " ") == \
+        "2 runs without W flows > 10 MB: median slowdown, left out"
+
+
+def test_workload_metrics_read_as_words():
+    assert quantity_name("workloads.W.under_100kb.p99_slowdown") == \
+        "W flows < 100 kB: 99th percentile slowdown"
+    assert axis_label("workloads.W.all.mean_fct_s") == "W all flows: mean FCT (s)"
+    assert axis_label("workloads.W.arrivals_per_s") == "W arrivals (per s)"
+    assert quantity_name("workloads.*.100kb_to_10mb.count") == "flows 100 kB-10 MB: count"
