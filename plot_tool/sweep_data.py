@@ -177,7 +177,7 @@ def plot_data(plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], *,
     title = str(plot.get("title") or _capitalized(f"{quantity_name(y)} vs {quantity_name(x)}"))
     x_ticks = sorted({float(v) for s in series for v in s.x}) if categories is None else []
     if not series:           # no value to draw: the axis still shows what was swept
-        swept = [row.get(x) for row in rows if row.get(x) not in (None, "")]
+        swept = [str(row.get(x)) for row in rows if row.get(x) not in (None, "")]
         try:
             x_ticks = sorted({float(v) for v in swept})
         except (TypeError, ValueError):

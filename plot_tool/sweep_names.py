@@ -8,8 +8,8 @@ from typing import Any
 
 # Axis units from the last part of a dotted path (the first matching suffix wins). Rates and sizes
 # are in the topology's units; "binary" is appended to them when the units are binary.
-UNIT_SUFFIXES = (("_per_s", "per s"), ("_mbps", "Mbps"), ("_kb", "KB"), ("_mb", "MB"), ("_ms", "ms"), ("_s", "s"),
-                 ("_pkts", "packets"), ("_bytes", "bytes"), ("_pct", "%"))
+UNIT_SUFFIXES = (("_per_s", "per s"), ("_mbps", "Mbps"), ("_kb", "KB"), ("_mb", "MB"),
+                 ("_ms", "ms"), ("_s", "s"), ("_pkts", "packets"), ("_bytes", "bytes"), ("_pct", "%"))
 _TOPOLOGY_UNITS = ("Mbps", "KB", "MB")
 
 # Readable names of the parts of a dotted path (docs/sweeps.md, "Figures").
