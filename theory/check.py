@@ -2,7 +2,8 @@
 
 The run is cut into intervals at the **simulated** joins and departures; each interval is paired
 with the predicted equilibrium of the same set of active flows. Within an interval the first
-`settle_s` seconds (default 2 s, at most half the interval) are skipped, and so is the last round
+`settle_s` seconds (default 2 s) are skipped -- an interval not one sampling interval longer is
+not compared, its flows may not have settled -- and so is the last round
 trip before a departure (the departing flow has no new data to send then, and its queue drains);
 the simulated time-weighted means over the sample rows that lie wholly in what remains are
 compared with the prediction:
@@ -96,14 +97,19 @@ class _Comparison:
     def window_of(self, start: float, end: float) -> Window:
         """The compared part of [start, end]: the settling time and the last round trip before
         a departure left out."""
-        skip = min(self.settle_s, 0.5 * (end - start))
+        skip = min(self.settle_s, end - start)
         departing = [f["avg_rtt_ms"] or 0.0 for f in self.summary["flows"].values()
                      if f["finish_s"] is not None and abs(f["finish_s"] - end) < 1e-9]
         until = max(start + skip, end - max(departing, default=0.0) / 1e3)
         return Window(self.results, start + skip, until, self.step)
 
-    def interval_reason(self, window: Window) -> str | None:
-        """Why nothing in the window can be compared (too short, routes changing)."""
+    def interval_reason(self, window: Window, start: float, end: float) -> str | None:
+        """Why nothing in the window of [start, end] can be compared (not settled, too short,
+        routes changing)."""
+        if end - start < self.settle_s + self.step - 1e-9:
+            return (f"the interval ({end - start:.3g} s) is not one sampling interval longer "
+                    f"than the settling time ({self.settle_s:g} s, --check-settle): its flows "
+                    f"may not have settled")
         if window.until_s - window.from_s < self.step - 1e-9:
             return (f"the compared window ({window.until_s - window.from_s:.3g} s) is shorter than "
                     f"one sampling interval ({self.step:g} s): nothing to average")
@@ -227,7 +233,7 @@ class _Comparison:
         window = self.window_of(start, end)
         delay_active = [fid for fid in active if fid in self.flow_models]
         predicted = self.by_active.get(tuple(delay_active)) if delay_active else None
-        interval_reason = self.interval_reason(window)
+        interval_reason = self.interval_reason(window, start, end)
         if interval_reason is None and delay_active and predicted is None:
             unmatched.append({"start_s": start, "end_s": end, "flows": delay_active})
             if not any(fid in self.other_specs for fid in active):
