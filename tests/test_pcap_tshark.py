@@ -138,3 +138,22 @@ def test_every_shipped_topology_reads_without_false_retransmissions(topology, tm
         t = analyse(packets(tshark, out / "pcap" / f"{flow['src']}.pcap"), 10000 + k)
         assert t["retransmissions"] == flow["retransmissions"]
         assert t["flagged_acks"] == 0 and t["acks_with_payload"] == 0
+
+
+def test_a_fast_retransmission_soon_after_new_data_reads_as_out_of_order(tshark, tmp_path):
+    """Wireshark calls a segment below the highest sequence "Out-Of-Order" when it comes within
+    its threshold (3 ms without a handshake) of the highest one: on the sender's capture the
+    retransmissions are those and its retransmissions together (docs/outputs.md)."""
+    topology = tmp_path / "dbd.json"
+    assert main(["generate", "dumbbell", "--pairs", "2", "--flows", "2", "--long-lived",
+                 "--duration", "10", "--algorithm", "dctcp", "--mark-k-kb", "30",
+                 "-o", str(topology)]) == 0
+    out = tmp_path / "r"
+    assert main([str(topology), "--duration", "2", "--pcap", "--no-plots", "--quiet", "-F", "F1",
+                 "--out", str(out)]) == 0
+    flow = json.loads((out / "summary.json").read_text())["flows"]["F1"]
+    rows = packets(tshark, out / "pcap" / "S1.pcap")
+    data = [r for r in rows if r["tcp.len"] not in ("", "0")]
+    retransmissions = sum(1 for r in data if r["tcp.analysis.retransmission"])
+    out_of_order = sum(1 for r in data if r["tcp.analysis.out_of_order"])
+    assert retransmissions + out_of_order == flow["retransmissions"] > 0
