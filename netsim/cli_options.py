@@ -131,7 +131,7 @@ def shipped_topology(name: str) -> str:
     for candidate in (shipped / name, shipped / f"{name}.json"):
         if candidate.is_file() and shipped in candidate.resolve().parents:   # (examples/...)
             return str(candidate)
-    from topologies.validation import quote, suggestion
+    from topologies.validation import suggestion
     names = sorted([p.stem for p in shipped.glob("*.json")]
                    + [f"examples/{p.stem}" for p in shipped.glob("examples/*.json")])
     close = suggestion(name[:-5] if name.endswith(".json") else name, names)
