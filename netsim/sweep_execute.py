@@ -166,7 +166,7 @@ class _Pool(ProcessPoolExecutor):
 
     if not hasattr(ProcessPoolExecutor, "_adjust_process_count") and hasattr(
             ProcessPoolExecutor, "_adjust_process_count_cpython"):
-        _adjust_process_count = ProcessPoolExecutor._adjust_process_count_cpython
+        _adjust_process_count = ProcessPoolExecutor._adjust_process_count_cpython  # type: ignore[attr-defined]
 
 
 def _execute_pool(tasks: list, jobs: int, stop: StopSignals):
