@@ -30,7 +30,7 @@ class Sweep:
         self.metrics = list(raw.get("metrics", ["total_goodput_mbps"]))
         self.plots = list(raw.get("plots", []))
         self.duration_s = raw.get("duration_s")
-        self.interval_s = raw.get("interval_s", 0.1)
+        self.interval_s = raw.get("interval_s") or 0.1     # (null: the default)
         self.plugins: tuple = ()      # absolute paths of the --plugin files (never "plugins")
         self.path: Path | None = None             # the sweep file (set by load_sweep)
         self.resolved_plots: list | None = None   # plots with theory resolved (load_sweep)

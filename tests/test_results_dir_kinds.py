@@ -13,7 +13,7 @@ TC0 = ROOT / "topologies" / "test_case_0.json"
 
 def sweep_file(tmp_path):
     path = tmp_path / "s.json"
-    path.write_text(json.dumps({"topology": "test_case_0", "parameters": {"seed": [1]},
+    path.write_text(json.dumps({"topology": "test_case_0", "parameters": {"flows.F1.data_mb": [0.1]},
                                 "duration_s": 0.5, "metrics": ["end_time_s"]}))
     return path
 

@@ -13,7 +13,7 @@ PAYLOAD = 'import pathlib\npathlib.Path(__file__).with_name("PWNED").write_text(
 
 
 def sweep_file(tmp_path, **fields):
-    data = {"topology": "lossy_link", "parameters": {"seed": [1]}, "duration_s": 0.5}
+    data = {"topology": "lossy_link", "parameters": {"flows.F1.data_mb": [0.1]}, "duration_s": 0.5}
     data.update(fields)
     path = tmp_path / "s.json"
     path.write_text(json.dumps(data))
