@@ -6,7 +6,9 @@ or by the retransmission timer (RFC 6298, with the `RttEstimator`'s RTO). After 
 after Tahoe's fast retransmit, the sender goes back to the first unacknowledged packet and
 resends, skipping packets the receiver reported by selective ACK (the `Scoreboard`). A new loss
 reaction happens at most once per loss episode: further timeouts before everything outstanding at
-the first one is acknowledged only back off and retransmit.
+the first one is acknowledged only back off and retransmit. Every retransmission is counted where
+it is sent, by one rule whatever the algorithm: a fast retransmit (loss recovery's) in an episode
+a third duplicate ACK began, fast recovery or go-back-N, until a timeout takes it over.
 
 Loss recovery after a fast retransmit comes in three modes; the algorithm picks one (its
 `recovery` attribute):
@@ -83,7 +85,7 @@ SENDER_SLOTS = (
     "scoreboard", "pacer", "rates", "timer", "plain_transmit", "options", "stack",
     "prior_cwnd", "cwnd_event_hook", "send_checks", "rwnd_pkts", "rwnd_limited", "ecn",
     "ecn_recover", "cwr_pending", "ecn_echoes", "ecn_reactions", "packets_sent", "bytes_sent",
-    "retransmissions", "timeouts", "fast_retransmits", "sack_recoveries", "go_back_n")
+    "retransmissions", "timeouts", "fast_retransmits", "sack_recoveries", "loss_recovery")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -137,9 +139,10 @@ class Sender(SenderView):
         self.bytes_sent: Any = 0
         self.retransmissions = self.timeouts = 0
         self.fast_retransmits = self.sack_recoveries = 0
-        # in a loss episode that a third duplicate ACK began (Tahoe's go-back-N, no fast
-        # recovery): its retransmissions are loss recovery's, counted as fast retransmits
-        self.go_back_n = False
+        # in a loss episode that a third duplicate ACK began (fast recovery, or Tahoe's go-back-N)
+        # and no timeout took over: what `_transmit` resends now counts as a fast retransmit
+        # (the extended sender's stays False: it counts its own, flows/linux_sender.py)
+        self.loss_recovery = False
         options = StackOptions() if options is None else options
         self.options = options
         self.stack = options.stack     # read by the algorithm when it is built, below
@@ -215,8 +218,7 @@ class Sender(SenderView):
                 self.bytes_sent += size
                 if retx:
                     self.retransmissions += 1
-                    if self.go_back_n:
-                        self.fast_retransmits += 1
+                    self.fast_retransmits += self.loss_recovery
                 timer = self.timer
                 if not timer.active:
                     timer.start(self.rtt.rto)
@@ -237,7 +239,6 @@ class Sender(SenderView):
             hole = scoreboard.next_hole(self.snd_una)
             if hole is not None:
                 scoreboard.retransmitting(hole)
-                self.fast_retransmits += 1
                 self._transmit(hole)
             elif self.snd_nxt < self.n_packets and self.snd_nxt - self.snd_una < self.rwnd_pkts:
                 seq = self.snd_nxt
@@ -254,10 +255,9 @@ class Sender(SenderView):
                         None, False, self.flow_hash)
         self.packets_sent += 1
         self.bytes_sent += size
-        if retx:
-            self.retransmissions += 1
-            if self.go_back_n:
-                self.fast_retransmits += 1
+        if retx:                  # counted here (and inline in send_window) only, one rule for
+            self.retransmissions += 1                 # every algorithm: a timeout's or not
+            self.fast_retransmits += self.loss_recovery
         elif self.ecn:
             packet.ect = True                         # RFC 3168 §6.1.5: not on retransmissions
             if self.cwr_pending:
@@ -339,10 +339,10 @@ class Sender(SenderView):
         if state == RECOVERY:
             mode = self.recovery_mode
             if mode == "reno" or cum >= self.recover:
+                self.loss_recovery = False
                 self.window.end_episode()         # retransmissions still in flight stay counted
             elif mode == "newreno":                   # RFC 6582 partial ACK
                 self.partial_acks += 1
-                self.fast_retransmits += 1
                 self._transmit(cum)
                 self.window.on_partial_ack(acked)
                 if self.partial_acks > 1:
@@ -351,7 +351,7 @@ class Sender(SenderView):
             if self.on_ack_hook is not None:
                 self.on_ack_hook(acked)
             if state == LOSS and cum >= self.recover:
-                self.go_back_n = False
+                self.loss_recovery = False
                 self.window.end_episode()
         if cum >= self.n_packets:
             self._finish()
@@ -365,6 +365,7 @@ class Sender(SenderView):
         window = self.window
         window.loss_reaction()
         self.recover = self.high_seq
+        self.loss_recovery = True
         cc: Any = self.cc               # (its flag as its class sets it: docs/model.md)
         if cc.fast_recovery:
             una = self.snd_una
@@ -372,21 +373,19 @@ class Sender(SenderView):
             sack = self.recovery_mode == "sack"
             self.sack_recoveries += sack
             if not sack or una not in scoreboard.retx_out:
-                self.fast_retransmits += 1
                 self._transmit(una)                   # fast retransmit
             scoreboard.retransmitting(una)
             self.partial_acks = 0
             window.enter_recovery()
         else:
             self.snd_nxt = self.snd_una               # go back N (Tahoe)
-            self.go_back_n = True
             window.enter_loss()
 
     def on_timeout(self) -> None:
         if self.finish_s is not None or self.snd_una >= self.high_seq:
             return
         self.timeouts += 1
-        self.go_back_n = False                        # a timeout's retransmissions from here
+        self.loss_recovery = False                    # a timeout's retransmissions from here
         if self.state == OPEN:                        # one reaction per loss episode: a timeout
             self.window.loss_reaction()               # in recovery or loss keeps ssthresh
             if self.cwnd_event_hook is not None:

@@ -32,9 +32,13 @@ reached its sender. A packet of S bytes (IPv4 + TCP headers included, as everywh
 * "cbr"/"onoff" packets are UDP of IPv4 length S; routing messages UDP port 520 (as RIP).
 
 ECT/CE set the IP ECN field, CWR/ECE the TCP flags; a retransmission has PSH set (netsim's
-mark, read by plot_tool/seqplot.py). Frames are stored truncated to their headers (the record
-keeps the full length), so a capture costs about 80 bytes per packet. Nothing is installed
-without --pcap / --pcap-links: a run without them pays nothing.
+mark, read by plot_tool/seqplot.py). Every retransmission lies below the highest sequence sent,
+so Wireshark's analysis flags it: a retransmission, or "Out-Of-Order" when it is sent less than
+3 ms after the segment that reached the highest sequence and is not a copy of that segment (its
+threshold with no handshake to take an RTT from, packet-tcp.c; docs/outputs.md, "Packet
+captures"). Frames are stored truncated to their headers (the record keeps the full length), so
+a capture costs about 80 bytes per packet. Nothing is installed without --pcap / --pcap-links:
+a run without them pays nothing.
 """
 from __future__ import annotations
 
