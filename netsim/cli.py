@@ -30,6 +30,7 @@ from netsim.cli_options import (
     EXIT_CHECK_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    NUMPY_REMEDY,
     OneLineParser,
     UsageError,
     add_shared_options,
@@ -160,6 +161,21 @@ def result_ids(directory: Path) -> tuple:
         return None, None
 
 
+def check_report_ids(directory: Path, links: list, flows: list) -> None:
+    """UsageError unless every id of `links` (-l) and `flows` (-F) is one the results in
+    `directory` hold; a sweep directory has no time series to select."""
+    from plot_tool.report import is_sweep_directory
+    if is_sweep_directory(directory):
+        option = "-l" if links else "-F"
+        raise UsageError(f"{option}: {directory} is a sweep directory, whose report has no "
+                         f"link or flow time series to select; -l and -F apply to a run's "
+                         f"results directory")
+    known_links, known_flows = result_ids(directory)
+    if known_links is not None:               # (else the report says what the directory lacks)
+        check_ids("-l", links, known_links)
+        check_ids("-F", flows, known_flows)
+
+
 def report_main(argv) -> int:
     """``report DIR``: the report of earlier results. 0 written, 2 bad input."""
     args = build_report_parser().parse_args(argv)
@@ -174,10 +190,7 @@ def report_main(argv) -> int:
             except OutputPathError as exc:
                 raise UsageError(str(exc)) from None
         if args.links or args.flows:          # the ids the results hold, as a run checks them
-            links, flows = result_ids(Path(args.directory))
-            if links is not None:
-                check_ids("-l", args.links, links)
-                check_ids("-F", args.flows, flows)
+            check_report_ids(Path(args.directory), args.links, args.flows)
         from plot_tool.report import make_report
         path = make_report(args.directory, args.out, links=args.links or None,
                            flows=args.flows or None)
@@ -211,8 +224,7 @@ def check_run_options(args, spec) -> None:
         modules_available("drawing the figures", ("numpy", "matplotlib"),
                           "pass --no-plots, or install them (pip install -e . in the checkout)")
     if args.check:
-        modules_available("--check", ("numpy",),
-                          "run it under CPython, or install numpy for this Python")
+        modules_available("--check", ("numpy",), NUMPY_REMEDY)
     if args.report:
         report_available()
     if args.pcap or args.pcap_links:
@@ -220,6 +232,8 @@ def check_run_options(args, spec) -> None:
     if args.iperf_json and not any(flow.kind == "bulk" for flow in spec.flows):
         raise UsageError("--iperf-json: the topology has no TCP flow (iperf3's streams are "
                          "TCP; cbr and onoff flows have no window)")
+    if args.iperf_json:               # (it reads flows.csv back with the results' reader)
+        modules_available("--iperf-json", ("numpy",), NUMPY_REMEDY)
     if not args.check_settle >= 0:
         raise UsageError(f"--check-settle: expected a number of seconds >= 0, got {args.check_settle}")
     if args.check:                    # the prediction is made after the run, from what it measured
@@ -383,6 +397,11 @@ def simulate_and_write(args, spec, out: Path, staged, trace):
     except OSError as exc:
         staged.discard()
         return error(f"cannot write results to {out}: {exc.strerror or exc}")
+    except ModuleNotFoundError as exc:  # (checked before the run: only a module that failed late)
+        staged.discard()
+        return error(f"writing the results needs {exc.name}, which this Python cannot import: "
+                     f"no results written to {out}/ (pass --no-plots and leave out --check, "
+                     f"--report and --iperf-json, or install it)")
     results.cpu_s["write"] = time.process_time() - write_start_s
     return results, signum, report, failure_line
 

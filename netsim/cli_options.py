@@ -20,6 +20,7 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130         # 128 + SIGINT, as shells report it (SIGTERM: 143)
 
 INSTALL_HINT = "pip install -e '.[{extra}]' in the netsim checkout"   # not PyPI's unrelated netsim
+NUMPY_REMEDY = "run it under CPython, or install numpy for this Python"
 
 
 class UsageError(Exception):
@@ -75,27 +76,48 @@ def add_shared_options(parser: argparse.ArgumentParser, command: str) -> None:
                              + words["plugin"])
 
 
+def option_error_line(prog: str, message: str) -> str:
+    """The one line of an argparse error (an unknown option, a value of the wrong type or not
+    among the choices, a missing argument): ``error: PROG: MESSAGE (PROG --help lists the
+    options)``, argparse's own first words without its usage block. What the user typed is
+    shown on one line (an unknown argument is quoted by argparse as typed)."""
+    from topologies.validation import one_line
+    return f"error: {prog}: {one_line(message)} ({prog} --help lists the options)"
+
+
 class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose errors (an unknown option, a value of the wrong type or not among
-    the choices) are one line, as netsim's own, and exit status 2, with no usage block."""
+    the choices, a missing argument) are one line naming the option, with a pointer to --help,
+    and exit status 2: never argparse's usage block (`option_error_line`). Subparsers made with
+    ``add_subparsers`` are of the same class."""
 
     def error(self, message):
-        self.exit(EXIT_BAD_INPUT, f"error: {self.prog}: {message} ({self.prog} --help lists "
-                                  f"the options)\n")
+        self.exit(EXIT_BAD_INPUT, option_error_line(self.prog, message) + "\n")
+
+
+def importable(name: str) -> bool:
+    """Whether this Python can import the module `name`, without importing it: a module set to
+    None in sys.modules (a blocked import) or one a finder refuses to find is not."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):     # (a finder that raises; a module without __spec__)
+        return False
 
 
 def report_available(option: str = "--report") -> None:
-    """UsageError unless plotly (the report extra) is installed; does not import it."""
-    if importlib.util.find_spec("plotly") is None:
+    """UsageError unless plotly (the report extra) and numpy, which the report's data needs,
+    are installed; does not import them."""
+    if not importable("plotly"):
         raise UsageError(f"{option}: the interactive report needs plotly; install it with "
                          f"{INSTALL_HINT.format(extra='report')} (or pip install plotly)")
+    modules_available(f"{option}: the interactive report", ("numpy",), NUMPY_REMEDY)
 
 
 def modules_available(what: str, modules: tuple, remedy: str) -> None:
     """UsageError unless every one of `modules` can be imported by this Python (checked before
     anything is simulated, so that a run is never lost to a missing module after it: Debian's
     PyPy has neither numpy nor matplotlib); does not import them."""
-    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    missing = [name for name in modules if not importable(name)]
     if missing:
         python = f"{sys.implementation.name} {sys.version.split()[0]}"
         raise UsageError(f"{what} needs{'' if len(missing) == 1 else ' both'} "
@@ -105,7 +127,7 @@ def modules_available(what: str, modules: tuple, remedy: str) -> None:
 
 def pcap_available() -> None:
     """UsageError unless dpkt (the pcap extra) is installed; does not import it."""
-    if importlib.util.find_spec("dpkt") is None:
+    if not importable("dpkt"):
         raise UsageError(f"--pcap: packet captures need dpkt; install it with "
                          f"{INSTALL_HINT.format(extra='pcap')} (or pip install dpkt)")
 
@@ -123,21 +145,37 @@ def load_algorithm_plugins(paths) -> None:
 def shipped_topology(name: str) -> str:
     """`name` itself when it is a path that exists, else the shipped topology file of that name
     (topologies/<name> or topologies/<name>.json of the package: ``netsim test_case_0`` from any
-    directory), else `name` (the loader then says it does not exist)."""
-    if not name or Path(name).exists():
+    directory), else `name` (the loader then says it does not exist). A bare name (no directory,
+    or examples/NAME) close to a shipped one is a mistyped shipped name: UsageError with a
+    did-you-mean; a path keeps the loader's file-not-found line."""
+    if not name:
+        raise UsageError('topology: expected a topology file or the name of a shipped one '
+                         '(e.g. test_case_2), got ""')
+    if Path(name).exists():
         return name
     import topologies
     shipped = Path(topologies.__file__).resolve().parent
     for candidate in (shipped / name, shipped / f"{name}.json"):
         if candidate.is_file() and shipped in candidate.resolve().parents:   # (examples/...)
             return str(candidate)
-    from topologies.validation import suggestion
-    names = sorted([p.stem for p in shipped.glob("*.json")]
-                   + [f"examples/{p.stem}" for p in shipped.glob("examples/*.json")])
-    close = suggestion(name[:-5] if name.endswith(".json") else name, names)
-    if close:                           # a mistyped shipped name, not a path of the user's
-        raise UsageError(f"{name}: no such file, nor a shipped topology{close}")
+    if is_bare_name(name):
+        from topologies.validation import suggestion
+        names = sorted([p.stem for p in shipped.glob("*.json")]
+                       + [f"examples/{p.stem}" for p in shipped.glob("examples/*.json")])
+        typed = name[:-5] if name.endswith(".json") else name
+        close = suggestion(typed.lower(), names)       # (the shipped names are lower case)
+        if close:
+            raise UsageError(f"{name}: no such file, nor a shipped topology{close}")
     return name
+
+
+def is_bare_name(name: str) -> bool:
+    """Whether `name` is written as a shipped topology's name (``lossy_link``,
+    ``examples/websearch``, with or without .json) rather than as a path of the user's
+    (``./lossy_link``, ``topologies/lossy_link.json``, ``/tmp/x.json``)."""
+    rest = name[len("examples/"):] if name.startswith("examples/") else name
+    separators = [sep for sep in ("/", os.sep, os.altsep) if sep]
+    return bool(rest) and not any(sep in rest for sep in separators)
 
 
 def check_ids(kind: str, wanted: list, known: list) -> None:

@@ -9,7 +9,7 @@ import logging
 import os
 import sys
 
-from netsim.cli_options import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, UsageError
+from netsim.cli_options import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, UsageError, importable
 from netsim.console import format_summary  # the console table (netsim/console.py)
 
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
@@ -36,8 +36,7 @@ def open_log_file(logfile: str) -> None:
 def progress_shown(quiet: bool) -> bool:
     """Whether to draw a progress bar: on a terminal, unless --quiet, and where tqdm is installed
     (Debian's PyPy has none: its runs go without a bar rather than fail)."""
-    import importlib.util
-    return not quiet and sys.stderr.isatty() and importlib.util.find_spec("tqdm") is not None
+    return not quiet and sys.stderr.isatty() and importable("tqdm")
 
 
 class ProgressBar:

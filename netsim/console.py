@@ -82,7 +82,16 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
     workloads = summary.get("workloads") or {}
     if workloads:
         lines += [*([""] if flows else []), *workload_lines(workloads)]
-    lines.append("")
+    table = link_lines(summary, links, rows)
+    if table:                            # (no link direction to show: no empty link table)
+        lines += ["", *table]
+    return "\n".join(lines)
+
+
+def link_lines(summary: dict, links: list, rows: int) -> list:
+    """The link table: one line per direction of the `links` of interest, at most `rows` of
+    them (0: all), then how many more and their aggregate line; none without a direction."""
+    lines: list = []
     entries = [*map(summary["links"].__getitem__, links)]
     aqm = any(map(ne, map(methodcaller("get", "queue", "droptail"), entries), repeat("droptail")))
     every = [*map(itemgetter("directions"), entries)]          # each link's directions
@@ -90,6 +99,8 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
     # the listed directions only are made (lid, label, entry)
     listed = [*islice(((lid, label, d) for lid, directions in zip(links, every)
                        for label, d in directions.items()), rows or None)]
+    if not listed:
+        return lines
     lw = max([8] + [len(lid) + 2 for lid, _, _ in listed])      # columns that fit the ids
     dw = max([14] + [len(label) + 2 for _, label, _ in listed])
     lines.append(f"{'link':<{lw}}{'direction':<{dw}}{'rate Mbps':>10}{'util':>7}{'buffer KB':>11}"
@@ -109,7 +120,7 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
         lines += [f"... {count - len(listed)} more link directions (all "
                   f"{count} in summary.json and links.csv)", ""]
         lines += link_aggregate([*chain.from_iterable(map(dict.values, every))])
-    return "\n".join(lines)
+    return lines
 
 
 def flow_aggregates(flows: dict) -> list:

@@ -106,10 +106,7 @@ def convert(data, *, label: str = "<data>", name: str = "converted") -> dict:
     """The topology dict (this project's format) of the parsed 2015 file `data`."""
     r = _Reader(label)
     r.check_tags(data)
-    if isinstance(data, dict) and "py/object" not in data and "links" in data \
-            and ("hosts" in data or "routers" in data):
-        raise LegacyError(f"{label}: already a netsim topology (no jsonpickle \"py/object\"): "
-                         f"nothing to convert; run it as it is")
+    refuse_netsim_file(data, label)
     top = r.obj("top level", data, "network_topology.NetworkTopology")
     hosts = [r.string(f"hosts[{i}]", r.obj(f"hosts[{i}]", h, "host.Host"), "address")
              for i, h in enumerate(r.entries(top, "hosts"))]
@@ -168,6 +165,23 @@ def convert(data, *, label: str = "<data>", name: str = "converted") -> dict:
     out.update({"seed": 1, "duration_s": None, "hosts": hosts, "routers": routers,
                 "links": links, "flows": flows})
     return out
+
+
+NETSIM_TOPOLOGY_KEYS = ("hosts", "routers", "links", "flows", "workloads")
+NETSIM_SWEEP_KEYS = ("parameters", "metrics", "seeds", "plots")
+
+
+def refuse_netsim_file(data, label: str) -> None:
+    """LegacyError when `data` (no jsonpickle "py/object" at its top) is one of netsim's own
+    files: a topology (any of its entity lists), even an incomplete one, or a sweep file."""
+    if not isinstance(data, dict) or "py/object" in data:
+        return
+    if "topology" in data and any(key in data for key in NETSIM_SWEEP_KEYS):
+        raise LegacyError(f"{label}: a netsim sweep file (no jsonpickle \"py/object\"): nothing "
+                          f"to convert; run it with the sweep command (docs/sweeps.md)")
+    if any(key in data for key in NETSIM_TOPOLOGY_KEYS):
+        raise LegacyError(f"{label}: already a netsim topology (no jsonpickle \"py/object\"): "
+                          f"nothing to convert; run it as it is")
 
 
 def read_legacy(path) -> tuple:

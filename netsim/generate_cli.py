@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from netsim.cli_options import program_name
+from netsim.cli_options import option_error_line, program_name
 from netsim.output_paths import OutputPathError, check_output_file, current_umask
 
 EXIT_OK = 0
@@ -39,11 +39,17 @@ class _Usage(Exception):
     """A bad command-line argument: one line."""
 
 
+class _OptionError(_Usage):
+    """An argparse error (an unknown option, a value of the wrong type, a missing KIND): its
+    whole line, as every subcommand's (netsim.cli_options.option_error_line)."""
+
+
 class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line (no usage block) and exit status 2."""
+    """An ArgumentParser whose errors are one line (no usage block) and exit status 2, returned
+    by `generate_main` rather than exiting."""
 
     def error(self, message):
-        raise _Usage(f"{self.prog}: {message}")
+        raise _OptionError(option_error_line(self.prog, message))
 
 
 def _common_options(parser: argparse.ArgumentParser, *, flows: str, flow_mb: float,
@@ -351,6 +357,9 @@ def generate_main(argv) -> int:
         text = dumps(topology)
         if args.out:
             write_file(Path(args.out), text, args.force)
+    except _OptionError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_BAD_INPUT
     except _Usage as exc:
         print(f"error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -351,7 +351,7 @@ def main(argv=None) -> int:
     """``python -m netsim.iperf_json DIR [-o FILE] [-i S]``: 0 written, 2 bad input."""
     import sys
 
-    from netsim.cli_options import OneLineParser
+    from netsim.cli_options import NUMPY_REMEDY, OneLineParser, UsageError, modules_available
     parser = OneLineParser(
         prog="python -m netsim.iperf_json",
         description="Write iperf3.json (iperf3 -J's structure) from a results directory.")
@@ -361,6 +361,7 @@ def main(argv=None) -> int:
                         help="report interval in seconds (default: the sampling intervals nearest 1 s)")
     args = parser.parse_args(argv)
     try:
+        modules_available("reading flows.csv", ("numpy",), NUMPY_REMEDY)   # (Debian's PyPy)
         if args.interval is not None and not args.interval > 0:
             raise IperfJsonError(f"-i: expected a positive number of seconds, got {args.interval}")
         if args.out is not None:
@@ -371,7 +372,7 @@ def main(argv=None) -> int:
             except OutputPathError as exc:
                 raise IperfJsonError(str(exc)) from None
         path = write(args.directory, args.out, args.interval)
-    except (IperfJsonError, OSError) as exc:
+    except (IperfJsonError, UsageError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"iperf3 JSON written to {path}")

@@ -65,10 +65,14 @@ def make_report(results_dir: PathLike, out: PathLike | None = None, *,
     directory holding ``sweep.json`` and ``results.csv``) to `out` (default
     ``results_dir/report.html``); return its path. `links` and `flows` are the ones whose time
     series are shown at first (default: the busiest links, the first flows); any other can be
-    added on the page. The file is written to a temporary name beside it and renamed into place.
+    added on the page. An id the results do not hold, or ids given for a sweep directory, are a
+    ValueError. The file is written to a temporary name beside it and renamed into place.
     """
     directory = Path(results_dir)
-    if (directory / "sweep.json").is_file() and (directory / "results.csv").is_file():
+    if is_sweep_directory(directory):
+        if links or flows:
+            raise ValueError("a sweep directory's report has no link or flow time series to "
+                             "select: links and flows apply to a run's results directory")
         data = sweep_data(directory)
     else:
         data = run_data(read_results(directory), links=links, flows=flows)
@@ -84,6 +88,21 @@ def make_report(results_dir: PathLike, out: PathLike | None = None, *,
     return path
 
 
+
+
+def is_sweep_directory(directory: Path) -> bool:
+    """Whether `directory` holds a sweep (sweep.json and results.csv), not a run's results."""
+    return (directory / "sweep.json").is_file() and (directory / "results.csv").is_file()
+
+
+def _unknown_ids(kind: str, wanted: Sequence[str], known: Sequence[str]) -> None:
+    """ValueError naming the first of `wanted` that is not among `known` (with a
+    did-you-mean)."""
+    from topologies.validation import quote, suggestion
+    for item in wanted:
+        if item not in known:
+            raise ValueError(f"{kind}: unknown id {quote(item)}{suggestion(item, known)}; "
+                             f"known: {', '.join(known)}")
 
 
 class _Sampling:
@@ -117,6 +136,8 @@ def run_data(rs: ResultSet, *, links: Sequence[str] | None = None,
     flow_ids = list(summary["flows"])
     out_links, busy = _link_entries(rs, sampling)
     nodes = network_nodes(summary)
+    _unknown_ids("links", links or [], link_ids)
+    _unknown_ids("flows", flows or [], flow_ids)
     if links:
         selected_links = [lid for lid in links if lid in summary["links"]]
     else:

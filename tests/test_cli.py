@@ -293,3 +293,28 @@ def test_only_the_dispatcher_imports_the_other_commands():
         tree = ast.parse((ROOT / "netsim" / f"{name}.py").read_text())
         imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
         assert imported & (commands - {f"netsim.{name}"}) == set(), name
+
+
+@pytest.mark.parametrize("name, close", [("lossy_lnk", "lossy_link"),
+                                         ("TEST_CASE_0", "test_case_0"),
+                                         ("test_case_2.jsn", "test_case_2"),
+                                         ("examples/websarch", "examples/websearch"),
+                                         ("websarch", "examples/websearch")])
+def test_a_mistyped_shipped_name_gets_the_closest_shipped_name(tmp_path, capsys, name, close):
+    assert main([name, "--no-plots", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == (f'error: {name}: no such file, nor a shipped topology '
+                                       f'(did you mean "{close}"?)\n')
+
+
+@pytest.mark.parametrize("path", ["./lossy_lnk.json", "topologies/lossy_lnk.json",
+                                  "/nonexistent/lossy_lnk.json"])
+def test_a_missing_path_keeps_the_file_not_found_line(tmp_path, capsys, path):
+    assert main([path, "--no-plots", "--out", str(tmp_path / "o")]) == 2
+    label = path[2:] if path.startswith("./") else path        # (the loader's label)
+    assert capsys.readouterr().err == f"error: {label}: cannot read file: No such file or directory\n"
+
+
+def test_an_empty_topology_name_is_one_line(tmp_path, capsys):
+    assert main(["", "--no-plots", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == ('error: topology: expected a topology file or the name of '
+                                       'a shipped one (e.g. test_case_2), got ""\n')

@@ -117,3 +117,30 @@ def test_a_file_already_in_netsims_format_is_said_to_be_so(tmp_path, run_cli, ro
                            f'topology (no jsonpickle "py/object"): nothing to convert; run it as '
                            f"it is\n")
     assert not (tmp_path / "n.json").exists()
+
+
+@pytest.mark.parametrize("data", [
+    {"name": "t", "hosts": ["H1", "H2"], "flows": []},          # incomplete: still netsim's
+    {"routers": ["R1"]},
+    {"hosts": [], "workloads": []},
+])
+def test_any_netsim_topology_is_recognised_not_only_a_complete_one(data):
+    with pytest.raises(LegacyError, match=r'^f\.json: already a netsim topology \(no jsonpickle '
+                                          r'"py/object"\): nothing to convert; run it as it is$'):
+        convert(data, label="f.json")
+
+
+def test_a_sweep_file_is_said_to_be_one(tmp_path, run_cli):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"topology": "lossy_link", "parameters": {"seed": [1]},
+                                "metrics": ["flows.F1.goodput_mbps"]}))
+    done = run_cli("convert", path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (f'error: {path}: a netsim sweep file (no jsonpickle "py/object"): '
+                           f"nothing to convert; run it with the sweep command (docs/sweeps.md)\n")
+
+
+def test_a_file_of_neither_kind_keeps_the_2015_formats_message():
+    with pytest.raises(LegacyError, match=r'^f\.json: top level: expected a '
+                                          r'network_topology\.NetworkTopology object'):
+        convert({"foo": 1}, label="f.json")

@@ -1,10 +1,14 @@
 """What the outputs asked for need is checked before anything is simulated: a Python without
-numpy or matplotlib (Debian's PyPy) gets one line and exit 2 for figures or --check, never a
-traceback after the run; without tqdm a terminal run goes without a progress bar."""
+numpy or matplotlib (Debian's PyPy) gets one line and exit 2 for figures, --check, --report or
+--iperf-json, never a traceback after the run, however the module is missing (not installed,
+blocked in sys.modules, refused by an import hook); without tqdm a terminal run goes without a
+progress bar."""
 from __future__ import annotations
 
+import importlib.abc
 import importlib.util
 import json
+import sys
 
 import pytest
 
@@ -24,7 +28,6 @@ def without(monkeypatch, *names):
 
 
 def python_name():
-    import sys
     return f"{sys.implementation.name} {sys.version.split()[0]}"
 
 
@@ -70,3 +73,62 @@ def test_a_progress_bar_only_where_tqdm_is(monkeypatch, tqdm, quiet, shown):
     if not tqdm:
         without(monkeypatch, "tqdm")
     assert cli_output.progress_shown(quiet) is shown
+
+
+def test_iperf_json_without_numpy_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
+    without(monkeypatch, "numpy")
+    out = tmp_path / "o"
+    assert main(["test_case_0", "--iperf-json", "--no-plots", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --iperf-json needs numpy, which this Python ({python_name()}) does not have: "
+        f"run it under CPython, or install numpy for this Python\n")
+    assert not out.exists()
+
+
+def test_the_report_without_numpy_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
+    without(monkeypatch, "numpy")
+    assert main(["test_case_0", "--report", "--no-plots", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --report: the interactive report needs numpy, which this Python "
+        f"({python_name()}) does not have: run it under CPython, or install numpy for this "
+        f"Python\n")
+
+
+def test_a_module_blocked_in_sys_modules_counts_as_missing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)     # `import matplotlib` fails
+    assert main(["test_case_0", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.startswith("error: drawing the figures needs matplotlib, "
+                                              "which this Python")
+    assert not (tmp_path / "o").exists()
+
+
+class Refusing(importlib.abc.MetaPathFinder):
+    """An import hook that refuses a module by raising, as some sandboxes do."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "dpkt":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+def test_a_finder_that_raises_counts_as_missing(tmp_path, monkeypatch, capsys):
+    monkeypatch.delitem(sys.modules, "dpkt", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [Refusing(), *sys.meta_path])
+    assert main(["test_case_0", "--pcap", "--no-plots", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.startswith("error: --pcap: packet captures need dpkt;")
+
+
+def test_a_module_missing_after_the_run_is_one_line_and_nothing_written(tmp_path, monkeypatch,
+                                                                         capsys):
+    import plot_tool
+
+    def draw(*args, **kwargs):
+        raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
+    monkeypatch.setattr(plot_tool, "make_figures", draw)
+    out = tmp_path / "o"
+    assert main(["test_case_0", "--duration", "1", "--quiet", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: writing the results needs matplotlib, which this Python cannot import: no "
+        f"results written to {out}/ (pass --no-plots and leave out --check, --report and "
+        f"--iperf-json, or install it)\n")
+    assert not out.exists()

@@ -1,5 +1,6 @@
 """`report DIR -l/-F` check the ids against the results, as a run checks them against its
-topology: one line with a did-you-mean and exit 2, no report written."""
+topology: one line with a did-you-mean and exit 2, no report written; a sweep directory has no
+time series to select. The API (`make_report`) refuses an unknown id with a ValueError."""
 from __future__ import annotations
 
 import pytest
@@ -30,3 +31,30 @@ def test_known_ids_are_accepted(results, tmp_path, run_cli):
     done = run_cli("report", results, "-o", out, "-l", "L1", "-F", "F1", "--quiet")
     assert done.returncode == 0, done.stderr
     assert out.is_file()
+
+
+def test_every_id_given_is_checked_not_only_the_first(results, tmp_path, run_cli):
+    done = run_cli("report", results, "-o", tmp_path / "r.html", "-l", "L1", "L2", "Lx")
+    assert done.returncode == 2
+    assert done.stderr.startswith('error: -l: unknown id "Lx"')
+
+
+def test_ids_for_a_sweep_directory_are_refused(tmp_path, run_cli):
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    (sweep / "sweep.json").write_text("{}")
+    (sweep / "results.csv").write_text("run_id\n")
+    done = run_cli("report", sweep, "-F", "F1")
+    assert done.returncode == 2
+    assert done.stderr == (f"error: -F: {sweep} is a sweep directory, whose report has no link "
+                           f"or flow time series to select; -l and -F apply to a run's results "
+                           f"directory\n")
+    assert not (sweep / "report.html").exists()
+
+
+def test_the_api_refuses_an_unknown_id_too(results, tmp_path):
+    from plot_tool.report import make_report
+    with pytest.raises(ValueError, match=r'^flows: unknown id "F2" \(did you mean "F1"\?\); '
+                                         r'known: F1$'):
+        make_report(results, tmp_path / "r.html", flows=["F2"])
+    assert not (tmp_path / "r.html").exists()
