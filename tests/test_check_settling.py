@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from netsim.run import simulate
 from theory.check import compare, predict_run
+from theory.check_report import format_report
 from topologies.loader import load_topology
 
 
@@ -48,3 +49,27 @@ def test_a_shorter_settling_time_judges_the_short_interval():
     report = compare(results, predict_run(spec, results), settle_s=0.5)
     first = sorted(intervals(report))[0]
     assert any(row["error_pct"] is not None for row in intervals(report)[first])
+
+
+def test_the_boundary_is_the_settling_time_plus_one_sampling_interval():
+    """[0, 1] s with 0.1 s samples: judged after 0.9 s of settling, not after 0.95 s."""
+    spec = load_topology(dumbbell(1.0))
+    results = simulate(spec)
+    assert results.summary["interval_s"] == 0.1
+    for settle_s, judged in ((0.9, True), (0.95, False)):
+        report = compare(results, predict_run(spec, results), settle_s=settle_s)
+        rows = intervals(report)[(0.0, 1.0)]
+        assert any(row["error_pct"] is not None for row in rows) is judged, settle_s
+
+
+def test_the_console_says_the_short_interval_was_not_compared():
+    spec = load_topology(dumbbell(1.0))
+    results = simulate(spec)
+    text = format_report(compare(results, predict_run(spec, results), settle_s=2.0,
+                                 tolerance_pct=50.0))
+    assert "[0.00 s, 1.00 s] active: F1 (not compared: see the reasons below)" in text
+    assert "[1.00 s, 12.00 s] active: F1, F2 (compared 3.00-12.00 s)" in text
+    assert ("  1. the interval (1 s) is not one sampling interval longer than the settling time "
+            "(2 s, --check-settle): its flows may not have settled") in text
+    assert text.endswith("% tolerance (1 row outside every model's regime not counted: see the "
+                         "reasons above)")

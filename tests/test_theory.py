@@ -179,3 +179,12 @@ def test_check_tolerance_exit_status_and_errors(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "--check: no analytic model for flows F1 (aimd)" in err
     assert "models exist for" in err and "tahoe" in err and "aimd," not in err
+
+
+def test_check_of_workload_flows_only_says_there_is_nothing_to_compare(tmp_path, capsys):
+    websearch = str(ROOT / "topologies" / "examples" / "websearch.json")
+    assert main([websearch, "--check", "--out", str(tmp_path / "out"), "--no-plots"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --check: the topology has no flows of its own to compare (the completion times "
+        "of workload flows are in fct.csv and summary.json, not compared with a model)\n")
+    assert not (tmp_path / "out").exists()

@@ -56,6 +56,9 @@ def predict_run(spec, results, duration_s: float | None = None) -> Model:
 def models_problem(spec, duration_s: float | None = None) -> str | None:
     """Why `--check` cannot compare `spec` at all (no flow has a model), else None. Raises
     `TheoryError` when the fluid model fails on the spec (no route, a timeline that never ends)."""
+    if not spec.flows:
+        return ("the topology has no flows of its own to compare (the completion times of "
+                "workload flows are in fct.csv and summary.json, not compared with a model)")
     without = [f"{f.id} ({f.algorithm})" for f in spec.flows if model_of(f.algorithm) is None]
     if len(without) == len(spec.flows):
         return ("no analytic model for flows " + ", ".join(without) + "; models exist for "

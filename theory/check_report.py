@@ -19,7 +19,7 @@ def format_report(report: dict) -> str:
              f"skipped after each change)"]
     for iv in report["intervals"]:
         lines.append(f"\n[{iv['start_s']:.2f} s, {iv['end_s']:.2f} s] active: {', '.join(iv['flows'])}"
-                     f" (compared {iv['compared_from_s']:.2f}-{iv['compared_until_s']:.2f} s)")
+                     f" ({_compared_part(iv)})")
         lines.append(f"  {'':6}{'entity':<18}{'quantity':<16}{'predicted':>18}{'simulated':>12}{'error':>9}")
         for row in iv["rows"]:
             lines.append("  " + _format_row(row))
@@ -48,10 +48,19 @@ def format_report(report: dict) -> str:
         verdict += (f" — {'within' if report['passed'] else 'NOT within'} the "
                     f"{report['tolerance_pct']:g} % tolerance")
     if reasons:
-        verdict += (f" ({report['not_compared']} rows outside every model's regime not counted: "
-                    f"see the reasons above)")
+        count = report["not_compared"]
+        verdict += (f" ({count} row{'' if count == 1 else 's'} outside every model's regime not "
+                    f"counted: see the reasons above)")
     lines.append(verdict)
     return "\n".join(lines)
+
+
+def _compared_part(interval: dict) -> str:
+    """What of the interval was compared: its window, or nothing (every row says why not, e.g.
+    an interval too short for the settling time)."""
+    if interval["rows"] and all(row.get("no_model") for row in interval["rows"]):
+        return "not compared: see the reasons below"
+    return f"compared {interval['compared_from_s']:.2f}-{interval['compared_until_s']:.2f} s"
 
 
 def reasons_index(report: dict, reason: str) -> int:
