@@ -116,9 +116,12 @@ def check_metrics(label: str, sweep: Sweep) -> None:
     workloads = [w.get("id") for w in base.get("workloads", []) if isinstance(w, dict)]
     if not isinstance(sweep.raw.get("metrics", []), list) or not sweep.metrics:
         raise SweepError(f'{label}: field "metrics": expected a list of metric names')
-    for metric in sweep.metrics:
+    for index, metric in enumerate(sweep.metrics):
         if not isinstance(metric, str):
             raise SweepError(f'{label}: field "metrics": expected metric names, got {show(metric)}')
+        if metric in sweep.metrics[:index]:          # one results.csv column per name
+            raise SweepError(f'{label}: field "metrics[{index}]": metric {quote(metric)} is '
+                             f"already listed")
         problem = (_workload_metric_problem(metric, workloads)
                     if metric.startswith("workloads.") else _metric_problem(metric, flows, links))
         if problem:

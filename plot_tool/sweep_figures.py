@@ -60,7 +60,11 @@ DPI = 110
 FIGSIZE_IN = (8.0, 5.0)
 FOOTNOTE_CHARS = 115            # characters per line of the footnote ("small" text, 8 in wide)
 FOOTNOTE_LINE = 0.03            # fraction of the figure's height one footnote line takes
-SHORT_TITLE = 40                # titles up to this many characters fit above any axes
+SHORT_TEXT = {"width": 40,      # titles and x labels up to this many characters fit any axes
+              "height": 24}     # y labels (the axes are less high than wide)
+MAX_LABEL_LINES = 4             # a longer title or axis label is set smaller...
+MIN_LABEL_PT = 6.0              # ...down to this size
+FIT_ROUNDS = 8                  # rounds of fitting the title and labels to the axes
 LEGEND_WIDTH = 32               # characters per line of a legend entry (longer ones wrap)
 
 
@@ -153,8 +157,7 @@ def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping
                  color="dimgray")
     if data.categories is None:
         _stagger_labels(fig, ax, data.x_ticks)
-    _fit_title(fig, ax, data.title)
-    _fit_to_axes(fig, ax, ax.xaxis.label, ax.set_xlabel, data.xlabel)
+    _fit_labels(fig, ax, data)
     return ax
 
 
@@ -297,37 +300,41 @@ def _draw_band(ax: Any, overlay: Overlay, categories: list[str] | None, color: s
                  label=overlay.label)
 
 
-def _fit_title(fig: Figure, ax: Any, title: str) -> None:
-    """Wrap the axes title to the width of the axes, so that it never reaches into the legend
-    beside them (a short title fits without measuring)."""
-    if len(title) <= SHORT_TITLE:
-        return
-    fig.draw_without_rendering()
-    renderer = cast(FigureCanvasAgg, fig.canvas).get_renderer()
-    room = ax.get_window_extent(renderer).width
-    for _ in range(4):
-        needed = ax.title.get_window_extent(renderer).width
-        if needed <= room:
+def _fit_labels(fig: Figure, ax: Any, data: SweepPlotData) -> None:
+    """Wrap the title and the x label to the width of the axes, and the y label to their height,
+    so that a long one (up to the 200 characters a label may have) is neither cut at the figure's
+    edges nor run into the legend or the footnote. Each wrap reshapes the axes (a wrapped y label
+    narrows them, a wrapped title or x label shortens them), so the fitting is repeated until
+    nothing changes; it only ever wraps narrower or shrinks a text, so it ends."""
+    fits = ((ax.title, data.title, "width"), (ax.xaxis.label, data.xlabel, "width"),
+            (ax.yaxis.label, data.ylabel, "height"))
+    for _ in range(FIT_ROUNDS):
+        changed = [_fit_to_axes(fig, ax, artist, text, along) for artist, text, along in fits]
+        if not any(changed):
             return
-        longest = max(len(line) for line in ax.title.get_text().splitlines())
-        chars = max(10, int(longest * room / needed) - 1)
-        ax.set_title(textwrap.fill(title, chars))
 
 
-def _fit_to_axes(fig: Figure, ax: Any, artist: Any, setter, text: str) -> None:
-    """Wrap a label (the x label) to the width of the axes, so that a long one is neither cut at
-    the figure's edge nor run into the legend."""
-    if len(text) <= SHORT_TITLE:
-        return
+def _fit_to_axes(fig: Figure, ax: Any, artist: Any, text: str, along: str) -> bool:
+    """Wrap one text of the axes to their `along` ("width" or "height": the y label is drawn
+    upright) as they are now, in a smaller font when it would take more than MAX_LABEL_LINES
+    lines; whether it changed. A short text fits without measuring."""
+    if len(text) <= SHORT_TEXT[along]:
+        return False
     fig.draw_without_rendering()
     renderer = cast(FigureCanvasAgg, fig.canvas).get_renderer()
-    room = ax.get_window_extent(renderer).width
-    for _ in range(4):
-        needed = artist.get_window_extent(renderer).width
+    room = getattr(ax.get_window_extent(renderer), along)
+    before = (artist.get_text(), artist.get_fontsize())
+    for _ in range(12):
+        needed = getattr(artist.get_window_extent(renderer), along)
         if needed <= room:
-            return
+            break
         longest = max(len(line) for line in artist.get_text().splitlines())
-        setter(textwrap.fill(text, max(10, int(longest * room / needed) - 1)))
+        wrapped = textwrap.fill(text, max(10, int(longest * room / needed) - 1))
+        if wrapped.count("\n") >= MAX_LABEL_LINES and artist.get_fontsize() > MIN_LABEL_PT:
+            artist.set_fontsize(max(MIN_LABEL_PT, artist.get_fontsize() * 0.85))
+            continue
+        artist.set_text(wrapped)
+    return (artist.get_text(), artist.get_fontsize()) != before
 
 
 def _legend_text(label: str) -> str:

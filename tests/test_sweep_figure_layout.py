@@ -1,8 +1,10 @@
 """A sweep figure's text never collides or leaves the figure: the footnote gets as many lines as
-it needs below the x label, a long x label wraps to the axes, and a plot with no value to draw
-still shows the swept values and names what is missing in words (docs/sweeps.md, "Figures")."""
+it needs below the x label, a long title, x label or y label wraps to the axes, and a plot with
+no value to draw still shows the swept values and names what is missing in words
+(docs/sweeps.md, "Figures")."""
 from __future__ import annotations
 
+import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -68,3 +70,33 @@ def test_workload_metrics_read_as_words():
     assert axis_label("workloads.W.all.mean_fct_s") == "W all flows: mean FCT (s)"
     assert axis_label("workloads.W.arrivals_per_s") == "W arrivals (per s)"
     assert quantity_name("workloads.*.100kb_to_10mb.count") == "flows 100 kB-10 MB: count"
+
+
+def lines_rows(n_seeds=2):
+    return [dict(row, **{"flows.F1.algorithm": algorithm}) for algorithm in ("reno", "cubic")
+            for row in rows(n_seeds)]
+
+
+@pytest.mark.parametrize("label", [
+    ("a label of several words " * 8)[:200],
+    "W" * 200,                                        # no space to break at, wide letters
+])
+def test_labels_of_the_longest_allowed_length_stay_apart_and_inside_the_figure(label):
+    plot = {"file": "p.png", "x": X, "y": Y, "lines": "flows.F1.algorithm",
+            "title": label, "xlabel": label, "ylabel": label}
+    fig, ax = draw(plot, lines_rows())
+    renderer = fig.canvas.get_renderer()
+    note, xlabel, page = boxes(fig, ax)
+    axes = ax.get_window_extent(renderer)
+    title = ax.title.get_window_extent(renderer)
+    ylabel = ax.yaxis.label.get_window_extent(renderer)
+    (legend,) = fig.legends
+    for text in (ax.title, ax.xaxis.label, ax.yaxis.label):
+        assert "\n" in text.get_text()
+    for box in (note, xlabel, title, ylabel):
+        assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1
+    assert axes.x0 - 1 <= title.x0 and title.x1 <= axes.x1 + 1    # never into the legend
+    assert axes.x0 - 1 <= xlabel.x0 and xlabel.x1 <= axes.x1 + 1
+    assert axes.y0 - 1 <= ylabel.y0 and ylabel.y1 <= axes.y1 + 1  # never into the footnote
+    assert not title.overlaps(legend.get_window_extent(renderer))
+    assert note.y1 < xlabel.y0 and note.y1 < ylabel.y0

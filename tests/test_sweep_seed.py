@@ -1,5 +1,6 @@
 """A run's seed comes from the sweep's `seeds` only (docs/sweeps.md): `seed` is not a parameter,
-so results.csv has one seed column, the seed each run used."""
+so results.csv has one seed column, the seed each run used; and no other column name repeats
+(a metric is listed once)."""
 from __future__ import annotations
 
 import csv
@@ -40,3 +41,13 @@ def test_seeds_give_each_run_its_seed_in_one_column(tmp_path, run_cli):
     assert [row["seed"] for row in rows] == ["1", "2"]
     # a 1 % random-loss link: the two seeds are two different runs
     assert rows[0]["flows.F1.goodput_mbps"] != rows[1]["flows.F1.goodput_mbps"]
+
+
+def test_a_metric_listed_twice_is_refused_so_no_column_name_repeats(tmp_path, run_cli):
+    path = sweep_file(tmp_path, parameters={"flows.F1.data_mb": [0.2]},
+                      metrics=["flows.F1.goodput_mbps", "power", "flows.F1.goodput_mbps"])
+    done = run_cli("sweep", path, "--jobs", "1", "--no-plots", "--out", tmp_path / "out")
+    assert done.returncode == 2
+    assert done.stderr == (f'error: {path}: field "metrics[2]": metric "flows.F1.goodput_mbps" '
+                           f"is already listed\n")
+    assert not (tmp_path / "out").exists()

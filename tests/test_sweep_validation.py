@@ -75,5 +75,38 @@ def test_the_duration_is_named_one_way_per_caller(caller, prefix):
 
 
 def test_the_api_says_duration_s(tmp_path):
-    with pytest.raises(RunError, match="pass duration_s$"):
+    with pytest.raises(RunError, match=r"pass duration_s$"):
         simulate(load_topology(endless()))
+
+
+def with_workload(**extra) -> dict:
+    data = endless(**extra)
+    data["flows"][0]["data_mb"] = 1
+    data["workloads"] = [{"id": "W", "src": ["H1"], "dst": ["H2"], "arrivals_per_s": 10,
+                          "sizes": "websearch"}]
+    return data
+
+
+def test_a_workload_without_a_duration_names_the_file_and_the_workload(tmp_path, run_cli):
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(with_workload()))
+    done = run_cli(path, "--no-plots", "--out", tmp_path / "r")
+    assert done.returncode == 2
+    assert done.stderr == (f'error: {path}: workloads[0] "W": the workload opens flows without '
+                           f"end, so nothing ends the run: set duration_s in the file or pass "
+                           f"--duration\n")
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_sweep_point_with_a_workload_and_no_duration_is_refused_before_any_run(tmp_path,
+                                                                                 run_cli):
+    topology = tmp_path / "w.json"
+    topology.write_text(json.dumps(with_workload()))
+    path = sweep_file(tmp_path, topology=str(topology), metrics=["workloads.W.flows_started"],
+                      parameters={"workloads.W.arrivals_per_s": [10, 20]})
+    done = run_cli("sweep", path, "--jobs", "1", "--no-plots", "--out", tmp_path / "out")
+    assert done.returncode == 2
+    assert done.stderr == (f'error: {path}: parameters (workloads.W.arrivals_per_s = 10): '
+                           f'workloads[0] "W": the workload opens flows without end, so nothing '
+                           f"ends the run: set duration_s in the sweep file\n")
+    assert not (tmp_path / "out").exists()
