@@ -123,6 +123,7 @@ class Run:
         entities = 2 * len(spec.links) + len(spec.flows) + len(spec.hosts)
         self.row_check_s = max(1, MAX_TRACE_ROWS // 10 // max(1, entities)) * interval_s
         self.interval_s = interval_s
+        self.interval_name = SETTING_NAMES[caller][0]   # how the limit's message names it
         self.stall_timeout_s = stall_timeout_s
         self.progress = progress
         self.network: Network = build_network(spec, self.seed)
@@ -200,7 +201,7 @@ class Run:
         if written + MAX_TRACE_ROWS // 10 > MAX_TRACE_ROWS:   # the next period could pass it
             self.stop_at_limit(f"the trace files reached their limit of {MAX_TRACE_ROWS:.3g} "
                                f"rows ({written} written, every {self.interval_s!r} s); use a "
-                               f"longer --interval")
+                               f"longer {self.interval_name}")
             return
         self.sim.schedule(self.row_check_s, self._check_rows)
 

@@ -52,7 +52,7 @@ def run_one(task) -> dict:
         from netsim.run import simulate
         from topologies.loader import load_topology
         spec = load_topology(data)
-        results = simulate(spec, seed=seed, interval_s=interval_s)
+        results = simulate(spec, seed=seed, interval_s=interval_s, caller="sweep")
         summary = dict(results.summary)
         summary.pop("description", None)
         record = {"format": RECORD_FORMAT, "config_digest": digest, "seed": seed,

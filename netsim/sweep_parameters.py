@@ -153,7 +153,8 @@ def set_path(data: dict, path: str, value) -> None:
     if head not in SETTABLE_TOP:
         raise KeyError(f"{quote(path)}: cannot vary {quote(head)}"
                        f"{suggestion(head, LISTED + SETTABLE_TOP)}; "
-                       f"vary links.<id>..., flows.<id>... or one of {', '.join(SETTABLE_TOP)}")
+                       f"vary links.<id>..., flows.<id>..., workloads.<id>... or one of "
+                       f"{', '.join(SETTABLE_TOP)}")
     _set_nested(data, parts, value)
 
 

@@ -24,6 +24,7 @@ only when ``show=True``.
 from __future__ import annotations
 
 import textwrap
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -64,7 +65,12 @@ SHORT_TEXT = {"width": 40,      # titles and x labels up to this many characters
               "height": 24}     # y labels (the axes are less high than wide)
 MAX_LABEL_LINES = 4             # a longer title or axis label is set smaller...
 MIN_LABEL_PT = 6.0              # ...down to this size
+GROW_ROUNDS = 4                 # times a figure whose texts cannot fit it is made taller
+LAYOUT_GAVE_UP = "constrained_layout not applied"   # matplotlib's warning: the axes got no room
 FIT_ROUNDS = 8                  # rounds of fitting the title and labels to the axes
+CATEGORY_LINE_CHARS = 90        # characters of tick labels the axes hold side by side
+CATEGORY_GAP_PX = 8.0           # pixels between the labels of two x categories
+CATEGORY_MIN_CHARS = 4          # a category's label is wrapped no narrower than this
 LEGEND_WIDTH = 32               # characters per line of a legend entry (longer ones wrap)
 
 
@@ -155,9 +161,12 @@ def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping
         engine.set(rect=(0, bottom, 1, 1 - bottom))
         fig.text(0.01, 0.012, footnote, ha="left", va="bottom", fontsize="small",
                  color="dimgray")
-    if data.categories is None:
-        _stagger_labels(fig, ax, data.x_ticks)
-    _fit_labels(fig, ax, data)
+    with warnings.catch_warnings():       # a layout on the way may not fit yet: _grow_to_fit
+        warnings.filterwarnings("ignore", message=LAYOUT_GAVE_UP)
+        if data.categories is None:
+            _stagger_labels(fig, ax, data.x_ticks)
+        _fit_labels(fig, ax, data)
+    _grow_to_fit(fig)
     return ax
 
 
@@ -177,7 +186,9 @@ def _draw_series(ax: Any, data: SweepPlotData, s: SweepSeries, color: str, offse
 def _set_axes(ax: Any, data: SweepPlotData) -> None:
     """Scales, ticks (every swept x value labelled), limits (y from zero), labels, title, grid."""
     if data.categories is not None:
-        ax.set_xticks(range(len(data.categories)), data.categories)
+        width = max(CATEGORY_MIN_CHARS, CATEGORY_LINE_CHARS // len(data.categories))
+        ax.set_xticks(range(len(data.categories)),      # a first guess `_fit_categories` refines
+                      [textwrap.fill(c, width) if len(c) > width else c for c in data.categories])
         ax.set_xlim(-0.5, len(data.categories) - 0.5)
     else:
         if data.logx:
@@ -310,6 +321,8 @@ def _fit_labels(fig: Figure, ax: Any, data: SweepPlotData) -> None:
             (ax.yaxis.label, data.ylabel, "height"))
     for _ in range(FIT_ROUNDS):
         changed = [_fit_to_axes(fig, ax, artist, text, along) for artist, text, along in fits]
+        if data.categories is not None:
+            changed.append(_fit_categories(fig, ax, data.categories))
         if not any(changed):
             return
 
@@ -335,6 +348,66 @@ def _fit_to_axes(fig: Figure, ax: Any, artist: Any, text: str, along: str) -> bo
             continue
         artist.set_text(wrapped)
     return (artist.get_text(), artist.get_fontsize()) != before
+
+
+def _fit_categories(fig: Figure, ax: Any, categories: list[str]) -> bool:
+    """Wrap the x categories' labels (a value's label may have 255 characters, an object shown
+    as JSON more) to the width each category has on the axes, all in a smaller font when one
+    would take more than MAX_LABEL_LINES lines, so that they neither run into each other nor
+    leave the figure; whether they changed. Like `_fit_to_axes`, it only narrows or shrinks."""
+    fig.draw_without_rendering()
+    renderer = cast(FigureCanvasAgg, fig.canvas).get_renderer()
+    room = ax.get_window_extent(renderer).width / len(categories) - CATEGORY_GAP_PX
+    labels = ax.get_xticklabels()
+    before = ([label.get_text() for label in labels], labels[0].get_fontsize())
+    texts, size = before
+    for _ in range(12):
+        widths = [label.get_window_extent(renderer).width for label in labels]
+        if max(widths) <= room:
+            break
+        wrapped = [text if width <= room else textwrap.fill(
+                       category, max(CATEGORY_MIN_CHARS, int(_longest(text) * room / width) - 1))
+                   for category, text, width in zip(categories, texts, widths)]
+        if max(text.count("\n") for text in wrapped) >= MAX_LABEL_LINES and size > MIN_LABEL_PT:
+            size = max(MIN_LABEL_PT, size * 0.85)
+            ax.tick_params(axis="x", labelsize=size)
+        elif wrapped == texts:                # as narrow as a label gets
+            break
+        else:
+            texts = wrapped
+        ax.set_xticks(range(len(categories)), texts)
+        labels = ax.get_xticklabels()
+        for label in labels:                  # measured before the next draw sets them
+            label.set_fontsize(size)
+    return (texts, size) != before
+
+
+def _grow_to_fit(fig: Figure) -> None:
+    """Make the figure taller while its texts, wrapped and shrunk as far as they go, still do
+    not fit it (a dozen categories of 255 characters, a legend of many long line names): a
+    taller figure rather than a text cut at its edge or drawn over another."""
+    for _ in range(GROW_ROUNDS):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.filterwarnings("always", message=LAYOUT_GAVE_UP)
+            fig.draw_without_rendering()
+        renderer = cast(FigureCanvasAgg, fig.canvas).get_renderer()
+        content = fig.get_tightbbox(renderer)             # in inches, as the figure's size
+        height = fig.get_figheight()
+        overflow = max(0.0, -content.y0) + max(0.0, content.y1 - height)
+        for legend in fig.legends:                        # down to the footnote: above it
+            box = legend.get_window_extent(renderer)
+            for note in fig.texts:
+                below = note.get_window_extent(renderer)
+                if box.overlaps(below):
+                    overflow += (below.y1 - box.y0) / fig.dpi
+        if overflow <= 0.01 and not caught:
+            return
+        # what sticks out, and a margin; half again when the layout gave up (no size known)
+        fig.set_figheight(height + (max(overflow, 0.5 * height) if caught else overflow + 0.1))
+
+
+def _longest(text: str) -> int:
+    return max(len(line) for line in text.splitlines()) if text else 1
 
 
 def _legend_text(label: str) -> str:

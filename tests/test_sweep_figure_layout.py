@@ -4,6 +4,8 @@ no value to draw still shows the swept values and names what is missing in words
 (docs/sweeps.md, "Figures")."""
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -100,3 +102,49 @@ def test_labels_of_the_longest_allowed_length_stay_apart_and_inside_the_figure(l
     assert axes.y0 - 1 <= ylabel.y0 and ylabel.y1 <= axes.y1 + 1  # never into the footnote
     assert not title.overlaps(legend.get_window_extent(renderer))
     assert note.y1 < xlabel.y0 and note.y1 < ylabel.y0
+
+
+def category_rows(categories, n_seeds=1):
+    return [{"run_id": f"p{p}-s{s}", "point": str(p), "seed": str(s), "links.L1.queue": name,
+             Y: str(1.0 + p), "status": "ok"}
+            for p, name in enumerate(categories) for s in range(1, n_seeds + 1)]
+
+
+def text_boxes(fig, ax):
+    renderer = fig.canvas.get_renderer()
+    ticks = [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
+    return renderer, ticks
+
+
+@pytest.mark.parametrize("categories", [
+    ['{"discipline": "droptail"}', '{"discipline": "red", "min_kb": 31, "max_kb": 94}',
+     '{"discipline": "codel"}', '{"discipline": "fq_codel", "quantum_bytes": 1514}',
+     '{"discipline": "pie", "target_ms": 15}', '{"discipline": "dctcp", "k_kb": 30}'],
+    [("a value label of the longest kind " * 8)[:254] + str(i) for i in range(3)],
+    ["W" * 254 + str(i) for i in range(12)],          # unbreakable, wide, many: a taller figure
+])
+def test_long_category_labels_stay_apart_and_inside_the_figure(categories):
+    fig, ax = draw({"file": "p.png", "x": "links.L1.queue", "y": Y}, category_rows(categories))
+    renderer, ticks = text_boxes(fig, ax)
+    note, xlabel, page = boxes(fig, ax)
+    assert len(ticks) == len(categories)
+    assert ["".join(t.get_text().split()) for t in ax.get_xticklabels()] == \
+        ["".join(c.split()) for c in categories]                  # wrapped, never cut
+    for left, right in itertools.pairwise(ticks):
+        assert left.x1 < right.x0                                 # side by side, apart
+    for box in [*ticks, xlabel, note]:
+        assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1
+    assert max(t.y1 for t in ticks) <= ax.get_window_extent(renderer).y0
+    assert xlabel.y1 < min(t.y0 for t in ticks) + 1 and note.y1 < xlabel.y0
+
+
+def test_a_legend_taller_than_the_figure_makes_it_taller_above_the_footnote():
+    names = [f"line {i} " + "x" * 240 for i in range(6)]
+    data = [dict(row, **{"flows.F1.algorithm": name}) for name in names for row in rows(2)]
+    fig, _ = draw({"file": "p.png", "x": X, "y": Y, "lines": "flows.F1.algorithm"}, data)
+    renderer = fig.canvas.get_renderer()
+    (legend,) = fig.legends
+    box, (note,) = legend.get_window_extent(renderer), fig.texts
+    assert fig.get_figheight() > 5
+    assert fig.bbox.y0 <= box.y0 and box.y1 <= fig.bbox.y1
+    assert note.get_window_extent(renderer).y1 < box.y0

@@ -291,3 +291,11 @@ def test_bad_sweep_exits_2_with_a_single_stderr_line(tmp_path):
     assert status == 2
     assert lines == [f'error: {path}: field "seeds": expected a count of seeds from 1 to {MAX_SEEDS}, '
                      f"got 1000000000.0 (or a list of seeds)"]
+
+
+def test_a_path_that_cannot_vary_lists_every_kind_that_can(tmp_path):
+    path = write(tmp_path, dict(GOOD, parameters={"hosts": ["H1"]}))
+    assert error_of(path) == (
+        f'{path}: parameters: "hosts": cannot vary "hosts"; vary links.<id>..., flows.<id>..., '
+        f"workloads.<id>... or one of duration_s, units, duplex, packet_bytes, routing, "
+        f"transport, algorithms")
