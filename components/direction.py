@@ -64,6 +64,14 @@ globals().setdefault("mypyc_attr", plain_mypyc_attr)
 #   buckets per octave (each at most 12.5 % wide) from 2^-21 s (0.48 us) to 2^7 s; shorter and
 #   longer waits fall in the first and last bucket. Bucket i holds waits w with frexp(w) = (m, e),
 #   i = (e + 20) * 8 + int((m - 0.5) * 16).
+# The clock's rounding: a transmitter that becomes free within CLOCK_ROUNDING * now of a
+# packet's arrival is free for it (it begins at once and never waits in the buffer). The two
+# times are sums taken along different paths (the previous packet's start + its transmission
+# time, and an upstream departure + the propagation delay) and may differ by a few units in the
+# last place where they are equal; a wait that short would only put float noise into the buffer
+# and sojourn statistics (docs/model.md, "Links and buffers"). 4 units in the last place.
+CLOCK_ROUNDING = 4 * 2.0 ** -52
+
 SOJOURN_FINE_BUCKETS_MAX = 4096
 SOJOURN_FINE_FIRST = 256       # fine buckets allocated by the first wait (then doubled as needed)
 SOJOURN_BUCKETS = 224
@@ -229,12 +237,13 @@ class LinkDirection:
         self.arrived += 1
         start = t.busy_until
         queue = t.queue
-        if start <= now:                              # idle: transmission begins at once
-            if queue:
+        if start <= now or start - now <= now * CLOCK_ROUNDING:   # idle (up to the clock's
+            if queue:                                             # rounding): begins at once
                 self._advance(now)                    # (everything waiting has begun by now)
             elif queue is None:                       # its first packet: a buffer and a line
                 t.open()
-            start = now
+            if start < now:
+                start = now
             self.tx_bytes += size
             self.tx_pkts += 1
             self.area_work += size * size * t.half_seconds_per_byte
@@ -492,6 +501,12 @@ def unfinished(d: LinkDirection, now: float) -> tuple[float, float]:
                 break
     left_s = end - now
     left = left_s / seconds_per_byte
+    whole = round(left)                               # a whole number of bytes up to the
+    if abs(left - whole) * seconds_per_byte <= end * CLOCK_ROUNDING:   # clock's rounding (a
+        if not whole:                                 # packet that begins or ends at `now`):
+            return 0.0, 0.0                           # exactly that many, never a negative rate
+        left = float(whole)
+        left_s = left * seconds_per_byte
     return left, left * left_s * 0.5
 
 

@@ -17,7 +17,7 @@ from collections import deque
 from math import sqrt
 from typing import TYPE_CHECKING
 
-from components.direction import LinkDirection, Transmitter, record_sojourn
+from components.direction import CLOCK_ROUNDING, LinkDirection, Transmitter, record_sojourn
 
 if TYPE_CHECKING:
     from components.packet import Packet
@@ -77,9 +77,12 @@ class AqmTransmitter(Transmitter):
         size = packet.size_bytes
         if size > self.max_packet:
             self.max_packet = size
-        if not self.queued_pkts and self.busy_until <= now:
-            self.arrival_idle(now)
-            self._start(packet, d, now, now)
+        start = self.busy_until
+        if not self.queued_pkts and (start <= now or start - now <= now * CLOCK_ROUNDING):
+            self.arrival_idle(now)                # idle, up to the clock's rounding
+            if start < now:
+                start = now
+            self._start(packet, d, start, start)
             return True
         if not self.admit(packet, d, now):
             return False
