@@ -180,11 +180,10 @@ def is_bare_name(name: str) -> bool:
 
 def check_ids(kind: str, wanted: list, known: list) -> None:
     """UsageError naming the first of `wanted` that is not `known` (with a did-you-mean)."""
-    from topologies.validation import quote, suggestion
-    for item in wanted:
-        if item not in known:
-            raise UsageError(f'{kind}: unknown id {quote(item)}{suggestion(item, known)}; '
-                             f'known: {", ".join(known)}')
+    from topologies.validation import unknown_id
+    problem = unknown_id(kind, wanted, known)
+    if problem is not None:
+        raise UsageError(problem)
 
 
 def positive(option: str, value) -> None:

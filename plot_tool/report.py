@@ -98,11 +98,10 @@ def is_sweep_directory(directory: Path) -> bool:
 def _unknown_ids(kind: str, wanted: Sequence[str], known: Sequence[str]) -> None:
     """ValueError naming the first of `wanted` that is not among `known` (with a
     did-you-mean)."""
-    from topologies.validation import quote, suggestion
-    for item in wanted:
-        if item not in known:
-            raise ValueError(f"{kind}: unknown id {quote(item)}{suggestion(item, known)}; "
-                             f"known: {', '.join(known)}")
+    from topologies.validation import unknown_id
+    problem = unknown_id(kind, wanted, known)
+    if problem is not None:
+        raise ValueError(problem)
 
 
 class _Sampling:

@@ -139,6 +139,17 @@ def suggestion(name, known) -> str:
     return f" (did you mean {quote(close)}?)" if close is not None else ""
 
 
+def unknown_id(kind: str, wanted, known) -> str | None:
+    """The message naming the first of `wanted` that is not among `known` ids (with a
+    did-you-mean and the known ids), or None if all are known: the one wording of a selection
+    by id (-l/-F of a run and of a report, `make_report`'s links= and flows=)."""
+    for item in wanted:
+        if item not in known:
+            return f"{kind}: unknown id {quote(item)}{suggestion(item, known)}; " \
+                   f"known: {', '.join(known)}"
+    return None
+
+
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MAX_PATH_SHOWN = 160
 
