@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import signal
 import sys
@@ -218,8 +219,9 @@ def check_run_options(args, spec) -> None:
         raise UsageError(f"--seed: expected a non-negative integer, got {args.seed}")
     if args.check_tolerance is not None and not args.check:
         raise UsageError("--check-tolerance: only meaningful with --check")
-    if args.check_tolerance is not None and not args.check_tolerance >= 0:
-        raise UsageError(f"--check-tolerance: expected a percentage >= 0, got {args.check_tolerance}")
+    if args.check_tolerance is not None and not 0 <= args.check_tolerance < math.inf:
+        raise UsageError(f"--check-tolerance: expected a finite percentage >= 0, got "
+                         f"{args.check_tolerance}")
     if not args.no_plots or args.show:
         modules_available("drawing the figures", ("numpy", "matplotlib"),
                           "pass --no-plots, or install them (pip install -e . in the checkout)")
@@ -234,8 +236,9 @@ def check_run_options(args, spec) -> None:
                          "TCP; cbr and onoff flows have no window)")
     if args.iperf_json:               # (it reads flows.csv back with the results' reader)
         modules_available("--iperf-json", ("numpy",), NUMPY_REMEDY)
-    if not args.check_settle >= 0:
-        raise UsageError(f"--check-settle: expected a number of seconds >= 0, got {args.check_settle}")
+    if not 0 <= args.check_settle < math.inf:
+        raise UsageError(f"--check-settle: expected a finite number of seconds >= 0, got "
+                         f"{args.check_settle}")
     if args.check:                    # the prediction is made after the run, from what it measured
         from theory.check import models_problem
         from theory.fluid import TheoryError

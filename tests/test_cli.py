@@ -149,6 +149,14 @@ def test_jsonpickle_payload_is_rejected_without_running_anything(tmp_path):
     (["--interval", "0"], "--interval: expected a positive number"),
     (["--seed", "-3"], "--seed: expected a non-negative integer"),
     (["--algorithm", "cubik"], '--algorithm: unknown algorithm "cubik"'),
+    (["--check", "--check-settle", "inf"],
+     "--check-settle: expected a finite number of seconds >= 0, got inf"),
+    (["--check", "--check-settle", "-1"],
+     "--check-settle: expected a finite number of seconds >= 0, got -1.0"),
+    (["--check", "--check-tolerance", "inf"],
+     "--check-tolerance: expected a finite percentage >= 0, got inf"),
+    (["--check", "--check-tolerance", "nan"],
+     "--check-tolerance: expected a finite percentage >= 0, got nan"),
 ])
 def test_bad_command_line_values_exit_2(tmp_path, capsys, args, expected):
     code = main([str(TC0_PATH), "--out", str(tmp_path), "--no-plots", *args])
