@@ -159,9 +159,12 @@ def ideal_fct_s(size_bytes: int, links, packet_bytes: int, ack_bytes: int,
       doubles; the last round (or, once the pipe is full, the rest of the flow) of n packets
       costs R + (n - 1) T: its first packet's round trip, then one packet per T at the bottleneck;
     * the flow's last packet holds what is left of its size (as the transport sends it): it costs
-      its own transmission time at the bottleneck instead of T, and a flow whose last round is
-      that packet alone costs its own round trip (R with its size in place of the packet's), so
-      that a flow smaller than a packet is not measured against a full packet's round trip.
+      its own transmission time at the bottleneck (the first of the slowest links) instead of T,
+      and its own on each link past it, where it may catch up with the full packet before it and
+      wait for that one's end (links of the bottleneck's rate); a flow whose last round is that
+      packet alone costs its own round trip (R with its size in place of the packet's), so that
+      a flow smaller than a packet is not measured against a full packet's round trip, or, if
+      later, the ACK of the round before's last packet ((w - 1) T after that round's first).
     """
     rtt = sum(2 * link.delay_s + (packet_bytes + ack_bytes) * 8.0 / link.rate_bps for link in links)
     per_packet = packet_bytes * 8.0 / min(link.rate_bps for link in links)
@@ -169,15 +172,33 @@ def ideal_fct_s(size_bytes: int, links, packet_bytes: int, ack_bytes: int,
     last_bytes = size_bytes - (remaining - 1) * packet_bytes     # flows/transport.py's last packet
     window = max(1, int(initial_cwnd))
     elapsed = 0.0
+    before = 0                                  # the packets of the round before the last
     while remaining > window and window * per_packet < rtt:
         elapsed += rtt
         remaining -= window
+        before = window
         window *= 2
-    if remaining <= 1:
-        return elapsed + sum(2 * link.delay_s + (last_bytes + ack_bytes) * 8.0 / link.rate_bps
-                             for link in links)
-    bottleneck_bps = min(link.rate_bps for link in links)
-    return elapsed + rtt + (remaining - 2) * per_packet + last_bytes * 8.0 / bottleneck_bps
+    if remaining <= 1:              # the last packet alone: its round trip, unless the ACK of
+        return elapsed + max(       # the round before's last packet comes after its own
+            sum(2 * link.delay_s + (last_bytes + ack_bytes) * 8.0 / link.rate_bps
+                for link in links), (before - 1) * per_packet)
+    # the last round: its first packet crosses the links up to the (first) bottleneck, where the
+    # round's packets go out one after another; past it the last packet, shorter, crosses each
+    # link in its own time, but may catch up with the full packet before it and wait for it
+    # (on links of the bottleneck's rate); then its ACK comes back
+    rates = [link.rate_bps for link in links]
+    b = rates.index(min(rates))
+    full_bits, last_bits = packet_bytes * 8.0, last_bytes * 8.0
+    full_done = sum(full_bits / link.rate_bps + link.delay_s for link in links[:b]) \
+        + (remaining - 1) * per_packet                 # the full packet before the last: its end
+    last_done = full_done + last_bits / rates[b]       # and the last's, at the bottleneck
+    delay_s = links[b].delay_s
+    for link in links[b + 1:]:
+        full_done += delay_s + full_bits / link.rate_bps
+        last_done = max(last_done + delay_s, full_done) + last_bits / link.rate_bps
+        delay_s = link.delay_s
+    ack_s = sum(ack_bytes * 8.0 / link.rate_bps + link.delay_s for link in links)
+    return elapsed + last_done + delay_s + ack_s
 
 
 class FctFile:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from flows.transport import Flow
 from netsim.run import Run, simulate
-from netsim.workloads import LogHistogram, SizeDistribution
+from netsim.workloads import LogHistogram, SizeDistribution, ideal_fct_s
 from topologies.loader import TopologyError, load_topology, shipped_sizes
 
 
@@ -87,6 +87,32 @@ def test_at_low_load_the_slowdown_is_close_to_one():
 def test_alone_the_fct_is_the_empty_network_fct(size):
     summary = simulate(load_topology(topology([[size, 1]], 0.2, 50))).summary["workloads"]["W"]
     assert summary["all"]["mean_slowdown"] == pytest.approx(1.0, abs=0.05)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rates=st.lists(st.sampled_from([10, 40, 100, 250, 1000]), min_size=3, max_size=3),
+       delays=st.lists(st.sampled_from([0.01, 0.1, 0.5, 1.0]), min_size=3, max_size=3),
+       size=st.integers(min_value=1, max_value=500_000), cwnd=st.sampled_from([1, 2, 3, 10]))
+def test_no_flow_beats_the_empty_network_fct(rates, delays, size, cwnd):
+    """The empty-network FCT is a lower bound wherever the bottleneck is (first, middle or last
+    link, or several of one rate): a flow alone on the path takes at least that long, and no more
+    than 10 % longer. (The last, short packet crosses the links past the bottleneck in its own
+    store-and-forward times, behind the full packet before it: counting a full packet's there
+    gave websearch flows slowdowns of 0.996.)"""
+    data = topology([[1, 1]], 1, 60)
+    del data["workloads"]
+    for link, rate, delay in zip(data["links"], rates, delays):
+        link.update(rate_mbps=rate, delay_ms=delay)
+    data["transport"] = {"initial_cwnd_pkts": cwnd}
+    data["flows"] = [{"id": "F", "src": "H1", "dst": "H2", "data_mb": size / 1e6,
+                      "algorithm": "reno"}]
+    run = Run(load_topology(data))
+    summary = run.execute().summary
+    fct = summary["flows"]["F"]["finish_s"]
+    sizes = run.network.spec.packet_sizes
+    path = [run.network.links[lid] for lid in ("A", "L", "B")]
+    ideal = ideal_fct_s(size, path, sizes.data_bytes, sizes.ack_bytes, cwnd)
+    assert ideal * (1 - 1e-9) <= fct <= 1.1 * ideal
 
 
 @pytest.mark.parametrize("rho", [0.3, 0.6])
