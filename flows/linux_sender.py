@@ -266,6 +266,8 @@ class LinuxSender(Sender):
             on_dsack(self, ack.seq)
         if cum >= self.n_packets:
             self._finish()
+            if self.ecn and ack.payload is True:      # the completing ACK's echo: counted, as
+                self.ecn_echoes += 1                  # a capture counts it (`Sender.on_ack`)
             return
         # `board.nothing_to_mark()`, inline: no packet waiting for RACK was sent before the
         # most recently delivered one

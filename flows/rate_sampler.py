@@ -7,13 +7,22 @@ recently sent of them: packets delivered since that transmission divided by the 
 send interval and its ACK interval. A sample is flagged application-limited when the packet was
 sent while the flow had no new data left (or while the algorithm marked the flow application-
 limited through `app_limited_until`). O(1) per packet.
+
+The sample's RTT (`rtt_s`, Linux's ``rs->rtt_us``: tcp_clean_rtx_queue's ``ca_rtt_us``) follows
+Karn's rule as Linux does: it is the time since the most recent transmission of the last packet
+the ACK delivers cumulatively, when none of those was ever retransmitted (no
+FLAG_RETRANS_DATA_ACKED), or of the packet it selectively acknowledges, when that one never was
+(tcp_sacktag_one's ``last_sackt``), the latter taking precedence; None when neither: a
+retransmitted packet's ACK may answer the original, and would give an RTT shorter than the path's.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
-# per packet in flight: (delivered, delivered time, first sent time, sent time, app-limited)
-TxRecord = tuple[int, float, float, float, bool]
+# per packet in flight: (delivered, delivered time, first sent time, sent time, app-limited,
+# retransmitted)
+TxRecord = tuple[int, float, float, float, bool, bool]
 
 
 class RateSample:
@@ -26,7 +35,8 @@ class RateSample:
                  "newly_delivered", "prior_delivered", "rtt_s")
 
     def __init__(self, delivery_rate_pps: float, delivered: int, prior_delivered: int,
-                 interval_s: float, rtt_s: float, is_app_limited: bool, newly_delivered: int):
+                 interval_s: float, rtt_s: float | None, is_app_limited: bool,
+                 newly_delivered: int):
         self.delivery_rate_pps = delivery_rate_pps
         self.delivered = delivered
         self.prior_delivered = prior_delivered
@@ -60,7 +70,7 @@ class RateSampler:
         if no_new_data:
             self.app_limited_until = delivered + in_flight or 1
         records[seq] = (delivered, self.delivered_time_s, self.first_sent_s, now,
-                        delivered < self.app_limited_until)
+                        delivered < self.app_limited_until, seq in records)   # (sent before)
 
     def on_ack(self, now: float, snd_una: int, cum: int, sack: int, new_sack: bool,
                sacked: Iterable[int]) -> RateSample | None:
@@ -69,9 +79,12 @@ class RateSampler:
         unacknowledged packet and `sacked` the packets reported before; None if the ACK
         delivers nothing or gives no usable interval."""
         records = self.records
+        rtt_s: float | None = None
         if cum == snd_una + 1 and sack == snd_una:    # the common case: one packet in order
             latest = records.pop(snd_una, None)
             newly_delivered = 1
+            if latest is not None and not latest[5]:
+                rtt_s = now - latest[3]
         else:                                         # cumulatively ACKed (not sacked before)
             newly = [seq for seq in range(snd_una, cum) if seq not in sacked]
             if new_sack:                              # ... and the one this ACK reports
@@ -79,15 +92,27 @@ class RateSampler:
             if not newly:
                 return None
             latest = None
-            for seq in newly:
+            cum_sent = -1.0                           # Karn: the last cumulatively ACKed one's
+            for seq in newly:                         # transmission, unless any was resent
                 record = records.pop(seq, None)
-                if record is not None and (latest is None or record[3] > latest[3]):
+                if record is None:
+                    continue
+                if latest is None or record[3] > latest[3]:
                     latest = record
+                if seq == sack and new_sack and seq >= cum:
+                    if not record[5]:
+                        rtt_s = now - record[3]       # the SACKed packet's, first
+                elif record[5]:
+                    cum_sent = math.inf
+                elif record[3] > cum_sent:
+                    cum_sent = record[3]
+            if rtt_s is None and 0.0 <= cum_sent < math.inf:
+                rtt_s = now - cum_sent
             newly_delivered = len(newly)
         self.delivered += newly_delivered
         if latest is None:
             return None
-        prior_delivered, prior_time, first_sent, sent, app_limited = latest
+        prior_delivered, prior_time, first_sent, sent, app_limited, _ = latest
         self.first_sent_s = sent
         self.delivered_time_s = now
         interval = max(sent - first_sent, now - prior_time)
@@ -98,7 +123,7 @@ class RateSampler:
         rs.delivered = self.delivered
         rs.prior_delivered = prior_delivered
         rs.interval_s = interval
-        rs.rtt_s = now - sent
+        rs.rtt_s = rtt_s
         rs.is_app_limited = app_limited
         rs.newly_delivered = newly_delivered
         return rs

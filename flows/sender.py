@@ -320,8 +320,11 @@ class Sender(SenderView):
                 self.window.on_dupack()
             elif state == OPEN and dupacks == self.dupack_threshold:
                 self._fast_retransmit()
-        if self.ecn and self.finish_s is None:
-            self.window.ecn_ack(ack.payload is True, cum, max(cum - snd_una, 0))
+        if self.ecn:
+            if self.finish_s is None:
+                self.window.ecn_ack(ack.payload is True, cum, max(cum - snd_una, 0))
+            elif ack.payload is True:             # the completing ACK's echo: counted, as
+                self.ecn_echoes += 1              # a capture counts it, but nothing to react to
         if self.finish_s is None:
             self.send_window()
 

@@ -2,11 +2,14 @@
 at most once per window, without retransmission."""
 from __future__ import annotations
 
+import pytest
 from networks import dumbbell, run
 
 from components.packet import ACK, DATA, Packet
 from flows.receiver import EcnDelayedReceiver
+from netsim.run import Run
 from simulator.engine import Simulator
+from topologies.loader import load_topology
 
 
 class _Host:
@@ -134,3 +137,40 @@ def test_summary_counts_zero_without_ecn():
     topology = dumbbell(1, rate_mbps=10.0, delay_ms=5.0, data_mb=0.2)
     flow = run(topology).summary["flows"]["F0"]
     assert flow["ecn_echoes"] == 0 and flow["ecn_reactions"] == 0
+
+
+def _count_echoes(run_obj):
+    """Per sender host: ACKs that arrive carrying ECE, and whether the last one did (wrapping
+    the receive callbacks of the directions into the hosts)."""
+    seen: dict = {}
+    for link in run_obj.network.links.values():
+        for d in link.directions:
+            inner = d.dst_receive
+
+            def receive(packet, _inner=inner, _node=d.dst.id):
+                if packet.kind == ACK:
+                    count, _ = seen.get(_node, (0, False))
+                    seen[_node] = (count + (packet.payload is True), packet.payload is True)
+                _inner(packet)
+
+            d.dst_receive = receive
+    return seen
+
+
+@pytest.mark.parametrize("stack", ["classic", "linux"])
+def test_every_ack_carrying_ece_is_counted_the_completing_one_too(stack):
+    """`ecn_echoes` counts the ACKs that carried ECE, as a capture of the sender does: the ACK
+    that completes the flow too (it was left out: tshark counted one more)."""
+    topology = dumbbell(2, rate_mbps=20.0, delay_ms=5.0, buffer_kb=150.0, algorithm="reno",
+                        duration_s=10.0, name=f"ece_{stack}")
+    sizes = {"classic": [0.5, 3.0], "linux": [2.0, 2.0]}[stack]   # (F0's last ACK echoes CE)
+    for flow, size in zip(topology["flows"], sizes):
+        flow.update(ecn=True, data_mb=size, transport={"stack": stack})
+    topology["links"][0]["queue"] = {"discipline": "step", "k_kb": 5.0}
+    run_obj = Run(load_topology(topology))
+    seen = _count_echoes(run_obj)
+    flows = run_obj.execute().summary["flows"]
+    _, last_had_ece = seen["S0"]
+    assert flows["F0"]["finish_s"] is not None and last_had_ece
+    for i in range(2):
+        assert flows[f"F{i}"]["ecn_echoes"] == seen[f"S{i}"][0] > 0
