@@ -123,24 +123,23 @@ def sweep_main(argv) -> int:
         if bar is not None:
             bar.close()
     failed = [row for row in rows if row["status"] != "ok"]
-    if sweep.plots and (not args.no_plots or args.show):
-        from plot_tool.sweep_figures import make_sweep_figures
-        try:
+    stage = "after its runs"        # results.csv is whole from here on: an interrupt keeps it
+    try:
+        if sweep.plots and (not args.no_plots or args.show):
+            stage = "while drawing the figures"
+            from plot_tool.sweep_figures import make_sweep_figures
             make_sweep_figures(out, show=args.show)
-        except KeyboardInterrupt:
-            print(f"{sweep.name}: interrupted while drawing the figures; all {len(rows)} runs "
-                  f"are in {out}/results.csv", file=sys.stderr)
-            return EXIT_INTERRUPTED
-    if args.report:
-        from plot_tool.report import make_report
-        try:
+        if args.report:
+            stage = "while writing the report"
+            from plot_tool.report import make_report
             report = make_report(out)
-        except KeyboardInterrupt:
-            print(f"{sweep.name}: interrupted while writing the report; all {len(rows)} runs "
-                  f"are in {out}/results.csv", file=sys.stderr)
-            return EXIT_INTERRUPTED
-        if not args.quiet:
-            print(f"{sweep.name}: report written to {report}")
+            if not args.quiet:
+                print(f"{sweep.name}: report written to {report}")
+    except KeyboardInterrupt as exc:
+        signum = int(getattr(exc, "signum", signal.SIGINT))
+        print(f"{sweep.name}: interrupted ({signal.Signals(signum).name}) {stage}; all "
+              f"{len(rows)} runs are in {out}/results.csv", file=sys.stderr)
+        return 128 + signum
     if not args.quiet:
         reused = counts.get("reused", 0)
         earlier = f", {reused} reused from earlier" if reused else ""

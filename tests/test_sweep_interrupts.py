@@ -2,8 +2,6 @@
 their parent, even after kill -9 of the parent."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import csv
 import json
 import os
@@ -12,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -216,3 +215,28 @@ def test_ctrl_c_to_the_whole_group_while_workers_start_prints_one_line(tmp_path)
         f"slow: interrupted (SIGINT); 0 of 8 runs done, kept in {tmp_path / 'out'}/results.csv; "
         f"run the same command to resume"]
     assert _wait_gone(workers, 3) == []
+
+
+def test_ctrl_c_after_the_runs_keeps_them_and_says_so(tmp_path, capsys, monkeypatch):
+    """An interrupt once every run is in results.csv (importing matplotlib, drawing the figures)
+    says where the runs are; it used to fall through to "no results written"."""
+    import plot_tool.sweep_figures as figures
+    from initializer import main
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(figures, "make_sweep_figures", interrupted)
+    sweep = dict(SLOW, duration_s=0.5, seeds=1,
+                 parameters=dict(SLOW["parameters"], **{
+                     "links.L1.impairments.H1->H2.loss_rate": [0.001, 0.002]}),
+                 plots=[{"file": "g.png", "x": "links.L1.impairments.H1->H2.loss_rate",
+                         "y": "flows.F1.goodput_mbps"}])
+    path = tmp_path / "quick.json"
+    path.write_text(json.dumps(sweep))
+    out = tmp_path / "out"
+    code = main(["sweep", str(path), "--jobs", "1", "--out", str(out), "--quiet"])
+    assert code == 130
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"slow: interrupted (SIGINT) while drawing the figures; all 2 runs are in "
+        f"{out}/results.csv"]
+    assert len(_rows(out)) == 2
