@@ -72,11 +72,11 @@ def link_series_of(summary: dict, table: Table, link_ids: Sequence[str]) -> list
     out: list[Series] = []
     table = _with_optional_columns(table, "links")
     columns = tuple(c for c in _LINK_VALUES if c in table) + tuple(_other_loss_columns(table))
-    link_column = table["link"]
+    by_link = RowIndex(table["link"], table["time_s"])
     for link_id in link_ids:
         info = summary.get("links", {}).get(link_id, {}) or {}
         aqm = info.get("queue", "droptail") != "droptail"
-        rows = link_column == link_id
+        rows = by_link.rows(link_id)
         if info.get("duplex") == "half":
             summed = tuple(c for c in columns if c != "sojourn_ms")    # a mean: not summed
             time, values = _sum_by_time(table["time_s"][rows],
@@ -86,9 +86,9 @@ def link_series_of(summary: dict, table: Table, link_ids: Sequence[str]) -> list
                               entity=link_id, summed=True, aqm=aqm,
                               directions=tuple(_directions(info, table["direction"][rows]))))
             continue
-        for direction in _directions(info, table["direction"][rows]):
-            both = rows & (table["direction"] == direction)
-            time, values = _sorted_rows(table, both, columns)
+        directions = table["direction"][rows]
+        for direction in _directions(info, directions):
+            time, values = _columns_of(table, rows[directions == direction], columns)
             out.append(Series(key=f"{link_id} {direction}", label=f"{link_id} {direction}",
                               time=time, values=values, entity=link_id, directions=(direction,),
                               aqm=aqm))
@@ -204,15 +204,17 @@ def links_figure_spec(series: Sequence[Series], *, backlog: bool = False) -> Fig
 
 def flow_series_of(table: Table, flow_ids: Sequence[str]) -> list[Series]:
     columns = _FLOW_VALUES + (("arrival_rate_mbps",) if "arrival_rate_mbps" in table else ())
+    by_flow = RowIndex(table["flow"], table["time_s"])
     return [Series(key=f, label=f, time=t, values=v, entity=f)
             for f in flow_ids
-            for t, v in [_sorted_rows(table, table["flow"] == f, columns)]]
+            for t, v in [_columns_of(table, by_flow.rows(f), columns)]]
 
 
 def host_series_of(table: Table, host_ids: Sequence[str]) -> list[Series]:
+    by_host = RowIndex(table["host"], table["time_s"])
     return [Series(key=h, label=h, time=t, values=v, entity=h)
             for h in host_ids
-            for t, v in [_sorted_rows(table, table["host"] == h, _HOST_VALUES)]]
+            for t, v in [_columns_of(table, by_host.rows(h), _HOST_VALUES)]]
 
 
 def prediction_series(table: Table, series: Sequence[Series], kind: str,
@@ -276,12 +278,27 @@ def _directions(info: dict, present: np.ndarray) -> list[str]:
     return seen
 
 
-def _sorted_rows(table: Table, mask: np.ndarray, columns: Sequence[str]
-                 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """The rows of one entity (`mask`), sorted by time: the times and the named columns."""
-    time = table["time_s"][mask]
-    order = np.argsort(time, kind="stable")
-    return time[order], {c: table[c][mask][order] for c in columns}
+class RowIndex:
+    """The rows of a table grouped by a key column (a flow, host or link id), each group in time
+    order (rows of equal times in file order): sorted once, each group then found by binary
+    search, so that selecting the rows of every entity costs O(rows log rows) rather than a scan
+    of the whole table per entity (2 000 flows of a 3-million-row flows.csv: 11 s)."""
+
+    def __init__(self, keys: np.ndarray, time: np.ndarray):
+        self.order = np.lexsort((time, keys))         # stable: ties keep their file order
+        self.keys = keys[self.order]
+
+    def rows(self, key: str) -> np.ndarray:
+        """The indices of the rows whose key is `key`, in time order."""
+        low = np.searchsorted(self.keys, key, side="left")
+        high = np.searchsorted(self.keys, key, side="right")
+        return self.order[low:high]
+
+
+def _columns_of(table: Table, rows: np.ndarray, columns: Sequence[str]
+                ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The times and the named columns of `rows` (indices, in time order)."""
+    return table["time_s"][rows], {c: table[c][rows] for c in columns}
 
 
 def _sum_by_time(time: np.ndarray, columns: dict[str, np.ndarray]

@@ -28,6 +28,7 @@ This module reads files only: it imports nothing from the simulator packages.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -38,6 +39,8 @@ from typing import Any, Union
 import numpy as np
 
 from plot_tool.schema import CHECK_FILE, SUMMARY_FILE, TABLES
+
+READ_CHUNK_ROWS = 65536          # CSV rows turned into numpy columns at a time (`_read_table`)
 
 Table = dict[str, np.ndarray]
 PathLike = Union[str, "os.PathLike[str]"]
@@ -256,27 +259,41 @@ def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset
         duplicates = sorted({name for name in header if header.count(name) > 1})
         if duplicates:
             raise ValueError(f"{path}: duplicate column(s) {', '.join(duplicates)}")
-        rows = [row for row in reader if row]      # tolerate blank lines (e.g. a trailing one)
-    if set(map(len, rows)) - {len(header)}:
-        number, row = next((number, row) for number, row in _numbered_rows(path)
-                           if len(row) != len(header))
-        raise ValueError(f"{path}, line {number}: {len(row)} fields, "
-                         f"expected {len(header)} ({','.join(header)})")
-    # one tuple per column, transposed in C (appending field by field cost a third of reading)
-    columns: list[tuple[str, ...]] = (list(zip(*rows)) if rows
-                                      else [() for _ in header])
-
+        # read in chunks of rows, each turned into columns at once: the memory of a big trace
+        # (3 million rows of flows.csv) is its numpy columns, not a Python list of every row
+        chunks: list[list[np.ndarray]] = [[] for _ in header]
+        first = 0                                  # data rows before the chunk
+        while True:
+            chunk = list(itertools.islice(reader, READ_CHUNK_ROWS))
+            if not chunk:
+                break
+            rows = [row for row in chunk if row]   # blank lines (e.g. a trailing one) skipped
+            if not rows:
+                continue
+            if set(map(len, rows)) - {len(header)}:
+                number, row = next((number, row) for number, row in _numbered_rows(path)
+                                   if len(row) != len(header))
+                raise ValueError(f"{path}, line {number}: {len(row)} fields, "
+                                 f"expected {len(header)} ({','.join(header)})")
+            # one tuple per column, transposed in C (appending field by field cost a third)
+            for name, values, parts in zip(header, zip(*rows), chunks):
+                if name in string_columns or (name not in required and name not in optional):
+                    parts.append(np.array(values, dtype=str))
+                else:
+                    parts.append(_to_float(values, path, name, first))
+            first += len(rows)
     table: Table = {}
-    for name, values in zip(header, columns):
+    for name, parts in zip(header, chunks):
         if name in string_columns:
-            table[name] = np.array(values, dtype=str)
+            table[name] = np.concatenate(parts) if parts else np.array((), dtype=str)
         elif name in required or name in optional:
-            table[name] = _to_float(values, path, name)
-        else:
+            table[name] = np.concatenate(parts) if parts else np.array((), dtype=np.float64)
+        else:                                      # numbers if every value is one, else text
+            text = np.concatenate(parts) if parts else np.array((), dtype=str)
             try:
-                table[name] = _to_float(values, path, name)
+                table[name] = _to_float(text.tolist(), path, name)
             except ValueError:
-                table[name] = np.array(values, dtype=str)
+                table[name] = text
     return table
 
 
@@ -291,8 +308,9 @@ def _numbered_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
                 yield reader.line_num, row
 
 
-def _to_float(values: Sequence[str], path: Path, column: str) -> np.ndarray:
-    """Column `column` of `path` as float64: "" (no value) is NaN."""
+def _to_float(values: Sequence[str], path: Path, column: str, first: int = 0) -> np.ndarray:
+    """Column `column` of `path` as float64, `values` its data rows from row `first` on (0: the
+    first data row): "" (no value) is NaN."""
     try:                  # numpy parses the text as float() does
         if "" in values:
             return np.array([text or "nan" for text in values], dtype=np.float64)
@@ -309,7 +327,7 @@ def _to_float(values: Sequence[str], path: Path, column: str) -> np.ndarray:
             out[i] = float(text)
         except ValueError:
             number = next(number for n, (number, _) in enumerate(_numbered_rows(path))
-                          if n == i)          # the i-th data row's line
+                          if n == first + i)  # that data row's line
             raise ValueError(f"{path}, line {number}: column {column!r}: "
                              f"not a number: {text!r}") from None
     return out

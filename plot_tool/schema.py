@@ -271,7 +271,8 @@ SUMMARY_FLOW_FIELDS: tuple[Column, ...] = (
     Column('timeouts', 'integer', NO_UNIT,
            'Number of retransmission timeouts'),
     Column('ecn_echoes', 'integer', 'ACKs',
-           'ACKs that carried ECN-Echo (ECE); 0 for flows without `"ecn": true`'),
+           'ACKs that carried ECN-Echo (ECE), the one that completes the flow included (as a '
+           'capture of the sender counts them); 0 for flows without `"ecn": true`'),
     Column('ecn_reactions', 'integer', NO_UNIT,
            'Window reductions in response to ECE (at most one per window of data, RFC 3168 \u00a76.1.2); 0 '
            'without ECN'),

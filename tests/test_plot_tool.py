@@ -327,6 +327,46 @@ def test_malformed_files_give_clear_errors(results_dir: Path) -> None:
         read_results(results_dir)
 
 
+def test_tables_are_read_in_chunks_as_one(results_dir: Path, monkeypatch) -> None:
+    """`_read_table` turns a few rows at a time into numpy columns (its memory is the columns,
+    not a list of every row): the same table, a bad value named by its line in any chunk, an
+    extra column numbers if every chunk's are, text if one is not, blank lines skipped."""
+    import plot_tool.results as results_module
+    header = "time_s,flow,send_rate_mbps,recv_rate_mbps,window_pkts,rtt_ms,state,note"
+    lines = [f"{i / 10},F{i % 3},{i},{2 * i},{i % 7},,{i / 4},{'x' if i == 9 else i}"
+             for i in range(11)]
+    (results_dir / "flows.csv").write_text("\n".join([header, *lines[:5], "", *lines[5:]]) + "\n")
+    whole = read_results(results_dir).flows
+    monkeypatch.setattr(results_module, "READ_CHUNK_ROWS", 3)
+    chunked = read_results(results_dir).flows
+    assert list(chunked) == list(whole)
+    for name in whole:
+        assert np.array_equal(chunked[name], whole[name], equal_nan=name not in ("flow", "note"))
+    assert chunked["state"].dtype == np.float64 and chunked["note"].dtype.kind == "U"
+    assert chunked["note"].tolist()[8:10] == ["8", "x"]
+    lines[8] = lines[8].replace(",8,16,", ",8,bad,")
+    (results_dir / "flows.csv").write_text("\n".join([header, *lines]) + "\n")
+    with pytest.raises(ValueError, match=r"flows\.csv, line 10: column 'recv_rate_mbps': "
+                                         r"not a number: 'bad'"):
+        read_results(results_dir)
+
+
+def test_entity_rows_are_in_time_order_file_order_for_equal_times() -> None:
+    """`RowIndex` (sorted once, searched per entity) selects what a scan per entity selected:
+    each flow's rows by time, rows of one time in file order."""
+    from plot_tool.entity_series import flow_series_of
+    flows = np.array(["F2", "F1", "F2", "F1", "F10", "F2", "F1"])
+    time = np.array([0.2, 0.1, 0.1, 0.2, 0.1, 0.1, 0.1])
+    table = {"time_s": time, "flow": flows, **{c: np.arange(7.0) for c in
+             ("send_rate_mbps", "recv_rate_mbps", "window_pkts", "rtt_ms")}}
+    series = {s.key: s for s in flow_series_of(table, ["F1", "F2", "F10", "F3"])}
+    assert series["F1"].time.tolist() == [0.1, 0.1, 0.2]
+    assert series["F1"].values["send_rate_mbps"].tolist() == [1.0, 6.0, 3.0]
+    assert series["F2"].values["send_rate_mbps"].tolist() == [2.0, 5.0, 0.0]
+    assert series["F10"].values["send_rate_mbps"].tolist() == [4.0]
+    assert len(series["F3"].time) == 0
+
+
 # --- figures -----------------------------------------------------------------------------------
 
 
