@@ -59,9 +59,8 @@ def run_one(task) -> dict:
                   "seed_used": seed_used(results), "summary": summary,
                   "base_rtt_ms": _safe_base_rtts_ms(spec), "check": None}
         if want_check:
-            from theory.check import compare
-            from theory.fluid import predict
-            record["check"] = compare(results, predict(spec))
+            from theory.check import compare, predict_run
+            record["check"] = compare(results, predict_run(spec, results))   # as --check does
         out["record"] = json.loads(json_text(record, default=_jsonable))
     except Exception as exc:                      # recorded, the sweep goes on
         line = None

@@ -36,6 +36,7 @@ from __future__ import annotations
 from theory.check_rows import Window, bbr_rows, dctcp_rows, loss_row, no_model, row
 from theory.fluid import DEFAULT_SETTLE_S, Model, is_delay_based, predict
 from theory.models import has_slow_start, kind_of, model_of, modelled_algorithms, no_model_reason
+from theory.paths import run_paths
 from theory.windows import route_changes, simulated_intervals
 
 RATE_FLOOR_FRACTION = 0.005
@@ -46,11 +47,20 @@ def predict_run(spec, results, duration_s: float | None = None) -> Model:
     """The prediction `--check` compares a run with, made after the run from what it measured:
     the fluid timeline of the delay-based flows with the baseRTT each flow measured
     (`summary.json` `base_rtt_ms`), and every other flow listed in `model.others` for the per-flow
-    models of `theory.perflow` (evaluated by `compare`)."""
+    models of `theory.perflow` (evaluated by `compare`). Every flow is routed on the path the run
+    took (`theory.paths.run_paths` on `results.network`: with ECMP flow hashing the hashed path,
+    not the tie rule's); a flow whose packets were sprayed over several paths is routed on the
+    first (`compare` gives it no model). Without a network in `results`, the static paths."""
     flows = results.summary["flows"]
     base = {fid: f["base_rtt_ms"] / 1e3 for fid, f in flows.items()
             if f.get("base_rtt_ms") is not None and model_of(f["algorithm"]) == "delay"}
-    return predict(spec, duration_s=duration_s, base_rtts_s=base, others_ok=True)
+    network = getattr(results, "network", None)
+    taken = run_paths(network, spec) if network is not None else None
+    paths = None if taken is None else {
+        fid: (list(rp.data[0]), list(rp.ack[0])) for fid, rp in taken.items()}
+    model = predict(spec, duration_s=duration_s, base_rtts_s=base, others_ok=True, paths=paths)
+    model.run_paths = taken
+    return model
 
 
 def models_problem(spec, duration_s: float | None = None) -> str | None:
@@ -96,6 +106,40 @@ class _Comparison:
                                         | {model.hop_resource[h] for h in ack_path})
         self.algorithms = {fid: f["algorithm"] for fid, f in self.summary["flows"].items()}
         self.flow_reasons: dict = {}      # flow -> the first reason it was not compared
+        self.path_reasons, self.path_footprint = path_problems(results, model)
+        self._path_troubles: dict = {}    # active flows -> (flow -> reason, resources touched)
+
+    def path_troubles(self, active: list) -> tuple:
+        """(flow -> why its path is not the model's, resource indices of such flows' data
+        paths) among `active`: a flow whose path is unknown or not single (`path_problems`), and,
+        transitively, every flow whose data path shares a resource with one (its share and queue
+        depend on where that flow's packets went)."""
+        key = tuple(active)
+        if key not in self._path_troubles:
+            bad = {fid: self.path_reasons[fid] for fid in active if fid in self.path_reasons}
+            root = {fid: fid for fid in bad}
+            touched: dict = {}
+            for fid in bad:
+                for r in self.path_footprint[fid]:
+                    touched.setdefault(r, fid)
+            grown = True
+            while grown:
+                grown = False
+                for fid in active:
+                    if fid in bad:
+                        continue
+                    common = sorted(set(self.data_resources[fid]) & touched.keys())
+                    if common:
+                        other = touched[common[0]]
+                        root[fid] = root[other]
+                        bad[fid] = (f"{fid} shares {self.resource_list[common[0]].id} with "
+                                    f"{other}, so its share depends on where the packets of "
+                                    f"{root[fid]} went: {self.path_reasons[root[fid]]}")
+                        for r in self.data_resources[fid]:
+                            touched.setdefault(r, fid)
+                        grown = True
+            self._path_troubles[key] = (bad, set(touched))
+        return self._path_troubles[key]
 
     def window_of(self, start: float, end: float) -> Window:
         """The compared part of [start, end]: the settling time and the last round trip before
@@ -127,6 +171,9 @@ class _Comparison:
         """Why no model applies to flow `fid` in this interval (None if one does)."""
         if interval_reason:
             return interval_reason
+        troubled = self.path_troubles(active)[0]
+        if fid in troubled:
+            return troubled[fid]
         f = self.summary["flows"][fid]
         if (f.get("in_slow_start") and f["retransmissions"] == 0 and f["timeouts"] == 0
                 and has_slow_start(self.algorithms[fid])):
@@ -176,6 +223,7 @@ class _Comparison:
         rows: list = []
         strangers = {r for fid in active if fid in self.other_specs
                      for r in self.flow_resources[fid]}
+        troubled, touched = self.path_troubles(active)
         for group in predicted.groups:
             members = [self.resources[rid] for rid in group]
             if not any(m.link in self.wanted for m in members):
@@ -189,9 +237,14 @@ class _Comparison:
             lo, hi = min(lo, hi), max(lo, hi)
             shared = [rid for rid in group
                       if self.resource_list.index(self.resources[rid]) in strangers]
-            if interval_reason or (shared and hi > 0.0):
+            moved = [rid for rid in group
+                     if self.resource_list.index(self.resources[rid]) in touched]
+            if interval_reason or (shared and hi > 0.0) or moved:
                 reason = interval_reason or (f"{shared[0]} also carries flows outside the "
-                                             f"delay-based model")
+                                             f"delay-based model" if shared and hi > 0.0 else
+                                             f"{moved[0]} carries flows the model does not "
+                                             f"route as the run did: "
+                                             + next(iter(troubled.values())))
                 rows.append(no_model("link", "+".join(group), "backlog_kb", simulated, reason))
                 continue
             if hi == 0.0:                 # predicted empty: up to one packet agrees
@@ -311,10 +364,52 @@ def buffer_warnings(results, model: Model) -> list:
             link = links[resources[rid].link]
             buffer_kb = link["buffer_kb"]
             if backlog / kb > buffer_kb:
-                warnings.append(f"[{iv.start_s:.2f} s, {iv.end_s:.2f} s]: the predicted backlog of "
+                warnings.append(f"[{iv.start_s:.6g} s, {iv.end_s:.6g} s]: the predicted backlog of "
                                 f"{rid} ({backlog / kb:.1f} KB) exceeds its {buffer_kb:g} KB buffer: "
                                 f"packets will be dropped and the equilibrium model does not hold")
     return warnings
+
+
+def path_problems(results, model: Model) -> tuple:
+    """(flow -> why the model's path of the flow is not the one its packets took, flow ->
+    resource indices of the data paths it took, or the model's), from `model.run_paths`
+    (`predict_run`) or else the paths read from `results.network` now. A flow's packets sprayed
+    over several paths (ECMP "packet") have no single path; a flow the run routed elsewhere than
+    the model (a model made by `predict(spec)` on the static paths of an ECMP run, or a route that
+    changed before the end) is not on the modelled path. Without a network (results read back from
+    disk) an ECMP run's flows cannot be placed: every flow gets the reason."""
+    taken = model.run_paths
+    network = getattr(results, "network", None)
+    if taken is None and network is not None and model.spec is not None:
+        taken = run_paths(network, model.spec)
+    reasons: dict = {}
+    footprint: dict = {}
+    ecmp = (results.summary.get("routing") or {}).get("ecmp")
+    for fid, (data_path, ack_path) in model.paths.items():
+        footprint[fid] = {model.hop_resource[hop] for hop in data_path}
+        if taken is None:
+            if ecmp:
+                reasons[fid] = (f"the run used ECMP ({ecmp}) and the check does not know which "
+                                f"paths its flows took (no simulated network in the results): "
+                                f"every model needs each flow's path")
+            continue
+        rp = taken.get(fid)
+        if rp is None:
+            continue
+        footprint[fid] |= {model.hop_resource[hop] for path in rp.data for hop in path}
+        if rp.sprayed:
+            count = f"more than {len(rp.data)}" if rp.truncated else f"{len(rp.data)}"
+            reasons[fid] = (f"ECMP packet spraying sent the packets of {fid} over {count} "
+                            f"equal-cost paths ({len(rp.ack)} for its ACKs): every model assumes "
+                            f"one path per flow")
+        elif list(rp.data[0]) != list(data_path) or list(rp.ack[0]) != list(ack_path):
+            moved = next((f"through {hop.label}" for hop in rp.data[0] if hop not in data_path),
+                         None) or next((f"its ACKs through {hop.label}" for hop in rp.ack[0]
+                                        if hop not in ack_path), "another order")
+            reasons[fid] = (f"{fid} took another path than the model's ({moved}): "
+                            f"ECMP flow hashing or a route change moved it; the model was made on "
+                            f"the static shortest paths (theory.check.predict_run uses the run's)")
+    return reasons, footprint
 
 
 def bottleneck_links(model: Model) -> set:
@@ -325,4 +420,4 @@ def bottleneck_links(model: Model) -> set:
 
 
 __all__ = ["DEFAULT_SETTLE_S", "bottleneck_links", "buffer_warnings", "compare", "is_delay_based",
-           "models_problem", "predict_run"]
+           "models_problem", "path_problems", "predict_run"]

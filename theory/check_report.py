@@ -17,22 +17,25 @@ def format_report(report: dict) -> str:
     """The console table of a check report."""
     lines = [f"check against the analytic models (settling time {report['settle_s']:g} s "
              f"skipped after each change)"]
+    all_rows = [row for iv in report["intervals"] for row in iv["rows"]] + report["completion"]
+    widths = _widths(all_rows)
     for iv in report["intervals"]:
-        lines.append(f"\n[{iv['start_s']:.2f} s, {iv['end_s']:.2f} s] active: {', '.join(iv['flows'])}"
+        lines.append(f"\n[{_s(iv['start_s'])}, {_s(iv['end_s'])}] active: {', '.join(iv['flows'])}"
                      f" ({_compared_part(iv)})")
-        lines.append(f"  {'':6}{'entity':<18}{'quantity':<16}{'predicted':>18}{'simulated':>12}{'error':>9}")
+        lines.append("  " + _columns(("", "entity", "quantity", "predicted", "simulated", "error"),
+                                     widths))
         for row in iv["rows"]:
-            lines.append("  " + _format_row(row))
+            lines.append("  " + _format_row(row, widths))
             if row.get("no_model"):
                 lines[-1] += f"  [{reasons_index(report, row['no_model'])}]"
     if report["completion"]:
         lines.append("\ncompletion times")
         for row in report["completion"]:
-            lines.append("  " + _format_row(row))
+            lines.append("  " + _format_row(row, widths))
             if row.get("no_model"):
                 lines[-1] += f"  [{reasons_index(report, row['no_model'])}]"
     for miss in report["unmatched"]:
-        lines.append(f"\nno prediction for [{miss['start_s']:.2f} s, {miss['end_s']:.2f} s] with "
+        lines.append(f"\nno prediction for [{_s(miss['start_s'])}, {_s(miss['end_s'])}] with "
                      f"flows {', '.join(miss['flows'])} (the simulated order of joins and "
                      f"departures differs from the predicted one)")
     for warning in report.get("warnings", []):
@@ -60,7 +63,13 @@ def _compared_part(interval: dict) -> str:
     an interval too short for the settling time)."""
     if interval["rows"] and all(row.get("no_model") for row in interval["rows"]):
         return "not compared: see the reasons below"
-    return f"compared {interval['compared_from_s']:.2f}-{interval['compared_until_s']:.2f} s"
+    return (f"compared {interval['compared_from_s']:.6g}-{interval['compared_until_s']:.6g} s")
+
+
+def _s(seconds: float) -> str:
+    """A time of the report in seconds with six significant digits: intervals of a
+    data-center run (0.0125 s) and of a long one (1234.56 s) alike stay distinct."""
+    return f"{seconds:.6g} s"
 
 
 def reasons_index(report: dict, reason: str) -> int:
@@ -68,7 +77,11 @@ def reasons_index(report: dict, reason: str) -> int:
     return report.get("no_model_reasons", []).index(reason) + 1
 
 
-def _format_row(row: dict) -> str:
+_MIN_WIDTHS = (6, 18, 16, 18, 12, 9)     # kind, entity, quantity, predicted, simulated, error
+_RIGHT = (False, False, False, True, True, True)
+
+
+def _cells(row: dict) -> tuple:
     predicted = row["predicted"]
     if predicted is None:
         shown = "no model"
@@ -78,7 +91,32 @@ def _format_row(row: dict) -> str:
         shown = f"{predicted:.3f}"
     simulated = "-" if row["simulated"] is None else f"{row['simulated']:.3f}"
     error = "-" if row["error_pct"] is None else f"{row['error_pct']:.2f} %"
-    line = f"{row['kind']:<6}{row['id']:<18}{row['quantity']:<16}{shown:>18}{simulated:>12}{error:>9}"
+    return row["kind"], row["id"], row["quantity"], shown, simulated, error
+
+
+def _widths(rows: list) -> tuple:
+    """Column widths that fit every cell of `rows` (at least the usual ones)."""
+    widths = list(_MIN_WIDTHS)
+    for row in rows:
+        for k, cell in enumerate(_cells(row)):
+            widths[k] = max(widths[k], len(cell) + (2 if k else 1))
+    return tuple(widths)
+
+
+def _columns(cells, widths) -> str:
+    """`cells` in columns of `widths`; a cell too wide for its column still gets a space after
+    (left-aligned) or before (right-aligned) it, so columns never run together."""
+    out = ""
+    for cell, width, right in zip(cells, widths, _RIGHT):
+        if right:
+            out += " " + cell.rjust(width - 1) if len(cell) >= width else cell.rjust(width)
+        else:
+            out += cell.ljust(width - 1) + " " if len(cell) >= width else cell.ljust(width)
+    return out
+
+
+def _format_row(row: dict, widths: tuple = _MIN_WIDTHS) -> str:
+    line = _columns(_cells(row), widths)
     return line + (f"  {row['model']}" if row.get("model") else "")
 
 

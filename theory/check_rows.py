@@ -16,6 +16,12 @@ BBR_RTT_SPREAD = 1.5       # BBR flows on one bottleneck share it fairly when RT
 SATURATED = 0.9            # a link busier than this limits a loss-based flow, not random loss
 
 
+def _ms(seconds: float) -> str:
+    """A duration in ms with four significant digits: data-center RTprops (0.1234 ms) stay
+    distinct from each other as well as WAN ones (81.48 ms)."""
+    return f"{1e3 * seconds:.4g} ms"
+
+
 def error_pct(simulated: float, low: float, high: float, floor: float) -> float:
     """0 inside [low, high], else the distance to the nearest end relative to it (at least
     `floor`), in percent."""
@@ -173,7 +179,7 @@ def _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window: Wind
             for fid in sharing:
                 unfair.setdefault(fid, (
                     f"the BBR flows sharing {resources[r].id} have RTprops from "
-                    f"{1e3 * min(props):.1f} to {1e3 * max(props):.1f} ms: BBR v1 favours the "
+                    f"{_ms(min(props))} to {_ms(max(props))}: BBR v1 favours the "
                     f"longer ones, and its fair-share model assumes RTprops within a factor "
                     f"{BBR_RTT_SPREAD:g}"))
     return unfair
@@ -236,17 +242,26 @@ def dctcp_queue_pkts(n_flows: int, bdp_pkts: float, k_pkts: float) -> tuple:
 
 
 def _dctcp_bottleneck(model, resource, sharing: list, rtprop: dict, rate_pps: float,
-                      data_bytes: float):
-    """(reason the model does not hold at this resource or None, (Q_min, Q_max) in packets)."""
+                      data_bytes: float, elsewhere: dict | None = None):
+    """(reason the model does not hold at this resource or None, (Q_min, Q_max) in packets).
+    `elsewhere`: flow -> its measured mean RTT less this resource's queueing delay (its round
+    trip apart from this queue, queues on its other links included)."""
     queue = model.spec.link(resource.link).queue if model.spec is not None else None
     if not queue or queue.get("discipline") != "step":
         return (f"{resource.id} does not mark at a threshold (no step queue discipline): DCTCP's "
                 f"model needs step marking at K"), None
     props = [rtprop[fid] for fid in sharing]
     if max(props) > BBR_RTT_SPREAD * min(props):
-        return (f"the DCTCP flows sharing {resource.id} have RTprops from {1e3 * min(props):.1f} "
-                f"to {1e3 * max(props):.1f} ms: the analysis assumes one RTT (within a factor "
+        return (f"the DCTCP flows sharing {resource.id} have RTprops from {_ms(min(props))} "
+                f"to {_ms(max(props))}: the analysis assumes one RTT (within a factor "
                 f"{BBR_RTT_SPREAD:g})"), None
+    others = [(elsewhere or {}).get(fid, rtprop[fid]) for fid in sharing]
+    if max(others) > BBR_RTT_SPREAD * min(others):
+        return (f"the DCTCP flows sharing {resource.id} have round trips from {_ms(min(others))} "
+                f"to {_ms(max(others))} apart from its queue (their mean RTTs less its queueing "
+                f"delay: queues on their other links, e.g. on an ACK path, count), RTprops from "
+                f"{_ms(min(props))} to {_ms(max(props))}: the analysis assumes one RTT (within "
+                f"a factor {BBR_RTT_SPREAD:g})"), None
     bdp_pkts = rate_pps * sum(props) / len(props)
     k_pkts = queue["k_bytes"] / data_bytes
     q_min, q_max = dctcp_queue_pkts(len(sharing), bdp_pkts, k_pkts)
@@ -257,24 +272,64 @@ def _dctcp_bottleneck(model, resource, sharing: list, rtprop: dict, rate_pps: fl
     return None, (q_min, q_max)
 
 
+def paced_upstream(model, fids: list, r: int, saturated, capacity) -> dict | None:
+    """Flow -> the saturated resource nearest before `r` on its data path whose capacity is at
+    most r's, for every flow of `fids` whose data crosses resource `r`; None when a flow reaches r
+    without one (its packets may arrive faster than r drains: r can hold a standing queue)."""
+    paced: dict = {}
+    for fid in fids:
+        indices = [model.hop_resource[hop] for hop in model.paths[fid][0]]
+        if r not in indices:
+            continue
+        before = [u for u in indices[:indices.index(r)]
+                  if saturated[u] and capacity[u] <= capacity[r] * (1 + 1e-9)]
+        if not before:
+            return None
+        paced[fid] = before[-1]
+    return paced
+
+
 def dctcp_rows(results, model, fids: list, window: Window, rate_floor: float, mbps: float,
                kb: float, data_bytes: float, ack_bytes: float) -> list:
     """DCTCP flows: at each saturated resource with step marking, the fair share (full
-    throughput while Q_min > 0) and the queue between Q_min and Q_max (`dctcp_queue_pkts`)."""
+    throughput while Q_min > 0) and the queue between Q_min and Q_max (`dctcp_queue_pkts`).
+    A saturated resource whose every flow arrives through a saturated resource of the same or a
+    lower rate earlier on its data path (equal links in tandem: the queue forms at the first)
+    holds no standing queue: its backlog is compared with [0, one data packet per such upstream
+    resource] (`paced_upstream`)."""
     resources = list(model.resources)
     load = _flow_load(model, fids, data_bytes, ack_bytes)
     capacity = np.array([r.capacity_Bps for r in resources])
     rates = max_min_rates(capacity, load)                         # data packets/s
     used = load @ rates
+    saturated = (used >= capacity * (1 - 1e-9)) & load.any(axis=1)
     rtprop = _rtprops(results, model, fids)
+    data_on = {fid: {model.hop_resource[hop] for hop in model.paths[fid][0]} for fid in fids}
     unfit: dict = {}
     link_rows = []
-    for r in np.flatnonzero((used >= capacity * (1 - 1e-9)) & load.any(axis=1)):
+    for r in np.flatnonzero(saturated):
         resource = resources[r]
-        sharing = [fid for k, fid in enumerate(fids) if load[r, k]]
-        rate_pps = float(sum(rates[k] for k, fid in enumerate(fids) if load[r, k]))
-        reason, queue = _dctcp_bottleneck(model, resource, sharing, rtprop, rate_pps, data_bytes)
+        sharing = [fid for fid in fids if r in data_on[fid]]
+        if not sharing:
+            continue                      # saturated by ACKs alone: no data queue to predict
         simulated = window.backlog_kb(resource.link, resource.directions)
+        paced = paced_upstream(model, sharing, int(r), saturated, capacity)
+        if paced is not None:
+            feeders = sorted({resources[u].id for u in paced.values()})
+            out = row("link", resource.id, "backlog_kb", simulated, 0.0,
+                      len(feeders) * data_bytes / kb, data_bytes / kb)
+            out.update(model=ROW_LABELS["dctcp"], inputs={"paced_by": feeders})
+            link_rows.append(out)
+            continue
+        rate_pps = float(sum(rates[k] for k, fid in enumerate(fids) if fid in sharing))
+        queue_s = simulated * kb / resource.capacity_Bps
+        elsewhere = {}
+        for fid in sharing:
+            mean_ms = window.flow_mean(fid, "rtt_ms")
+            if mean_ms is not None:
+                elsewhere[fid] = max(rtprop[fid], mean_ms / 1e3 - queue_s)
+        reason, queue = _dctcp_bottleneck(model, resource, sharing, rtprop, rate_pps, data_bytes,
+                                          elsewhere)
         if reason is not None or queue is None:
             for fid in sharing:
                 unfit.setdefault(fid, reason)

@@ -5,7 +5,8 @@ topology and chains equilibria over time:
 
 * **Resources** are the transmitters: a full-duplex link has one per direction, a half-duplex link
   one for both directions (they share a FIFO). Capacity = rate / 8 bytes per second.
-* **Paths** are the static shortest paths the run starts with (`routing.static`): the data path
+* **Paths** are the static shortest paths the run starts with (`routing.static`), or the paths
+  given (`paths`: after a run, those its flows took, `theory.check.predict_run`): the data path
   from source to destination and the ACK path back. One data packet of flow i puts
   `A[r, i]` = data bytes (+ ACK bytes where its ACK crosses r too) on resource r, and its round
   trip waits `M[r, i]` times in r's queue (2 on a half-duplex link the flow crosses: data and ACK
@@ -107,15 +108,19 @@ class Model:
     hop_resource: dict = field(default_factory=dict)   # Hop -> resource index
     spec: TopologySpec | None = None
     measured_base_rtt_s: dict = field(default_factory=dict)   # flow -> baseRTT read from a run
+    run_paths: dict | None = None   # flow id -> `theory.paths.RunPaths` the run took (predict_run)
 
 
-def build_model(spec: TopologySpec, *, others_ok: bool = False) -> Model:
+def build_model(spec: TopologySpec, *, others_ok: bool = False,
+                paths: dict | None = None) -> Model:
     """Resources, flow models and A/M matrices of `spec`'s delay-based flows.
 
     A flow with another algorithm raises `TheoryError`, unless `others_ok`: then it is listed in
     `model.others` (its FlowSpec) and left out of the matrices (`--check` compares such flows with
     their own models, `theory.check`). `model.paths` holds every flow's (data path, ACK path) and
-    `model.hop_resource` the resource index of each hop."""
+    `model.hop_resource` the resource index of each hop. `paths` (flow id -> (data path, ACK
+    path) in `Hop`s, e.g. the paths a run's flows took: `theory.paths.run_paths`) replaces the
+    static shortest paths of the flows it names."""
     others = [f"{f.id} ({f.algorithm})" for f in spec.flows if not is_delay_based(f)]
     if others and not others_ok:
         from flows import ALGORITHMS
@@ -138,10 +143,14 @@ def build_model(spec: TopologySpec, *, others_ok: bool = False) -> Model:
     M = np.zeros_like(A)
     rank = np.full(len(resources), 10**6, dtype=float)
     flows, all_paths = [], {}
-    paths = Paths(spec)
+    given = paths or {}
+    static = Paths(spec) if any(fs.id not in given for fs in spec.flows) else None
     for fs in spec.flows:
+        if fs.id in given:
+            all_paths[fs.id] = given[fs.id]
+            continue
         try:
-            all_paths[fs.id] = paths.flow_paths(fs)
+            all_paths[fs.id] = static.flow_paths(fs)          # type: ignore[union-attr]
         except NoRouteError as exc:
             raise TheoryError(str(exc)) from None
     for i, fs in enumerate(delay_based):
@@ -230,7 +239,8 @@ def _interval(model: Model, active: list, joined: dict, span: tuple, equilibria:
 
 
 def predict(spec: TopologySpec, duration_s: float | None = None, *,
-            base_rtts_s: dict | None = None, others_ok: bool = False) -> Model:
+            base_rtts_s: dict | None = None, others_ok: bool = False,
+            paths: dict | None = None) -> Model:
     """The model of `spec` with its predicted timeline and completion times.
 
     Without `base_rtts_s` a flow's baseRTT error e_i is the queueing delay its path had when it
@@ -238,8 +248,8 @@ def predict(spec: TopologySpec, duration_s: float | None = None, *,
     `summary.json` `base_rtt_ms` reports it after a run) replaces that guess by the measurement:
     e_i = measured - propagation-and-transmission round trip (at least 0), so flows whose first
     packets met another flow's slow-start queue are predicted as well as late joiners.
-    `others_ok`: see `build_model`."""
-    model = build_model(spec, others_ok=others_ok)
+    `others_ok`, `paths`: see `build_model`."""
+    model = build_model(spec, others_ok=others_ok, paths=paths)
     measured = {} if base_rtts_s is None else {
         f.id: max(0.0, float(base_rtts_s[f.id]) - f.base_rtt_s) for f in model.flows
         if base_rtts_s.get(f.id) is not None}

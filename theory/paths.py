@@ -96,3 +96,81 @@ def base_rtts_s(spec) -> dict:
     """Flow id -> round trip without queueing, along the static routes."""
     paths = Paths(spec)
     return {flow.id: paths.base_rtt_s(flow) for flow in spec.flows}
+
+
+@dataclass(frozen=True)
+class RunPaths:
+    """The paths one flow's packets took in a simulated run, read from the network's forwarding
+    tables after it: `data` and `ack` are lists of `Hop` paths, one each unless ECMP packet
+    spraying spread the packets over several (`sprayed`); `truncated` when there were more than
+    `run_paths`' limit (then `data`/`ack` hold the first ones)."""
+
+    data: tuple
+    ack: tuple
+    truncated: bool = False
+
+    @property
+    def sprayed(self) -> bool:
+        return len(self.data) > 1 or len(self.ack) > 1 or self.truncated
+
+    def hops(self) -> set:
+        """Every hop any of the paths crosses."""
+        return {hop for path in (*self.data, *self.ack) for hop in path}
+
+
+def run_paths(network, spec, limit: int = 64) -> dict:
+    """Flow id -> `RunPaths` of every flow of `spec` in the simulated `network` (a
+    `topologies.build.Network` after its run; read, not changed, except that a router may compute
+    a forwarding entry on first use as forwarding would). The walk is that of
+    `routing.ecmp.flow_paths` (a flow-hash group picks the member of the packet's hash: the
+    sender's for data, the receiver's for ACKs; a spray group every member), in `Hop`s of the
+    spec. Flows the network does not hold, or without a route, are left out."""
+    from routing.ecmp import FlowHashGroup, SprayGroup
+
+    out: dict = {}
+    for flow in spec.flows:
+        net_flow = network.flows.get(flow.id)
+        if net_flow is None:
+            continue
+        sender = getattr(net_flow, "sender", None)
+        receiver = getattr(net_flow, "receiver", None)
+        data_hash = getattr(sender, "flow_hash", getattr(net_flow, "flow_hash", 0))
+        ack_hash = getattr(receiver, "flow_hash", 0)
+        found = []
+        for src, dst, hash_value in ((net_flow.src, net_flow.dst, data_hash),
+                                     (net_flow.dst, net_flow.src, ack_hash)):
+            paths: list = []
+            truncated = [False]
+
+            def walk(direction, hops, dst=dst, hash_value=hash_value, paths=paths,
+                     truncated=truncated):
+                seen = set()
+                while True:
+                    if len(paths) >= limit:
+                        truncated[0] = True
+                        return
+                    link = spec.link(direction.link.id)
+                    hop = Hop(link, 0 if link.ends[1] == direction.dst.id else 1)
+                    if hop in seen:
+                        return                          # a loop: no path
+                    seen.add(hop)
+                    hops = [*hops, hop]
+                    node = direction.dst
+                    if node is dst:
+                        paths.append(hops)
+                        return
+                    find = getattr(node, "route", None)
+                    route = find(dst) if find is not None else None
+                    if route is None:
+                        return
+                    if isinstance(route, SprayGroup):
+                        for member in route.hops:
+                            walk(member, hops)
+                        return
+                    direction = route.pick(hash_value) if isinstance(route, FlowHashGroup) else route
+            walk(src.port, [])
+            found.append((tuple(tuple(p) for p in paths), truncated[0]))
+        (data, cut_data), (ack, cut_ack) = found
+        if data and (ack or receiver is None):
+            out[flow.id] = RunPaths(data, ack or ((),), cut_data or cut_ack)
+    return out

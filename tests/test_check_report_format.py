@@ -1,0 +1,66 @@
+"""The --check console table at data-center scales: entity ids longer than the column (a fat
+tree's "e_p2_1-a_p2_0 a_p2_0->e_p2_1") never run into the quantity, interval bounds keep six
+significant digits (0.0125 s, not 0.01 s), and the reasons give RTprops to four (0.1046 ms and
+0.1219 ms, not "from 0.1 to 0.1 ms")."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from theory.check_report import format_report
+from theory.check_rows import _dctcp_bottleneck, no_model, row
+
+LONG = "e_p2_1-a_p2_0 a_p2_0->e_p2_1"
+
+
+def report(rows, start=0.01, end=0.0125):
+    return {"settle_s": 0.002, "tolerance_pct": None, "unmatched": [], "completion": [],
+            "intervals": [{"start_s": start, "end_s": end, "compared_from_s": 0.012,
+                           "compared_until_s": 0.0125, "flows": ["F1"], "rows": rows}],
+            "no_model_reasons": [r["no_model"] for r in rows if r.get("no_model")],
+            "not_compared": sum(1 for r in rows if r.get("no_model")), "compared": len(rows),
+            "max_error_pct": 0.0}
+
+
+def test_long_ids_keep_a_space_before_the_quantity():
+    rows = [row("link", LONG, "backlog_kb", 0.203, 24.523, 34.5, 1.5),
+            row("flow", "F1", "rate_mbps", 270.8, 333.333, 333.333, 5.0)]
+    lines = format_report(report(rows)).splitlines()
+    link_line = next(line for line in lines if LONG in line)
+    assert f"{LONG}  backlog_kb" in link_line
+    flow_line = next(line for line in lines if line.startswith("  flow"))
+    header = next(line for line in lines if "entity" in line)
+    # every line of the block puts its columns in the same place
+    assert link_line.index("backlog_kb") == flow_line.index("rate_mbps") == header.index("quantity")
+    assert link_line.index("24.523..34.500") + len("24.523..34.500") == header.index("predicted") + 9
+
+
+def test_wide_cells_in_every_column_stay_apart():
+    wide = row("link", "x" * 40, "q" * 30, 123456789.0, 1e9, 2e9, 1.0)
+    line = next(line for line in format_report(report([wide])).splitlines() if "xxx" in line)
+    assert "x" * 40 + "  " + "q" * 30 + "  " in line
+    assert "1000000000.000..2000000000.000  123456789.000  87.65 %" in line
+
+
+def test_interval_bounds_keep_their_significant_digits():
+    text = format_report(report([row("flow", "F1", "rate_mbps", 1.0, 1.0, 1.0, 0.1)]))
+    assert "[0.01 s, 0.0125 s] active: F1 (compared 0.012-0.0125 s)" in text
+    text = format_report(report([no_model("flow", "F1", "rate_mbps", 1.0, "why")], 12.5, 1234.5678))
+    assert "[12.5 s, 1234.57 s] active: F1 (not compared: see the reasons below)" in text
+
+
+def test_rtprop_reasons_keep_four_significant_digits():
+    spec = SimpleNamespace(link=lambda _: SimpleNamespace(
+        queue={"discipline": "step", "k_bytes": 30000}))
+    model = SimpleNamespace(spec=spec)
+    resource = SimpleNamespace(id=LONG, link="e_p2_1-a_p2_0")
+    reason, queue = _dctcp_bottleneck(model, resource, ["F1", "F2"],
+                                      {"F1": 0.0001046, "F2": 0.0001719}, 1e5, 1500.0)
+    assert queue is None
+    assert reason == (f"the DCTCP flows sharing {LONG} have RTprops from 0.1046 ms to 0.1719 ms: "
+                      f"the analysis assumes one RTT (within a factor 1.5)")
+    reason, _ = _dctcp_bottleneck(model, resource, ["F1", "F2"],
+                                  {"F1": 0.0001046, "F2": 0.0001219}, 1e5, 1500.0,
+                                  {"F1": 0.0001099, "F2": 0.0003223})
+    assert reason.startswith(f"the DCTCP flows sharing {LONG} have round trips from 0.1099 ms to "
+                             f"0.3223 ms apart from its queue")
+    assert "RTprops from 0.1046 ms to 0.1219 ms" in reason
