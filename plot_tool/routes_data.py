@@ -186,7 +186,8 @@ def _cost_distance(a: RouteSeries, b: RouteSeries, end: float, time_tol: float) 
     visible = (lengths >= time_tol) & (ia >= 0) & (ib >= 0)
     ca, cb = a.cost_ms[ia[visible]], b.cost_ms[ib[visible]]
     same_inf = np.isinf(ca) & np.isinf(cb)
-    diff = np.where(same_inf, 0.0, np.abs(ca - cb))
+    with np.errstate(invalid="ignore"):       # inf - inf (unreachable both): masked here
+        diff = np.where(same_inf, 0.0, np.abs(ca - cb))
     diff = np.where(np.isnan(diff), math.inf, diff)
     return float(diff.max()) if len(diff) else 0.0
 
@@ -254,5 +255,6 @@ def _covered_fraction(a: RouteSeries, b: RouteSeries, end: float, cost_tol: floa
     ib = np.searchsorted(b.time, grid, side="right") - 1
     both = (ia >= 0) & (ib >= 0)
     ca, cb = a.cost_ms[ia[both]], b.cost_ms[ib[both]]
-    close = np.isfinite(ca) & np.isfinite(cb) & (np.abs(ca - cb) <= cost_tol)
+    with np.errstate(invalid="ignore"):       # inf - inf: not finite, left out here
+        close = np.isfinite(ca) & np.isfinite(cb) & (np.abs(ca - cb) <= cost_tol)
     return float(lengths[both][close].sum() / end)

@@ -492,6 +492,23 @@ def test_failure_drops_drawn_dashed(tmp_path: Path) -> None:
     assert not [ln for ln in fig.axes[1].get_lines() if ln.get_linestyle() == "--"]
 
 
+def test_routes_unreachable_together_compare_without_warnings() -> None:
+    """Two routes both unreachable (cost inf) over the same spell: equal there, and no numpy
+    RuntimeWarning from inf - inf (it reached stderr even under --quiet)."""
+    import warnings
+
+    from plot_tool.routes_data import RouteSeries, route_linewidths, routes_to_plot
+    inf = math.inf
+    a, b = (RouteSeries("R1", dest, time=np.array([0.0, 1.0, 2.5]),
+                        cost_ms=np.array([3.0, inf, 3.0]), next_hop=np.array(["R2", "", "R2"]),
+                        link=np.array(["L1", "", "L1"])) for dest in ("H1", "H2"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        chosen, _ = routes_to_plot([a, b], end_s=4.0)
+        route_linewidths(chosen, 4.0)
+    assert len(chosen) == 1 and chosen[0].also                 # one line, drawn for both
+
+
 def test_route_series_and_changes(tmp_path: Path) -> None:
     rs = read_results(write_results(tmp_path / "dyn", dynamic=True))
     assert routes_changed(rs.routes)
