@@ -10,6 +10,14 @@ from topologies.validation import quote, show, suggestion
 
 DERIVED_METRICS = ("jain_index", "total_goodput_mbps", "mean_queue_delay_ms", "mean_rtt_ms",
                    "power")
+# why a derived metric has no value in a run (its row then gives the reason, not an empty cell)
+DERIVED_MISSING = {
+    "jain_index": "the run has no flows (a workload's are measured by workloads.<id>...)",
+    "total_goodput_mbps": "the run has no flows (a workload's are measured by workloads.<id>...)",
+    "mean_rtt_ms": "no flow of the run had an RTT sample",
+    "mean_queue_delay_ms": "no flow of the run had an RTT sample and a base round trip",
+    "power": "no flow of the run had an RTT sample",
+}
 SUMMARY_TOP = ("end_time_s", "events", "packet_hops", "stop_reason")
 FLOW_METRICS = ("finish_s", "goodput_mbps", "avg_rtt_ms", "avg_window_pkts", "packets_sent",
                 "retransmissions", "timeouts", "delivered_bytes")
@@ -62,7 +70,10 @@ def compute_metrics(record: dict, metrics: list) -> dict:
     for metric in metrics:
         parts = metric.split(".")
         if metric in DERIVED_METRICS:
-            out[metric] = derived.get(metric)
+            value = derived.get(metric)
+            if value is None:
+                raise MetricUnavailable(f"{metric}: {DERIVED_MISSING[metric]}")
+            out[metric] = value
         elif parts[0] == "check":
             if record.get("check") is None:
                 raise RerunNeeded(metric)
@@ -155,7 +166,11 @@ def _workload_metric_problem(metric: str, workloads: list):
 def _metric_problem(metric: str, flows: list, links: dict):
     parts = metric.split(".")
     shown = quote(metric)
-    if metric in DERIVED_METRICS or metric in SUMMARY_TOP:
+    if metric in DERIVED_METRICS:
+        return None if flows else (f"{shown}: a metric of the topology's flows, and it has none "
+                                   f"(a workload's flows are measured by "
+                                   f"workloads.<id>.<bucket>.<statistic>)")
+    if metric in SUMMARY_TOP:
         return None
     if parts[0] == "check":
         return None if len(parts) in (2, 5) else (

@@ -299,3 +299,27 @@ def test_a_path_that_cannot_vary_lists_every_kind_that_can(tmp_path):
         f'{path}: parameters: "hosts": cannot vary "hosts"; vary links.<id>..., flows.<id>..., '
         f"workloads.<id>... or one of duration_s, units, duplex, packet_bytes, routing, "
         f"transport, algorithms")
+
+
+def test_a_flow_metric_of_a_topology_without_flows_is_refused(tmp_path, root):
+    topology = json.loads((root / "topologies" / "examples" / "websearch.json").read_text())
+    (tmp_path / "ws.json").write_text(json.dumps(topology))
+    path = write(tmp_path, {"name": "ws", "topology": "ws.json", "duration_s": 1,
+                            "parameters": {"workloads.W.arrivals_per_s": [1, 2]},
+                            "metrics": ["workloads.W.all.p99_slowdown", "jain_index"]})
+    assert error_of(path) == (
+        f'{path}: field "metrics": "jain_index": a metric of the topology\'s flows, and it has '
+        f"none (a workload's flows are measured by workloads.<id>.<bucket>.<statistic>)")
+
+
+def test_a_derived_metric_without_a_value_names_why():
+    from netsim.sweep_metrics import MetricUnavailable, compute_metrics
+    record = {"summary": {"flows": {"F1": {"goodput_mbps": 2.0, "avg_rtt_ms": None}}},
+              "base_rtt_ms": {"F1": 10.0}}
+    assert compute_metrics(record, ["jain_index", "total_goodput_mbps"]) == {
+        "jain_index": 1.0, "total_goodput_mbps": 2.0}
+    with pytest.raises(MetricUnavailable, match="^mean_rtt_ms: no flow of the run had an RTT "
+                                                "sample$"):
+        compute_metrics(record, ["mean_rtt_ms"])
+    with pytest.raises(MetricUnavailable, match="^jain_index: the run has no flows"):
+        compute_metrics({"summary": {"flows": {}}}, ["jain_index"])
