@@ -74,8 +74,10 @@ def _captures(pcap_dir: Path, summary: dict, src: str) -> tuple[Path, Path, str]
     return None
 
 
-def _sequence(forward: Path, reverse: Path, port: int) -> tuple[list, list, list, list]:
-    """(sent, retransmitted, acks, sacks) of the flow sending from `port`, in MB of payload."""
+def _sequence(forward: Path, reverse: Path, port: int, bytes_per_mb: float
+              ) -> tuple[list, list, list, list]:
+    """(sent, retransmitted, acks, sacks) of the flow sending from `port`, in MB (of
+    `bytes_per_mb` bytes: the run's units) of TCP payload as captured."""
     import dpkt
     sent: list = []
     retx: list = []
@@ -83,12 +85,12 @@ def _sequence(forward: Path, reverse: Path, port: int) -> tuple[list, list, list
     sacks: list = []
     for ts, tcp in _frames(forward):
         if tcp.sport == port and tcp.dport == RECEIVER_PORT:
-            (retx if tcp.flags & dpkt.tcp.TH_PUSH else sent).append((ts, tcp.seq / 1e6))
+            (retx if tcp.flags & dpkt.tcp.TH_PUSH else sent).append((ts, tcp.seq / bytes_per_mb))
     for ts, tcp in _frames(reverse):
         if tcp.dport == port and tcp.sport == RECEIVER_PORT:
-            acks.append((ts, tcp.ack / 1e6))
+            acks.append((ts, tcp.ack / bytes_per_mb))
             for left, right in _sack_blocks(tcp):
-                sacks.append((ts, left / 1e6, right / 1e6))
+                sacks.append((ts, left / bytes_per_mb, right / bytes_per_mb))
     return sent, retx, acks, sacks
 
 
@@ -101,6 +103,10 @@ def make_seq_plots(results_dir: str | Path) -> list[Path]:
     out_dir = Path(results_dir)
     with open(out_dir / SUMMARY_FILE, encoding="utf-8") as fh:
         summary = json.load(fh)
+    units = summary.get("units") or {}
+    binary = units.get("system") == "binary"
+    bytes_per_mb = float(units.get("bytes_per_mb") or (2 ** 20 if binary else 1e6))
+    ylabel = f"sequence (MB of TCP payload as captured{', binary' if binary else ''})"
     written = []
     for k, (flow_id, flow) in enumerate((summary.get("flows") or {}).items()):
         if flow.get("kind") in RATE_KINDS:
@@ -109,7 +115,7 @@ def make_seq_plots(results_dir: str | Path) -> list[Path]:
         if found is None:
             continue
         forward, reverse, where = found
-        sent, retx, acks, sacks = _sequence(forward, reverse, sender_port(k))
+        sent, retx, acks, sacks = _sequence(forward, reverse, sender_port(k), bytes_per_mb)
         fig = Figure(figsize=(9, 5.5))
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
@@ -125,10 +131,14 @@ def make_seq_plots(results_dir: str | Path) -> list[Path]:
             ax.plot(*zip(*retx), "x", markersize=5, color="tab:red", label="retransmission")
         ax.set_xlabel("time (s), sent and received at the sender" if forward == reverse
                       else "time (s), at the far end of the first link")
-        ax.set_ylabel("sequence (MB of payload)")
+        ax.set_ylabel(ylabel)
         ax.set_title(f"{flow_id}: time-sequence ({flow.get('algorithm', '?')}, captured {where})")
         ax.grid(alpha=0.3)
-        ax.legend(loc="upper left", fontsize=8)
+        if sent or retx or acks or sacks:
+            ax.legend(loc="upper left", fontsize=8)
+        else:                                 # (a run stopped before the flow started)
+            ax.text(0.5, 0.5, "no packets captured: the flow sent nothing",
+                    transform=ax.transAxes, ha="center", va="center", color="dimgray")
         path = out_dir / f"seq_{file_part(str(flow_id))}.png"
         fig.savefig(path, dpi=100)
         written.append(path)

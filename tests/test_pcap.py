@@ -174,3 +174,50 @@ def test_time_sequence_plot_per_flow(root, tmp_path):
     assert main([str(root / "topologies" / "test_case_0.json"), "--algorithm", "reno", "--pcap",
                  "--duration", "4", "--quiet", "--out", str(out)]) == 0
     assert (out / "seq_F1.png").stat().st_size > 10000
+
+
+def _drawn(monkeypatch) -> list:
+    """The figures `make_seq_plots` saves, kept for inspection."""
+    from matplotlib.figure import Figure
+    figures: list = []
+    saved = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig",
+                        lambda self, *args, **kwargs: (figures.append(self),
+                                                       saved(self, *args, **kwargs)))
+    return figures
+
+
+def test_the_sequence_axis_is_in_the_runs_units(root, tmp_path, monkeypatch):
+    """Test case 0 moves 20 MB in binary units: the axis ends at 20 binary MB of payload (less
+    the headers a capture does not count as payload), not at 20.97 decimal MB."""
+    from plot_tool.seqplot import make_seq_plots
+    out = tmp_path / "out"
+    assert main([str(root / "topologies" / "test_case_0.json"), "--algorithm", "reno", "--pcap",
+                 "--no-plots", "--quiet", "--out", str(out)]) == 0
+    figures = _drawn(monkeypatch)
+    make_seq_plots(out)
+    (ax,) = figures[0].axes
+    assert ax.get_ylabel() == "sequence (MB of TCP payload as captured, binary)"
+    top = max(max(line.get_ydata()) for line in ax.get_lines())
+    assert 20 * (1024 - DATA_HEADERS) / 1024 - 0.01 < top <= 20.0
+
+
+def test_a_flow_that_sent_nothing_gets_a_note_not_an_empty_legend(tmp_path, monkeypatch):
+    import warnings
+
+    from plot_tool.seqplot import make_seq_plots
+    topology = {"hosts": ["H1", "H2"], "duration_s": 1,
+                "links": [{"id": "L1", "ends": ["H1", "H2"], "rate_mbps": 10, "delay_ms": 5,
+                           "buffer_kb": 64}],
+                "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 1, "start_s": 5}]}
+    path = tmp_path / "late.json"
+    path.write_text(json.dumps(topology))
+    out = tmp_path / "out"
+    assert main([str(path), "--pcap", "--no-plots", "--quiet", "--out", str(out)]) == 0
+    figures = _drawn(monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # (matplotlib warned of an empty legend)
+        make_seq_plots(out)
+    (ax,) = figures[0].axes
+    assert ax.get_legend() is None
+    assert [t.get_text() for t in ax.texts] == ["no packets captured: the flow sent nothing"]
