@@ -90,7 +90,9 @@ def enclosing_results_dir(path: Path):
 
 def check_destination(path: Path, what: str = "results") -> None:
     """Raise ResultsDirError unless `path` may receive (or be replaced by) a results directory."""
-    if path.is_symlink() or (path.exists() and not path.is_dir()):
+    if path.is_symlink():             # (replacing it would write where it points)
+        raise ResultsDirError(f"{path} is a symbolic link; give the path of a directory")
+    if path.exists() and not path.is_dir():
         raise ResultsDirError(f"{path} exists and is not a directory")
     if is_sweep_dir(path):
         raise ResultsDirError(f"{path} is a sweep directory (it holds {SWEEP_FILE}), not the "

@@ -76,6 +76,18 @@ def test_results_never_replace_a_directory_of_something_else(run_cli, tmp_path):
         simulate(load_topology(TC0)).write(precious)
 
 
+def test_a_symbolic_link_is_named_as_one(run_cli, tmp_path):
+    earlier = tmp_path / "earlier"
+    assert run_cli(TC0, "--no-plots", "--duration", "0.5", "--out", earlier).returncode == 0
+    link = tmp_path / "link"
+    link.symlink_to(earlier)
+    done = run_cli(TC0, "--no-plots", "--out", link)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"error: --out: {link} is a symbolic link; give the path of a directory"]
+    assert link.is_symlink() and (earlier / "summary.json").is_file()
+
+
 def test_write_from_the_api_is_complete_and_atomic(tmp_path):
     results = simulate(load_topology(TC0))
     out = tmp_path / "api"
