@@ -23,6 +23,7 @@ only when ``show=True``.
 """
 from __future__ import annotations
 
+import math
 import textwrap
 import warnings
 from collections.abc import Mapping, Sequence
@@ -72,6 +73,7 @@ CATEGORY_LINE_CHARS = 90        # characters of tick labels the axes hold side b
 CATEGORY_GAP_PX = 8.0           # pixels between the labels of two x categories
 CATEGORY_MIN_CHARS = 4          # a category's label is wrapped no narrower than this
 LEGEND_WIDTH = 32               # characters per line of a legend entry (longer ones wrap)
+LOG_FLOOR_MARGIN = 1.5          # a log y axis starts this factor below the lowest value drawn
 
 
 def make_sweep_figures(sweep_dir: PathLike, *, show: bool = False) -> list[Path]:
@@ -149,6 +151,8 @@ def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping
         ax.text(0.5, 0.5, "no successful run with a value", transform=ax.transAxes,
                 ha="center", va="center", color="dimgray")
     _set_axes(ax, data)
+    if data.logy:
+        _set_log_floor(ax, data, extra)
     handles += extra
     if handles and (data.lines is not None or extra):
         fig.legend(handles, [_legend_text(h.get_label()) for h in handles],
@@ -181,6 +185,30 @@ def _draw_series(ax: Any, data: SweepPlotData, s: SweepSeries, color: str, offse
                            linestyle="none", capsize=3, label=label)
     return ax.errorbar(xs, s.mean, yerr=yerr, color=color, marker="o", markersize=4.5,
                        linewidth=1.4, capsize=3, label=label)
+
+
+def _set_log_floor(ax: Any, data: SweepPlotData, overlays: Sequence[Any]) -> None:
+    """On a logarithmic y axis, its edges from the values drawn: the markers, the bars' ends
+    that stay above zero and the theory overlays, with a margin. A bar that would
+    reach zero or below (`_draw_series` ends it just above zero) runs to that edge instead of
+    stretching the axis down to its end (a ±1 std bar of 9.7 ± 12.3: 1e-8)."""
+    floor, ceiling = math.inf, 0.0
+    for s in data.series:
+        mean, lower = np.asarray(s.mean, dtype=float), np.asarray(s.lower, dtype=float)
+        upper = np.asarray(s.upper, dtype=float) if data.error_bars != "none" else 0.0 * mean
+        ends = np.concatenate([mean, (mean - lower)[lower < mean], mean + upper])
+        ends = ends[np.isfinite(ends) & (ends > 0)]
+        if len(ends):
+            floor, ceiling = min(floor, float(ends.min())), max(ceiling, float(ends.max()))
+    for handle in overlays:
+        ydata = getattr(handle, "get_ydata", None)
+        if ydata is not None:
+            values = np.asarray(ydata(), dtype=float)
+            values = values[np.isfinite(values) & (values > 0)]
+            if len(values):
+                floor, ceiling = min(floor, float(values.min())), max(ceiling, float(values.max()))
+    if math.isfinite(floor):             # (and the top as far above the highest, not farther)
+        ax.set_ylim(floor / LOG_FLOOR_MARGIN, ceiling * LOG_FLOOR_MARGIN)
 
 
 def _set_axes(ax: Any, data: SweepPlotData) -> None:

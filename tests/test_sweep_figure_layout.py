@@ -148,3 +148,15 @@ def test_a_legend_taller_than_the_figure_makes_it_taller_above_the_footnote():
     assert fig.get_figheight() > 5
     assert fig.bbox.y0 <= box.y0 and box.y1 <= fig.bbox.y1
     assert note.get_window_extent(renderer).y1 < box.y0
+
+
+def test_a_log_axis_starts_below_the_values_drawn_not_at_a_bar_cut_above_zero():
+    """9.69 ± 12.3 on a log axis: the bar runs to the axis' edge, which the markers and the
+    other bars' ends set (it reached down to 1e-8, the data in the top fifth)."""
+    values = {(10.0, 1): 18.38, (10.0, 2): 0.9997, (20.0, 1): 3.0, (20.0, 2): 3.4}
+    data = [{"run_id": f"{x}-{seed}", "point": str(x), "seed": str(seed), X: str(x),
+             Y: str(y), "status": "ok"} for (x, seed), y in values.items()]
+    _, ax = draw({"file": "p.png", "x": X, "y": Y, "logy": True}, data)
+    low, high = ax.get_ylim()
+    assert low == pytest.approx(2.9 / 1.5, rel=0.02)      # the lowest end above zero: 3.2 - 0.28
+    assert high > 9.69
