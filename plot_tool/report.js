@@ -160,7 +160,8 @@
     traces.push({ type: "scatter", mode: bigLinks ? "markers" : "markers+text", name: "links",
       x: links.map((l) => (pos[l.ends[0]][0] + pos[l.ends[1]][0]) / 2),
       y: links.map((l) => (pos[l.ends[0]][1] + pos[l.ends[1]][1]) / 2),
-      text: links.map((l) => `${l.id}<br>${fmt(l.rate_mbps)} Mbps · ${fmt(l.delay_ms)} ms · ${fmt(l.buffer_kb)} KB`),
+      text: links.map((l) => `${l.id}<br>${fmt(l.rate_mbps)} Mbps · ${fmt(l.delay_ms)} ms · ${fmt(l.buffer_kb)} KB` +
+        (data.units ? ` (${data.units})` : "")),
       textposition: "bottom center", textfont: { size: 10, color: "#333" },
       customdata: links.map((l) => l.id), hoverinfo: "text", hovertext: links.map(() => ""),
       marker: { size: bigLinks ? 7 : 14, color: links.map(() => 0), cmin: 0, cmax: 1, colorscale: COLORSCALE,
@@ -355,7 +356,7 @@
     // --- time series: rows of one figure sharing the x axis (zoom one, zoom all)
     const ROWS = [
       ["link rate (Mbps" + unitsSuffix + ")"], ["link queue (KB" + unitsSuffix + ")"],
-      ["link losses (packets / interval)"], ["flow rate (Mbps" + unitsSuffix + ")"],
+      ["link losses and CE marks (packets / interval)"], ["flow rate (Mbps" + unitsSuffix + ")"],
       ["flow window (packets)"], ["flow RTT (ms)"],
     ];
     const selected = { links: new Set(data.selected.links), flows: new Set(data.selected.flows) };

@@ -222,10 +222,16 @@ def summary_tables(summary: Mapping[str, Any]) -> list[dict]:
              ["wall time", f"{num(summary.get('wall_time_s'), '.2f')} s"],
              ["units", str(summary.get("units", {}).get("system", ""))],
              ["config digest", str(summary.get("config_digest", ""))[:16]]]
+    # as the console's tables (netsim/console.py): the ECN and queue-discipline columns only
+    # where some flow got an ECN echo, some link has a discipline
+    ecn = any(f.get("ecn_echoes") for f in summary["flows"].values())
+    aqm = any((info.get("queue") or "droptail") != "droptail"
+              for info in summary["links"].values())
     flows = [[fid, str(f.get("algorithm", "")), f"{f.get('src')} → {f.get('dst')}",
               num(f.get("start_s"), ".3f"), num(f.get("finish_s"), ".3f"),
               num(f.get("goodput_mbps"), ".3f"), num(f.get("avg_rtt_ms"), ".1f"),
               str(f.get("retransmissions", "")), str(f.get("timeouts", "")),
+              *([str(f.get("ecn_reactions", 0))] if ecn else []),
               "yes" if f.get("in_order") else "NO"]
              for fid, f in summary["flows"].items()]
     links = []
@@ -233,13 +239,19 @@ def summary_tables(summary: Mapping[str, Any]) -> list[dict]:
         for d, s in (info.get("directions") or {}).items():
             links.append([lid, d, num(s.get("avg_rate_mbps"), ".3f"), num(s.get("utilization"), ".2f"),
                           num(s.get("avg_buffer_kb"), ".2f"), str(s.get("drops", "")),
-                          str(s.get("impairment_drops", "")), str(s.get("failure_drops", ""))])
+                          str(s.get("impairment_drops", "")), str(s.get("failure_drops", "")),
+                          *([str(s.get("aqm_drops", "-")), str(s.get("marks", "-")),
+                             num(s.get("avg_sojourn_ms"), ".3f"),
+                             num(s.get("p99_sojourn_ms"), ".3f")] if aqm else [])])
     return [
         {"title": "Run", "columns": ["", ""], "rows": facts},
         {"title": "Flows", "columns": ["flow", "algorithm", "path", "start s", "finish s",
                                        f"goodput Mbps{binary}", "RTT ms", "retx", "RTOs",
+                                       *(["ECN cuts"] if ecn else []),
                                        "in order"], "rows": flows},
         {"title": "Links", "columns": ["link", "direction", f"rate Mbps{binary}", "util",
                                        f"buffer KB{binary}", "lost: overflow", "random",
-                                       "failure"], "rows": links},
+                                       "failure", *(["AQM drops", "marks", "sojourn ms",
+                                                     "p99 ms"] if aqm else [])],
+         "rows": links},
     ]

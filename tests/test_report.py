@@ -154,3 +154,23 @@ def test_no_report_no_plotly(tmp_path):
                            str(tmp_path / "r")], cwd=ROOT, capture_output=True, text=True,
                           check=True, env={"MPLBACKEND": "Agg", **__import__("os").environ})
     assert done.stdout.strip() == "0 False False"
+
+
+def test_summary_tables_have_the_consoles_ecn_and_discipline_columns(tc2):
+    """As the console's tables: a flow's ECN cuts where some flow got ECN echoes, a link's AQM
+    drops, marks and sojourn times where some link has a queue discipline; not otherwise."""
+    from plot_tool.report_network import summary_tables
+    summary = json.loads((tc2 / "summary.json").read_text())
+    run, flows, links = summary_tables(summary)
+    assert "ECN cuts" not in flows["columns"] and "marks" not in links["columns"]
+    summary["flows"]["F1"].update(ecn_echoes=12, ecn_reactions=3)
+    summary["links"]["L1"]["queue"] = "red"
+    direction = next(iter(summary["links"]["L1"]["directions"].values()))
+    direction.update(aqm_drops=4, marks=7, avg_sojourn_ms=1.25, p99_sojourn_ms=3.5)
+    run, flows, links = summary_tables(summary)
+    assert flows["columns"][-2:] == ["ECN cuts", "in order"]
+    assert [row[-2] for row in flows["rows"]] == ["3", "0", "0"]
+    assert links["columns"][-4:] == ["AQM drops", "marks", "sojourn ms", "p99 ms"]
+    first = next(row for row in links["rows"] if row[0] == "L1")
+    assert first[-4:] == ["4", "7", "1.250", "3.500"]
+    assert all(len(row) == len(links["columns"]) for row in links["rows"])
