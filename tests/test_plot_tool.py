@@ -914,6 +914,6 @@ def test_sequence_plot_reads_the_results_directory_alone(tmp_path: Path) -> None
     assert (copy / f"seq_{flow_id}.png").read_bytes().startswith(PNG_SIGNATURE)
     forward, reverse, _where = _captures(copy / "pcap", summary, flow["src"])
     assert forward == reverse == copy / "pcap" / host_capture_name(flow["src"])
-    sent, retransmitted, acks, _ = _sequence(forward, reverse, sender_port(0))
+    sent, retransmitted, acks, _ = _sequence(forward, reverse, sender_port(0), 1e6)
     assert len(sent) + len(retransmitted) == flow["packets_sent"]
     assert len(retransmitted) == flow["retransmissions"] > 0 and acks
