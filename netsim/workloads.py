@@ -45,10 +45,12 @@ HIST_PER_DECADE = 20
 class LogHistogram:
     """Counts of positive values in log-spaced buckets, with their exact count, sum, min, max."""
 
-    __slots__ = ("counts", "n", "total", "low", "high")
+    __slots__ = ("counts", "lows", "highs", "n", "total", "low", "high")
 
     def __init__(self):
         self.counts = [0] * (HIST_DECADES * HIST_PER_DECADE)
+        self.lows = [math.inf] * len(self.counts)        # each bucket's smallest and largest
+        self.highs = [-math.inf] * len(self.counts)
         self.n = 0
         self.total = 0.0
         self.low = math.inf
@@ -63,7 +65,12 @@ class LogHistogram:
             i = 0
         else:
             i = int(math.log10(value / HIST_LOW) * HIST_PER_DECADE)
-        self.counts[min(max(i, 0), len(self.counts) - 1)] += 1
+        i = min(max(i, 0), len(self.counts) - 1)
+        self.counts[i] += 1
+        if value < self.lows[i]:
+            self.lows[i] = value
+        if value > self.highs[i]:
+            self.highs[i] = value
 
     def mean(self):
         return self.total / self.n if self.n else None
@@ -71,8 +78,10 @@ class LogHistogram:
     def quantile(self, q: float):
         """The `q` quantile as numpy's default (and fct.png) define it: linear interpolation
         between the order statistics at ranks floor(h) and ceil(h), h = (n - 1) q (0-based).
-        An order statistic is the geometric middle of its bucket, clamped to [min, max] (the
-        smallest and largest are exact), so within 6 % of the value it stands for."""
+        An order statistic is the geometric middle of its bucket, clamped to the smallest and
+        largest value the bucket holds (so exact where they are equal, e.g. slowdowns of exactly
+        1; the smallest and largest of all are exact too), so within 6 % of the value it stands
+        for."""
         if not self.n:
             return None
         h = (self.n - 1) * q
@@ -93,7 +102,7 @@ class LogHistogram:
             seen += count
             if seen > k:
                 middle = HIST_LOW * 10 ** ((i + 0.5) / HIST_PER_DECADE)
-                return min(max(middle, self.low), self.high)
+                return min(max(middle, self.lows[i]), self.highs[i])
         return self.high
 
 

@@ -56,6 +56,15 @@ def test_log_histogram_percentiles_within_its_resolution():
     assert h.quantile(0.99) == pytest.approx(0.99, rel=0.06)
 
 
+def test_log_histogram_order_statistics_stay_among_their_buckets_values():
+    """A bucket's order statistic is its middle clamped to the values it holds: exact where they
+    are equal (slowdowns of exactly 1, at a bucket's edge: the middle is 5.9 % off)."""
+    h = LogHistogram()
+    for value in [1.0] * 50 + [3.0] * 50:
+        h.add(value)
+    assert h.quantile(0.25) == 1.0 and h.quantile(0.5) == 2.0 and h.quantile(0.75) == 3.0
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(min_value=1e-5, max_value=1e5), min_size=1, max_size=300),
        st.sampled_from([0.0, 0.25, 0.5, 0.9, 0.99, 1.0]))
