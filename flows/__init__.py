@@ -24,11 +24,14 @@ def register_algorithm(cls: type) -> None:
     """Make the CongestionControl subclass `cls` usable under its `name`. Raises ValueError
     when the name is not a non-empty string, is a built-in's, or another class's already, and
     when the class fails `flows.congestion.check_algorithm_class` (no growth hook overridden, a
-    misspelt hook)."""
+    misspelt hook, a class attribute the transport cannot use)."""
     if not (isinstance(cls, type) and issubclass(cls, CongestionControl)):
         raise ValueError(f"{cls!r} is not a subclass of flows.congestion.CongestionControl")
     name = cls.__dict__.get("name")
-    if not isinstance(name, str) or not name or name == CongestionControl.name:
+    if name is not None and not isinstance(name, str):
+        raise ValueError(f"class {cls.__name__}: name must be a string, got {name!r} "
+                         f"({type(name).__name__}): set name = \"...\" in its class body")
+    if not name or name == CongestionControl.name:
         raise ValueError(f"class {cls.__name__} has no name: set name = \"...\" in its class body")
     if name in BUILTIN_ALGORITHMS:
         raise ValueError(f"class {cls.__name__}: name \"{name}\" is a built-in algorithm's; "

@@ -424,6 +424,98 @@ class CongestionControl:
         flow.cwnd = cwnd + acked_pkts / cwnd
 
 
+# -- the values an algorithm hands the transport ------------------------------------------------
+# The transport takes numbers from the algorithm: the window and the slow-start threshold it sets
+# on its flow, the pacing rate, the numbers its hooks return (`ssthresh()`, `ecn_ssthresh()`,
+# `restore_cwnd()`, `undo_cwnd()`) and its `report()`. Where the transport uses one, it checks
+# that it is a float in range (one class test and one comparison, nothing more for a value that
+# is fine) and otherwise asks the functions below, which accept the other numbers the interface
+# allows (an int) and raise `AlgorithmValueError` for the rest: one line naming the algorithm and
+# what it gave, which the command line reports as the plugin's failure (netsim/plugins.py).
+class AlgorithmValueError(ValueError):
+    """An algorithm gave the transport a value it cannot use. `algorithm` is its class, `hook`
+    the hook that returned the value (None for a value set on the flow)."""
+
+    def __init__(self, cc, message: str, hook=None):
+        self.algorithm = type(cc)
+        self.hook = hook
+        super().__init__(f"algorithm {getattr(cc, 'name', '?')!r} {message}")
+
+
+WINDOW_RULE = "a window is a finite number of packets > 0"
+THRESHOLD_RULE = "a slow-start threshold is a finite number of packets > 0"
+PACING_RULE = "a pacing rate is a finite number of bit/s > 0, or None (no pacing)"
+REPORT_RULE = "report() returns {name: number} (NaN or None: not known yet)"
+
+
+class WindowError(AlgorithmValueError):
+    """An algorithm set the window (`cwnd`) to something that is not a finite number > 0."""
+
+    def __init__(self, cc, value):
+        super().__init__(cc, f"set cwnd to {_shown(value)}; {WINDOW_RULE}")
+
+
+def _shown(value) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
+def is_count(value, inf_ok: bool = False) -> bool:
+    """Whether `value` is a number of packets the transport can use: an int or a float (not a
+    bool), > 0 and finite (or infinite, with `inf_ok`)."""
+    if value.__class__ is bool or not isinstance(value, (int, float)):
+        return False
+    return 0.0 < value <= math.inf if inf_ok else 0.0 < value < math.inf
+
+
+def returned_count(cc: CongestionControl, hook: str, value):
+    """`value`, returned by the hook `hook` (ssthresh, ecn_ssthresh: a threshold; restore_cwnd,
+    undo_cwnd: a window), if it is a finite number > 0; else `AlgorithmValueError`."""
+    if is_count(value):
+        return value
+    if hook == "ecn_ssthresh" and type(cc).ecn_ssthresh is CongestionControl.ecn_ssthresh:
+        hook = "ssthresh"                     # (the default ecn_ssthresh returns ssthresh())
+    rule = THRESHOLD_RULE if hook.endswith("ssthresh") else WINDOW_RULE
+    raise AlgorithmValueError(cc, f"returned {_shown(value)} from {hook}(); {rule}",
+                              getattr(cc, hook, None))
+
+
+def checked_ssthresh(cc: CongestionControl, value):
+    """The flow's ssthresh as the algorithm set it, if a number > 0 (inf: none); else
+    `AlgorithmValueError`."""
+    if is_count(value, inf_ok=True):
+        return value
+    raise AlgorithmValueError(cc, f"set ssthresh to {_shown(value)}; a slow-start threshold is "
+                                  f"a number of packets > 0 (inf: none)")
+
+
+def checked_pacing_rate(cc: CongestionControl, value):
+    """A pacing rate the algorithm sets, if None or a finite number > 0; else
+    `AlgorithmValueError`."""
+    if value is None or is_count(value):
+        return value
+    raise AlgorithmValueError(cc, f"set pacing_rate_bps to {_shown(value)}; {PACING_RULE}")
+
+
+def checked_report(cc: CongestionControl, values, names=None) -> dict:
+    """What `report()` returned, if a dict of names (str) to numbers (an int or a float, None
+    for not known) and, when `names` (a tuple) is given, with just those names; else
+    `AlgorithmValueError`."""
+    hook = getattr(cc, "report", None)
+    if not isinstance(values, dict):
+        raise AlgorithmValueError(cc, f"returned {_shown(values)} from report(); {REPORT_RULE}",
+                                  hook)
+    for name, value in values.items():
+        if name.__class__ is not str or (value is not None and value.__class__ is not float and (
+                value.__class__ is bool or not isinstance(value, (int, float)))):
+            raise AlgorithmValueError(cc, f"returned {{{name!r}: {_shown(value)}}} from "
+                                          f"report(); {REPORT_RULE}", hook)
+    if names is not None and (len(values) != len(names) or any(n not in values for n in names)):
+        raise AlgorithmValueError(cc, f"returned the names {sorted(values)} from report(), "
+                                      f"earlier {sorted(names)}; report() returns the same "
+                                      f"names every time", hook)
+    return values
+
+
 def _public_names(cls: type) -> set:
     """Public names the class bodies of `cls` and its bases up to CongestionControl define."""
     names: set = set()
@@ -436,9 +528,14 @@ def _public_names(cls: type) -> set:
 
 def check_algorithm_class(cls: type) -> str | None:
     """Why the CongestionControl subclass `cls` cannot be registered (None if it can): it
-    overrides none of `GROWTH_HOOKS`, or a public name of it is a near miss of the interface's
-    (a misspelt hook would never be called). One line, naming the class."""
+    overrides none of `GROWTH_HOOKS`, a public name of it is a near miss of the interface's
+    (a misspelt hook would never be called), or a class attribute the transport reads has a
+    value it cannot use (`class_attribute_problem`). One line, naming the class."""
     import difflib  # (only plugins are checked: not at every start-up)
+
+    problem = class_attribute_problem(cls)
+    if problem is not None:
+        return f"class {cls.__name__}: {problem}"
 
     interface = {n for n in dir(CongestionControl) if not n.startswith("_")}
     for name in sorted(_public_names(cls) - interface):
@@ -450,4 +547,36 @@ def check_algorithm_class(cls: type) -> str | None:
                for hook in GROWTH_HOOKS):
         return (f"class {cls.__name__} overrides none of the hooks that move the window "
                 f"({', '.join(GROWTH_HOOKS)}): its window would never change")
+    return None
+
+
+def class_attribute_problem(cls: type) -> str | None:
+    """Why a class attribute of `cls` that the transport or the loader reads cannot be used
+    (None if every one can): `recovery` must be a `RecoveryMode`, `ecn_echo` an `EcnEcho`,
+    `tick_interval_s` None or a finite number of seconds > 0, and each `PARAMETERS` default a
+    value the class's `param_problem` accepts (as the same value in a topology must be)."""
+    recovery = getattr(cls, "recovery", None)
+    if recovery not in tuple(mode.value for mode in RecoveryMode):
+        return (f"recovery = {recovery!r} is not a recovery mode; expected one of "
+                f"{', '.join(mode.value for mode in RecoveryMode)} (flows.congestion.RecoveryMode)")
+    echo = getattr(cls, "ecn_echo", None)
+    if echo not in tuple(mode.value for mode in EcnEcho):
+        return (f"ecn_echo = {echo!r} is not an ECN echo; expected one of "
+                f"{', '.join(mode.value for mode in EcnEcho)} (flows.congestion.EcnEcho)")
+    tick = getattr(cls, "tick_interval_s", None)
+    if hasattr(type(tick), "__get__"):
+        tick = None                           # a slot or a property: the instance's (`Sender.start`)
+    if tick is not None and not is_count(tick):
+        return (f"tick_interval_s = {tick!r}: expected None (no tick) or a finite number of "
+                f"seconds > 0")
+    parameters = getattr(cls, "PARAMETERS", None)
+    if not isinstance(parameters, dict):
+        return f"PARAMETERS = {parameters!r}: expected a dict, parameter name -> default"
+    for name, default in parameters.items():
+        if not isinstance(name, str):
+            return f"PARAMETERS: parameter name {name!r} is not a string"
+        problem = cls.param_problem(name, default)   # type: ignore[attr-defined]
+        if problem is not None:
+            shown = f'"{default}"' if isinstance(default, str) else repr(default)
+            return f"PARAMETERS[{name!r}]: {problem}, got {shown}"
     return None

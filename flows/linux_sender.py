@@ -52,11 +52,11 @@ from __future__ import annotations
 import math
 
 from components.packet import DATA, Packet
-from flows.congestion import CWR, LOSS, OPEN, RECOVERY, CaEvent
+from flows.congestion import CWR, LOSS, OPEN, RECOVERY, CaEvent, WindowError, is_count
 from flows.cwr import ecn_ack, end_reduction, enter_cwr
 from flows.prr import PrrWindow
 from flows.rack import RackScoreboard
-from flows.sender import Sender, WindowError
+from flows.sender import Sender
 from flows.sender_view import CwndUsage
 from flows.tlp import (
     NO_RTT_S,
@@ -117,7 +117,7 @@ class LinuxSender(Sender):
             return False
         cwnd = self.cwnd
         if cwnd.__class__ is not float or not 0.0 < cwnd < _INF:    # (a float: checked)
-            if not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < _INF):
+            if not is_count(cwnd):                    # (an int is a window; a bool is not)
                 raise WindowError(self.cc, cwnd)
         limit: float = cwnd
         if self.integer_window:

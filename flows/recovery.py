@@ -27,12 +27,18 @@ policies:
 All of them share the RFC 5681 loss window: one packet after a retransmission timeout and after
 a fast retransmit without fast recovery (Tahoe), and a loss reaction (ssthresh from the
 algorithm) at most once per episode, which the sender enforces.
+
+The numbers the hooks return are checked where they are taken (a finite number > 0, else
+`flows.congestion.AlgorithmValueError` naming the hook), so a bad one never becomes the window.
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
-from flows.congestion import LOSS, OPEN, RECOVERY, CaState
+from flows.congestion import LOSS, OPEN, RECOVERY, CaState, returned_count
+
+_INF = math.inf
 
 if TYPE_CHECKING:
     from flows.congestion import CongestionControl
@@ -61,7 +67,10 @@ class RecoveryWindow:
         slow-start threshold; the window until now is remembered (`prior_cwnd`)."""
         flow = self.flow
         flow.prior_cwnd = flow.cwnd
-        flow.ssthresh = self.cc.ssthresh()
+        ssthresh = self.cc.ssthresh()
+        if ssthresh.__class__ is not float or not 0.0 < ssthresh < _INF:   # (a float: checked)
+            ssthresh = returned_count(self.cc, "ssthresh", ssthresh)
+        flow.ssthresh = ssthresh
 
     def ecn_reaction(self) -> bool:
         """An ECN echo to react to (RFC 3168 §6.1.2): ssthresh from the algorithm's
@@ -70,6 +79,8 @@ class RecoveryWindow:
         flow = self.flow
         flow.prior_cwnd = flow.cwnd
         ssthresh = self.cc.ecn_ssthresh()
+        if ssthresh.__class__ is not float or not 0.0 < ssthresh < _INF:   # (a float: checked)
+            ssthresh = returned_count(self.cc, "ecn_ssthresh", ssthresh)
         flow.ssthresh = ssthresh
         flow.cwnd = min(flow.cwnd, ssthresh)
         return True
@@ -170,10 +181,16 @@ class ModelWindow(RecoveryWindow):
         return False                          # a model-based window ignores ECN as it does loss
 
     def _after_recovery(self) -> None:
-        self.flow.cwnd = self.cc.restore_cwnd()
+        self.flow.cwnd = self._restored()
 
     def _after_loss(self) -> None:
-        self.flow.cwnd = self.cc.restore_cwnd()
+        self.flow.cwnd = self._restored()
+
+    def _restored(self) -> float:
+        cwnd = self.cc.restore_cwnd()
+        if cwnd.__class__ is not float or not 0.0 < cwnd < _INF:     # (a float: checked)
+            cwnd = returned_count(self.cc, "restore_cwnd", cwnd)
+        return cwnd
 
 
 def recovery_window(flow: Sender, cc: CongestionControl, dupack_threshold: int,

@@ -41,7 +41,16 @@ import math
 from typing import TYPE_CHECKING, Any, Callable
 
 from components.packet import DATA, Packet
-from flows.congestion import LOSS, OPEN, RECOVERY, CaEvent, CongestionControl
+from flows.congestion import (  # WindowError: (re-exported: flows.linux_sender, netsim.plugins)
+    LOSS,
+    OPEN,
+    RECOVERY,
+    AlgorithmValueError,
+    CaEvent,
+    CongestionControl,
+    WindowError,
+    is_count,
+)
 from flows.linux_stack import StackOptions
 from flows.pacer import Pacer
 from flows.prr import reduction_window
@@ -64,15 +73,6 @@ if TYPE_CHECKING:
 
 # (mypyc_attr: simulator/compiled.py, `plain_mypyc_attr`)
 globals().setdefault("mypyc_attr", plain_mypyc_attr)
-
-
-class WindowError(ValueError):
-    """An algorithm set the window (`cwnd`) to something that is not a finite number > 0."""
-
-    def __init__(self, cc, value):
-        self.algorithm = type(cc)
-        super().__init__(f"algorithm {getattr(cc, 'name', '?')!r} set cwnd to {value!r} "
-                         f"({type(value).__name__}); a window is a finite number of packets > 0")
 
 
 # Sender's slots: the endpoints; the window and sequence space; the algorithm and the parts;
@@ -165,6 +165,10 @@ class Sender(SenderView):
     def start(self) -> None:
         self.cc.init()
         if self.tick_interval_s:
+            if not is_count(self.tick_interval_s):      # (the class's is checked when registered)
+                raise AlgorithmValueError(self.cc, f"set tick_interval_s to "
+                                          f"{self.tick_interval_s!r}; expected None (no tick) "
+                                          f"or a finite number of seconds > 0")
             self.sim.schedule(self.tick_interval_s, self._tick)
         self.send_window()
 
@@ -192,7 +196,7 @@ class Sender(SenderView):
         sacked = self.scoreboard.sacked
         cwnd = self.cwnd                  # the algorithm's window: a finite number > 0
         if cwnd.__class__ is not float or not 0.0 < cwnd < _INF:    # (a float: checked)
-            if not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < _INF):
+            if not is_count(cwnd):                    # (an int is a window; a bool is not)
                 raise WindowError(self.cc, cwnd)
         if self.send_checks:
             cwnd = _checked_window(self, cwnd)

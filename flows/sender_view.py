@@ -10,6 +10,7 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable
 
+from flows.congestion import checked_pacing_rate
 from simulator.compiled import plain_mypyc_attr
 
 if TYPE_CHECKING:
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 # (mypyc_attr: simulator/compiled.py, `plain_mypyc_attr`)
 globals().setdefault("mypyc_attr", plain_mypyc_attr)
+
+_INF = float("inf")
 
 # Sender.counters() keys, always all of them (0 where a mechanism is off), with their Linux
 # nstat counterparts
@@ -70,6 +73,7 @@ class SenderView:
     # flow without end), kept as that object when compiled (docs/model.md, "Compiled core").
     rtt: RttEstimator
     pacer: Pacer
+    cc: Any                      # the algorithm (flows/congestion.py), named by a bad pacing rate
     rates: RateSampler | None
     scoreboard: Scoreboard
     snd_una: int
@@ -96,7 +100,9 @@ class SenderView:
         return self.pacer.rate_bps
 
     @pacing_rate_bps.setter
-    def pacing_rate_bps(self, rate_bps: float | None) -> None:
+    def pacing_rate_bps(self, rate_bps: Any) -> None:
+        if rate_bps.__class__ is not float or not 0.0 < rate_bps < _INF:   # (a float: checked)
+            rate_bps = checked_pacing_rate(self.cc, rate_bps)      # None, or the algorithm's bug
         self.pacer.rate_bps = rate_bps
 
     @property

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from flows.congestion import LOSS, OPEN, RECOVERY
+from flows.congestion import LOSS, OPEN, RECOVERY, returned_count
 
 if TYPE_CHECKING:
     from flows.congestion import CongestionControl
@@ -84,7 +84,10 @@ class Undo:
 
     def apply(self, flow, cc: CongestionControl) -> None:
         """tcp_undo_cwnd_reduction: the window and ssthresh from before the episode."""
-        flow.cwnd = float(cc.undo_cwnd())
+        cwnd = cc.undo_cwnd()
+        if cwnd.__class__ is not float or not 0.0 < cwnd < math.inf:     # (a float: checked)
+            cwnd = returned_count(cc, "undo_cwnd", cwnd)
+        flow.cwnd = float(cwnd)
         if self.prior_ssthresh > flow.ssthresh:
             flow.ssthresh = self.prior_ssthresh
         self.marker = False

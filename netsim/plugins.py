@@ -208,14 +208,19 @@ def _source_file(cls):
 def failure_line(exc: BaseException) -> str | None:
     """One line for an exception raised while a run went because of plugin code: ``plugin FILE,
     line N, in hook HOOK: Type: message`` (FILE as the command line gave it, N the deepest line
-    of the plugin in the traceback, HOOK the plugin's function the transport called), or, for a
-    window a plugin set out of bounds (`flows.sender.WindowError`), ``plugin FILE: message``.
-    None when no plugin code is involved (a bug of netsim's own: the caller lets it through)."""
-    from flows.sender import WindowError
-    if isinstance(exc, WindowError):
-        source = _source_file(exc.algorithm)
-        if source in _shown:
-            return f"plugin {_shown[source]}: {exc}"
+    of the plugin in the traceback, HOOK the plugin's function the transport called). A value
+    the transport cannot use (`flows.congestion.AlgorithmValueError`) is its message alone: with
+    the line and hook of the plugin code that set it, or of the hook that returned it (the line
+    of its ``def``), else (a window the transport found out of bounds later) ``plugin FILE:
+    message``. ``sys.exit()`` in a hook is ``called sys.exit(N)``. None when no plugin code is
+    involved (a bug of netsim's own: the caller lets it through)."""
+    from flows.congestion import AlgorithmValueError
+    checked = isinstance(exc, AlgorithmValueError)
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    if isinstance(exc, SystemExit):
+        message = f"called sys.exit({exc.code!r})"
+    elif not checked:
+        message = f"{type(exc).__name__}{': ' + message if message else ''}"
     frames = []
     for frame in traceback.extract_tb(exc.__traceback__):
         try:
@@ -224,13 +229,25 @@ def failure_line(exc: BaseException) -> str | None:
             continue
         if resolved in _shown:
             frames.append((resolved, frame))
-    if not frames:
+    if frames:
+        path, outer = frames[0]                       # the hook the transport called
+        deepest = [frame for resolved, frame in frames if resolved == path][-1]
+        return f"plugin {_shown[path]}, line {deepest.lineno}, in hook {outer.name}: {message}"
+    if not checked:
         return None
-    path, outer = frames[0]                           # the hook the transport called
-    deepest = [frame for resolved, frame in frames if resolved == path][-1]
-    message = str(exc).splitlines()[0] if str(exc) else ""
-    return (f"plugin {_shown[path]}, line {deepest.lineno}, in hook {outer.name}: "
-            f"{type(exc).__name__}{': ' + message if message else ''}")
+    hook = getattr(exc, "hook", None)
+    code = getattr(getattr(hook, "__func__", hook), "__code__", None)
+    if code is not None:
+        try:
+            source = Path(code.co_filename).resolve()
+        except (OSError, ValueError):
+            source = None
+        if source in _shown:
+            return f"plugin {_shown[source]}, line {code.co_firstlineno}, in hook {code.co_name}: {message}"
+    source = _source_file(exc.algorithm)
+    if source in _shown:
+        return f"plugin {_shown[source]}: {message}"
+    return None
 
 
 def plugin_paths(paths) -> tuple:

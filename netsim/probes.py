@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from components.direction import unfinished
+from flows.congestion import checked_report
 from flows.sender_view import counter_reader
 from flows.transport import Flow
 from plot_tool.schema import FLOW_COUNTERS, FLOWS, HOSTS, LINKS, STATE_PREFIX
@@ -310,11 +311,14 @@ class DirectionGroup:
         self.watch.release_members([directions[i] for i in members])
 
 
-def flow_state(flow) -> dict:
+def flow_state(flow, names: tuple | None = None) -> dict:
     """The named internal state of a flow's algorithm (`CongestionControl.report()`), {} when it
-    has none (or no algorithm: cbr, onoff)."""
-    report = getattr(getattr(flow, "cc", None), "report", None)
-    return dict(report()) if report is not None else {}
+    has none (or no algorithm: cbr, onoff); with `names` (those it reported before), the same
+    names are required. A report that is not {name: number} raises
+    `flows.congestion.AlgorithmValueError`."""
+    cc = getattr(flow, "cc", None)
+    report = getattr(cc, "report", None)
+    return dict(checked_report(cc, report(), names)) if report is not None else {}
 
 
 def flow_counters(flow) -> dict | None:
@@ -324,14 +328,14 @@ def flow_counters(flow) -> dict | None:
     return dict(counters()) if counters is not None else None
 
 
-def state_columns(flows) -> dict:
+def state_columns(flows, reports=None) -> dict:
     """The algorithm-state columns of flows.csv for these flows: column name -> report name, the
     union over the flows in order of appearance; a name equal to a fixed column is prefixed
-    with `STATE_PREFIX`."""
+    with `STATE_PREFIX`. `reports`: the flows' `flow_state`, if read already (in their order)."""
     columns: dict = {}
     fixed = set(FLOWS.names)
-    for flow in flows:
-        for name in flow_state(flow):
+    for state in (reports if reports is not None else map(flow_state, flows)):
+        for name in state:
             column = STATE_PREFIX + name if name in fixed else name
             columns.setdefault(column, name)
     return columns
@@ -370,10 +374,11 @@ class FlowProbe:
 
     __slots__ = ("f", "mbit", "start_s", "bytes_sent", "delivered", "arrived", "rtt_sum",
                  "rtt_count", "window_sum", "window_rows", "counters", "last_counters", "report",
-                 "state", "sending", "receiving", "timing", "sender", "read_counters",
+                 "cc", "names", "state", "sending", "receiving", "timing", "sender", "read_counters",
                  "counter_slots", "last_row", "zero_part", "quiet_cwnd")
 
-    def __init__(self, f: Any, bits_per_mbit: float, state: Sequence = ()) -> None:
+    def __init__(self, f: Any, bits_per_mbit: float, state: Sequence = (),
+                 names: tuple | None = None) -> None:
         self.f = f
         self.mbit = float(bits_per_mbit)
         self.start_s: float = f.start_s
@@ -414,8 +419,11 @@ class FlowProbe:
                                         else _NO_COUNTERS if counters is None else None)
         self.quiet_cwnd: Any = _LOUD
         self.state = tuple(state)
-        self.report: Any = (getattr(getattr(f, "cc", None), "report", None) if self.state
-                            else None)
+        self.cc: Any = getattr(f, "cc", None)
+        self.report: Any = getattr(self.cc, "report", None) if self.state else None
+        # the names the flow's algorithm reports (`names`: as it reported them when the run was
+        # set up; None: those of the first sample): it must report the same ones every time
+        self.names: Any = names
 
     def wake(self) -> tuple:
         """Changes when the flow starts and when it finishes; a finished flow sleeps for good."""
@@ -477,7 +485,11 @@ class FlowProbe:
         else:
             row += _NO_COUNTERS
         if self.state:
-            values = self.report() if self.report is not None else {}
+            values: Any = {}
+            if self.report is not None:
+                values = checked_report(self.cc, self.report(), self.names)
+                if self.names is None:
+                    self.names = tuple(values)
             row += tuple(_number(values.get(name)) for name in self.state)
         elif row == self.last_row and cwnd:
             # the same figures as the last row: that very tuple, whose text a trace file keeps

@@ -386,7 +386,7 @@ class Results:
     def _summarize(self, run, stop_reason: str, stop_detail: str, wall_s: float) -> dict:
         spec, net, units = run.spec, self.network, self.units
         end_s = run.sim.now
-        flows = self._flow_summaries(run, end_s)
+        flows = self._flow_summaries(run, end_s, stop_reason)
         links = _link_summaries(spec, net, end_s, units)
         hosts = _host_summaries(net, end_s, units.bits_per_mbit)
         return {
@@ -412,7 +412,7 @@ class Results:
                if getattr(run, "workloads", None) else {}),
         }
 
-    def _flow_summaries(self, run, end_s: float) -> dict:
+    def _flow_summaries(self, run, end_s: float, stop_reason: str = "") -> dict:
         """summary.json's "flows": one object per flow (docs/outputs.md, `flows.<id>`).
 
         Each bulk flow's figures are read once each: those of a transport `Flow` straight from
@@ -449,7 +449,7 @@ class Results:
             rtt_count = timing.rtt_count
             window = probes[flow.id].mean_window_pkts()
             base_ms, min_ms, rto_ms, slow = _rtt_fields(sending, est, rounded)
-            state = flow_state(flow)
+            state = _final_state(flow, stop_reason)
             flows[flow.id] = {
                 "algorithm": flow.algorithm, "src": flow.src.id, "dst": flow.dst.id,
                 "data_mb": None if data_bytes is None else rounded[data_bytes / mb],
@@ -494,3 +494,14 @@ class Results:
             staged.commit()
         return out
 
+
+def _final_state(flow, reason: str) -> dict:
+    """The flow's algorithm's report() at the end (checked: netsim/probes.py `flow_state`); after
+    a failure, {} if the report fails too (the failure is what is reported). A run that did not
+    fail checked it as its last step (`Run._check_algorithms`)."""
+    if reason != "error":
+        return flow_state(flow)
+    try:
+        return flow_state(flow)
+    except Exception:
+        return {}

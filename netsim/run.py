@@ -25,6 +25,7 @@ from netsim.probes import (
     DirectionWatch,
     FlowProbe,
     HostProbe,
+    flow_state,
     state_columns,
 )
 from netsim.results import Results
@@ -143,6 +144,8 @@ class Run:
             self.trace_dir = Path(trace_dir)
         self.traces: dict = {}
         self.flow_probes: dict = {}
+        self._setup_failure: Exception | None = None   # a plugin's report() failed (`_open_traces`)
+        self._interrupted = False                      # `interrupt` was called (a signal)
         self._open_traces()
         self.workloads = start_workloads(self)      # fct.csv (netsim/workloads.py)
         # CPU seconds of the run's phases: building (this), simulating, finishing the traces,
@@ -154,7 +157,18 @@ class Run:
         mbit, kb = units.bits_per_mbit, units.bytes_per_kb
         directory = self.trace_dir
         links = TraceFile(directory / "links.csv", ("link", "direction"), LINK_COLUMNS)
-        state = state_columns(net.flows.values())   # the algorithms' named state (probes.py)
+        # the algorithms' named state (probes.py); a report() that fails here is the run's
+        # failure, raised when it starts (`execute`): the results up to then are written
+        reports = []
+        for flow in net.flows.values():
+            try:
+                reports.append(flow_state(flow))
+            except Exception as exc:
+                self._setup_failure = self._setup_failure or exc
+                reports.append({})
+        self._report_names = {flow.id: None if self._setup_failure else tuple(report)
+                              for flow, report in zip(net.flows.values(), reports)}
+        state = state_columns(net.flows.values(), reports)
         flows = TraceFile(directory / "flows.csv", ("flow",), FLOW_COLUMNS + tuple(state))
         hosts = TraceFile(directory / "hosts.csv", ("host",), HOST_COLUMNS)
         self.traces = {"links": links, "flows": flows, "hosts": hosts}
@@ -168,7 +182,7 @@ class Run:
         state_names = tuple(state.values())
         on_finish = self._on_flow_finish
         for flow in net.flows.values():
-            flow_probe = FlowProbe(flow, mbit, state_names)
+            flow_probe = FlowProbe(flow, mbit, state_names, self._report_names[flow.id])
             flow_probes[flow.id] = flow_probe
             register(flows, (flow.id,), flow_probe, wake=flow_probe.wake, arm=flow_probe.arm)
             flow.on_finish = on_finish
@@ -208,6 +222,7 @@ class Run:
     def interrupt(self) -> None:
         """Stop the run after the event being processed (safe to call from a signal handler);
         `execute` then returns results with stop reason "interrupted"."""
+        self._interrupted = True
         self.sim.stop("interrupted")
 
     def _on_flow_finish(self, flow) -> None:
@@ -276,11 +291,14 @@ class Run:
             sim.schedule(self.row_check_s, self._check_rows)
         wall_start = time.perf_counter()
         cpu_start = time.process_time()
-        failure = None
+        failure: BaseException | None = None
         try:
+            if self._setup_failure is not None:
+                raise self._setup_failure
             sim.run(until=self.duration_s)
-        except Exception as exc:
-            if not keep_failure or isinstance(exc, OSError):
+            self._check_algorithms()
+        except BaseException as exc:
+            if not (keep_failure and self._kept(exc)):
                 self._finish_after_failure()
                 raise
             failure = exc
@@ -319,16 +337,56 @@ class Run:
         self.cpu_s["summary"] = time.process_time() - summary_cpu_s
         return results
 
-    def _finish_after_failure(self) -> None:
-        """Close the traces after an exception stopped the run: a window left out of bounds
-        is sampled as "no value" (its failure is what is reported), and nothing raised here
-        hides the failure."""
-        import math
+    def _kept(self, exc: BaseException) -> bool:
+        """Whether `execute(keep_failure=True)` keeps `exc` as the run's failure (the results
+        so far are then written): an exception, not an OSError (a full disk propagates); and
+        ``sys.exit()`` or KeyboardInterrupt only when raised by plugin code. A KeyboardInterrupt
+        is a plugin's only if no signal can have raised it: the command line's handler stops a
+        run through `interrupt` (the first SIGINT or SIGTERM raises nothing, a second one
+        comes after `interrupt`), so one raised before any `interrupt` while that handler (not
+        Python's default, which raises it wherever the program is) is in place was raised by
+        the code it went through."""
+        if isinstance(exc, Exception):
+            return not isinstance(exc, OSError)
+        if isinstance(exc, KeyboardInterrupt):
+            import signal
+            if (self._interrupted or hasattr(exc, "signum")
+                    or signal.getsignal(signal.SIGINT) in (signal.default_int_handler, None)):
+                return False
+        elif not isinstance(exc, SystemExit):
+            return False
+        from netsim.plugins import failure_line
+        return failure_line(exc) is not None
+
+    def _check_algorithms(self) -> None:
+        """At the end of a run, what the summary reads of each flow's algorithm: the
+        slow-start threshold it may have set, and its report() with the names of the first one
+        (an `AlgorithmValueError` then fails the run as the same value would have during it)."""
+        from flows.congestion import checked_ssthresh, is_count
         for flow in self.network.flows.values():
             sender = getattr(flow, "sender", None)
-            cwnd = getattr(sender, "cwnd", 1.0)
-            if sender is not None and not (isinstance(cwnd, (int, float)) and 0.0 < cwnd < math.inf):
+            ssthresh = getattr(sender, "ssthresh", None)
+            if sender is not None and not is_count(ssthresh, inf_ok=True):
+                checked_ssthresh(sender.cc, ssthresh)
+            names = self._report_names.get(flow.id)
+            if names is not None:
+                flow_state(flow, names)
+
+    def _finish_after_failure(self) -> None:
+        """Close the traces after an exception stopped the run: a window or threshold left out
+        of bounds is sampled as "no value" (its failure is what is reported), and nothing raised
+        here hides the failure."""
+        import math
+
+        from flows.congestion import is_count
+        for flow in self.network.flows.values():
+            sender = getattr(flow, "sender", None)
+            if sender is None:
+                continue
+            if not is_count(getattr(sender, "cwnd", 1.0)):
                 sender.cwnd = math.nan
+            if not is_count(getattr(sender, "ssthresh", 1.0), inf_ok=True):
+                sender.ssthresh = math.nan
         try:
             self.sampler.finish()
         except Exception:                          # the failure is what is reported

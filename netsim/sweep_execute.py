@@ -62,11 +62,14 @@ def run_one(task) -> dict:
             from theory.check import compare, predict_run
             record["check"] = compare(results, predict_run(spec, results))   # as --check does
         out["record"] = json.loads(json_text(record, default=_jsonable))
-    except Exception as exc:                      # recorded, the sweep goes on
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:   # recorded, the sweep goes on
         line = None
         if plugins:                               # a plugin's failure: its file, line and hook
             from netsim.plugins import failure_line
             line = failure_line(exc)
+        if not isinstance(exc, Exception) and line is None:
+            raise                 # an exit or an interrupt not raised by a plugin's code (a
+        # signal stops a sweep as SweepInterrupted: a KeyboardInterrupt here is a hook's)
         out["status"], out["error"] = "error", line or f"{type(exc).__name__}: {exc}"
     out["wall_time_s"] = round(time.perf_counter() - start, 4)
     if out["record"] is not None:
