@@ -21,6 +21,7 @@ import argparse
 import logging
 import math
 import os
+import shutil
 import signal
 import sys
 import time
@@ -330,7 +331,8 @@ def plugin_failure_line(results) -> str | None:
 def write_outputs(args, spec, results, staged, retransmit_counter):
     """Everything a run writes besides its traces, into the staging directory: summary.json,
     iperf3.json, the check, figures, sequence plots, report.html. Returns the check report
-    (None without --check)."""
+    (None without --check) and the signal that stopped the drawing (None if none did: then the
+    figures and the report are left out)."""
     report = None
     results.write_summary()
     if args.iperf_json:               # from the results just written (netsim/iperf_json.py)
@@ -346,23 +348,36 @@ def write_outputs(args, spec, results, staged, retransmit_counter):
         report = compare(results, model, links=args.links or None, settle_s=args.check_settle,
                          tolerance_pct=args.check_tolerance)
         write_check(staged.path, report, model, results.units)
-    if not args.no_plots or args.show:
-        from plot_tool import make_figures
-        make_figures(staged.path, staged.path, links=args.links or None,
-                     flows=args.flows or None, show=args.show)
-    if (args.pcap or args.pcap_links) and not args.no_plots:   # seq_<flow>.png
-        from plot_tool.seqplot import make_seq_plots
-        make_seq_plots(staged.path)
-    if args.report:
-        from plot_tool.report import make_report
-        make_report(staged.path, links=args.links or None, flows=args.flows or None)
-    return report
+    # the data files are whole from here on: an interrupt while the figures (and the report) are
+    # drawn removes what it had drawn and keeps the rest, rather than the whole run
+    before = set(os.listdir(staged.path))
+    try:
+        if not args.no_plots or args.show:
+            from plot_tool import make_figures
+            make_figures(staged.path, staged.path, links=args.links or None,
+                         flows=args.flows or None, show=args.show)
+        if (args.pcap or args.pcap_links) and not args.no_plots:   # seq_<flow>.png
+            from plot_tool.seqplot import make_seq_plots
+            make_seq_plots(staged.path)
+        if args.report:
+            from plot_tool.report import make_report
+            make_report(staged.path, links=args.links or None, flows=args.flows or None)
+    except KeyboardInterrupt as exc:
+        for name in set(os.listdir(staged.path)) - before:
+            drawn = Path(staged.path) / name
+            if drawn.is_dir() and not drawn.is_symlink():
+                shutil.rmtree(drawn)
+            else:
+                drawn.unlink()
+        return report, int(getattr(exc, "signum", signal.SIGINT))
+    return report, None
 
 
 def simulate_and_write(args, spec, out: Path, staged, trace):
     """Simulate (Ctrl-C keeps what was simulated) and write every output into the staging
-    directory, then commit it: (results, stopping signal, check report, plugin failure line),
-    or the exit status after one error line (the staging discarded)."""
+    directory, then commit it: (results, stopping signal, check report, plugin failure line,
+    signal that stopped the drawing of the figures), or the exit status after one error line
+    (the staging discarded)."""
     from netsim.run import Run, RunError
     progress = ProgressBar() if progress_shown(args.quiet) else None
     try:
@@ -393,7 +408,8 @@ def simulate_and_write(args, spec, out: Path, staged, trace):
     write_start_s = time.process_time()
     try:
         with collection_paused():     # no collection traverses the network (simulator/garbage.py)
-            report = write_outputs(args, spec, results, staged, retransmit_counter)
+            report, drawing_stopped = write_outputs(args, spec, results, staged,
+                                                    retransmit_counter)
         staged.commit()
         if trace is not None:
             trace.commit()
@@ -406,7 +422,7 @@ def simulate_and_write(args, spec, out: Path, staged, trace):
                      f"no results written to {out}/ (pass --no-plots and leave out --check, "
                      f"--report and --iperf-json, or install it)")
     results.cpu_s["write"] = time.process_time() - write_start_s
-    return results, signum, report, failure_line
+    return results, signum, report, failure_line, drawing_stopped
 
 
 def run(args) -> int:

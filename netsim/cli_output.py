@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 
 from netsim.cli_options import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, UsageError, importable
@@ -87,8 +88,9 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
     """Show the end of a run (unless --quiet: the summary table, the check table, where the
     results are; always: warnings, a plugin's failure, an interrupt) and return its exit status.
     `outcome` is (results, the signal that stopped it or None, the check report or None, the
-    plugin's failure line or None)."""
-    results, signum, report, failure_line = outcome
+    plugin's failure line or None, the signal that stopped the drawing of the figures or
+    None)."""
+    results, signum, report, failure_line, drawing_stopped = outcome
     if not args.quiet:
         print(format_summary(results.summary, args.links or link_ids, rows=args.table_rows))
         if report is not None:
@@ -102,9 +104,15 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
               f"results written to {out}/)", file=sys.stderr)
         return EXIT_BAD_INPUT
     if signum is not None:
-        print(f"interrupted at t={results.summary['end_time_s']:.3f} s: partial results written "
-              f"to {out}/", file=sys.stderr)
+        again = " and while drawing the figures" if drawing_stopped is not None else ""
+        print(f"interrupted at t={results.summary['end_time_s']:.3f} s{again}: partial results "
+              f"written to {out}/{' without figures' if again else ''}", file=sys.stderr)
         return 128 + signum
+    if drawing_stopped is not None:
+        print(f"interrupted ({signal.Signals(drawing_stopped).name}) while drawing the figures: "
+              f"results written to {out}/ without figures (the run was complete)",
+              file=sys.stderr)
+        return 128 + drawing_stopped
     if report is not None and report["passed"] is False:
         return EXIT_CHECK_FAILED
     return EXIT_OK

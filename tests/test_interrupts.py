@@ -82,3 +82,25 @@ def test_interrupt_from_the_api_stops_at_the_current_event():
     results = run.execute()
     assert results.summary["stop_reason"] == "interrupted"
     assert results.summary["end_time_s"] == 3.0
+
+
+def test_an_interrupt_while_drawing_keeps_the_whole_run_without_figures(tmp_path, capsys,
+                                                                        monkeypatch):
+    """The data files are whole once the run is simulated: Ctrl-C while the figures are drawn
+    removes what was drawn and keeps the run (it used to throw the whole run away)."""
+    import plot_tool
+    from netsim.cli import main
+
+    def interrupted(source, out_dir, **kwargs):
+        (Path(out_dir) / "links.png").write_bytes(b"\x89PNG half")   # drawn when stopped
+        raise KeyboardInterrupt
+    monkeypatch.setattr(plot_tool, "make_figures", interrupted)
+    out = tmp_path / "out"
+    code = main([str(ROOT / "topologies" / "test_case_0.json"), "--duration", "1", "--quiet",
+                 "--out", str(out)])
+    assert code == 130
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"interrupted (SIGINT) while drawing the figures: results written to {out}/ without "
+        f"figures (the run was complete)"]
+    assert json.loads((out / "summary.json").read_text())["stop_reason"] == "duration"
+    assert (out / "links.csv").is_file() and not list(out.glob("*.png"))
