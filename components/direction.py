@@ -237,20 +237,19 @@ class LinkDirection:
         self.arrived += 1
         start = t.busy_until
         queue = t.queue
-        if start <= now or start - now <= now * CLOCK_ROUNDING:   # idle (up to the clock's
-            if queue:                                             # rounding): begins at once
+        if start <= now:                              # idle: transmission begins at once
+            if queue:
                 self._advance(now)                    # (everything waiting has begun by now)
             elif queue is None:                       # its first packet: a buffer and a line
                 t.open()
-            if start < now:
-                start = now
+            start = now
             self.tx_bytes += size
             self.tx_pkts += 1
             self.area_work += size * size * t.half_seconds_per_byte
             t.serving = self                          # (`unfinished`)
         else:                                         # busy: wait in the buffer if it fits
             if (queue and queue[0][0] <= now) or t.queued_bytes + size > t.capacity_bytes:
-                if not self._advance(now, size):
+                if not self._advance(now, size) and (queue or start - now > now * CLOCK_ROUNDING):
                     self.dropped += 1
                     return False
             else:                   # no packet began since, and it fits: `_advance`, inline
@@ -260,10 +259,16 @@ class LinkDirection:
                         self.area_bytes += self.q_bytes * span
                         self.area_pkts += self.q_pkts * span
                     self.last_s = now
-            t.queued_bytes += size
-            self.q_bytes += size
-            self.q_pkts += 1
-            queue.append((start, size, self, start - now))   # type: ignore[union-attr]  # (busy: opened)
+            if queue or start - now > now * CLOCK_ROUNDING:     # it waits
+                t.queued_bytes += size
+                self.q_bytes += size
+                self.q_pkts += 1
+                queue.append((start, size, self, start - now))  # type: ignore[union-attr]  # (busy: opened)
+            else:             # free up to the clock's rounding: it begins when free, not waiting
+                self.tx_bytes += size
+                self.tx_pkts += 1
+                self.area_work += size * size * t.half_seconds_per_byte
+                t.serving = self                      # (`unfinished`)
         finish = start + size * t.seconds_per_byte
         t.busy_until = finish
         arrive = finish + t.delay_s
