@@ -233,9 +233,9 @@ def failure_line(exc: BaseException) -> str | None:
         path, outer = frames[0]                       # the hook the transport called
         deepest = [frame for resolved, frame in frames if resolved == path][-1]
         return f"plugin {_shown[path]}, line {deepest.lineno}, in hook {outer.name}: {message}"
-    if not checked:
+    if not isinstance(exc, AlgorithmValueError):
         return None
-    hook = getattr(exc, "hook", None)
+    hook = exc.hook
     code = getattr(getattr(hook, "__func__", hook), "__code__", None)
     if code is not None:
         try:

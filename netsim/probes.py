@@ -316,7 +316,7 @@ def flow_state(flow, names: tuple | None = None) -> dict:
     has none (or no algorithm: cbr, onoff); with `names` (those it reported before), the same
     names are required. A report that is not {name: number} raises
     `flows.congestion.AlgorithmValueError`."""
-    cc = getattr(flow, "cc", None)
+    cc: Any = getattr(flow, "cc", None)
     report = getattr(cc, "report", None)
     return dict(checked_report(cc, report(), names)) if report is not None else {}
 
