@@ -328,11 +328,11 @@ def plugin_failure_line(results) -> str | None:
     return line
 
 
-def write_outputs(args, spec, results, staged, retransmit_counter):
+def write_outputs(args, spec, results, staged, retransmit_counter, held=None):
     """Everything a run writes besides its traces, into the staging directory: summary.json,
     iperf3.json, the check, figures, sequence plots, report.html. Returns the check report
-    (None without --check) and the signal that stopped the drawing (None if none did: then the
-    figures and the report are left out)."""
+    (None without --check) and, when a signal came once the simulation was over, (its number,
+    when it came): the figures and the report are then left out."""
     report = None
     results.write_summary()
     if args.iperf_json:               # from the results just written (netsim/iperf_json.py)
@@ -348,8 +348,13 @@ def write_outputs(args, spec, results, staged, retransmit_counter):
         report = compare(results, model, links=args.links or None, settle_s=args.check_settle,
                          tolerance_pct=args.check_tolerance)
         write_check(staged.path, report, model, results.units)
-    # the data files are whole from here on: an interrupt while the figures (and the report) are
-    # drawn removes what it had drawn and keeps the rest, rather than the whole run
+    # the data files are whole from here on: a signal held while they were written means no
+    # figures, and an interrupt while the figures (and the report) are drawn removes what it had
+    # drawn and keeps the rest, rather than the whole run
+    if held is not None:
+        if held.signum is not None:
+            return report, (held.signum, "after the simulation")
+        held.release()
     before = set(os.listdir(staged.path))
     try:
         if not args.no_plots or args.show:
@@ -369,7 +374,7 @@ def write_outputs(args, spec, results, staged, retransmit_counter):
                 shutil.rmtree(drawn)
             else:
                 drawn.unlink()
-        return report, int(getattr(exc, "signum", signal.SIGINT))
+        return report, (int(getattr(exc, "signum", signal.SIGINT)), "while drawing the figures")
     return report, None
 
 
@@ -394,9 +399,17 @@ def simulate_and_write(args, spec, out: Path, staged, trace):
     if args.iperf_json:               # intervals' retransmits (netsim/iperf_json.py)
         from netsim.iperf_json import RetransmitCounter
         retransmit_counter = RetransmitCounter(simulation.network, args.interval)
+    with HeldSignals() as held:      # (the simulation puts its own handlers in place)
+        return _simulate_and_write(args, spec, out, staged, trace, simulation, captures,
+                                   retransmit_counter, held)
+
+
+def _simulate_and_write(args, spec, out, staged, trace, simulation, captures,
+                        retransmit_counter, held: HeldSignals):
+    """`simulate_and_write` from the simulation on, with signals held once it is over."""
     try:
         try:
-            results, signum = execute_interruptibly(simulation)
+            results, signum = execute_interruptibly(simulation, held)
         finally:
             close_all(captures)
         if trace is not None:
@@ -409,7 +422,7 @@ def simulate_and_write(args, spec, out: Path, staged, trace):
     try:
         with collection_paused():     # no collection traverses the network (simulator/garbage.py)
             report, drawing_stopped = write_outputs(args, spec, results, staged,
-                                                    retransmit_counter)
+                                                    retransmit_counter, held)
         staged.commit()
         if trace is not None:
             trace.commit()
@@ -490,17 +503,51 @@ def open_event_trace(path):
         raise UsageError(str(exc)) from None
 
 
-def execute_interruptibly(simulation):
+class HeldSignals:
+    """While a run's data files are written after its simulation (the traces closed, the
+    summary, the check, iperf3.json), SIGINT and SIGTERM are held, not raised: a file half
+    written would lose the whole run. The first one is kept (`signum`: the figures are then not
+    drawn); a second acts at once, as during the simulation. `release` puts the handlers
+    before it back (the figures may be stopped at any moment: `write_outputs`)."""
+
+    def __init__(self):
+        self.signum: int | None = None
+        self.previous: dict = {}
+
+    def __enter__(self) -> HeldSignals:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self.previous[sig] = signal.signal(sig, self._hold)
+        return self
+
+    def _hold(self, signum, frame) -> None:
+        if self.signum is None:
+            self.signum = signum
+            return
+        self.release()
+        raise Stopped(signum)
+
+    def release(self) -> None:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+        self.previous = {}
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def execute_interruptibly(simulation, held: HeldSignals | None = None):
     """Run `simulation`; the first SIGINT or SIGTERM stops it at the current event (its results
-    are then kept, stop reason "interrupted"), a second one acts as usual. Returns the results
-    and the number of the signal that stopped the run (None if none did)."""
+    are then kept, stop reason "interrupted"), a second one acts as usual (with `held`, the
+    handlers from before it). Returns the results and the number of the signal that stopped the
+    run (None if none did); the handlers in place before are back (`held`'s)."""
     previous: dict = {}
     received: list = []
 
     def stop(signum, frame):
         received.append(signum)
         simulation.interrupt()
-        for sig, handler in previous.items():     # a second signal acts at once
+        usual = held.previous if held is not None and held.previous else previous
+        for sig, handler in usual.items():        # a second signal acts at once
             signal.signal(sig, handler)
 
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -88,8 +88,8 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
     """Show the end of a run (unless --quiet: the summary table, the check table, where the
     results are; always: warnings, a plugin's failure, an interrupt) and return its exit status.
     `outcome` is (results, the signal that stopped it or None, the check report or None, the
-    plugin's failure line or None, the signal that stopped the drawing of the figures or
-    None)."""
+    plugin's failure line or None, and (the signal, when it came) if one came once the
+    simulation was over, the figures then left out, else None)."""
     results, signum, report, failure_line, drawing_stopped = outcome
     if not args.quiet:
         print(format_summary(results.summary, args.links or link_ids, rows=args.table_rows))
@@ -103,16 +103,17 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
         print(f"error: {failure_line} (at t={results.summary['end_time_s']:.3f} s; partial "
               f"results written to {out}/)", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if signum is not None:
-        again = " and while drawing the figures" if drawing_stopped is not None else ""
-        print(f"interrupted at t={results.summary['end_time_s']:.3f} s{again}: partial results "
-              f"written to {out}/{' without figures' if again else ''}", file=sys.stderr)
+    figures = " without figures" if drawing_stopped is not None else ""
+    if signum is not None and results.summary["stop_reason"] == "interrupted":
+        print(f"interrupted at t={results.summary['end_time_s']:.3f} s: partial results written "
+              f"to {out}/{figures}", file=sys.stderr)
         return 128 + signum
-    if drawing_stopped is not None:
-        print(f"interrupted ({signal.Signals(drawing_stopped).name}) while drawing the figures: "
-              f"results written to {out}/ without figures (the run was complete)",
-              file=sys.stderr)
-        return 128 + drawing_stopped
+    if signum is not None or drawing_stopped is not None:   # the simulation was over
+        number, when = drawing_stopped if signum is None else (signum, "as the simulation ended")
+        print(f"interrupted ({signal.Signals(number).name}) {when}: results written to {out}/"
+              f"{figures} (the run was complete: stop reason "
+              f"\"{results.summary['stop_reason']}\")", file=sys.stderr)
+        return 128 + number
     if report is not None and report["passed"] is False:
         return EXIT_CHECK_FAILED
     return EXIT_OK

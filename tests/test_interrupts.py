@@ -101,6 +101,34 @@ def test_an_interrupt_while_drawing_keeps_the_whole_run_without_figures(tmp_path
     assert code == 130
     assert capsys.readouterr().err.strip().splitlines() == [
         f"interrupted (SIGINT) while drawing the figures: results written to {out}/ without "
-        f"figures (the run was complete)"]
+        f'figures (the run was complete: stop reason "duration")']
     assert json.loads((out / "summary.json").read_text())["stop_reason"] == "duration"
     assert (out / "links.csv").is_file() and not list(out.glob("*.png"))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_data_files_are_written_is_held_until_they_are_whole(
+        tmp_path, capsys, monkeypatch, sig):
+    """A signal after the simulation, while summary.json (or the check, iperf3.json) is
+    written, would have left half a file: it is held, the data files are written whole and
+    kept, and the figures are not drawn (the run used to be thrown away)."""
+    import os
+
+    from netsim.cli import main
+    from netsim.results import Results
+    write_summary = Results.write_summary
+
+    def signalled(self, *args, **kwargs):
+        os.kill(os.getpid(), sig)                 # arrives while the summary is written
+        return write_summary(self, *args, **kwargs)
+    monkeypatch.setattr(Results, "write_summary", signalled)
+    out = tmp_path / "out"
+    code = main([str(ROOT / "topologies" / "test_case_0.json"), "--duration", "1", "--quiet",
+                 "--check", "--out", str(out)])
+    assert code == 128 + sig
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"interrupted ({signal.Signals(sig).name}) after the simulation: results written to "
+        f'{out}/ without figures (the run was complete: stop reason "duration")']
+    assert json.loads((out / "summary.json").read_text())["stop_reason"] == "duration"
+    assert (out / "check.json").is_file() and not list(out.glob("*.png"))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler      # put back
