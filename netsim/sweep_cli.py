@@ -97,6 +97,14 @@ def sweep_main(argv) -> int:
     if progress_shown(args.quiet):
         from tqdm import tqdm
         bar = tqdm(total=total, unit="run", file=sys.stderr, desc=sweep.name)
+    if args.scheduler:                        # reachable, before anything is written
+        from netsim.sweep_execute import scheduler_problem
+        problem = scheduler_problem(args.scheduler)
+        if problem is not None:
+            if bar is not None:
+                bar.close()
+            print(f"error: {problem}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     started = time.perf_counter()
     counts: dict = {}
     try:

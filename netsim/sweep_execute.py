@@ -223,6 +223,7 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals):
 def _kill_workers(pool: ProcessPoolExecutor) -> None:
     """Stop the pool at once: kill its workers (whatever they are running) and cancel the rest."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)   # (shutdown forgets it)
     for process in processes:
         try:
             process.kill()
@@ -234,11 +235,34 @@ def _kill_workers(pool: ProcessPoolExecutor) -> None:
             process.join(timeout=5)
         except (OSError, ValueError, AssertionError, AttributeError):
             pass
+    # the executor's management thread closes its wake-up pipe as it sees the pool broken; at
+    # exit concurrent.futures wakes every such thread, and a pipe closed under it gave a
+    # traceback after the sweep's one line (1 interrupt in 30): wait for the thread to finish
+    if manager is not None:
+        try:
+            manager.join(timeout=5)
+        except RuntimeError:
+            pass
+
+
+SCHEDULER_TIMEOUT_S = 30          # how long connecting to a --scheduler may take
+
+
+def scheduler_problem(scheduler: str) -> str | None:
+    """Why the Dask scheduler at `scheduler` cannot take the sweep's runs (None if it can): it
+    is connected to, and let go, before the sweep writes anything."""
+    from dask.distributed import Client
+    try:
+        with Client(scheduler, timeout=SCHEDULER_TIMEOUT_S):
+            return None
+    except (OSError, TimeoutError, ValueError) as exc:
+        return (f"--scheduler: cannot connect to the Dask scheduler at {scheduler}: "
+                f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
 
 
 def _execute_dask(tasks: list, scheduler: str, stop: StopSignals):
     from dask.distributed import Client
-    with Client(scheduler) as client:
+    with Client(scheduler, timeout=SCHEDULER_TIMEOUT_S) as client:
         futures = client.map(run_one, tasks, pure=False)
         pending = list(futures)
         try:

@@ -323,3 +323,18 @@ def test_a_derived_metric_without_a_value_names_why():
         compute_metrics(record, ["mean_rtt_ms"])
     with pytest.raises(MetricUnavailable, match="^jain_index: the run has no flows"):
         compute_metrics({"summary": {"flows": {}}}, ["jain_index"])
+
+
+def test_an_unreachable_scheduler_is_one_line_and_nothing_is_written(tmp_path, capsys,
+                                                                     monkeypatch):
+    pytest.importorskip("dask.distributed")
+    import netsim.sweep_execute as execute
+    monkeypatch.setattr(execute, "SCHEDULER_TIMEOUT_S", 1)
+    path = write(tmp_path, GOOD)
+    out = tmp_path / "out"
+    assert main(["sweep", str(path), "--scheduler", "tcp://127.0.0.1:9", "--out", str(out),
+                 "--quiet"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("error: --scheduler: cannot connect to the Dask scheduler at "
+                           "tcp://127.0.0.1:9: ")
+    assert not out.exists()
