@@ -56,6 +56,7 @@ LINUX_MIN_RTO_S = 0.2              # TCP_RTO_MIN
 LINUX_MAX_RTO_S = 120.0            # TCP_RTO_MAX
 LINUX_RMEM_MAX_BYTES = 6 * 1024 * 1024   # net.ipv4.tcp_rmem[2] default
 LINUX_WINDOW_SHARE = 0.5           # tcp_win_from_space with tcp_adv_win_scale = 1
+RWND_BYTES_PER_KB = 1000.0         # rwnd_kb counts kB of 1000 bytes, whatever the units
 
 # the numeric TransportSpec fields a stack gives defaults to, with the Linux values
 LINUX_NUMERIC_DEFAULTS = {
@@ -121,7 +122,7 @@ def stack_options(transport, packet_bytes: int) -> StackOptions:
         chosen["sack"] = True           # they run on the SACK-based sender only
     rwnd_kb = getattr(transport, "rwnd_kb", None)
     if rwnd_kb is not None:
-        rwnd_pkts = math.floor(rwnd_kb * 1000.0 / packet_bytes)
+        rwnd_pkts = math.floor(rwnd_kb * RWND_BYTES_PER_KB / packet_bytes)
         if rwnd_pkts < 1:
             raise ValueError(f"rwnd_kb {rwnd_kb} is less than one {packet_bytes}-byte packet")
     elif linux:

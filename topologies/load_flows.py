@@ -144,7 +144,7 @@ def _flow(where: Where, item: dict, ctx: FlowContext) -> FlowSpec:
     data_bytes = _data_bytes(where, item.get("data_mb"), ctx, src, dst)
     start_s = number(where, "start_s", item.get("start_s", 0), NON_NEGATIVE)
     algorithm, params = flow_algorithm(where, item, ctx.override, ctx.algorithms)
-    transport = flow_transport(where, item, ctx.transport)
+    transport = flow_transport(where, item, ctx.transport, ctx.packet_bytes)
     needs_ecn = ALGORITHMS[algorithm].requires_ecn
     # --algorithm dctcp turns ECN on where the file does not say (as Linux's TCP_CONG_NEEDS_ECN
     # and ns-3's TcpDctcp do); a file that names dctcp itself must say "ecn": true

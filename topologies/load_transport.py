@@ -2,7 +2,7 @@
 the file's field by field (docs/topology-format.md, "`transport`")."""
 from __future__ import annotations
 
-from flows.linux_stack import STACKS
+from flows.linux_stack import RWND_BYTES_PER_KB, STACKS
 from topologies.load_fields import (
     POSITIVE,
     POSITIVE_INT,
@@ -51,11 +51,20 @@ def _field(where: Where, key: str, value):
     return number(where, key, value, rule, nullable=nullable)
 
 
-def read_transport(where: Where, block, base: TransportSpec) -> TransportSpec:
+def read_transport(where: Where, block, base: TransportSpec,
+                   packet_bytes: int | None = None) -> TransportSpec:
     """`base` overridden by the transport block `block` (read at `where`), checked for consistency.
-    Numeric fields neither block sets take the defaults of the merged `stack`."""
+    Numeric fields neither block sets take the defaults of the merged `stack`. With
+    `packet_bytes` (a data packet's size), a receive window must hold one such packet."""
     check_fields(where, block, TRANSPORT_RULES)
     overrides = {key: _field(where, key, value) for key, value in block.items()}
+    rwnd_kb = overrides.get("rwnd_kb")
+    if packet_bytes is not None and rwnd_kb is not None and \
+            rwnd_kb * RWND_BYTES_PER_KB < packet_bytes:
+        raise where.field_error("rwnd_kb", f"expected a receive window of at least one "
+                                           f"{packet_bytes}-byte data packet "
+                                           f"({packet_bytes / RWND_BYTES_PER_KB:g} kB of "
+                                           f"{RWND_BYTES_PER_KB:g} bytes), got {show(block['rwnd_kb'])}")
     merged = base.overridden(**overrides)
     low, high = merged.min_rto_s, merged.max_rto_s      # numbers once resolved
     assert low is not None and high is not None
@@ -68,11 +77,11 @@ def read_transport(where: Where, block, base: TransportSpec) -> TransportSpec:
     return merged
 
 
-def read_file_transport(top: Where, data: dict) -> TransportSpec:
+def read_file_transport(top: Where, data: dict, packet_bytes: int | None = None) -> TransportSpec:
     if "transport" not in data:
         return TransportSpec()
     block = as_object(top, "transport", data["transport"])
-    return read_transport(Where(top.source, "transport"), block, TransportSpec())
+    return read_transport(Where(top.source, "transport"), block, TransportSpec(), packet_bytes)
 
 
 def with_stack(transport: TransportSpec, stack: str | None) -> TransportSpec:
@@ -80,10 +89,11 @@ def with_stack(transport: TransportSpec, stack: str | None) -> TransportSpec:
     return transport if stack is None else transport.overridden(stack=stack)
 
 
-def flow_transport(where: Where, item: dict, base: TransportSpec) -> TransportSpec:
+def flow_transport(where: Where, item: dict, base: TransportSpec,
+                   packet_bytes: int | None = None) -> TransportSpec:
     if "transport" not in item:
         return base
     block = as_object(where, "transport", item["transport"])
-    return read_transport(where.inner("transport"), block, base)
+    return read_transport(where.inner("transport"), block, base, packet_bytes)
 
 

@@ -116,7 +116,8 @@ def _workload(where: Where, item: dict, ctx: FlowContext) -> WorkloadSpec:
         raise where.field_error("stop_s", f"expected a time after start_s ({seconds(start_s)} s)")
     return WorkloadSpec(id=item["id"], src=src, dst=dst, arrivals_per_s=rate, sizes=cdf,
                         sizes_name=name, algorithm=algorithm, params=params,
-                        transport=flow_transport(where, item, ctx.transport), start_s=start_s,
+                        transport=flow_transport(where, item, ctx.transport, ctx.packet_bytes),
+                        start_s=start_s,
                         stop_s=None if stop_s is None else float(stop_s), ecn=ecn)
 
 

@@ -81,7 +81,7 @@ def _build(label: str, data, default_name: str, override: str | None,
     duplex = choice(top, "duplex", data.get("duplex", DEFAULT_DUPLEX), DUPLEX_MODES)
     packet_sizes = read_packet_sizes(top, data)
     routing = read_routing(top, data)
-    transport = with_stack(read_file_transport(top, data), stack)
+    transport = with_stack(read_file_transport(top, data, packet_sizes.data_bytes), stack)
     algorithms = read_file_algorithms(top, data)
     duration_s = read_duration(top, data)
     seed = read_seed(top, data)
