@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 from topologies.validation import MAX_FILE_BYTES, InputError, one_line, parse_json, show
@@ -206,9 +207,10 @@ def read_legacy(path) -> tuple:
     return label, parse_json(label, text, error=LegacyError)
 
 
-def convert_file(source, target=None) -> dict:
+def convert_file(source, target=None, force: bool = False) -> dict:
     """Convert the 2015 file `source`; validate the result as a topology; write it to `target`
-    (if given). Returns the topology dict. Raises LegacyError (one line)."""
+    (if given; an existing file only with `force`, as `generate -o`). Returns the topology dict.
+    Raises LegacyError (one line)."""
     from netsim.output_paths import OutputPathError, check_output_file, write_atomic
     from topologies.loader import TopologyError, load_topology
     if target:                    # never over the input, a device, a link, a results directory
@@ -216,6 +218,8 @@ def convert_file(source, target=None) -> dict:
             check_output_file("-o", target, inputs=[source])
         except OutputPathError as exc:
             raise LegacyError(str(exc)) from None
+        if not force and os.path.lexists(target):
+            raise LegacyError(f"-o {one_line(str(target))}: exists; pass --force to replace it")
     label, data = read_legacy(source)
     name = Path(target).stem if target else Path(source).stem
     topology = convert(data, label=label, name=name)
@@ -259,9 +263,11 @@ def convert_main(argv) -> int:
     parser.add_argument("old", metavar="OLD.json", help="the 2015 topology file")
     parser.add_argument("-o", "--out", metavar="NEW.json",
                         help="where to write the converted topology (default: standard output)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace NEW.json if it exists")
     args = parser.parse_args(argv)
     try:
-        topology = convert_file(args.old, args.out)
+        topology = convert_file(args.old, args.out, force=args.force)
     except (LegacyError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -113,6 +113,9 @@ class Run:
         started_cpu_s = time.process_time()
         self.spec = spec
         self.duration_s = spec.duration_s if duration_s is None else duration_s
+        if seed is not None and (seed.__class__ is bool or not isinstance(seed, int) or seed < 0):
+            raise RunError(f"seed: expected a non-negative integer (as a topology's seed), "
+                           f"got {seed!r}")       # (-4 ran as 4 under another digest)
         self.seed = spec.seed if seed is None else seed
         problem = run_problem(spec, self.duration_s, interval_s, caller)
         if problem is not None:

@@ -57,6 +57,19 @@ def test_the_command_writes_the_file(tmp_path, run_cli):
     assert to_stdout.returncode == 0 and json.loads(to_stdout.stdout)["links"][0]["rate_mbps"] == 10
 
 
+def test_an_existing_file_is_replaced_only_with_force(tmp_path, run_cli):
+    """As `generate -o`: a student's own topology is not overwritten by a typo in -o."""
+    mine = tmp_path / "mine.json"
+    mine.write_text('{"my": "own"}')
+    done = run_cli("convert", LEGACY / "test_case_0.json", "-o", mine)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"error: -o {mine}: exists; pass --force to replace it"]
+    assert mine.read_text() == '{"my": "own"}'
+    done = run_cli("convert", LEGACY / "test_case_0.json", "-o", mine, "--force")
+    assert done.returncode == 0 and json.loads(mine.read_text())["name"] == "mine"
+
+
 def legacy(case=0) -> dict:
     return json.loads((LEGACY / f"test_case_{case}.json").read_text())
 

@@ -66,3 +66,19 @@ def test_bad_duration_and_interval_are_rejected(bad):
         Run(spec, duration_s=bad)
     with pytest.raises(RunError, match="interval"):
         Run(spec, interval_s=bad)
+
+
+@pytest.mark.parametrize("seed", [-4, 1.5, "abc", True, None.__class__])
+def test_the_api_refuses_a_seed_the_topology_would(seed):
+    """As the command line's --seed and a topology's "seed": a non-negative integer (-4 ran as
+    4, under another configuration digest; True, 1.5 and "abc" were written to summary.json)."""
+    from netsim.run import RunError, simulate
+    from topologies.loader import load_topology
+    spec = load_topology({"hosts": ["A", "B"],
+                          "links": [{"id": "L", "ends": ["A", "B"], "rate_mbps": 10,
+                                     "delay_ms": 5, "buffer_kb": 50}],
+                          "flows": [{"id": "F", "src": "A", "dst": "B", "data_mb": 0.1}]})
+    with pytest.raises(RunError, match=r"^seed: expected a non-negative integer \(as a "
+                                       r"topology's seed\), got "):
+        simulate(spec, seed=seed)
+    assert simulate(spec, seed=10 ** 30).summary["seed"] == 10 ** 30
