@@ -191,6 +191,8 @@ def report_main(argv) -> int:
                                   allowed_inside=[Path(args.directory) / REPORT_FILE])
             except OutputPathError as exc:
                 raise UsageError(str(exc)) from None
+        args.links = list(dict.fromkeys(args.links))       # an id given twice: once
+        args.flows = list(dict.fromkeys(args.flows))
         if args.links or args.flows:          # the ids the results hold, as a run checks them
             check_report_ids(Path(args.directory), args.links, args.flows)
         from plot_tool.report import make_report
@@ -212,6 +214,8 @@ def check_run_options(args, spec) -> None:
     link_ids = [link.id for link in spec.links]
     check_ids("-l", args.links, link_ids)
     check_ids("-F", args.flows, [flow.id for flow in spec.flows])
+    args.links = list(dict.fromkeys(args.links or []))    # an id given twice is shown once
+    args.flows = list(dict.fromkeys(args.flows or []))
     positive("--duration", args.duration)
     positive("--interval", args.interval)
     if args.table_rows < 0:

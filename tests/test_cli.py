@@ -326,3 +326,12 @@ def test_an_empty_topology_name_is_one_line(tmp_path, capsys):
     assert main(["", "--no-plots", "--out", str(tmp_path / "o")]) == 2
     assert capsys.readouterr().err == ('error: topology: expected a topology file or the name of '
                                        'a shipped one (e.g. test_case_2), got ""\n')
+
+
+def test_an_id_given_twice_is_listed_once(tmp_path, capsys):
+    code = main([str(TC0_PATH), "--out", str(tmp_path), "--no-plots", "--duration", "1",
+                 "-l", "L1", "L1", "-F", "F1", "F1"])
+    assert code == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len([line for line in lines if line.startswith("L1 ")]) == 2     # its two directions
+    assert len([line for line in lines if line.startswith("F1 ")]) == 1
