@@ -606,6 +606,9 @@ def test_routing_timers_are_accepted_with_static_routing():
      'field "settle_s": expected a number < update_interval_s (1.0), got 2'),
     ({"update_interval_s": 0.1}, 'field "update_interval_s": expected a number > settle_s (0.15), got 0.1'),
     ({"update_interval_s": 0.15}, 'field "update_interval_s": expected a number > settle_s (0.15), got 0.15'),
+    ({"protocol": "bellman-ford", "update_interval_s": 1e-9, "settle_s": 0},
+     'field "update_interval_s": expected at least 0.001 s between Bellman-Ford rounds (each '
+     'router sends its vector to every neighbour each round), got 1e-09'),
     ({"protocol": "bellman-ford", "update_intervall_s": 1},
      'unknown field "update_intervall_s" (did you mean "update_interval_s"?); '
      'known: ecmp, protocol, settle_s, update_interval_s'),

@@ -2,6 +2,7 @@
 (docs/topology-format.md, "Top level")."""
 from __future__ import annotations
 
+from topologies.bounds import MIN_ROUTING_INTERVAL_S
 from topologies.load_fields import (
     NON_NEGATIVE,
     NON_NEGATIVE_INT,
@@ -56,6 +57,11 @@ def read_routing(top: Where, data: dict) -> RoutingSpec:
     interval = number(where, "update_interval_s",
                       block.get("update_interval_s", DEFAULT_UPDATE_INTERVAL_S), POSITIVE)
     settle = number(where, "settle_s", block.get("settle_s", DEFAULT_SETTLE_S), NON_NEGATIVE)
+    if protocol == "bellman-ford" and interval < MIN_ROUTING_INTERVAL_S:
+        raise where.field_error("update_interval_s", f"expected at least {MIN_ROUTING_INTERVAL_S:g} "
+                                                     f"s between Bellman-Ford rounds (each router "
+                                                     f"sends its vector to every neighbour each "
+                                                     f"round), got {show(block['update_interval_s'])}")
     if settle >= interval:
         if "settle_s" in block:
             raise where.field_error("settle_s", f"expected a number < update_interval_s "
