@@ -279,12 +279,14 @@ def prepare_run(args):
     status after one error line."""
     from netsim.results_dir import ResultsDirError, StagedDirectory
     from netsim.run import RunError
+    from topologies.load_algorithms import check_override
     from topologies.loader import TopologyError, load_topology
 
     staged = None
     try:
         args.topology = shipped_topology(args.topology)
         with collection_paused():         # (the parsed file's objects hold no cycles)
+            check_override(args.algorithm, "--algorithm")    # (named as it was given)
             spec = load_topology(args.topology, algorithm=args.algorithm, stack=args.stack)
         check_run_options(args, spec)
         out = Path(args.out) if args.out else Path("results") / spec.name

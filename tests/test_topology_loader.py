@@ -215,9 +215,10 @@ def test_algorithm_override_params_rules(tunable):
 
 
 def test_algorithm_override_unknown_name(tmp_path):
+    """Named as the caller gave it: `algorithm=` here (the command line says --algorithm)."""
     with pytest.raises(TopologyError) as info:
         load_topology(write(tmp_path, base()), algorithm="rneo")
-    assert str(info.value) == ('--algorithm: unknown algorithm "rneo" (did you mean "reno"?); '
+    assert str(info.value) == ('algorithm: unknown algorithm "rneo" (did you mean "reno"?); '
                                'known: ' + KNOWN_ALGORITHMS)
 
 
@@ -288,6 +289,19 @@ def test_missing_file(tmp_path):
 def test_invalid_json(tmp_path):
     message = error_of(tmp_path, '{\n  "hosts": ["H1"]\n  "links": []\n}')
     assert "not valid JSON: Expecting ',' delimiter at line 3, column 3" in message
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('{\n  // my topology\n  "hosts": ["A"]\n}', "Expecting property name enclosed in double "
+     "quotes at line 2, column 3; JSON has no comments"),
+    ('{\n  "hosts": ["A", "B",],\n  "links": []\n}', "Expecting value at line 2, column 22; a "
+     "trailing comma (JSON allows none before ] or })"),
+    ('{\n  "hosts": ["A"],\n}', "Expecting property name enclosed in double quotes at line 3, "
+     "column 1; a trailing comma (JSON allows none before ] or })"),
+    ('{"name": "abc', "Unterminated string starting at line 1, column 10"),    # (not "at at")
+])
+def test_a_hand_written_files_json_mistakes_are_named(tmp_path, text, expected):
+    assert error_of(tmp_path, text).endswith(f"x.json: not valid JSON: {expected}")
 
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e999"])
@@ -391,7 +405,7 @@ def test_wrong_type(tmp_path):
     ("delay_ms", -1, "expected a number >= 0, got -1"),
     ("buffer_kb", None, "expected a number, got null"),
     ("duplex", "hafl", 'expected "full" or "half", got "hafl" (did you mean "half"?)'),
-    ("ends", ["H1"], 'expected a list of two node ids, got a list'),
+    ("ends", ["H1"], 'expected a list of two node ids, got a list of 1'),
     ("ends", ["R1", "R1"], 'expected two different nodes, got "R1" twice'),
 ])
 def test_bad_link_fields(tmp_path, field, value, expected):

@@ -73,13 +73,15 @@ def flow_algorithm(where: Where, item: dict, override: str | None, file_algorith
     return effective, params
 
 
-def check_override(algorithm) -> str | None:
+def check_override(algorithm, named: str = "algorithm") -> str | None:
+    """`algorithm` (every flow's, overriding the file's), if a known one; `named` is how the
+    caller gave it (``--algorithm`` on the command line, ``algorithm`` to `load_topology`)."""
     if algorithm is None:
         return None
     if not isinstance(algorithm, str):
-        raise TopologyError(f"--algorithm: expected an algorithm name, got {show(algorithm)}")
+        raise TopologyError(f"{named}: expected an algorithm name, got {show(algorithm)}")
     if algorithm not in ALGORITHMS:
-        raise TopologyError(f"--algorithm: {unknown_algorithm(algorithm)}")
+        raise TopologyError(f"{named}: {unknown_algorithm(algorithm)}")
     return algorithm
 
 

@@ -34,7 +34,9 @@ LINK_REQUIRED = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb")
 
 def _ends(where: Where, value, kinds: dict) -> tuple:
     if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise where.field_error("ends", f"expected a list of two node ids, got {show(value)}")
+        found = (f"a list of {len(value)}" if isinstance(value, (list, tuple)) and value
+                 else show(value))
+        raise where.field_error("ends", f"expected a list of two node ids, got {found}")
     first, second = value
     if not (type(first) is str and first in kinds and type(second) is str and second in kinds):
         node_ref(where, "ends", first, kinds)         # (they raise: which end, what is wrong)

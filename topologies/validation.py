@@ -360,8 +360,9 @@ def parse_json(label: str, text: str, *, error: type[InputError] = InputError):
         return json.loads(text, object_pairs_hook=_object_pairs, parse_constant=_reject_constant,
                           parse_float=_finite_float, parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
-        raise error(f"{label}: not valid JSON: {exc.msg} at line {exc.lineno}, "
-                    f"column {exc.colno}") from None
+        message = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg   # ("...starting at")
+        raise error(f"{label}: not valid JSON: {message} at line {exc.lineno}, "
+                    f"column {exc.colno}{_json_hint(text, exc.pos)}") from None
     except RecursionError:
         raise error(f"{label}: nested deeper than {MAX_DEPTH} levels"
                     f"{_too_deep_position(text)}") from None
@@ -373,6 +374,18 @@ def parse_json(label: str, text: str, *, error: type[InputError] = InputError):
                     f"at most {MAX_INT_DIGITS} digits are allowed") from None
     except ValueError as exc:   # anything else the parser refuses
         raise error(f"{label}: not valid JSON: {exc}") from None
+
+
+def _json_hint(text: str, pos: int) -> str:
+    """What a hand-written file's JSON error most likely is, where the parser stopped: a comment
+    or a trailing comma (JSON has neither), as "; ..." or ""."""
+    rest = text[pos:pos + 2]
+    if rest.startswith(("//", "/*", "#")):
+        return "; JSON has no comments"
+    before = text[:pos].rstrip()
+    if before.endswith(",") and rest[:1] in ("]", "}"):
+        return "; a trailing comma (JSON allows none before ] or })"
+    return ""
 
 
 def _regular_file_size(label: str, path: Path, error) -> int:
