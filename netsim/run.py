@@ -216,7 +216,7 @@ class Run:
     def _check_rows(self, _=None) -> None:
         written = sum(len(self.traces[name]) for name in ("links", "flows", "hosts"))
         if written + MAX_TRACE_ROWS // 10 > MAX_TRACE_ROWS:   # the next period could pass it
-            self.stop_at_limit(f"the trace files reached their limit of {MAX_TRACE_ROWS:.3g} "
+            self.stop_at_limit(f"the trace files would pass their limit of {MAX_TRACE_ROWS:.3g} "
                                f"rows ({written} written, every {self.interval_s!r} s); use a "
                                f"longer {self.interval_name}")
             return

@@ -221,7 +221,7 @@ def test_a_run_of_unknown_length_stops_at_the_row_limit(monkeypatch):
     summary = results.summary
     assert summary["stop_reason"] == "limit"
     assert 1.5 < summary["end_time_s"] < 10
-    assert "trace files reached their limit" in summary["stop_detail"]
+    assert "trace files would pass their limit" in summary["stop_detail"]
     assert 800 < sum(summary["trace_rows"][name] for name in ("links", "flows", "hosts")) <= 1000
 
 
