@@ -387,8 +387,8 @@ def write_outputs(args, spec, results, staged, retransmit_counter, held=None):
 def simulate_and_write(args, spec, out: Path, staged, trace):
     """Simulate (Ctrl-C keeps what was simulated) and write every output into the staging
     directory, then commit it: (results, stopping signal, check report, plugin failure line,
-    signal that stopped the drawing of the figures), or the exit status after one error line
-    (the staging discarded)."""
+    (signal, when) for a signal once the simulation was over, the figures then left out), or
+    the exit status after one error line (the staging discarded)."""
     from netsim.run import Run, RunError
     progress = ProgressBar() if progress_shown(args.quiet) else None
     try:
