@@ -245,12 +245,16 @@
     }
 
     // Label placement: each node name and link label goes on the side of its marker (above,
-    // below, right, left, in that order of preference) where its estimated box overlaps no node
+    // below, right, left, then the corners, in that order of preference) where its estimated
+    // box overlaps (beyond a touch) no node
     // marker, no link line and no label placed before it (node names first), else where it
     // overlaps least; a link label that overlaps anywhere keeps only the link id (its rate,
     // delay and buffer stay in its hover text and the summary).
     let labelsPlaced = false;
-    const SIDES = ["top center", "bottom center", "middle right", "middle left"];
+    // (the corners last: beside a diagonal link, the one side its line leaves free)
+    const SIDES = ["top center", "bottom center", "middle right", "middle left",
+      "top right", "bottom left", "top left", "bottom right"];
+    const TOUCH_PX2 = 4;                        // an overlap this small is a touch, not a clash
     function placeLabels() {
       labelsPlaced = true;
       const fl = topo._fullLayout;
@@ -267,13 +271,18 @@
         if (side === "top center") return [cx - w / 2, cy - gap - h, cx + w / 2, cy - gap];
         if (side === "bottom center") return [cx - w / 2, cy + gap, cx + w / 2, cy + gap + h];
         if (side === "middle right") return [cx + gap, cy - h / 2, cx + gap + w, cy + h / 2];
-        return [cx - gap - w, cy - h / 2, cx - gap, cy + h / 2];
+        if (side === "middle left") return [cx - gap - w, cy - h / 2, cx - gap, cy + h / 2];
+        const d = gap * 0.7;                    // a corner: diagonally off the marker
+        const x0 = side.endsWith("right") ? cx + d : cx - d - w;
+        const y0 = side.startsWith("top") ? cy - d - h : cy + d;
+        return [x0, y0, x0 + w, y0 + h];
       }
       function place(x, y, text, size, gap, prefer) {
         let best = null;
         for (const side of [prefer, ...SIDES.filter((s) => s !== prefer)]) {
           const b = box(x, y, text, size, gap, side);
-          const cost = boxes.reduce((sum, o) => sum + overlap(b, o), 0);
+          let cost = boxes.reduce((sum, o) => sum + overlap(b, o), 0);
+          if (cost <= TOUCH_PX2) cost = 0;
           if (!best || cost < best.cost) best = { side, b, cost };
           if (cost === 0) break;
         }
