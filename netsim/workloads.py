@@ -176,7 +176,9 @@ def ideal_fct_s(size_bytes: int, links, packet_bytes: int, ack_bytes: int,
       later, the ACK of the round before's last packet ((w - 1) T after that round's first).
     """
     rtt = sum(2 * link.delay_s + (packet_bytes + ack_bytes) * 8.0 / link.rate_bps for link in links)
-    per_packet = packet_bytes * 8.0 / min(link.rate_bps for link in links)
+    rates = [link.rate_bps for link in links]
+    b = rates.index(min(rates))                        # the (first) bottleneck
+    per_packet = packet_bytes * 8.0 / rates[b]
     remaining = -(-size_bytes // packet_bytes)
     last_bytes = size_bytes - (remaining - 1) * packet_bytes     # flows/transport.py's last packet
     window = max(1, int(initial_cwnd))
@@ -195,8 +197,6 @@ def ideal_fct_s(size_bytes: int, links, packet_bytes: int, ack_bytes: int,
     # round's packets go out one after another; past it the last packet, shorter, crosses each
     # link in its own time, but may catch up with the full packet before it and wait for it
     # (on links of the bottleneck's rate); then its ACK comes back
-    rates = [link.rate_bps for link in links]
-    b = rates.index(min(rates))
     full_bits, last_bits = packet_bytes * 8.0, last_bytes * 8.0
     full_done = sum(full_bits / link.rate_bps + link.delay_s for link in links[:b]) \
         + (remaining - 1) * per_packet                 # the full packet before the last: its end

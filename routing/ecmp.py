@@ -143,19 +143,25 @@ class GroupMaker:
         return group
 
 
-def flow_paths(flow, max_hops: int = 1024) -> list:
-    """The paths (lists of node ids, source first) a flow's data packets can take through the
-    current forwarding tables: one path with flow hashing or without ECMP, every combination of
-    members with packet spraying (in the routers' link order). Empty if there is no route."""
-    src, dst = flow.src, flow.dst
-    sender = getattr(flow, "sender", None)
-    hash_value = sender.flow_hash if sender is not None else getattr(flow, "flow_hash", 0)
+def direction_paths(first, dst, hash_value: int, *, max_hops: int = 1024,
+                    limit: int | None = None) -> tuple[list, bool]:
+    """The paths (lists of link directions, `first` first) a packet hashed `hash_value` takes
+    from `first` (a host's port) to the node `dst` through the current forwarding tables: one
+    path with flow hashing or without ECMP, every combination of members with packet spraying
+    (in the routers' link order). A path without a route, or of more than `max_hops` hops (a
+    forwarding loop), is left out; with `limit`, at most that many paths. Returns the paths and
+    whether `limit` left some out. The one walk `flow_paths` and `theory.paths.run_paths` read."""
     paths: list = []
+    truncated = False
 
     def walk(direction, path):
+        nonlocal truncated
         for _ in range(max_hops):
+            if limit is not None and len(paths) >= limit:
+                truncated = True
+                return
+            path = [*path, direction]
             node = direction.dst
-            path = [*path, node.id]
             if node is dst:
                 paths.append(path)
                 return
@@ -168,5 +174,16 @@ def flow_paths(flow, max_hops: int = 1024) -> list:
                     walk(member, path)
                 return
             direction = route.pick(hash_value) if isinstance(route, FlowHashGroup) else route
-    walk(src.port, [src.id])
-    return paths
+    walk(first, [])
+    return paths, truncated
+
+
+def flow_paths(flow, max_hops: int = 1024) -> list:
+    """The paths (lists of node ids, source first) a flow's data packets can take through the
+    current forwarding tables (`direction_paths`, with the sender's hash). Empty if there is no
+    route."""
+    src = flow.src
+    sender = getattr(flow, "sender", None)
+    hash_value = sender.flow_hash if sender is not None else getattr(flow, "flow_hash", 0)
+    paths, _ = direction_paths(src.port, flow.dst, hash_value, max_hops=max_hops)
+    return [[src.id, *(d.dst.id for d in path)] for path in paths]

@@ -121,11 +121,15 @@ class RunPaths:
 def run_paths(network, spec, limit: int = 64) -> dict:
     """Flow id -> `RunPaths` of every flow of `spec` in the simulated `network` (a
     `topologies.build.Network` after its run; read, not changed, except that a router may compute
-    a forwarding entry on first use as forwarding would). The walk is that of
-    `routing.ecmp.flow_paths` (a flow-hash group picks the member of the packet's hash: the
+    a forwarding entry on first use as forwarding would). The walk is
+    `routing.ecmp.direction_paths` (a flow-hash group picks the member of the packet's hash: the
     sender's for data, the receiver's for ACKs; a spray group every member), in `Hop`s of the
     spec. Flows the network does not hold, or without a route, are left out."""
-    from routing.ecmp import FlowHashGroup, SprayGroup
+    from routing.ecmp import direction_paths
+
+    def hop(direction) -> Hop:
+        link = spec.link(direction.link.id)
+        return Hop(link, 0 if link.ends[1] == direction.dst.id else 1)
 
     out: dict = {}
     for flow in spec.flows:
@@ -139,37 +143,8 @@ def run_paths(network, spec, limit: int = 64) -> dict:
         found = []
         for src, dst, hash_value in ((net_flow.src, net_flow.dst, data_hash),
                                      (net_flow.dst, net_flow.src, ack_hash)):
-            paths: list = []
-            truncated = [False]
-
-            def walk(direction, hops, dst=dst, hash_value=hash_value, paths=paths,
-                     truncated=truncated):
-                seen = set()
-                while True:
-                    if len(paths) >= limit:
-                        truncated[0] = True
-                        return
-                    link = spec.link(direction.link.id)
-                    hop = Hop(link, 0 if link.ends[1] == direction.dst.id else 1)
-                    if hop in seen:
-                        return                          # a loop: no path
-                    seen.add(hop)
-                    hops = [*hops, hop]
-                    node = direction.dst
-                    if node is dst:
-                        paths.append(hops)
-                        return
-                    find = getattr(node, "route", None)
-                    route = find(dst) if find is not None else None
-                    if route is None:
-                        return
-                    if isinstance(route, SprayGroup):
-                        for member in route.hops:
-                            walk(member, hops)
-                        return
-                    direction = route.pick(hash_value) if isinstance(route, FlowHashGroup) else route
-            walk(src.port, [])
-            found.append((tuple(tuple(p) for p in paths), truncated[0]))
+            paths, truncated = direction_paths(src.port, dst, hash_value, limit=limit)
+            found.append((tuple(tuple(hop(d) for d in path) for path in paths), truncated))
         (data, cut_data), (ack, cut_ack) = found
         if data and (ack or receiver is None):
             out[flow.id] = RunPaths(data, ack or ((),), cut_data or cut_ack)
