@@ -306,16 +306,39 @@ class Results:
         self.interval_s = run.interval_s
         self.directory = run.trace_dir
         self._tempdir = run._tempdir          # keeps a temporary trace directory alive
+        self._closed = False                  # `close` removed it
         self._tables: dict[str, dict] = {}
         self._grid_s = None                   # the sampling instants, once a trace asked
         self.cpu_s: dict = run.cpu_s          # CPU seconds by phase (netsim/run.py), not saved
         self.summary = self._summarize(run, stop_reason, stop_detail, wall_s)
+
+    # -- the temporary trace directory ------------------------------------------------------
+    def close(self) -> None:
+        """Remove the temporary directory the run wrote its traces to (a run given `trace_dir`
+        keeps it). Tables read before stay readable; `summary` always is. Idempotent; also the
+        end of ``with simulate(spec) as results:``. Without it the directory goes when the
+        results are garbage collected or Python exits normally (docs/notebook.md)."""
+        self._closed = self._tempdir is not None
+        if self._tempdir is not None:
+            self._tempdir.cleanup()
+
+    def _check_open(self, what: str) -> None:
+        if self._closed:
+            raise ValueError(f"{what} cannot be read: close() removed the run's trace files "
+                             f"(read tables, write() or draw figures before closing)")
+
+    def __enter__(self) -> Results:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
 
     # -- tables, read back on demand -------------------------------------------------------
     def table(self, name: str) -> dict:
         """The trace `name` ("links", "flows", "hosts" or "routes") as column -> numpy array,
         read by the one reader of results (`plot_tool.results.read_table`)."""
         if name not in self._tables:
+            self._check_open(f"the {name} table")
             from plot_tool.results import read_table
             self._tables[name] = read_table(self.directory / f"{name}.csv", name)
         return self._tables[name]
@@ -481,6 +504,7 @@ class Results:
     def write(self, out_dir) -> Path:
         """Write a complete results directory at `out_dir`: summary.json and the four CSV files,
         replacing (atomically) whatever run was there before."""
+        self._check_open("the traces")
         out = Path(out_dir)
         if out.exists() and out.resolve() == Path(self.directory).resolve():
             self.write_summary(out)

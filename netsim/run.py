@@ -149,11 +149,29 @@ class Run:
         self.flow_probes: dict = {}
         self._setup_failure: Exception | None = None   # a plugin's report() failed (`_open_traces`)
         self._interrupted = False                      # `interrupt` was called (a signal)
-        self._open_traces()
-        self.workloads = start_workloads(self)      # fct.csv (netsim/workloads.py)
+        try:
+            self._open_traces()
+            self.workloads = start_workloads(self)      # fct.csv (netsim/workloads.py)
+        except BaseException:
+            self.close()                   # the temporary directory goes with the failed build
+            raise
         # CPU seconds of the run's phases: building (this), simulating, finishing the traces,
         # the summary (`execute`); the command line adds its own and logs them (-v INFO)
         self.cpu_s: dict = {"build": time.process_time() - started_cpu_s}
+
+    def close(self) -> None:
+        """Remove the temporary directory the traces went to, if the run made one (none when
+        `trace_dir` was given). Idempotent. Its `Results` can no longer read tables it has not
+        read yet. Without it the directory goes when the run is garbage collected or the
+        interpreter exits normally, which a process that ends with `os._exit` (a
+        multiprocessing worker) never does: sweeps close every run (netsim/sweep_execute.py)."""
+        for trace in self.traces.values():
+            try:
+                trace.close()
+            except OSError:
+                log.debug("closing a trace file", exc_info=True)
+        if self._tempdir is not None:
+            self._tempdir.cleanup()
 
     def _open_traces(self) -> None:
         net, sampler, units = self.network, self.sampler, self.spec.units
@@ -402,7 +420,12 @@ class Run:
 
 def simulate(spec: TopologySpec, **options) -> Results:
     """Run `spec` to its end and return the `Results` (options: see `Run`)."""
-    return Run(spec, **options).execute()
+    run = Run(spec, **options)
+    try:
+        return run.execute()
+    except BaseException:
+        run.close()                  # no results to read the traces: their directory goes now
+        raise
 
 
 def check_conservation(network: Network) -> list:

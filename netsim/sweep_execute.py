@@ -49,18 +49,22 @@ def run_one(task) -> dict:
             from netsim.plugins import load_entry_points, load_plugins
             load_entry_points()
             load_plugins(plugins)
-        from netsim.run import simulate
+        from netsim.run import Run
         from topologies.loader import load_topology
         spec = load_topology(data)
-        results = simulate(spec, seed=seed, interval_s=interval_s, caller="sweep")
-        summary = dict(results.summary)
-        summary.pop("description", None)
-        record = {"format": RECORD_FORMAT, "config_digest": digest, "seed": seed,
-                  "seed_used": seed_used(results), "summary": summary,
-                  "base_rtt_ms": _safe_base_rtts_ms(spec), "check": None}
-        if want_check:
-            from theory.check import compare, predict_run
-            record["check"] = compare(results, predict_run(spec, results))   # as --check does
+        run = Run(spec, seed=seed, interval_s=interval_s, caller="sweep")
+        try:         # a worker ends with os._exit: nothing else would remove its trace files
+            results = run.execute()
+            summary = dict(results.summary)
+            summary.pop("description", None)
+            record = {"format": RECORD_FORMAT, "config_digest": digest, "seed": seed,
+                      "seed_used": seed_used(results), "summary": summary,
+                      "base_rtt_ms": _safe_base_rtts_ms(spec), "check": None}
+            if want_check:
+                from theory.check import compare, predict_run
+                record["check"] = compare(results, predict_run(spec, results))  # as --check
+        finally:
+            run.close()
         out["record"] = json.loads(json_text(record, default=_jsonable))
     except (Exception, SystemExit, KeyboardInterrupt) as exc:   # recorded, the sweep goes on
         line = None
