@@ -146,3 +146,33 @@ def _algorithm_registry():
     if ALGORITHMS != before:
         ALGORITHMS.clear()
         ALGORITHMS.update(before)
+
+
+class _PluginWriter:
+    """write_plugin(body, sack=False) -> Path: writes `bad_cc.py` in the test's tmp_path, a plugin
+    defining the algorithm "bad" (a `CongestionControl` whose class body is `body`, dedented),
+    recovering by SACK if `sack`; `first_line` is the file line of body's first line (the same
+    either way), for the line numbers of failure messages."""
+
+    HEADER = ("from flows.congestion import CongestionControl, RecoveryMode\n\n\n"
+              "class Bad(CongestionControl):\n"
+              "    name = \"bad\"\n"
+              "    recovery = {recovery}\n")
+    first_line = HEADER.count("\n") + 1
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def __call__(self, body: str, sack: bool = False) -> Path:
+        import textwrap
+        recovery = "RecoveryMode.SACK" if sack else "CongestionControl.recovery"
+        path = self.directory / "bad_cc.py"
+        path.write_text(self.HEADER.format(recovery=recovery)
+                        + textwrap.indent(textwrap.dedent(body), "    "))
+        return path
+
+
+@pytest.fixture
+def write_plugin(tmp_path):
+    """A writer of one-class plugin files (see `_PluginWriter`)."""
+    return _PluginWriter(tmp_path)

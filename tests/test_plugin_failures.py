@@ -4,27 +4,12 @@ summary.json is strict JSON."""
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LOSSY = ROOT / "topologies" / "lossy_link.json"
-
-HEADER = """\
-from flows.congestion import CongestionControl
-
-
-class Bad(CongestionControl):
-    name = "bad"
-"""
-
-
-def plugin(tmp_path, body: str) -> Path:
-    path = tmp_path / "bad_cc.py"
-    path.write_text(HEADER + textwrap.indent(textwrap.dedent(body), "    "))
-    return path
 
 
 def run_with(run_cli, tmp_path, path, *extra):
@@ -46,8 +31,9 @@ def strict_summary(tmp_path) -> dict:
     return json.loads(text, parse_constant=refuse)
 
 
-def test_an_exception_in_a_hook_is_one_line_and_keeps_the_partial_results(tmp_path, run_cli):
-    path = plugin(tmp_path, """\
+def test_an_exception_in_a_hook_is_one_line_and_keeps_the_partial_results(write_plugin, tmp_path,
+                                                                          run_cli):
+    path = write_plugin(body="""\
         def on_ack(self, acked_pkts):
             if self.flow.sim.now > 0.5:
                 return helper(acked_pkts)
@@ -57,8 +43,9 @@ def test_an_exception_in_a_hook_is_one_line_and_keeps_the_partial_results(tmp_pa
     done = run_with(run_cli, tmp_path, path)
     assert done.returncode == 2
     line = the_line(done)
-    assert line.startswith(f"error: plugin {path}, line 13, in hook on_ack: ZeroDivisionError: "
-                           f"division by zero (at t=0.5")
+    helper_line = write_plugin.first_line + 7         # `return n / 0`, below the class
+    assert line.startswith(f"error: plugin {path}, line {helper_line}, in hook on_ack: "
+                           f"ZeroDivisionError: division by zero (at t=0.5")
     assert line.endswith(f"partial results written to {tmp_path / 'r'}/)")
     summary = strict_summary(tmp_path)
     assert summary["stop_reason"] == "error" and 0.5 < summary["end_time_s"] < 0.7
@@ -70,8 +57,9 @@ def test_an_exception_in_a_hook_is_one_line_and_keeps_the_partial_results(tmp_pa
     ("float('nan')", "nan (float)"), ("0.0", "0.0 (float)"), ("-3", "-3 (int)"),
     ("'ten'", "'ten' (str)"), ("float('inf')", "inf (float)"),
 ])
-def test_a_window_that_is_not_a_finite_positive_number_is_refused(tmp_path, run_cli, value, shown):
-    path = plugin(tmp_path, f"""\
+def test_a_window_that_is_not_a_finite_positive_number_is_refused(write_plugin, tmp_path, run_cli,
+                                                                  value, shown):
+    path = write_plugin(body=f"""\
         def on_ack(self, acked_pkts):
             self.flow.cwnd = {value} if self.flow.sim.now > 0.3 else self.flow.cwnd + 1
     """)

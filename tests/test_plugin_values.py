@@ -14,23 +14,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 LOSSY = ROOT / "topologies" / "lossy_link.json"
 
-HEADER = """\
-from flows.congestion import CongestionControl, RecoveryMode
-
-
-class Bad(CongestionControl):
-    name = "bad"
-    recovery = RecoveryMode.SACK
-"""
-# the line of the first line of `body` in the plugin file
-FIRST = HEADER.count("\n") + 1
-
-
-def plugin(tmp_path, body: str) -> Path:
-    path = tmp_path / "bad_cc.py"
-    path.write_text(HEADER + textwrap.indent(textwrap.dedent(body), "    "))
-    return path
-
 
 def run_with(run_cli, tmp_path, path, *extra):
     return run_cli(LOSSY, "--plugin", path, "--algorithm", "bad", "--duration", "5",
@@ -72,26 +55,28 @@ def on_ack(self, acked_pkts):
     ("float('nan')", "nan (float)"), ("'x'", "'x' (str)"), ("-3", "-3 (int)"),
     ("float('inf')", "inf (float)"), ("True", "True (bool)"), ("None", "None (NoneType)"),
 ])
-def test_a_bad_ssthresh_returned_is_refused_on_both_stacks(tmp_path, run_cli, stack, value,
-                                                           shown):
-    path = plugin(tmp_path, GROW + f"""\
+def test_a_bad_ssthresh_returned_is_refused_on_both_stacks(write_plugin, tmp_path, run_cli, stack,
+                                                           value, shown):
+    first = write_plugin.first_line
+    path = write_plugin(sack=True, body=GROW + f"""\
 def ssthresh(self):
     return {value}
 """)
     line = failed(run_with(run_cli, tmp_path, path, "--stack", stack), tmp_path)
-    assert line == (f"error: plugin {path}, line {FIRST + 2}, in hook ssthresh: algorithm 'bad' "
+    assert line == (f"error: plugin {path}, line {first + 2}, in hook ssthresh: algorithm 'bad' "
                     f"returned {shown} from ssthresh(); a slow-start threshold is a finite "
                     f"number of packets > 0")
 
 
-def test_a_bad_window_returned_by_restore_cwnd_is_refused(tmp_path, run_cli):
-    path = plugin(tmp_path, GROW + """\
+def test_a_bad_window_returned_by_restore_cwnd_is_refused(write_plugin, tmp_path, run_cli):
+    first = write_plugin.first_line
+    path = write_plugin(sack=True, body=GROW + """\
 loss_based = False
 def restore_cwnd(self):
     return float('nan')
 """)
     line = failed(run_with(run_cli, tmp_path, path), tmp_path)
-    assert line == (f"error: plugin {path}, line {FIRST + 3}, in hook restore_cwnd: algorithm "
+    assert line == (f"error: plugin {path}, line {first + 3}, in hook restore_cwnd: algorithm "
                     f"'bad' returned nan (float) from restore_cwnd(); a window is a finite "
                     f"number of packets > 0")
 
@@ -101,20 +86,22 @@ def restore_cwnd(self):
     ("float('nan')", "nan (float)"), ("-1.0", "-1.0 (float)"), ("float('inf')", "inf (float)"),
     ("0", "0 (int)"), ("'fast'", "'fast' (str)"),
 ])
-def test_a_bad_pacing_rate_is_refused_where_it_is_set(tmp_path, run_cli, value, shown):
-    path = plugin(tmp_path, f"""\
+def test_a_bad_pacing_rate_is_refused_where_it_is_set(write_plugin, tmp_path, run_cli, value,
+                                                      shown):
+    first = write_plugin.first_line
+    path = write_plugin(sack=True, body=f"""\
 def on_ack(self, acked_pkts):
     self.flow.pacing_rate_bps = {value}
     self.flow.cwnd += acked_pkts / self.flow.cwnd
 """)
     line = failed(run_with(run_cli, tmp_path, path), tmp_path)
-    assert line == (f"error: plugin {path}, line {FIRST + 1}, in hook on_ack: algorithm 'bad' set "
+    assert line == (f"error: plugin {path}, line {first + 1}, in hook on_ack: algorithm 'bad' set "
                     f"pacing_rate_bps to {shown}; a pacing rate is a finite number of bit/s > 0, "
                     f"or None (no pacing)")
 
 
-def test_a_pacing_rate_of_none_means_no_pacing(tmp_path, run_cli):
-    path = plugin(tmp_path, """\
+def test_a_pacing_rate_of_none_means_no_pacing(write_plugin, tmp_path, run_cli):
+    path = write_plugin(sack=True, body="""\
 def on_ack(self, acked_pkts):
     self.flow.pacing_rate_bps = 1e6 if self.flow.sim.now < 0.5 else None
     self.flow.cwnd += acked_pkts / self.flow.cwnd
@@ -124,8 +111,8 @@ def on_ack(self, acked_pkts):
 
 
 @pytest.mark.parametrize("stack", ["classic", "linux"])
-def test_a_window_of_true_is_refused_like_a_string(tmp_path, run_cli, stack):
-    path = plugin(tmp_path, """\
+def test_a_window_of_true_is_refused_like_a_string(write_plugin, tmp_path, run_cli, stack):
+    path = write_plugin(sack=True, body="""\
 def on_ack(self, acked_pkts):
     self.flow.cwnd = True if self.flow.sim.now > 0.3 else self.flow.cwnd + 1
 """)
@@ -134,8 +121,9 @@ def on_ack(self, acked_pkts):
                     f"a finite number of packets > 0")
 
 
-def test_a_bad_ssthresh_set_on_the_flow_is_refused_at_the_latest_at_the_end(tmp_path, run_cli):
-    path = plugin(tmp_path, """\
+def test_a_bad_ssthresh_set_on_the_flow_is_refused_at_the_latest_at_the_end(write_plugin, tmp_path,
+                                                                            run_cli):
+    path = write_plugin(sack=True, body="""\
 def on_ack(self, acked_pkts):
     self.flow.ssthresh = 'x'
 """)
@@ -149,30 +137,33 @@ def on_ack(self, acked_pkts):
     ("{'x': 'notanumber'}", "{'x': 'notanumber' (str)}"), ("None", "None (NoneType)"),
     ("{'x': True}", "{'x': True (bool)}"), ("[1.0]", "[1.0] (list)"),
 ])
-def test_a_report_that_is_not_name_to_number_is_refused(tmp_path, run_cli, value, shown):
-    path = plugin(tmp_path, GROW + f"""\
+def test_a_report_that_is_not_name_to_number_is_refused(write_plugin, tmp_path, run_cli, value,
+                                                        shown):
+    first = write_plugin.first_line
+    path = write_plugin(sack=True, body=GROW + f"""\
 def report(self):
     return {value}
 """)
     line = failed(run_with(run_cli, tmp_path, path), tmp_path)
-    assert line == (f"error: plugin {path}, line {FIRST + 2}, in hook report: algorithm 'bad' "
+    assert line == (f"error: plugin {path}, line {first + 2}, in hook report: algorithm 'bad' "
                     f"returned {shown} from report(); report() returns {{name: number}} (NaN or "
                     f"None: not known yet)")
 
 
-def test_a_report_must_give_the_same_names_every_time(tmp_path, run_cli):
-    path = plugin(tmp_path, GROW + """\
+def test_a_report_must_give_the_same_names_every_time(write_plugin, tmp_path, run_cli):
+    first = write_plugin.first_line
+    path = write_plugin(sack=True, body=GROW + """\
 def report(self):
     return {'x': 1} if self.flow.sim.now < 0.25 else {'y': 2}
 """)
     line = failed(run_with(run_cli, tmp_path, path), tmp_path)
-    assert line == (f"error: plugin {path}, line {FIRST + 2}, in hook report: algorithm 'bad' "
+    assert line == (f"error: plugin {path}, line {first + 2}, in hook report: algorithm 'bad' "
                     f"returned the names ['y'] from report(), earlier ['x']; report() returns the "
                     f"same names every time")
 
 
-def test_a_report_with_nan_and_none_is_fine(tmp_path, run_cli):
-    path = plugin(tmp_path, GROW + """\
+def test_a_report_with_nan_and_none_is_fine(write_plugin, tmp_path, run_cli):
+    path = write_plugin(sack=True, body=GROW + """\
 def report(self):
     return {'x': float('nan'), 'n': None, 'k': 3}
 """)
@@ -181,24 +172,27 @@ def report(self):
 
 
 # -- leaving the program from a hook ------------------------------------------------------------
-def test_sys_exit_in_a_hook_is_the_plugins_failure(tmp_path, run_cli):
-    path = plugin(tmp_path, """\
+def test_sys_exit_in_a_hook_is_the_plugins_failure(write_plugin, tmp_path, run_cli):
+    first = write_plugin.first_line
+    path = write_plugin(sack=True, body="""\
 def on_ack(self, acked_pkts):
     import sys; sys.exit(3)
 """)
     line = failed(run_with(run_cli, tmp_path, path), tmp_path)
-    assert line == f"error: plugin {path}, line {FIRST + 1}, in hook on_ack: called sys.exit(3)"
+    assert line == f"error: plugin {path}, line {first + 1}, in hook on_ack: called sys.exit(3)"
 
 
-def test_keyboard_interrupt_raised_by_a_hook_is_the_plugins_failure(tmp_path, run_cli):
+def test_keyboard_interrupt_raised_by_a_hook_is_the_plugins_failure(write_plugin, tmp_path,
+                                                                    run_cli):
     """No signal reached the run (the command line's handler stops a run through
     `Run.interrupt` and never raises on the first signal): the hook raised it."""
-    path = plugin(tmp_path, """\
+    first = write_plugin.first_line
+    path = write_plugin(sack=True, body="""\
 def on_ack(self, acked_pkts):
     raise KeyboardInterrupt
 """)
     line = failed(run_with(run_cli, tmp_path, path), tmp_path)
-    assert line == f"error: plugin {path}, line {FIRST + 1}, in hook on_ack: KeyboardInterrupt"
+    assert line == f"error: plugin {path}, line {first + 1}, in hook on_ack: KeyboardInterrupt"
 
 
 def test_keyboard_interrupt_after_a_signal_is_not_the_plugins(tmp_path):
@@ -246,10 +240,11 @@ def test_a_bad_class_attribute_is_refused_at_registration(tmp_path, run_cli, bod
     assert not (tmp_path / "r").exists()
 
 
-def test_sys_exit_in_a_hook_fails_that_sweep_run_only(tmp_path):
+def test_sys_exit_in_a_hook_fails_that_sweep_run_only(write_plugin, tmp_path):
     """In a sweep the run is recorded as failed with the plugin's line; the sweep goes on."""
+    first = write_plugin.first_line
     from netsim.sweep_execute import run_one
-    path = plugin(tmp_path, """\
+    path = write_plugin(sack=True, body="""\
 def on_ack(self, acked_pkts):
     import sys; sys.exit(3)
 """)
@@ -259,4 +254,4 @@ def on_ack(self, acked_pkts):
         flow["algorithm"] = "bad"
     done = run_one((data, "d" * 64, 1, 0.1, False, (str(path),)))
     assert done["status"] == "error"
-    assert done["error"] == f"plugin {path}, line {FIRST + 1}, in hook on_ack: called sys.exit(3)"
+    assert done["error"] == f"plugin {path}, line {first + 1}, in hook on_ack: called sys.exit(3)"
