@@ -154,7 +154,9 @@ class DistanceVectorAgent:
         self.rounds += 1
         changed = self._snapshot_costs()
         if changed or self.rounds == 1:     # the table is a function of costs and vectors heard
-            if self._recompute(range(len(self.best))):
+            everything = range(len(self.best))
+            if self._recompute(everything) or (self._groups is not None
+                                               and self._sets_changed(everything)):
                 self._timer.start(self.settle_s)
         self.cost_updates = [0] * len(self.ports)
         self._advertise(periodic=True)
@@ -229,11 +231,15 @@ class DistanceVectorAgent:
         self.heard_seq[p] = seq
         if old is not None:
             changed = self._affected(p, old, vector, changed)
-        if changed and self._recompute(changed):
+        if not changed:
+            return
+        if self._recompute(changed):
             self._timer.start(self.settle_s)
             if not self._flush_pending:           # once every vector of this instant is in
                 self._flush_pending = True
                 self.sim.schedule(0.0, self._flush)
+        elif self._groups is not None and self._sets_changed(changed):
+            self._timer.start(self.settle_s)      # same routes, another equal-cost set
 
     def _flush(self, _=None) -> None:
         """Send the triggered updates of the vectors received at this instant, as one."""
@@ -251,8 +257,9 @@ class DistanceVectorAgent:
                 else:
                     self.costs[p] = math.inf
                     self.heard[p] = None
-        changed = self._recompute(range(len(self.best)))
-        if changed:
+        everything = range(len(self.best))
+        changed = self._recompute(everything)
+        if changed or (self._groups is not None and self._sets_changed(everything)):
             self._timer.start(self.settle_s)
         if changed or link.up:
             self._advertise(periodic=False)
@@ -315,6 +322,26 @@ class DistanceVectorAgent:
             if cost + far_cost <= limit and far_cost < lowest:
                 out.append(p)
         return tuple(out)
+
+    def _sets_changed(self, destinations) -> bool:
+        """ECMP: whether the equal-cost set of one of `destinations` (indices) differs from the
+        installed one while its route did not change (`_recompute` found nothing): a member other
+        than the chosen one may have become dearer, unreachable or poisoned, or a port may have
+        come to tie. Such a set is installed like a changed route (after `settle_s`): kept, a
+        member whose neighbour now routes back through this router would loop packets."""
+        installed = self._installed or {}
+        ports, dests, best = self.ports, self.destinations, self.best
+        for i in destinations:
+            entry = best[i]
+            old = installed.get(dests[i])
+            if entry is None or old is None:
+                if (entry is None) != (old is None):
+                    return True
+                continue
+            hops = tuple(ports[p] for p in self._equal_cost_ports(i, entry))
+            if _members(old[1]) != hops:
+                return True
+        return False
 
     def _affected(self, p: int, old: tuple, vector: tuple, changed) -> list:
         """The destinations of `changed` (entries of port `p`'s vector, `old` before, `vector`

@@ -168,6 +168,30 @@ def test_bellman_ford_converges_to_the_static_equal_cost_sets():
         assert sets(dynamic, router) == sets(static, static.routers[rid]), rid
 
 
+def _sets(net, node) -> dict:
+    """host id -> [(link, next hop)] of `node`'s forwarding entry (a static table computes its
+    entries when asked)."""
+    routes = {host.id: node.route(host) for host in net.hosts.values()}
+    return {host_id: [(d.link.id, d.dst.id) for d in members(route)]
+            for host_id, route in routes.items() if route is not None}
+
+
+@pytest.mark.parametrize("failed", ["a_p3_0-c_0_1", "e_p0_0-a_p0_1"])
+def test_bellman_ford_takes_a_failed_member_out_of_every_set(failed):
+    """A failure that moves no router's chosen route still changes equal-cost sets: a member
+    whose neighbour now routes back through this router must go, or packets hashed onto it
+    loop between the two for ever (a_p0_0 kept c_0_1 after a_p3_0-c_0_1 failed)."""
+    topology = _fat_tree("flow", flows=0, routing="bellman-ford", duration_s=1.0)
+    topology["events"] = [{"at_s": 0.5, "link": failed, "action": "down"}]
+    dynamic = build_network(load_topology(topology))
+    dynamic.sim.run(until=1.0)
+    without = _fat_tree("flow", flows=0)
+    without["links"] = [link for link in without["links"] if link["id"] != failed]
+    static = build_network(load_topology(without))
+    for rid, router in dynamic.routers.items():
+        assert _sets(dynamic, router) == _sets(static, static.routers[rid]), rid
+
+
 def test_routes_csv_lists_every_member(tmp_path):
     topology = _fat_tree("flow", flows=1, data_mb=0.05, duration_s=None)
     Run(load_topology(topology), trace_dir=tmp_path).execute()
