@@ -26,7 +26,8 @@ class Impairment:
     back by `reorder_delay_s` with probability `reorder_rate` (later packets overtake it); delayed
     by a uniform jitter in [0, `jitter_s`] — without `jitter_reorder`, never earlier than the
     previous jittered packet of this direction, so jitter alone keeps the order; and with
-    probability `duplicate_rate` delivered a second time right after. Lost packets have used the
+    probability `duplicate_rate` delivered a second time right after, as a packet of its own
+    (`Packet.copy`: later marks and the routers' hop count are each copy's own). Lost packets have used the
     link's capacity; duplicates have not. All draws come from the run's generator. What it does
     is counted by its direction `d`.
 
@@ -95,9 +96,16 @@ class Impairment:
                 release = max(release, self.last_release_s)
                 self.last_release_s = release
             delay += release - now
-        if delay > 0.0:
-            for _ in range(copies):
+        if copies == 1:
+            if delay > 0.0:
                 self.sim.schedule(delay, self.receive, packet)
-        else:
-            for _ in range(copies):
+            else:
                 self.receive(packet)
+            return
+        twin = packet.copy()            # a packet of its own: hops and marks are its own
+        if delay > 0.0:
+            self.sim.schedule(delay, self.receive, packet)
+            self.sim.schedule(delay, self.receive, twin)
+        else:
+            self.receive(packet)
+            self.receive(twin)

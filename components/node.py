@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from components.packet import Packet
 
 
+# a router's loop guard before the network sets it to its number of routers (`Router`)
+UNLIMITED_FORWARDS = 1 << 62
+
 # (mypyc_attr: simulator/compiled.py, `plain_mypyc_attr`)
 globals().setdefault("mypyc_attr", plain_mypyc_attr)
 
@@ -92,15 +95,19 @@ class Router(Node):
     dropped and counted in `no_route_drops`. The table may compute an entry when it is first
     looked up (``routes[dst]``, a dict's `__missing__`: static routing's `RouteTable`); a packet
     finding no entry asks for it that way (`route`), once per destination.
+    `loop_drops` counts the packets a `GuardedRouter` dropped as caught in a forwarding loop
+    (always 0 here: static routes never loop).
     """
 
-    __slots__ = ("routes", "no_route_drops", "agent")
+    __slots__ = ("routes", "no_route_drops", "agent", "max_forwards", "loop_drops")
 
     def __init__(self, node_id: str):
         super().__init__(node_id)
         self.routes: dict[Node, Any] = {}     # LinkDirection, or an ECMP group
         self.no_route_drops = 0
         self.agent: Any | None = None    # the routing agent, if the routing is dynamic
+        self.max_forwards = UNLIMITED_FORWARDS    # until the network sets it
+        self.loop_drops = 0
 
     def link_changed(self, link: Link) -> None:
         if self.agent is not None:
@@ -126,3 +133,37 @@ class Router(Node):
             return self.routes[dst]
         except KeyError:
             return None
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class GuardedRouter(Router):
+    """A router with a loop guard, for routing that can loop (Bellman-Ford while it converges):
+    a packet that routers have already forwarded `max_forwards` times is dropped and counted in
+    `loop_drops`. The network sets `max_forwards` to its number of routers
+    (topologies/build.py): a path without a loop visits each router once, so only a packet
+    caught in a forwarding loop gets that far, and a loop cannot keep a packet, and the capacity
+    of its links, for ever. It plays the part of IP's TTL without cutting any loop-free path,
+    however long (docs/model.md, "Loop guard"). Static routes are shortest paths (and ECMP sets
+    only lead strictly closer), which never loop: their routers are plain `Router`s, and the
+    guard costs them nothing.
+    """
+
+    __slots__ = ()
+
+    def receive(self, packet: Packet) -> None:
+        dst = packet.dst
+        if dst is self:
+            packet.deliver(packet)
+            return
+        hops = packet.hops
+        if hops >= self.max_forwards:         # only a forwarding loop gets a packet this far
+            self.loop_drops += 1
+            return
+        packet.hops = hops + 1
+        out: Any = self.routes.get(dst)   # (a dynamic call: docs/model.md, "Compiled core")
+        if out is None:
+            out = self.route(dst)             # an entry computed on first use, or none
+            if out is None:
+                self.no_route_drops += 1
+                return
+        out.send(packet)

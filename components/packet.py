@@ -23,12 +23,16 @@ class Packet:
     queue experienced congestion (set by a queue instead of dropping an `ect` packet). A flow's
     data packets carry CWR and its ACKs ECE as ``payload is True`` (flows/sender.py, receiver.py).
 
+    `hops`: how many routers have forwarded it so far; a router drops a packet that has been
+    forwarded as many times as the network has routers, which only a forwarding loop can do
+    (`components.node.Router`).
+
     `flow_hash`: the flow's ECMP hash (routing/ecmp.py), computed once per flow and direction; 0
     when the run has no flow-hashing ECMP (routers then never read it).
     """
 
     __slots__ = ("kind", "src", "dst", "size_bytes", "deliver", "seq", "ack_seq", "sack_seq",
-                 "sent_s", "retx", "payload", "ect", "ce", "flow_hash")
+                 "sent_s", "retx", "payload", "ect", "ce", "flow_hash", "hops")
 
     def __init__(self, kind: int, src, dst, size_bytes: int, deliver, seq: int = -1,
                  ack_seq: int = -1, sack_seq: int = -1, sent_s: float = 0.0, retx: bool = False,
@@ -47,6 +51,17 @@ class Packet:
         self.ect = ect
         self.ce = False
         self.flow_hash = flow_hash
+        self.hops = 0
+
+    def copy(self) -> Packet:
+        """Another packet with the same fields (a duplicate made on a link: it goes on by
+        itself, with its own hop count and ECN mark from here on)."""
+        twin = Packet(self.kind, self.src, self.dst, self.size_bytes, self.deliver, self.seq,
+                      self.ack_seq, self.sack_seq, self.sent_s, self.retx, self.payload,
+                      self.ect, self.flow_hash)
+        twin.ce = self.ce
+        twin.hops = self.hops
+        return twin
 
     def __repr__(self) -> str:
         return (f"Packet({KIND_NAMES[self.kind]}, {getattr(self.src, 'id', self.src)}->"

@@ -430,7 +430,8 @@ class Results:
                         "route_changes": len(net.route_log),
                         **({"ecmp": spec.routing.ecmp} if spec.routing.ecmp else {})},
             "flows": flows, "links": links, "hosts": hosts,
-            "routers": {r.id: {"no_route_drops": r.no_route_drops} for r in net.routers.values()},
+            "routers": {r.id: {"no_route_drops": r.no_route_drops, "loop_drops": r.loop_drops}
+                        for r in net.routers.values()},
             **({"workloads": {w.spec.id: w.summary(units.bits_per_mbit) for w in run.workloads}}
                if getattr(run, "workloads", None) else {}),
         }

@@ -277,6 +277,9 @@ class Run:
                   f"state {f.state})")
         if no_route:
             reason += f"; routers dropped {no_route} packets for lack of a route"
+        looped = sum(r.loop_drops for r in self.network.routers.values())
+        if looped:
+            reason += f"; routers dropped {looped} packets caught in forwarding loops"
         return reason
 
     def _report_progress(self, _=None) -> None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from components.link import Link
-from components.node import Host, Router
+from components.node import GuardedRouter, Host, Router
 from flows import ALGORITHMS
 from flows.cbr import RateFlow
 from flows.transport import Flow
@@ -64,7 +64,12 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
     seed = spec.seed if seed is None else seed
     sim = Simulator(seed)
     hosts = {host_id: Host(host_id) for host_id in spec.hosts}
-    routers = {router_id: Router(router_id) for router_id in spec.routers}
+    # routing that can loop gets routers with a loop guard (components/node.py GuardedRouter):
+    # no loop-free path forwards a packet more often than there are routers
+    kind = GuardedRouter if spec.routing.protocol == "bellman-ford" else Router
+    routers = {router_id: kind(router_id) for router_id in spec.routers}
+    for router in routers.values():
+        router.max_forwards = len(routers)
     nodes = {**hosts, **routers}
     links = {}
     for ls in spec.links:
