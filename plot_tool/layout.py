@@ -13,9 +13,11 @@ the drawing):
   from its panel (labels aligned, and matplotlib does not have to measure the tick labels again
   at each draw);
 * bottom: one line of x tick labels and the x label of the bottom panel;
-* right: the widest legend. A figure legend is anchored by its upper left corner just right of
-  the panels at the height of the top panel; an axes legend (``Axes.legend`` with
-  ``loc="upper left"`` and ``bbox_to_anchor=(1, 1)``) sits right of its own panel.
+* right: the widest legend, at most `MAX_LEGEND_FRACTION` of the figure (longer entries, e.g.
+  ids of up to 255 characters, are shortened by an ellipsis in their middle). A figure legend
+  is anchored by its upper left corner just right of the panels at the height of the top
+  panel; an axes legend (``Axes.legend`` with ``loc="upper left"`` and
+  ``bbox_to_anchor=(1, 1)``) sits right of its own panel.
 
 Only what is measured moves; everything else has fixed sizes in points, so the geometry does not
 depend on the data beyond the tick labels and the legend entries.
@@ -47,6 +49,8 @@ TITLE_GAP_PT = 8.0       # between the title band and the top panel
 PANEL_GAP_PT = 10.0      # vertical space between stacked panels (inner x tick labels are hidden)
 LEGEND_GAP_PT = 10.0     # between the panels and a legend on their right
 LABEL_PAD_PT = 4.0       # between tick labels and an axis label
+MAX_LEGEND_FRACTION = 0.6   # of the figure's width; longer legend entries are shortened
+MIN_LEGEND_CHARS = 12       # an entry is never shortened below this
 
 
 def renderer_of(fig: Figure) -> Any:
@@ -106,7 +110,9 @@ def finish_layout(fig: Figure, axes: Sequence[Any], *, figure_legends: Sequence[
         xlabel_px = LABEL_PAD_PT * pt + bottom_ax.xaxis.label.get_window_extent(renderer).height
     bottom_px = MARGIN_PT * pt + xtick_px + xlabel_px
 
-    # right: the widest legend
+    # right: the widest legend (entries shortened to leave the panels most of the width)
+    for legend in list(figure_legends) + list(axes_legends):
+        _fit_legend(legend, renderer, MAX_LEGEND_FRACTION * width_px)
     legend_px = max([leg.get_window_extent(renderer).width for leg in
                      list(figure_legends) + list(axes_legends)] or [0.0])
     right_px = MARGIN_PT * pt + (legend_px + LEGEND_GAP_PT * pt if legend_px else 0.0)
@@ -143,6 +149,33 @@ def finish_layout(fig: Figure, axes: Sequence[Any], *, figure_legends: Sequence[
     for legend in axes_legends:
         panel_top = legend.axes.get_position().y1
         legend.set_bbox_to_anchor((legend_x, panel_top), transform=fig.transFigure)
+
+
+def _fit_legend(legend: Any, renderer: Any, width_px: float) -> None:
+    """Shorten the longest entries of `legend` (a middle ellipsis: an id keeps its start and
+    its end) until the legend is at most `width_px` wide. Ids may have 255 characters; one of 160
+    made the legend wider than the figure."""
+    for _ in range(8):
+        extent = legend.get_window_extent(renderer).width
+        if extent <= width_px:
+            return
+        texts = legend.get_texts()
+        longest = max((len(t.get_text()) for t in texts), default=0)
+        if longest <= MIN_LEGEND_CHARS:
+            return
+        keep = max(MIN_LEGEND_CHARS, int(longest * width_px / extent) - 2)
+        for text in texts:
+            text.set_text(shortened(text.get_text(), keep))
+
+
+def shortened(text: str, chars: int) -> str:
+    """`text` cut to at most `chars` characters by an ellipsis in its middle (unchanged if it
+    fits): both ends of an id tell it apart from its neighbours."""
+    if len(text) <= chars:
+        return text
+    head = (chars - 1 + 1) // 2
+    tail = chars - 1 - head
+    return text[:head] + "\u2026" + (text[-tail:] if tail > 0 else "")
 
 
 def _fit_width(text: Any, renderer: Any, width_px: float) -> None:

@@ -107,3 +107,33 @@ def test_titles_never_overlap_legends(tmp_path: Path, name: str, links: int, hos
         for ax in fig.axes:                                  # the title is above every panel
             assert _bbox(ax.patch, renderer).y1 <= title.y0, filename
             assert ax.get_tightbbox(renderer).x0 >= 0, filename   # y labels inside
+
+
+def test_ids_of_255_characters_are_shortened_in_legends_and_every_figure_is_drawn(tmp_path):
+    """An id may have 255 characters (docs/topology-format.md); one of 160 made the legend wider
+    than the figure and matplotlib refused the layout (a traceback, no results written)."""
+    from netsim import load_topology
+    from netsim.run import Run
+    from plot_tool import make_figures
+    from plot_tool.layout import MAX_LEGEND_FRACTION, shortened
+
+    host, router, link, flow = "H" * 255, "R" * 255, "L" * 255, "F" * 255
+    topology = {"name": "long_ids", "hosts": [host, "H2"], "routers": [router],
+                "links": [{"id": link, "ends": [host, router], "rate_mbps": 10, "delay_ms": 5,
+                           "buffer_kb": 50},
+                          {"id": "L2", "ends": [router, "H2"], "rate_mbps": 10, "delay_ms": 5,
+                           "buffer_kb": 50}],
+                "flows": [{"id": flow, "src": host, "dst": "H2", "data_mb": 0.1}]}
+    results = Run(load_topology(topology), trace_dir=tmp_path).execute()
+    results.write_summary(tmp_path)
+    paths = make_figures(results, tmp_path)
+    assert {p.name for p in paths} >= {"flows.png", "links.png", "hosts.png"}
+    for name, fig in _figures(tmp_path).items():
+        width = fig.bbox.width
+        renderer = renderer_of(fig)
+        legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+        for legend in legends:
+            assert legend.get_window_extent(renderer).width <= MAX_LEGEND_FRACTION * width + 1
+            texts = [t.get_text() for t in legend.get_texts()]
+            assert any("\u2026" in text for text in texts), (name, texts)
+    assert shortened("abcdefghij", 5) == "ab\u2026ij" and shortened("abc", 5) == "abc"

@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from plot_tool.fct_data import FCT_BUCKETS, fct_buckets
-from plot_tool.layout import finish_layout, stacked_axes
+from plot_tool.layout import finish_layout, shortened, stacked_axes
 from plot_tool.png.common import SIDE_LEGEND, STYLE
 from plot_tool.results import Table
 
@@ -18,6 +18,7 @@ FCT_MEDIAN_LABEL = "median slowdown of a size bucket"
 
 
 FCT_P99_LABEL = "99th percentile of a size bucket"
+WORKLOAD_ID_CHARS = 48         # a panel's workload id is shortened beyond this (ids: 255)
 
 
 def draw_fct_figure(fig: Figure, fct: Table, summary: dict, workloads: Sequence[str]) -> None:
@@ -46,7 +47,7 @@ def draw_fct_figure(fig: Figure, fct: Table, summary: dict, workloads: Sequence[
             for value, color, gid in ((b.p50, "tab:blue", "p50"), (b.p99, "tab:red", "p99")):
                 ax.plot([low, high], [value, value], color=color, linewidth=2.2, zorder=3,
                         solid_capstyle="butt", gid=f"{gid} {b.bucket}")
-                above = gid == "p99" or value > b.p99 * 0.999      # p50 below its segment
+                above = gid == "p99"          # p50 below its segment: apart when they meet
                 ax.annotate(f"{gid} {value:.3g}", xy=(low, value), xytext=(2, 2 if above else -2),
                             textcoords="offset points", va="bottom" if above else "top",
                             fontsize="x-small", color=color, zorder=4)
@@ -55,7 +56,7 @@ def draw_fct_figure(fig: Figure, fct: Table, summary: dict, workloads: Sequence[
                         textcoords="offset points", va="bottom", fontsize="x-small", color="0.3")
         details = info.get(workload) or {}
         unfinished = details.get("flows_unfinished")
-        text = f"workload {workload}"
+        text = f"workload {shortened(workload, WORKLOAD_ID_CHARS)}"
         if details.get("algorithm"):
             text += f" ({details['algorithm']})"
         text += f": {n} finished flows"
