@@ -20,6 +20,18 @@ the run's CPU on the largest cases, for no garbage found. Two measures, in one p
   (`gc.freeze`) for as long as it runs, so collections during the run scan only what the run
   allocated since. When the loop returns they are handed back (`gc.unfreeze`): a network dropped
   after its run is collected as usual (a long sweep process does not accumulate them).
+* What `gc.unfreeze` hands back goes straight into the oldest generation without counting
+  towards the growth that makes CPython collect it (a full collection runs when the objects that
+  survived into it since the last one pass a quarter of those it held then), and a run leaves few
+  survivors of its own: a notebook loop or a sweep worker ran hundreds of runs without one full
+  collection, keeping every dropped network (100 runs of a 50-pair dumbbell: 24 -> 144 MB).
+  `take_back` therefore applies CPython's rule itself: it counts what it hands back (a walk of
+  the list, about 10 ns per object against about 100 for a collection), and when that has grown
+  by more than a quarter since the first run after the last full collection, the next run's
+  building starts with a full collection (`collection_paused(until_run=True)`). A process that
+  runs many simulations holds, besides what its caller keeps, at most a quarter more in dropped
+  runs (about one network when networks dominate); a process that runs once (the command line)
+  never collects for it.
 
 * While the event loop runs, the youngest generation is collected after `RUN_GEN0_THRESHOLD`
   (100 000) net new objects rather than CPython's 700 (restored when the loop returns): packets
@@ -50,6 +62,9 @@ _set_threshold = getattr(gc, "set_threshold", None)
 RUN_GEN0_THRESHOLD = 100_000  # net new objects between collections of the youngest generation
 _set_aside_depth = 0          # nested set_aside() calls (a loop run from within another's event)
 _thresholds: tuple = ()       # the collector's thresholds before the outermost set_aside()
+_freeze_count = getattr(gc, "get_freeze_count", None)
+_handed_back = 0              # objects set aside at the end of the first run since a collection
+_collect_next = False         # the next run's building starts with a full collection
 
 
 class collection_paused(ContextDecorator):
@@ -65,7 +80,12 @@ class collection_paused(ContextDecorator):
         self.until_run = until_run
 
     def __enter__(self) -> collection_paused:
+        global _handed_back, _collect_next
         self._was_enabled = gc.isenabled()
+        if self.until_run and _collect_next and self._was_enabled and _set_aside_depth == 0:
+            _collect_next = False
+            _handed_back = 0
+            gc.collect()              # the runs dropped since (see the module docstring)
         gc.disable()
         return self
 
@@ -97,11 +117,17 @@ def set_aside() -> None:
 def take_back() -> None:
     """Undo the outermost `set_aside` (and what `collection_paused` set aside before it): the
     objects are scanned by later collections again."""
-    global _set_aside_depth
+    global _set_aside_depth, _handed_back, _collect_next
     _set_aside_depth -= 1
     if _set_aside_depth != 0:
         return
     if _unfreeze is not None:
+        if _freeze_count is not None:           # CPython's rule for the oldest generation
+            held = _freeze_count()
+            if not _handed_back:
+                _handed_back = held
+            elif held - _handed_back > _handed_back // 4:
+                _collect_next = True
         _unfreeze()
     if _thresholds and _set_threshold is not None:
         _set_threshold(*_thresholds)

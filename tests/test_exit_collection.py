@@ -67,6 +67,35 @@ def test_runs_in_one_process_leave_nothing_set_aside():
     assert len(gc.get_objects()) <= tracked + 50      # the dropped network was collected
 
 
+# a notebook loop: many runs, each result dropped, and never a gc.collect() of its own
+LOOP = """
+import gc, sys, weakref
+sys.path.insert(0, "tests")
+from networks import dumbbell
+from netsim import load_topology, simulate
+spec = load_topology(dumbbell(20, rate_mbps=10.0, delay_ms=20.0, buffer_kb=55.0,
+                              access_rate_mbps=100.0, access_buffer_kb=200.0, data_mb=0.1,
+                              name="loop"))
+networks = []
+for seed in range(40):
+    results = simulate(spec, duration_s=0.2, seed=seed)
+    networks.append(weakref.ref(results.network))
+    del results
+print("alive", sum(ref() is not None for ref in networks), "full", gc.get_stats()[2]["collections"])
+"""
+
+
+def test_a_loop_of_runs_does_not_keep_the_networks_it_dropped():
+    """`gc.unfreeze` hands a run back into the oldest generation without counting it towards a
+    full collection: 100 dropped networks stayed alive (24 -> 144 MB). Now dropped runs stay
+    only until they are a quarter of what is alive, CPython's own rule (simulator/garbage.py)."""
+    done = subprocess.run([sys.executable, "-c", LOOP], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    alive, full = (int(word) for word in done.stdout.split()[1::2])
+    assert alive <= 6 and full >= 5, done.stdout           # (without: 40 and 0)
+
+
 def test_the_last_sample_runs_with_the_collector_paused_and_leaves_it_on(monkeypatch):
     """The sampler's `finish` allocates a row or a record per entity (a network's first sample,
     when the run stopped before it: 70 000 at 10 000 pairs) and no cycle: a collection started
