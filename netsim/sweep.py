@@ -22,7 +22,13 @@ from pathlib import Path
 from netsim import sweep_execute
 from netsim.sweep_execute import SweepInterrupted
 from netsim.sweep_file import load_sweep
-from netsim.sweep_metrics import DERIVED_METRICS, MetricUnavailable, RerunNeeded, compute_metrics
+from netsim.sweep_metrics import (
+    DERIVED_METRICS,
+    MetricUnavailable,
+    RerunNeeded,
+    compute_metrics,
+    metric_values,
+)
 from netsim.sweep_parameters import SweepError, set_path, value_cell
 from netsim.sweep_plan import PlannedRun, plan
 from netsim.sweep_points import Sweep, point_data, point_spec
@@ -55,11 +61,13 @@ def _row(sweep: Sweep, run: PlannedRun, result: dict) -> dict:
     row.update(config_digest=run.digest, wall_time_s=result.get("wall_time_s"),
                status=result["status"], error=result["error"])
     if result["status"] == "ok":
-        try:
-            row.update(compute_metrics(result["record"], metrics))
+        try:                    # each metric apart: one a run cannot give blanks only its cell
+            values, problems = metric_values(result["record"], metrics)
         except Exception as exc:                  # recorded like a failed run
-            row.update({metric: None for metric in metrics})
             row["status"], row["error"] = "error", f"{type(exc).__name__}: {exc}"
+        else:
+            row.update(values)
+            row["error"] = "; ".join(problems.values())
     return row
 
 
@@ -76,7 +84,7 @@ def _reused_rows(sweep: Sweep, out: Path, runs: list, want_check: bool):
         record = read_record(out, run.digest)
         if record is not None:
             try:
-                compute_metrics(record, sweep.metrics)
+                metric_values(record, sweep.metrics)
             except RerunNeeded:                   # only a new run can give a metric
                 record = None
             except Exception:                     # a new run would fail the same way: the
@@ -98,6 +106,7 @@ def _run_missing(sweep: Sweep, out: Path, tasks: list, by_digest: dict, rows: di
         with closing(sweep_execute.execute_runs(tasks, options["jobs"], options["scheduler"],
                                                 stop)) as results:
             for result in results:
+                options["simulated"] += 1
                 if result["status"] == "ok":
                     save_record(out, result["record"])
                 for run in by_digest[result["config_digest"]]:
@@ -115,7 +124,8 @@ def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str 
     order. Raises SweepConflict when `out_dir` holds another sweep (unless `force`), and
     SweepInterrupted on SIGINT/SIGTERM after saving every finished run. `progress(row)` is
     called once per row, reused ones first. `counts`, if given, gets "reused" (the runs whose
-    results `out_dir` held) and "simulated" (the runs simulated now)."""
+    results `out_dir` held), "simulated" (the configurations simulated now: runs that resolve to
+    the same configuration are simulated once) and "rows_now" (the runs they gave)."""
     out = Path(out_dir)
     runs = plan(sweep)
     claim(out, sweep, force)
@@ -135,9 +145,9 @@ def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str 
         for row in in_order():
             progress(row)
     interrupted = None
+    options = {"jobs": jobs, "scheduler": scheduler, "progress": progress, "simulated": 0}
     try:
-        _run_missing(sweep, out, list(todo.values()), by_digest, rows, columns,
-                     {"jobs": jobs, "scheduler": scheduler, "progress": progress})
+        _run_missing(sweep, out, list(todo.values()), by_digest, rows, columns, options)
     except SweepInterrupted as exc:
         interrupted = exc
     write_results_csv(out / RESULTS_FILE, columns, in_order())
@@ -145,8 +155,9 @@ def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str 
         interrupted.done, interrupted.total, interrupted.out = len(rows), len(runs), out
         raise interrupted
     prune_records(out, set(by_digest))
-    if counts is not None:
-        counts["simulated"] = len(rows) - reused       # (rows of runs done now)
+    if counts is not None:      # configurations simulated: runs that resolve to one run once
+        counts["simulated"] = options["simulated"]
+        counts["rows_now"] = len(rows) - reused
     return in_order()
 
 

@@ -32,6 +32,8 @@ from netsim.cli_output import progress_shown
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_RUNS_FAILED",
            "build_sweep_parser", "sweep_main"]
 
+MISSING_SHOWN = 5      # warnings for runs lacking a metric; the rest are counted
+
 
 def build_sweep_parser() -> argparse.ArgumentParser:
     """The parser of ``sweep SWEEP.json``."""
@@ -151,11 +153,20 @@ def sweep_main(argv) -> int:
     if not args.quiet:
         reused = counts.get("reused", 0)
         earlier = f", {reused} reused from earlier" if reused else ""
+        simulated = counts.get("simulated", 0)
+        shared = counts.get("rows_now", simulated) - simulated
+        shared_text = f" (+{shared} runs of the same configurations)" if shared > 0 else ""
         print(f"{sweep.name}: {len(rows)} runs of {total} in {out}/results.csv "
-              f"({counts.get('simulated', 0)} simulated now{earlier}; "
+              f"({simulated} simulated now{shared_text}{earlier}; "
               f"{time.perf_counter() - started:.1f} s wall, {len(failed)} failed)")
     for row in failed:
         print(f"warning: run {row['run_id']} failed: {row['error']}", file=sys.stderr)
+    lacking = [row for row in rows if row["status"] == "ok" and row.get("error")]
+    for row in lacking[:MISSING_SHOWN]:       # ok runs with an empty metric: why, in the row
+        print(f"warning: run {row['run_id']}: no value for {row['error']}", file=sys.stderr)
+    if len(lacking) > MISSING_SHOWN:
+        print(f"warning: {len(lacking) - MISSING_SHOWN} more runs lack a metric (the error "
+              f"column of {out}/results.csv says why)", file=sys.stderr)
     same = seeds_warning(sweep, out)
     if same:
         print(f"warning: {same}", file=sys.stderr)

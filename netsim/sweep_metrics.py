@@ -43,6 +43,29 @@ class MetricUnavailable(KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+CHECK_TOTALS = ("max_error_pct", "compared")       # check.<this>
+CHECK_QUANTITIES = ("rate_mbps", "queue_delay_ms", "backlog_kb")
+CHECK_FIELDS = ("predicted", "simulated", "error_pct", "predicted_low", "predicted_high")
+
+
+def metric_values(record: dict, metrics: list) -> tuple:
+    """(values, problems) of one run's metrics, each computed apart: a metric the record cannot
+    give (a check interval the run does not have, a derived value without an input) is left out
+    of `values`, and `problems` maps it to the one line that says why; the others keep their
+    values. `RerunNeeded` when only a new run can give one."""
+    values, problems = {}, {}
+    for metric in metrics:
+        try:
+            values.update(compute_metrics(record, [metric]))
+        except RerunNeeded:
+            raise
+        except MetricUnavailable as exc:
+            problems[metric] = str(exc)
+        except (KeyError, TypeError, IndexError, ValueError) as exc:
+            problems[metric] = f"{metric}: {type(exc).__name__}: {exc}"
+    return values, problems
+
+
 def compute_metrics(record: dict, metrics: list) -> dict:
     """The metrics of one run from its record (its summary, base RTTs and check report).
 
@@ -87,7 +110,12 @@ def compute_metrics(record: dict, metrics: list) -> dict:
 
 
 def _check_value(report: dict, parts: list):
+    if parts[1] == "compared":
+        return report["compared"]
     if parts[1] == "max_error_pct":
+        if not report.get("compared"):        # 0 would read as perfect agreement
+            raise MetricUnavailable("check.max_error_pct: the run's --check compared nothing "
+                                    "(check.compared is 0; its check report gives the reasons)")
         return report["max_error_pct"]
     metric = ".".join(parts)
     try:
@@ -163,6 +191,33 @@ def _workload_metric_problem(metric: str, workloads: list):
     return None
 
 
+def _check_metric_problem(parts: list, shown: str, flows: list, links: dict):
+    """What is wrong with a check.* metric's name, or None (the interval and the entity's
+    quantity are known only once a run is compared: their absence is the row's error)."""
+    expected = (f"expected check.max_error_pct, check.compared or check.<interval>.<id>."
+                f"<{'|'.join(CHECK_QUANTITIES)}>.<{'|'.join(CHECK_FIELDS)}>")
+    if len(parts) == 2:
+        if parts[1] in CHECK_TOTALS:
+            return None
+        return f"{shown}: {expected}{suggestion(parts[1], list(CHECK_TOTALS))}"
+    if len(parts) != 5:
+        return f"{shown}: {expected}"
+    interval, entity, quantity, field = parts[1:]
+    if not (interval.isdigit() and interval.isascii()):
+        return f"{shown}: the interval {quote(interval)} is not a number (0, 1, ...); {expected}"
+    if entity not in flows and entity not in links:
+        known = [*flows, *links]
+        return f"{shown}: no flow or link {quote(entity)}{suggestion(entity, known)}"
+    if quantity not in CHECK_QUANTITIES:
+        return (f"{shown}: unknown quantity {quote(quantity)}"
+                f"{suggestion(quantity, list(CHECK_QUANTITIES))}; known: "
+                f"{', '.join(CHECK_QUANTITIES)}")
+    if field not in CHECK_FIELDS:
+        return (f"{shown}: unknown field {quote(field)}{suggestion(field, list(CHECK_FIELDS))}; "
+                f"known: {', '.join(CHECK_FIELDS)}")
+    return None
+
+
 def _metric_problem(metric: str, flows: list, links: dict):
     parts = metric.split(".")
     shown = quote(metric)
@@ -173,9 +228,7 @@ def _metric_problem(metric: str, flows: list, links: dict):
     if metric in SUMMARY_TOP:
         return None
     if parts[0] == "check":
-        return None if len(parts) in (2, 5) else (
-            f"{shown}: expected check.max_error_pct or check.<interval>.<id>.<quantity>."
-            f"<predicted|simulated|error_pct>")
+        return _check_metric_problem(parts, shown, flows, links)
     if parts[0] == "flows" and len(parts) == 3:
         if parts[1] not in flows:
             return f"{shown}: no flow {quote(parts[1])}{suggestion(parts[1], flows)}"

@@ -89,11 +89,14 @@ def _labelled_values(where: str, spec: dict) -> tuple:
 
 def value_cell(value, label: str | None = None):
     """How a parameter value appears in results.csv and figure legends: its label if it has
-    one, an object as compact JSON, anything else as it is."""
+    one, an object or a list as compact JSON, true and false as JSON writes them (not Python's
+    True and False), anything else as it is."""
     if label is not None:
         return label
-    if isinstance(value, dict):
+    if isinstance(value, (dict, list)):
         return json.dumps(value, separators=(", ", ": "))
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return value
 
 

@@ -124,13 +124,13 @@ def test_parallel_sweep_gives_the_rows_of_runs_done_one_by_one(tmp_path):
 
 def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
     sweep = load_sweep(write(tmp_path, SMALL))
-    real = sweep_module.compute_metrics
+    real = sweep_module.metric_values
 
     def flaky(record, metrics):
         if record["seed"] == 2:
             raise RuntimeError("boom")
         return real(record, metrics)
-    monkeypatch.setattr(sweep_module, "compute_metrics", flaky)
+    monkeypatch.setattr(sweep_module, "metric_values", flaky)
     rows = run_sweep(sweep, tmp_path / "out", jobs=1)
     failed = [row for row in rows if row["status"] == "error"]
     assert len(rows) == 6 and len(failed) == 3

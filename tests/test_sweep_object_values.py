@@ -101,3 +101,8 @@ def test_results_csv_and_legends_use_the_labels(tmp_path):
     series = aggregate(rows, "links.L1.buffer_kb", "links.L1.directions.H1->H2.avg_sojourn_ms",
                        "links.L1.queue")
     assert sorted(s.label for s in series) == sorted(QUEUES["labels"])
+
+
+def test_booleans_and_lists_appear_as_json_writes_them():
+    assert value_cell(False) == "false" and value_cell(True) == "true"    # not Python's False
+    assert value_cell([1, 2]) == "[1, 2]" and value_cell(0) == 0 and value_cell(None) is None

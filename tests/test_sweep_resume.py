@@ -145,9 +145,9 @@ def test_a_check_metric_added_later_reruns(tmp_path, counted):
     run_sweep(load_sweep(write(tmp_path, fast)), tmp_path / "out", jobs=1)
     counted.clear()
     rows = run_sweep(load_sweep(write(tmp_path, dict(
-        fast, metrics=["total_goodput_mbps", "check.max_error_pct"]))), tmp_path / "out", jobs=1)
+        fast, metrics=["total_goodput_mbps", "check.compared"]))), tmp_path / "out", jobs=1)
     assert len(counted) == 1
-    assert rows[0]["status"] == "ok" and isinstance(rows[0]["check.max_error_pct"], float)
+    assert rows[0]["status"] == "ok" and isinstance(rows[0]["check.compared"], int)
 
 
 def test_a_different_sweep_is_not_written_over_an_earlier_one(tmp_path, capsys):
@@ -188,18 +188,20 @@ def test_identical_configurations_run_once(tmp_path, counted):
     one simulation, recorded in both rows."""
     data = dict(SMALL, parameters={"links.L1.delay_ms": [10, 10.0], "flows.F1.data_mb": [None]},
                 seeds=1)
-    rows = run_sweep(load_sweep(write(tmp_path, data)), tmp_path / "out", jobs=1)
+    counts: dict = {}
+    rows = run_sweep(load_sweep(write(tmp_path, data)), tmp_path / "out", jobs=1, counts=counts)
     assert len(counted) == 1 and rows[0]["config_digest"] == rows[1]["config_digest"]
     assert rows[0]["flows.F1.goodput_mbps"] == rows[1]["flows.F1.goodput_mbps"]
     assert [r.run_id for r in plan(load_sweep(write(tmp_path, data)))] == \
         [r["run_id"] for r in rows]
+    assert counts == {"reused": 0, "simulated": 1, "rows_now": 2}     # (it said 2 simulated)
 
 
 def test_check_metrics_of_an_interval_prediction_name_its_ends():
     """A Vegas prediction is an interval: "predicted" is refused (it used to be the low end,
     silently); predicted_low and predicted_high give the ends."""
     from netsim.sweep import compute_metrics
-    report = {"max_error_pct": 3.0, "intervals": [{"rows": [
+    report = {"max_error_pct": 3.0, "compared": 2, "intervals": [{"rows": [
         {"id": "L1", "quantity": "backlog_kb", "predicted": [2.5, 4.0], "simulated": 3.0,
          "error_pct": 0.0},
         {"id": "F1", "quantity": "rate_mbps", "predicted": 5.0, "simulated": 4.9,
@@ -222,12 +224,12 @@ def test_the_counts_and_the_final_line_say_what_was_reused(tmp_path, capsys):
     path = write(tmp_path, SMALL)
     counts: dict = {}
     run_sweep(load_sweep(path), tmp_path / "out", jobs=1, counts=counts)
-    assert counts == {"reused": 0, "simulated": 4}
+    assert counts == {"reused": 0, "simulated": 4, "rows_now": 4}
     record = next((tmp_path / "out" / RECORDS_DIR).iterdir())
     record.unlink()
     counts.clear()
     run_sweep(load_sweep(path), tmp_path / "out", jobs=1, counts=counts)
-    assert counts == {"reused": 3, "simulated": 1}
+    assert counts == {"reused": 3, "simulated": 1, "rows_now": 1}
     assert record.exists()                                   # simulated again
     assert main(["sweep", str(path), "--jobs", "1", "--no-plots", "--out",
                  str(tmp_path / "out")]) == 0
