@@ -35,6 +35,13 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_RUNS_FAILED",
 MISSING_SHOWN = 5      # warnings for runs lacking a metric; the rest are counted
 
 
+def _read_bytes(path: Path):
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
 def build_sweep_parser() -> argparse.ArgumentParser:
     """The parser of ``sweep SWEEP.json``."""
     parser = OneLineParser(
@@ -77,6 +84,7 @@ examples:
 
 def sweep_main(argv) -> int:
     from netsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep, seeds_warning
+    from netsim.sweep_store import RESULTS_FILE, remove_stale
     args = build_sweep_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, force=True,
                         format="%(levelname)s %(name)s: %(message)s")
@@ -109,6 +117,7 @@ def sweep_main(argv) -> int:
             return EXIT_BAD_INPUT
     started = time.perf_counter()
     counts: dict = {}
+    before = _read_bytes(out / RESULTS_FILE)
     try:
         rows = run_sweep(sweep, out, jobs=args.jobs, scheduler=args.scheduler, force=args.force,
                          progress=(lambda row: bar.update(1)) if bar is not None else None,
@@ -133,9 +142,17 @@ def sweep_main(argv) -> int:
         if bar is not None:
             bar.close()
     failed = [row for row in rows if row["status"] != "ok"]
+    drawing = bool(sweep.plots) and (not args.no_plots or args.show)
+    if _read_bytes(out / RESULTS_FILE) != before:     # what was drawn from the earlier results
+        stale = remove_stale(out, [dict(plot) for plot in sweep.raw.get("plots") or []
+                                   if isinstance(plot, dict)],
+                             report=not args.report, figures=not drawing)
+        if stale and not args.quiet:
+            print(f"{sweep.name}: removed {', '.join(stale)}, drawn from the earlier results "
+                  f"(--report and figures draw them again)", file=sys.stderr)
     stage = "after its runs"        # results.csv is whole from here on: an interrupt keeps it
     try:
-        if sweep.plots and (not args.no_plots or args.show):
+        if drawing:
             stage = "while drawing the figures"
             from plot_tool.sweep_figures import make_sweep_figures
             make_sweep_figures(out, show=args.show)

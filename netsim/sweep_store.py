@@ -25,6 +25,7 @@ from netsim.sweep_points import Sweep
 SWEEP_FILE = "sweep.json"
 RESULTS_FILE = "results.csv"
 RECORDS_DIR = "runs"
+REPORT_FILE = "report.html"   # what `sweep --report` writes (plot_tool.report.REPORT_FILE)
 RECORD_FORMAT = 1
 RESULT_TAIL = ("config_digest", "wall_time_s", "status", "error")
 
@@ -104,6 +105,11 @@ def claim(out: Path, sweep: Sweep, force: bool = False) -> None:
             previous = {}
     elif results_path.exists():
         previous = {}
+    if previous is not None and identity(previous) == identity(saved):
+        named = {path for path in figure_paths(out, saved.get("plots"))}
+        for path in figure_paths(out, previous.get("plots")):
+            if path not in named:            # a figure the sweep no longer draws
+                path.unlink()
     if previous is not None and identity(previous) != identity(saved):
         if not force:
             what = (_describe(identity(previous)) if previous.get("name") is not None
@@ -116,18 +122,41 @@ def claim(out: Path, sweep: Sweep, force: bool = False) -> None:
 
 
 def _remove_sweep(out: Path, previous: dict) -> None:
-    for name in (SWEEP_FILE, RESULTS_FILE):
+    for name in (SWEEP_FILE, RESULTS_FILE, REPORT_FILE):
         (out / name).unlink(missing_ok=True)
     if (out / RECORDS_DIR).is_dir():
         shutil.rmtree(out / RECORDS_DIR)
+    for path in figure_paths(out, previous.get("plots")):
+        path.unlink()
+
+
+def figure_paths(out: Path, plots) -> list:
+    """The existing PNG files inside `out` that a sweep's "plots" (as saved in its sweep.json)
+    name; nothing outside `out` and nothing but .png is ever returned."""
     root = out.resolve()
-    for plot in previous.get("plots") or []:
+    paths = []
+    for plot in plots if isinstance(plots, list) else []:
         file_name = plot.get("file") if isinstance(plot, dict) else None
         if not isinstance(file_name, str):
             continue
         path = (out / file_name).resolve()
         if path.suffix.lower() == ".png" and root in path.parents and path.is_file():
+            paths.append(path)
+    return paths
+
+
+def remove_stale(out: Path, plots, *, report: bool, figures: bool) -> list:
+    """After results.csv changed: remove the sweep's report (`report`) and figures (`figures`)
+    drawn from the earlier results, when they are not drawn again now; the names removed."""
+    stale = []
+    if report and (out / REPORT_FILE).is_file():
+        (out / REPORT_FILE).unlink()
+        stale.append(REPORT_FILE)
+    if figures:
+        for path in figure_paths(out, plots):
             path.unlink()
+            stale.append(path.name)
+    return stale
 
 
 def _write_atomic(path: Path, text: str) -> None:
