@@ -627,18 +627,40 @@ def entry() -> None:
     The signal handlers are installed first: a signal at any moment ends the program with one
     line and 128 + its number."""
     install_stop_handlers()
+    code = None
     try:
         code = main()
+        _install_exit_handlers()
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = EXIT_OK
     except KeyboardInterrupt as exc:  # outside the simulation (loading, drawing): nothing written
         signum = getattr(exc, "signum", signal.SIGINT)
-        print(f"interrupted ({signal.Signals(signum).name}): no results written", file=sys.stderr)
+        if code is None:
+            print(f"interrupted ({signal.Signals(signum).name}): no results written",
+                  file=sys.stderr)
+        else:                         # (between main's return and the exit handlers)
+            print(f"interrupted ({signal.Signals(signum).name}) as the program exited; what it "
+                  f"wrote is complete", file=sys.stderr)
         code = 128 + int(signum)
+    _install_exit_handlers()
     set_aside_for_exit()
     sys.exit(code)
+
+
+def _exit_now(signum, frame):
+    os.write(2, f"interrupted ({signal.Signals(signum).name}) as the program exited; what it "
+                f"wrote is complete\n".encode())
+    os._exit(128 + signum)
+
+
+def _install_exit_handlers() -> None:
+    """Once `main` has returned, a signal ends the program at once (128 + its number, one line):
+    raised as an exception instead, it could land in the interpreter's finalization (a weakref
+    callback), which prints it as a traceback and exits 0."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _exit_now)
 
 
 if __name__ == "__main__":

@@ -55,3 +55,29 @@ def test_sigterm_outside_a_run_ends_the_cli_like_ctrl_c(tmp_path):
                           timeout=60, cwd=ROOT)
     assert done.returncode == 143
     assert done.stderr == "interrupted (SIGTERM): no results written\n"
+
+
+# `entry` with a `main` that has written its results, then a signal as the program exits (in
+# the interpreter's finalization: raised in a weakref callback, it was a traceback and exit 0)
+LATE = """
+import atexit, os, signal, sys
+import netsim.cli as cli
+
+def main():
+    atexit.register(lambda: os.kill(os.getpid(), signal.{name}))   # as the program exits
+    return 0
+
+cli.main = main
+cli.entry()
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_as_the_program_exits_is_one_line_and_128_plus_its_number(sig):
+    name = signal.Signals(sig).name
+    done = subprocess.run([sys.executable, "-c", LATE.replace("{name}", name)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+    assert done.stderr.strip() == (f"interrupted ({name}) as the program exited; what it wrote "
+                                   f"is complete")
+    assert done.returncode == 128 + sig
