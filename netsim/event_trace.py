@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from components.packet import ACK, KIND_NAMES
+from components.queues import AqmTransmitter, FifoAqm
 
 FIELDS = ("time_s", "event", "node", "link", "direction", "flow", "kind", "seq", "size_bytes",
           "cause", "start_s")
@@ -202,6 +203,12 @@ def _tracing_class(trace: EventTrace, base: Any) -> type:
         t = self.transmitter
         now = self.sim.now
         before = getattr(t, "busy_until", None)       # when the transmitter is free
+        start = before                                # drop-tail: after every accepted packet
+        if isinstance(t, AqmTransmitter):             # a discipline holds the waiting packets
+            # one that decides at enqueue keeps FIFO order: after those waiting; CoDel may drop
+            # waiting packets at dequeue and FQ-CoDel serves by flow: not known yet
+            start = (before + t.queued_bytes * t.seconds_per_byte if isinstance(t, FifoAqm)
+                     else None)
         down = self.down
         aqm = getattr(self, "aqm_drops", 0)           # a queue discipline's own drops
         accepted = send(self, packet)
@@ -209,10 +216,10 @@ def _tracing_class(trace: EventTrace, base: Any) -> type:
             cause = ("link_down" if down else
                      "aqm" if getattr(self, "aqm_drops", 0) != aqm else "overflow")
             emit(now, "drop", self.src.id, self.link.id, self.label, packet, cause)
-        elif before is not None and before <= now:
+        elif before is not None and before <= now and not getattr(t, "queued_pkts", 0):
             emit(now, "transmit", self.src.id, self.link.id, self.label, packet)
         else:
-            emit(now, "enqueue", self.src.id, self.link.id, self.label, packet, "", before)
+            emit(now, "enqueue", self.src.id, self.link.id, self.label, packet, "", start)
         return accepted
 
     repair = base.repair

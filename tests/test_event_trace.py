@@ -162,3 +162,46 @@ def test_drops_a_queue_discipline_makes_of_queued_packets_are_traced(tmp_path, d
         assert aqm + overflow > 0
         if cause:
             assert aqm > 0
+
+
+@pytest.mark.parametrize("queue", [None, {"discipline": "red", "min_kb": 20, "max_kb": 40},
+                                   {"discipline": "step", "k_kb": 20}, {"discipline": "pie"}])
+def test_enqueue_start_is_when_the_transmission_begins_on_fifo_queues(tmp_path, dumbbell, queue):
+    """On a FIFO queue (drop-tail, or a discipline that decides at enqueue) the transmission of a
+    waiting packet begins once the ones before it are sent: `start_s` is that time. On RED it
+    was the end of the packet in service, the same for every packet waiting behind it."""
+    data = dumbbell(2, total_mb=1.0)
+    if queue is not None:
+        data["links"][0]["queue"] = queue
+    path = tmp_path / "t.csv"
+    results, _ = traced_run(load_topology(data), path)
+    link = results.network.links[data["links"][0]["id"]]
+    d = link.directions[0]
+    tail_s = d.link.delay_s
+    with open(path, newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["link"] == link.id and r["direction"] == d.label]
+    receive = {}
+    for r in rows:
+        if r["event"] == "receive":
+            receive.setdefault((r["flow"], r["kind"], r["seq"]), float(r["time_s"]))
+    checked = 0
+    for r in rows:
+        if r["event"] != "enqueue":
+            continue
+        arrival = receive.get((r["flow"], r["kind"], r["seq"]))
+        if arrival is None:
+            continue
+        began = arrival - tail_s - int(r["size_bytes"]) * 8.0 / link.rate_bps
+        assert float(r["start_s"]) == pytest.approx(began, abs=1e-9)
+        checked += 1
+    assert checked > 50
+
+
+def test_enqueue_start_is_empty_where_the_discipline_decides_later(tmp_path, dumbbell):
+    data = dumbbell(2, total_mb=1.0)
+    data["links"][0]["queue"] = {"discipline": "codel"}
+    path = tmp_path / "t.csv"
+    traced_run(load_topology(data), path)
+    with open(path, newline="") as fh:
+        enqueued = [r for r in csv.DictReader(fh) if r["event"] == "enqueue" and r["link"] == "L"]
+    assert enqueued and all(r["start_s"] == "" for r in enqueued)
