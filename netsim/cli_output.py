@@ -92,7 +92,8 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
     simulation was over, the figures then left out, else None)."""
     results, signum, report, failure_line, drawing_stopped = outcome
     if not args.quiet:
-        print(format_summary(results.summary, args.links or link_ids, rows=args.table_rows))
+        print(format_summary(results.summary, args.links or link_ids, rows=args.table_rows,
+                             busiest=not args.links))
         if report is not None:
             from theory.check_report import format_report
             print("\n" + format_report(report))

@@ -43,11 +43,14 @@ def _stats(values: list, fmt: str) -> list:
                                      _ordered_quantile(ordered, 0.99))]
 
 
-def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
+def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS,
+                   busiest: bool = False) -> str:
     """The console table: flows, then links of interest. Runs with ECN echoes get the flows'
     ECN reactions, and runs with a queue discipline the links' discipline drops, CE marks and
     sojourn times (so the classic table is unchanged). At most `rows` flows and `rows` link
-    directions are listed (0: all), then aggregate lines (see the module docstring)."""
+    directions are listed (0: all), then aggregate lines (see the module docstring); with
+    `busiest` (the links were not chosen by the user), the directions listed when there are more
+    are the busiest ones (`link_lines`)."""
     units = summary["units"]["system"]
     suffix = " (binary units)" if units == "binary" else ""
     lines = [f"{summary['topology']}: {summary['stop_detail']} at t={summary['end_time_s']:.3f} s "
@@ -82,23 +85,30 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS) -> str:
     workloads = summary.get("workloads") or {}
     if workloads:
         lines += [*([""] if flows else []), *workload_lines(workloads)]
-    table = link_lines(summary, links, rows)
+    table = link_lines(summary, links, rows, busiest)
     if table:                            # (no link direction to show: no empty link table)
         lines += ["", *table]
     return "\n".join(lines)
 
 
-def link_lines(summary: dict, links: list, rows: int) -> list:
+def link_lines(summary: dict, links: list, rows: int, busiest: bool = False) -> list:
     """The link table: one line per direction of the `links` of interest, at most `rows` of
-    them (0: all), then how many more and their aggregate line; none without a direction."""
+    them (0: all), then how many more and their aggregate line; none without a direction.
+    With `busiest` and more directions than `rows`, the `rows` listed are those that lost the
+    most packets, then the most utilized (a fabric's first links in file order are mostly idle
+    host links), in that order."""
     lines: list = []
     entries = [*map(summary["links"].__getitem__, links)]
     aqm = any(map(ne, map(methodcaller("get", "queue", "droptail"), entries), repeat("droptail")))
     every = [*map(itemgetter("directions"), entries)]          # each link's directions
     count = sum(map(len, every))
-    # the listed directions only are made (lid, label, entry)
-    listed = [*islice(((lid, label, d) for lid, directions in zip(links, every)
-                       for label, d in directions.items()), rows or None)]
+    everything = ((lid, label, d) for lid, directions in zip(links, every)
+                  for label, d in directions.items())
+    chosen = busiest and rows and count > rows
+    if chosen:
+        listed = sorted(everything, key=_busy, reverse=True)[:rows]
+    else:                   # the listed directions only are made (lid, label, entry)
+        listed = [*islice(everything, rows or None)]
     if not listed:
         return lines
     lw = max([8] + [len(lid) + 2 for lid, _, _ in listed])      # columns that fit the ids
@@ -117,10 +127,21 @@ def link_lines(summary: dict, links: list, rows: int) -> list:
                      f"{d['avg_buffer_kb']:>11.2f}{d['avg_buffer_pkts']:>10.2f}   "
                      f"{d['drops']:>14}{d['impairment_drops']:>8}{d['failure_drops']:>9}{extra}")
     if len(listed) < count:
-        lines += [f"... {count - len(listed)} more link directions (all "
+        which = (f"the {len(listed)} that lost the most packets, then the busiest, are listed; "
+                 if chosen else "")
+        lines += [f"... {count - len(listed)} more link directions ({which}all "
                   f"{count} in summary.json and links.csv)", ""]
         lines += link_aggregate([*chain.from_iterable(map(dict.values, every))])
     return lines
+
+
+def _busy(entry: tuple) -> tuple:
+    """How busy a listed direction was: packets lost (every cause and the discipline's drops
+    and marks), then utilization. Sorting is stable: ties keep file order."""
+    d = entry[2]
+    lost = (d["drops"] + d["impairment_drops"] + d["failure_drops"] + d.get("aqm_drops", 0)
+            + d.get("marks", 0))
+    return (lost, d["utilization"])
 
 
 def flow_aggregates(flows: dict) -> list:

@@ -83,6 +83,23 @@ def test_many_link_directions_list_the_first_rows_then_one_aggregate_line():
                       f"{np.percentile(util, 99):.2f}", "0.15", str(sum(range(1, 16))), "15", "0"]
 
 
+def test_links_nobody_chose_list_those_that_lost_most_then_the_busiest():
+    """Without -l, a fabric's first link directions in file order were mostly idle host links:
+    the listed ones are those that lost the most packets, then the most utilized."""
+    s = many()
+    s["links"]["L3"]["directions"]["b->a"] = direction(0.9)          # busy, lost nothing
+    text = format_summary(s, [f"L{i}" for i in range(1, 16)], rows=4, busiest=True)
+    listed = [line.split()[:2] for line in text.splitlines() if line.startswith("L")]
+    # drops 15, 14, 13 on a->b (+0 random), then random 1 on every b->a: the busiest of those
+    assert listed == [["L15", "a->b"], ["L14", "a->b"], ["L13", "a->b"], ["L12", "a->b"]]
+    assert ("... 26 more link directions (the 4 that lost the most packets, then the busiest, "
+            "are listed; all 30 in summary.json and links.csv)") in text
+    quiet = summary({"F1": flow("reno", 1.0, 1.0)},
+                    {f"L{i}": {"a->b": direction(i / 10)} for i in range(1, 6)})
+    text = format_summary(quiet, [f"L{i}" for i in range(1, 6)], rows=2, busiest=True)
+    assert [line.split()[0] for line in text.splitlines() if line.startswith("L")] == ["L5", "L4"]
+
+
 def test_zero_rows_lists_everything():
     text = format_summary(many(), [f"L{i}" for i in range(1, 16)], rows=0)
     assert sum(line.startswith("F") for line in text.splitlines()) == 30
@@ -115,7 +132,12 @@ def test_the_command_line_cuts_the_table(run_cli, tmp_path, dumbbell):
     saved = json.loads((tmp_path / "r" / "summary.json").read_text())
     finish = [f["finish_s"] for f in saved["flows"].values()]
     assert reno[3] == f"{np.mean(finish):.3f}" and reno[5] == f"{np.percentile(finish, 99):.3f}"
-    assert "... 16 more link directions (all 18 in summary.json and links.csv)" in done.stdout
+    assert ("... 16 more link directions (the 2 that lost the most packets, then the busiest, "
+            "are listed; all 18 in summary.json and links.csv)") in done.stdout
+    chosen = run_cli(path, "--no-plots", "--table-rows", "2", "-l", "A0", "L", "--out",
+                     tmp_path / "r1")
+    assert [line.split()[:2] for line in chosen.stdout.splitlines()
+            if line.startswith(("A0 ", "L "))] == [["A0", "S0->R1"], ["A0", "R1->S0"]]
     bad = run_cli(path, "--no-plots", "--table-rows", "-1", "--out", tmp_path / "r2")
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines()[-1].endswith("--table-rows: expected a number >= 0, got -1")
