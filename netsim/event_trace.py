@@ -207,8 +207,8 @@ def _tracing_class(trace: EventTrace, base: Any) -> type:
         if isinstance(t, AqmTransmitter):             # a discipline holds the waiting packets
             # one that decides at enqueue keeps FIFO order: after those waiting; CoDel may drop
             # waiting packets at dequeue and FQ-CoDel serves by flow: not known yet
-            start = (before + t.queued_bytes * t.seconds_per_byte if isinstance(t, FifoAqm)
-                     else None)
+            start = (t.busy_until + t.queued_bytes * t.seconds_per_byte
+                     if isinstance(t, FifoAqm) else None)
         down = self.down
         aqm = getattr(self, "aqm_drops", 0)           # a queue discipline's own drops
         accepted = send(self, packet)
