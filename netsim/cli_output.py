@@ -100,6 +100,11 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
         print(f"\nresults written to {out}/")
     if results.summary["stop_reason"] in ("stalled", "limit"):
         print(f"warning: {results.summary['stop_detail']}", file=sys.stderr)
+    end_s, interval_s = results.summary["end_time_s"], results.summary["interval_s"]
+    if not args.no_plots and 0 < end_s < interval_s and failure_line is None:
+        print(f"warning: the run lasted {end_s:g} s, less than one sampling interval "
+              f"({interval_s:g} s): its figures have one sample each; a shorter --interval, "
+              f"e.g. {end_s / 20:.2g}, shows how it went", file=sys.stderr)
     if failure_line is not None:
         print(f"error: {failure_line} (at t={results.summary['end_time_s']:.3f} s; partial "
               f"results written to {out}/)", file=sys.stderr)

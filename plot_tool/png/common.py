@@ -151,5 +151,8 @@ def unit_labels(summary: dict) -> dict[str, str]:
     units = summary.get("units") or {}
     suffix = ", binary" if units.get("system") == "binary" else ""
     interval = summary.get("interval_s")
+    end = summary.get("end_time_s")
+    if isinstance(interval, (int, float)) and isinstance(end, (int, float)) and 0 < end < interval:
+        interval = end               # a run shorter than one interval: its one sample's length
     interval_text = f"{interval:g} s" if isinstance(interval, (int, float)) else "sample"
     return {"Mbps": f"Mbps{suffix}", "KB": f"KB{suffix}", "interval": interval_text}

@@ -1,0 +1,26 @@
+"""A run shorter than one sampling interval: its one sample covers the whole run, the figures
+say so in their per-interval labels, and the command line warns that they have one sample."""
+from __future__ import annotations
+
+from plot_tool.png.common import unit_labels
+
+
+def test_the_per_interval_label_gives_the_length_of_the_one_sample():
+    assert unit_labels({"interval_s": 0.1, "end_time_s": 0.05})["interval"] == "0.05 s"
+    assert unit_labels({"interval_s": 0.1, "end_time_s": 2.0})["interval"] == "0.1 s"
+    assert unit_labels({"interval_s": 0.1, "end_time_s": 0.1})["interval"] == "0.1 s"
+
+
+def test_the_command_line_warns_that_the_figures_have_one_sample(run_cli, root, tmp_path):
+    topology = root / "topologies" / "test_case_0.json"
+    done = run_cli(topology, "--duration", "0.05", "--quiet", "--out", tmp_path / "r")
+    assert done.returncode == 0
+    assert done.stderr.strip() == (
+        "warning: the run lasted 0.05 s, less than one sampling interval (0.1 s): its figures "
+        "have one sample each; a shorter --interval, e.g. 0.0025, shows how it went")
+    quiet = run_cli(topology, "--duration", "0.05", "--quiet", "--no-plots", "--out",
+                    tmp_path / "r2")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    longer = run_cli(topology, "--duration", "0.05", "--interval", "0.01", "--quiet", "--out",
+                     tmp_path / "r3")
+    assert longer.returncode == 0 and longer.stderr == ""
