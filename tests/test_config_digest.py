@@ -127,3 +127,21 @@ def test_a_generated_network_written_a_column_at_a_time_gives_the_defined_text(d
                                                    max_size=2))))
     spec = replace(spec, links=links)
     assert config_text(spec, 2.0, 1, 0.1) == defined_text(spec, 2.0, 1, 0.1)
+
+
+def test_the_description_and_the_path_are_not_part_of_the_digest(tmp_path):
+    """Fixing a typo in a topology's description re-ran a whole sweep: free text simulates
+    nothing. Anything simulated still changes the digest."""
+    from topologies import load_topology
+    from topologies.spec import config_digest
+
+    data = json.loads(next(p for p in TOPOLOGIES if p.name == "lossy_link.json").read_text())
+    options = {"duration_s": 2.0, "seed": 1, "interval_s": 0.1}
+    first = config_digest(load_topology(data), **options)
+    assert config_digest(load_topology(dict(data, description="another text")), **options) == first
+    assert config_digest(load_topology({k: v for k, v in data.items() if k != "description"}),
+                         **options) == first
+    (tmp_path / "elsewhere.json").write_text(json.dumps(data))
+    assert config_digest(load_topology(tmp_path / "elsewhere.json"), **options) == first
+    data["links"][0]["delay_ms"] += 1
+    assert config_digest(load_topology(data), **options) != first

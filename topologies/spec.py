@@ -300,7 +300,8 @@ def resolved_config(spec: TopologySpec, *, duration_s: float | None, seed: int,
                     interval_s: float) -> dict:
     """Everything that determines a run's results, as plain JSON data: the validated topology
     (base units, defaults filled in, `--algorithm` applied) and the run settings. The file's path
-    (`source`) is left out: the same network read from another place is the same run."""
+    (`source`) and its `description` are left out: the same network read from another place, or
+    described in other words, is the same run."""
     return _resolved_config(spec, duration_s, seed, interval_s, None)
 
 
@@ -308,6 +309,7 @@ def _resolved_config(spec: TopologySpec, duration_s: float | None, seed: int, in
                      converted: dict | None) -> dict:
     topology = _plain(spec, converted)
     topology.pop("source", None)
+    topology.pop("description", None)      # free text: fixing a typo re-runs nothing
     # fields added later, at their defaults, leave the digests of earlier runs unchanged
     if topology["routing"].get("ecmp") is None:
         topology["routing"].pop("ecmp", None)
@@ -382,7 +384,7 @@ def _leave_out_transport(name: str, value) -> bool:
 # `_resolved_config` applies its rule (the topology, its routing, its workloads, its links'
 # impairments, its flows' and workloads' transports).
 _LEFT_OUT = {
-    TopologySpec: lambda name, value: name == "source",
+    TopologySpec: lambda name, value: name in ("source", "description"),
     RoutingSpec: lambda name, value: name == "ecmp" and value is None,
     WorkloadSpec: lambda name, value: name == "ecn" and not value,
     ImpairmentSpec: lambda name, value: name == "jitter_mode" and value == "added",
