@@ -199,7 +199,9 @@ def check_line(check: Mapping[str, Any] | None) -> str | None:
     passed = check.get("passed")
     worst = check.get("max_error_pct")
     text = "--check: predictions from the analytic equilibrium drawn dashed"
-    if worst is not None:
+    if check.get("compared", 1) == 0:           # (its 0 % error would read as agreement)
+        text += "; nothing compared (see check.json for the reasons)"
+    elif worst is not None:
         text += f"; largest error {float(worst):.2f} %"
     if passed is not None:
         text += "; within tolerance" if passed else "; OUT OF TOLERANCE"

@@ -174,3 +174,13 @@ def test_summary_tables_have_the_consoles_ecn_and_discipline_columns(tc2):
     first = next(row for row in links["rows"] if row[0] == "L1")
     assert first[-4:] == ["4", "7", "1.250", "3.500"]
     assert all(len(row) == len(links["columns"]) for row in links["rows"])
+
+
+def test_the_check_line_says_when_nothing_was_compared():
+    from plot_tool.report_network import check_line
+    nothing = {"compared": 0, "max_error_pct": 0.0, "passed": False}
+    assert check_line(nothing) == ("--check: predictions from the analytic equilibrium drawn "
+                                   "dashed; nothing compared (see check.json for the reasons); "
+                                   "OUT OF TOLERANCE")
+    some = {"compared": 3, "max_error_pct": 2.5, "passed": True}
+    assert check_line(some).endswith("; largest error 2.50 %; within tolerance")
