@@ -236,7 +236,7 @@ _PREDICTION_COLUMNS = (
            'The predicted value, or the lower end of the predicted interval'),
     Column('high', 'float', 'unit of `quantity`',
            'Equal to `low`, except for Vegas flows where [`low`, `high`] is the predicted interval (the '
-           'equilibria at alpha and at beta)'),
+           "quantity's extremes over the equilibria with every flow's backlog between its alpha and beta)"),
 )
 
 SUMMARY_FLOW_FIELDS: tuple[Column, ...] = (

@@ -179,6 +179,11 @@ def test_check_tolerance_exit_status_and_errors(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "--check: no analytic model for flows F1 (aimd)" in err
     assert "models exist for" in err and "tahoe" in err and "aimd," not in err
+    assert err.rstrip().endswith(   # the fix: one class attribute
+        "to check such a flow, give its algorithm's class the attribute theory_model = \"loss\" "
+        "(Padhye's Reno response: a window that grows by 1 packet per round trip and halves on "
+        "loss), or \"cubic\", \"delay\", \"rate\" or \"dctcp\" if its steady state is that "
+        "model's (docs/algorithms.md, \"Class attributes\")")
 
 
 def test_check_of_workload_flows_only_says_there_is_nothing_to_compare(tmp_path, capsys):

@@ -45,9 +45,13 @@ def format_report(report: dict) -> str:
         lines.append("\nno model applies (rows marked \"no model\", not compared):")
         lines += [f"  {number}. {reason}" for number, reason in enumerate(reasons, 1)]
     verdict = f"\nlargest error {report['max_error_pct']:.2f} %"
-    if report.get("compared", 1) == 0:
+    nothing = report.get("compared", 1) == 0
+    if nothing:
         verdict = "\nnothing compared"
-    if report["tolerance_pct"] is not None:
+    if report["tolerance_pct"] is not None and nothing:
+        verdict += (f" — NOT within the {report['tolerance_pct']:g} % tolerance: a check that "
+                    f"compared nothing does not pass")
+    elif report["tolerance_pct"] is not None:
         verdict += (f" — {'within' if report['passed'] else 'NOT within'} the "
                     f"{report['tolerance_pct']:g} % tolerance")
     if reasons:

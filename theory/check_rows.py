@@ -13,7 +13,10 @@ from theory.perflow import cubic_rate_pps, max_min_rates, padhye_q_rate_pps
 from theory.windows import window_mean, window_sum
 
 BBR_RTT_SPREAD = 1.5       # BBR flows on one bottleneck share it fairly when RTprops are this close
-SATURATED = 0.9            # a link busier than this limits a loss-based flow, not random loss
+# A loss-based flow whose data path loses more than this share of its packets to buffer overflows
+# gets no response function: p counts random losses only, and leaving out a share s of the losses
+# raises the predicted rate by 1 / sqrt(1 - s) - 1 (5 % at s = 0.1).
+OVERFLOW_SHARE = 0.1
 
 
 def _ms(seconds: float) -> str:
@@ -84,8 +87,9 @@ def path_loss(results, model, fid: str) -> float:
     return 1.0 - keep
 
 
-def _loss_regime_problem(model, fid: str, window: Window, mbps: float) -> str | None:
-    """Why the flow's rate is set by its links rather than by random loss (None if it is not)."""
+def _path_losses(model, fid: str, window: Window, mbps: float) -> tuple:
+    """(overflow drops, random drops, the busiest link, its utilization) of the flow's data path
+    in the window."""
     overflow = random = 0.0
     busiest, busiest_util = None, 0.0
     for hop in model.paths[fid][0]:
@@ -96,26 +100,52 @@ def _loss_regime_problem(model, fid: str, window: Window, mbps: float) -> str | 
         util = used / (hop.link.rate_bps * mbps / 8.0)
         if util > busiest_util:
             busiest, busiest_util = hop.link.id, util
-    if overflow > random:
-        return (f"buffer overflows ({overflow:.0f}) outnumber random losses ({random:.0f}) on the "
-                f"data path of {fid}: the link, not random loss, sets its rate")
-    if busiest_util > SATURATED:
-        return (f"{busiest} is {100 * busiest_util:.0f} % busy: the link, not random loss, sets "
-                f"the rate of {fid}")
-    return None
+    return overflow, random, busiest, busiest_util
+
+
+def sawtooth_mean_fraction(flow_model: str | None, beta: float, region: str | None) -> float:
+    """The mean of the window's sawtooth that the response function assumes, as a fraction of its
+    peak W: Padhye/Mathis (Reno halves, the window runs linearly from W/2 to W) 3/4; CUBIC's
+    Reno-friendly region (linear from beta W to W) (1 + beta) / 2; its cubic region (the cubic
+    curve from beta W to W, whose mean is W - C K^3 / 4 with C K^3 = (1 - beta) W) (3 + beta) / 4."""
+    if flow_model == "cubic":
+        return (3.0 + beta) / 4.0 if region == "cubic" else (1.0 + beta) / 2.0
+    return 0.75
+
+
+def _saturation_problem(fid: str, busiest, util: float, fraction: float, label: str) -> str | None:
+    """Why the link, not random loss, sets the rate: the data path's busiest link carries more than
+    `fraction` of its capacity, so the flows' windows at their peaks (mean / `fraction`) would
+    send more than it carries."""
+    if util <= fraction:
+        return None
+    return (f"{busiest} is {100 * util:.0f} % busy, more than {100 * fraction:.0f} % (the mean "
+            f"of the {label} sawtooth relative to its peak): at their peaks the windows fill the "
+            f"link, a queue absorbs each decrease and the link, not random loss, sets the rate "
+            f"of {fid}")
 
 
 def loss_row(results, model, fid: str, window: Window, rate_floor: float, mbps: float,
              data_bytes: float):
-    """(reason, None) when the response function does not apply, else (None, row)."""
+    """(reason, None) when the response function does not apply, else (None, row).
+
+    It applies when the losses are random (more than `OVERFLOW_SHARE` of the data path's losses
+    being buffer overflows, which the loss rate p leaves out, is outside it) and the round trip
+    does not depend on the window: the busiest link of the data path must carry at most the mean
+    of the model's sawtooth as a share of its peak (`sawtooth_mean_fraction`: 3/4 for
+    Padhye/Mathis), otherwise the windows' peaks fill the link, a queue forms and absorbs each
+    decrease (the rate falls less than the window), and the measured RTT varies with the window."""
     f = results.summary["flows"][fid]
     p = path_loss(results, model, fid)
     if p <= 0.0:
         return (f"no random loss on the data path of {fid}: its losses are buffer overflows "
                 f"(drop-tail synchronisation), which the response functions do not describe"), None
-    problem = _loss_regime_problem(model, fid, window, mbps)
-    if problem:
-        return problem, None
+    overflow, random, busiest, util = _path_losses(model, fid, window, mbps)
+    if overflow > OVERFLOW_SHARE * (overflow + random):
+        return (f"buffer overflows are {100 * overflow / (overflow + random):.0f} % of the losses "
+                f"({overflow:.0f} of {overflow + random:.0f}) on the data path of {fid}, more "
+                f"than {100 * OVERFLOW_SHARE:.0f} %: the loss rate counts random losses only and "
+                f"the link, not random loss, sets its rate"), None
     rtt_ms = window.flow_mean(fid, "rtt_ms")
     if rtt_ms is None:
         return f"{fid} took no RTT sample in the compared window", None
@@ -123,13 +153,20 @@ def loss_row(results, model, fid: str, window: Window, rate_floor: float, mbps: 
     flow_model = model_of(f["algorithm"])
     inputs: dict = {"loss_rate": p, "rtt_ms": rtt_ms}
     if flow_model == "cubic":
-        rate_pps, region = cubic_rate_pps(p, rtt_s, *cubic_constants(_params(model, fid)))
+        c, beta = cubic_constants(_params(model, fid))
+        rate_pps, region = cubic_rate_pps(p, rtt_s, c, beta)
         inputs["region"] = region
+        problem = _saturation_problem(fid, busiest, util, sawtooth_mean_fraction(
+            "cubic", beta, region), f"CUBIC {region}")
     else:
         rto_s = (f.get("rto_ms") or 1000.0) / 1e3
         share = f["timeouts"] / f["retransmissions"] if f["retransmissions"] else 0.0
         rate_pps = padhye_q_rate_pps(p, rtt_s, rto_s, share)
         inputs.update({"rto_ms": rto_s * 1e3, "timeout_share": min(1.0, share)})
+        problem = _saturation_problem(fid, busiest, util, sawtooth_mean_fraction(
+            flow_model, 0.5, None), "Reno")
+    if problem:
+        return problem, None
     predicted = rate_pps * data_bytes * mbps
     out = row("flow", fid, "rate_mbps", window.flow_mean(fid, "recv_rate_mbps"), predicted,
               predicted, rate_floor)

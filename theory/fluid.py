@@ -13,10 +13,25 @@ topology and chains equilibria over time:
   both queue in the same FIFO). Predictions assume the routes stay put: with Bellman-Ford on a
   topology with equal-cost alternatives (test case 1) there is no steady state to predict.
 * **FAST**: each flow keeps alpha of its packets queued, x_i (q_i - e_i) = alpha_i. **Vegas**: the
-  same with each flow's backlog anywhere between its alpha and beta, independently; predictions
-  are intervals: queueing delays and backlogs from the equilibrium with every flow at alpha to the
-  one with every flow at beta; flow i's rate from the equilibrium where it keeps alpha and the
-  others beta (its lowest) to the one where it keeps beta and the others alpha (its highest).
+  same with each flow's backlog w_i anywhere in [alpha_i, beta_i], independently: every point of
+  that box is an equilibrium, and each predicted quantity (a flow's rate, its queueing delay, a
+  resource's backlog) is the interval from its smallest to its largest value over the box's
+  corners (`_extremes`). Why corners: where every queue is at one resource (one bottleneck), the
+  common delay p solves sum_i w_i / (p - e_i) = c, so p, every q_i and the backlog grow with each
+  w_j, and x_i = w_i / (p - e_i) grows with w_i and falls with every other w_j: each quantity is
+  monotone in each w_j on the whole box, and a function monotone in each coordinate takes its
+  extremes at corners. With several bottlenecks the direction differs (in a parking lot a larger
+  backlog of the flow on L2 slows the long flow and so *speeds up* the flow on L1 alone: that
+  flow's highest rate is where the long flow keeps alpha and both short flows beta, not where
+  every other flow keeps alpha), but the quantities stayed monotone in each w_j in every network
+  tried (tests/test_vegas_intervals.py samples the inside of the box of a parking lot, a chain of
+  three unequal links and one link); that is not proven in general, so the corners are exact
+  where it holds and an approximation otherwise. Cost: flows with the same path, alpha, beta and baseRTT error
+  are interchangeable, so only how many of each such group keep beta matters: prod(n_g + 1)
+  equilibria (FAST flows, alpha = beta, count once). Above `CORNER_LIMIT` the corners are chosen
+  by the direction each w_j moves each quantity between alpha and beta with the others at the
+  box's centre (2 solves per flow, then at most 2 per quantity): the same corners whenever the
+  directions do not change across the box.
 * **Late joiners**: a flow that starts while its path holds a queue measures its baseRTT too high
   by that queue; e_i is the queueing delay its round trip had in the equilibrium just before it
   joined, and it keeps it for its lifetime (transients that might let it see a lower RTT later are
@@ -31,6 +46,7 @@ topology and chains equilibria over time:
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -42,6 +58,7 @@ from theory.paths import Hop, NoRouteError, Paths, path_rtt_s
 from topologies.spec import TopologySpec
 
 DEFAULT_SETTLE_S = 2.0
+CORNER_LIMIT = 64        # Vegas: most equilibria (corners, up to symmetry) solved per interval
 
 
 def is_delay_based(flow) -> bool:
@@ -206,35 +223,114 @@ def _solve(model: Model, active: list, targets: np.ndarray, joined: np.ndarray):
 
 
 def _equilibria(model: Model, active: list, joined: dict) -> tuple:
-    """(equilibrium with every active flow at alpha, at beta, each flow's lowest rates, each
-    flow's highest rates): for Vegas, flow k's extremes are where it keeps alpha and the others
-    beta, and the reverse."""
+    """(equilibrium with every active flow at alpha, at beta, the extremes of each quantity over
+    the box of backlogs [alpha_i, beta_i]: `_extremes`)."""
     flows = model.flows
     e = np.array([joined[i] for i in active])
     alphas = np.array([flows[i].alpha for i in active])
     betas = np.array([flows[i].beta for i in active])
-    low = _solve(model, active, alphas, e)
-    high = _solve(model, active, betas, e)
-    rate_low, rate_high = low.rates.copy(), high.rates.copy()
-    for k in np.flatnonzero(alphas != betas):     # Vegas: each flow's own extremes
-        own_low, own_high = betas.copy(), alphas.copy()
-        own_low[k], own_high[k] = alphas[k], betas[k]
-        rate_low[k] = _solve(model, active, own_low, e).rates[k]
-        rate_high[k] = _solve(model, active, own_high, e).rates[k]
-    return low, high, rate_low, rate_high
+    solved: dict = {}
+
+    def solve(targets: np.ndarray):
+        key = tuple(float(t) for t in targets)
+        if key not in solved:
+            solved[key] = _solve(model, active, np.array(key), e)
+        return solved[key]
+
+    low, high = solve(alphas), solve(betas)
+    return low, high, _extremes(model, active, alphas, betas, e, solve)
 
 
-def _interval(model: Model, active: list, joined: dict, span: tuple, equilibria: tuple,
-              rates: tuple) -> Interval:
-    """The timeline piece [span] of the active flows, from their low and high equilibria."""
+def _flow_groups(model: Model, active: list, alphas, betas, e) -> list:
+    """The active flows (positions in `active`) whose backlog may vary (alpha < beta), in groups
+    of interchangeable flows: the same path (columns of A and M), alpha, beta and baseRTT error."""
+    groups: dict = {}
+    for k, i in enumerate(active):
+        if alphas[k] == betas[k]:
+            continue
+        key = (tuple(model.A[:, i]), tuple(model.M[:, i]), alphas[k], betas[k], e[k])
+        groups.setdefault(key, []).append(k)
+    return list(groups.values())
+
+
+def _values(eq) -> np.ndarray:
+    """The predicted quantities of one equilibrium: rates, queueing delays, resource backlogs."""
+    return np.concatenate([eq.rates, eq.queue_delays, eq.backlog_bytes])
+
+
+def _extremes(model: Model, active: list, alphas, betas, e, solve) -> tuple:
+    """(lowest, highest) of every quantity of `_values` over the equilibria with each flow's
+    backlog in [alpha, beta], taken at the box's corners (module docstring): every corner up to
+    the symmetry of interchangeable flows when there are at most `CORNER_LIMIT` of them, else the
+    corners chosen by the direction each backlog moves each quantity."""
+    n = len(active)
+    groups = _flow_groups(model, active, alphas, betas, e)
+    base = _values(solve(alphas))
+    lowest, highest = base.copy(), base.copy()
+    if not groups:
+        return lowest, highest
+    if math.prod(len(g) + 1 for g in groups) <= CORNER_LIMIT:
+        for counts in itertools.product(*(range(len(g) + 1) for g in groups)):
+            targets = alphas.copy()
+            for group, count in zip(groups, counts):
+                targets[group[:count]] = betas[group[:count]]
+            values = _values(solve(targets))
+            lowest = np.minimum(lowest, _symmetric(values, groups, n, np.min))
+            highest = np.maximum(highest, _symmetric(values, groups, n, np.max))
+        return lowest, highest
+    return _directed_extremes(alphas, betas, solve, lowest, highest)
+
+
+def _symmetric(values: np.ndarray, groups: list, n: int, pick) -> np.ndarray:
+    """`values` with each group's rates and queueing delays replaced by `pick` over the group:
+    the flows of a group are interchangeable, so what one member has at this corner another has
+    at the corner with the two swapped."""
+    out = values.copy()
+    for group in groups:
+        for offset in (0, n):
+            members = [offset + k for k in group]
+            out[members] = pick(values[members])
+    return out
+
+
+def _directed_extremes(alphas, betas, solve, lowest, highest) -> tuple:
+    """Extremes at the corners the directions choose: with every other flow at the centre of
+    its range, the quantities are solved with flow k at alpha and at beta; a quantity's highest
+    corner puts flow k at beta where that raised it (or left it unchanged), else at alpha, and
+    its lowest corner the reverse. Every equilibrium solved on the way counts too."""
+    centre = 0.5 * (alphas + betas)
+    varying = np.flatnonzero(alphas != betas)
+    rises = []
+    for k in varying:
+        at_alpha, at_beta = centre.copy(), centre.copy()
+        at_alpha[k], at_beta[k] = alphas[k], betas[k]
+        v_alpha, v_beta = _values(solve(at_alpha)), _values(solve(at_beta))
+        lowest = np.minimum(lowest, np.minimum(v_alpha, v_beta))
+        highest = np.maximum(highest, np.maximum(v_alpha, v_beta))
+        rises.append(v_beta >= v_alpha)
+    up = np.array(rises)                 # (varying flow, quantity): beta raises the quantity
+    for q in range(len(lowest)):
+        top, bottom = alphas.copy(), betas.copy()
+        top[varying] = np.where(up[:, q], betas[varying], alphas[varying])
+        bottom[varying] = np.where(up[:, q], alphas[varying], betas[varying])
+        highest[q] = max(highest[q], _values(solve(top))[q])
+        lowest[q] = min(lowest[q], _values(solve(bottom))[q])
+    return lowest, highest
+
+
+def _interval(model: Model, active: list, joined: dict, span: tuple, low,
+              extremes: tuple) -> Interval:
+    """The timeline piece [span] of the active flows: each quantity's (lowest, highest) from
+    `extremes` (`_extremes`); the tied resource groups from the equilibrium `low` (all alpha)."""
     flows = model.flows
-    low, high = equilibria
     ids = [flows[i].id for i in active]
     rid = [r.id for r in model.resources]
+    n = len(active)
+    lowest, highest = extremes
     return Interval(span[0], span[1], ids,
-                    dict(zip(ids, rates[0])), dict(zip(ids, rates[1])),
-                    dict(zip(ids, low.queue_delays)), dict(zip(ids, high.queue_delays)),
-                    dict(zip(rid, low.backlog_bytes)), dict(zip(rid, high.backlog_bytes)),
+                    dict(zip(ids, lowest[:n])), dict(zip(ids, highest[:n])),
+                    dict(zip(ids, lowest[n:2 * n])), dict(zip(ids, highest[n:2 * n])),
+                    dict(zip(rid, lowest[2 * n:])), dict(zip(rid, highest[2 * n:])),
                     {flows[i].id: joined[i] for i in active}, tied_groups(model, active, low.rates))
 
 
@@ -270,7 +366,7 @@ def predict(spec: TopologySpec, duration_s: float | None = None, *,
         active.sort()
         mid_rate: dict = {}
         if active:
-            low, high, rate_low, rate_high = _equilibria(model, active, joined)
+            low, high, extremes = _equilibria(model, active, joined)
             prices = low.prices
             mid_rate = {i: 0.5 * (low.rates[k] + high.rates[k]) * flows[i].data_bytes
                         for k, i in enumerate(active)}
@@ -282,8 +378,7 @@ def predict(spec: TopologySpec, duration_s: float | None = None, *,
             raise TheoryError("the predicted timeline never ends: a flow without data_mb and no "
                               "duration")
         if active:
-            model.timeline.append(_interval(model, active, joined, (now, nxt), (low, high),
-                                            (rate_low, rate_high)))
+            model.timeline.append(_interval(model, active, joined, (now, nxt), low, extremes))
         for i in active:
             if remaining[i] is not None:
                 remaining[i] = max(0.0, remaining[i] - mid_rate[i] * (nxt - now))

@@ -21,6 +21,11 @@ A declared model theory does not implement is reported as such.
 from __future__ import annotations
 
 IMPLEMENTED = ("delay", "loss", "cubic", "rate", "dctcp")
+HOW_TO_DECLARE = ("to check such a flow, give its algorithm's class the attribute "
+                  "theory_model = \"loss\" (Padhye's Reno response: a window that grows by 1 "
+                  "packet per round trip and halves on loss), or \"cubic\", \"delay\", \"rate\" "
+                  "or \"dctcp\" if its steady state is that model's (docs/algorithms.md, "
+                  "\"Class attributes\")")
 ROW_LABELS = {"loss": "padhye", "cubic": "rfc9438", "rate": "bbr", "dctcp": "dctcp"}   # rows' "model"
 # how the check groups models when flows of different models share a link
 KINDS = {"delay": "delay-based", "loss": "loss", "cubic": "loss", "rate": "bbr", "dctcp": "dctcp"}
@@ -56,8 +61,17 @@ def no_model_reason(algorithm: str) -> str:
     model = declared_model(algorithm)
     if model is not None and model not in IMPLEMENTED:
         return (f"no analytic model for {algorithm} (its class declares the {model} model, "
-                f"which theory does not implement)")
-    return f"no analytic model for {algorithm}"
+                f"which theory does not implement; models: {', '.join(IMPLEMENTED)})")
+    return f"no analytic model for {algorithm} ({HOW_TO_DECLARE})"
+
+
+def missing_models_hint(algorithms) -> str:
+    """What a student does about `algorithms` (names) that have no model: the class attribute,
+    and for a class that declares a model theory does not implement, that it does not."""
+    unknown = [f"{name} declares theory_model = {declared_model(name)!r}, which theory does not "
+               f"implement" for name in dict.fromkeys(algorithms)
+               if declared_model(name) is not None and declared_model(name) not in IMPLEMENTED]
+    return "; ".join([*unknown, HOW_TO_DECLARE])
 
 
 def has_slow_start(algorithm: str) -> bool:
