@@ -9,6 +9,11 @@ at once to ssthresh without PRR). The episode ends when snd_una passes the highe
 when it began (the CWR flag has then reached the receiver): cwnd = ssthresh and
 `CaEvent.COMPLETE_CWR`. `end_reduction` also ends a fast recovery (cwnd = ssthresh unless it
 was undone). Algorithms that are not loss-based (BBR) do not enter CWR.
+
+On an ECN flow every window reduction puts CWR on the next new data packet (Linux
+tcp_init_cwnd_reduction and tcp_enter_loss call tcp_ecn_queue_cwr): a CWR episode here, a fast
+recovery (`LinuxSender._enter_recovery`) and a timeout (`LinuxSender._retransmit_timeout`), so
+the receiver stops echoing ECE for a congestion event the loss already answered.
 """
 from __future__ import annotations
 
@@ -40,6 +45,8 @@ def enter_cwr(sender: LinuxSender, ecn: bool) -> bool:
     sender.recover = sender.high_seq
     if sender.tlp is not None:
         sender.tlp.high_seq = 0
+    if sender.ecn:
+        sender.cwr_pending = True                   # tcp_ecn_queue_cwr
     window._set_state(CWR)
     if sender.cwnd_event_hook is not None:
         sender.cwnd_event_hook(CaEvent.ENTER_CWR)
@@ -61,10 +68,12 @@ def end_reduction(sender: LinuxSender) -> None:
 
 def ecn_ack(sender: LinuxSender, ece: bool, acked: int) -> None:
     """An ACK of an ECN flow (RFC 3168 §6.1.2 as Linux): count the echo, show the ACK to the
-    algorithm; an ECE in OPEN enters CWR (tcp_enter_cwr), and the next new packet carries CWR."""
+    algorithm; an ECE in OPEN enters CWR (tcp_enter_cwr), and the next new packet carries CWR.
+    An ECE in CWR, fast recovery or LOSS changes nothing: the window was already reduced in
+    this window of data (RFC 3168 §6.1.2; Linux tcp_try_to_open calls tcp_enter_cwr only
+    below TCP_CA_CWR, and recovery and LOSS do not call it), and that reduction queued CWR."""
     if ece:
         sender.ecn_echoes += 1
     sender.cc.ecn_ack(max(acked, 0), ece)
     if ece and sender.state == OPEN and enter_cwr(sender, ecn=True):
-        sender.ecn_reactions += 1
-        sender.cwr_pending = True
+        sender.ecn_reactions += 1                   # (enter_cwr queued the CWR)

@@ -52,7 +52,7 @@ from __future__ import annotations
 import math
 
 from components.packet import DATA, Packet
-from flows.congestion import CWR, LOSS, OPEN, RECOVERY, CaEvent, WindowError, is_count
+from flows.congestion import CWR, LOSS, OPEN, RECOVERY, CaEvent, EcnEcho, WindowError, is_count
 from flows.cwr import ecn_ack, end_reduction, enter_cwr
 from flows.prr import PrrWindow
 from flows.rack import RackScoreboard
@@ -78,7 +78,8 @@ class LinuxSender(Sender):
     """A `Sender` with SACK recovery for every algorithm and the RACK-TLP, PRR and undo of
     its `options` (see the module docstring)."""
 
-    __slots__ = ("board", "integer_window", "linux_rto", "timer_kind", "tlp", "undo", "usage")
+    __slots__ = ("board", "integer_window", "linux_rto", "needs_ecn", "timer_kind", "tlp", "undo",
+                 "usage")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -93,6 +94,8 @@ class LinuxSender(Sender):
         self.plain_transmit = False
         self.integer_window = options.integer_window
         self.linux_rto = options.linux_rto
+        # tcp_ca_needs_ecn (TCP_CONG_NEEDS_ECN: dctcp): retransmissions stay ECT
+        self.needs_ecn = bool(self.ecn) and self.cc.ecn_echo == EcnEcho.DCTCP
 
     @property
     def is_cwnd_limited(self) -> bool:
@@ -223,7 +226,29 @@ class LinuxSender(Sender):
             self.timer.start(self.rtt.rto)            # (tcp_xmit_retransmit_queue's rearm)
         if not self.timer.active:
             self.timer_kind = RTO                     # _transmit starts the RTO
-        self._transmit(seq)
+        if self.needs_ecn:
+            self._retransmit_ect(seq)
+        else:
+            self._transmit(seq)                       # RFC 3168 §6.1.5: Not-ECT
+
+    def _retransmit_ect(self, seq: int) -> None:
+        """`_transmit(seq)` of a retransmission, ECT: Linux tcp_ecn_send clears ECT on a
+        retransmitted segment only when the algorithm does not need ECN (!tcp_ca_needs_ecn);
+        DCTCP (RFC 8257 §3.1) keeps it, as it keeps it on its ACKs (flows/receiver.py)."""
+        size = self.last_packet_bytes if seq == self.n_packets - 1 else self.packet_bytes
+        now = self.sim.now
+        packet = Packet(DATA, self.src, self.dst, size, self.deliver_data, seq, -1, -1, now, True,
+                        None, True, self.flow_hash)
+        self.packets_sent += 1
+        self.bytes_sent += size
+        self.retransmissions += 1
+        self.fast_retransmits += self.loss_recovery
+        if not self.timer.active:
+            self.timer.start(self.rtt.rto)
+        rates = self.rates
+        if rates is not None:
+            rates.on_send(seq, now, self.snd_nxt - self.snd_una, self.snd_nxt >= self.n_packets)
+        self.src.send(packet)
 
     # -- acknowledgements --------------------------------------------------------------------
     def on_ack(self, ack: Packet) -> None:
@@ -362,10 +387,13 @@ class LinuxSender(Sender):
             self.tlp.high_seq = 0
         window = self.window
         if self.state != CWR:
+            # not already reducing (tcp_in_cwnd_reduction): tcp_init_cwnd_reduction
             self._begin_undo()
             if isinstance(window, PrrWindow):
                 window.begin_reduction()
             window.loss_reaction()
+            if self.ecn:
+                self.cwr_pending = True               # tcp_ecn_queue_cwr
         window.enter_recovery()
 
     # -- timers --------------------------------------------------------------------------------
@@ -457,6 +485,8 @@ class LinuxSender(Sender):
             self.tlp.high_seq = 0
         self.rtt.back_off()
         self.board.mark_all_lost(self.snd_una, self.snd_nxt)
+        if self.ecn:
+            self.cwr_pending = True                   # tcp_enter_loss: tcp_ecn_queue_cwr
         self.window.enter_loss()
         self.timer_kind = RTO
         self.timer.start(self.rtt.rto)

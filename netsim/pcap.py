@@ -18,17 +18,21 @@ Frames are synthesized (docs/outputs.md, "Packet captures"): hosts and routers g
 from port 10000 + k (wrapping within 10000..65535) to port 5001. There is no handshake (the
 model has none). Every TCP segment carries the timestamps option (RFC 7323): TSval is the
 sending host's clock in ms (the simulated time, floor), TSecr echoes: an ACK echoes the TSval
-of the data packet it echoes (the model's echo), a data packet the TSval of the last ACK that
-reached its sender. A packet of S bytes (IPv4 + TCP headers included, as everywhere in netsim):
+of the data packet it echoes (the model's echo; a Linux-stack receiver's TS.Recent, RFC 7323
+§4.3, which it reports through its `ack_note` as each ACK leaves), a data packet the TSval of the
+last ACK that reached its sender. A packet of S bytes (IPv4 + TCP headers included, as
+everywhere in netsim):
 
 * data: IPv4 total length S, TCP header 32 bytes (20 + 12 of NOP NOP TS), payload S - 52
   (at least 1); packet k of a flow starts at byte k * (data packet size - 52);
-* ACK: no payload, ever. TCP options NOP NOP TS, then NOP NOP SACK with one block (the packet
-  that triggered the ACK, when above the cumulative ACK), then End-of-Option-List padding up
-  to S - 40 bytes (at most 40, whole 4-byte words); the IPv4 total length is 40 + those options,
-  the frame 14 + max(S, that length) bytes (the rest is Ethernet padding). A 64-byte ACK is
-  exactly 20 + 20 + 12 + 12; a 40-byte ACK is stored 52 or 64 bytes long (its options do not
-  fit in the model's size);
+* ACK: no payload, ever. TCP options NOP NOP TS, then NOP NOP SACK with its blocks: a Linux-stack
+  receiver's (`LinuxReceiver.sack_blocks`: the D-SACK first, RFC 2883 §4, then the whole
+  contiguous out-of-order ranges, most recent first, RFC 2018 §4, at most 3), else one block
+  (the packet that triggered the ACK, when above the cumulative ACK); then End-of-Option-List
+  padding up to S - 40 bytes (at most 40, whole 4-byte words); the IPv4 total length is 40 +
+  those options, the frame 14 + max(S, that length) bytes (the rest is Ethernet padding). A
+  64-byte ACK is exactly 20 + 20 + 12 + 12 (72 and 80 bytes with 2 and 3 blocks, as Linux's); a
+  40-byte ACK is stored 52 or 64 bytes long (its options do not fit in the model's size);
 * "cbr"/"onoff" packets are UDP of IPv4 length S; routing messages UDP port 520 (as RIP).
 
 ECT/CE set the IP ECN field, CWR/ECE the TCP flags; a retransmission has PSH set (netsim's
@@ -82,13 +86,43 @@ class Endpoints:
         self.by_endpoint = {}      # id(receiver or sender object) -> (flow, sender port)
         self.ts_recent = {}        # sender port -> TSval of the last ACK that reached the sender
         self.ack_clock = {}        # id(ACK packet) -> TSval when it was sent (bounded)
+        # id(ACK packet) -> (ACK, TSecr, SACK blocks) as a Linux receiver sent it (bounded)
+        self.ack_options = {}
         for k, flow in enumerate(network.flows.values()):
             port = sender_port(k)
             if hasattr(flow, "receiver"):
                 self.by_endpoint[id(flow.receiver)] = (flow, port)
                 self.by_endpoint[id(flow.sender)] = (flow, port)
+                if hasattr(flow.receiver, "ack_note"):  # LinuxReceiver: TS.Recent and SACK
+                    self._listen(flow.receiver)
             else:                                       # cbr / onoff: UDP
                 self.by_endpoint[id(flow)] = (flow, port)
+
+    def _listen(self, receiver) -> None:
+        """Have `receiver` tell this capture each ACK's TSecr and SACK blocks as it sends it
+        (after any other capture's listener: host and link captures each keep their own)."""
+        before = receiver.ack_note
+        options = self.ack_options
+
+        def note(receiver, ack):
+            if before is not None:
+                before(receiver, ack)
+            if len(options) >= SENT_MEMORY:
+                del options[next(iter(options))]
+            options[id(ack)] = (ack, _ms(receiver.ts_recent_s), receiver.sack_blocks(ack.seq))
+
+        receiver.ack_note = note
+
+    def ack_echo(self, packet, arrived: bool):
+        """The TSecr and SACK blocks (packet numbers) a Linux receiver sent `packet` with, or
+        None (another receiver, or an ACK it did not send: a link's duplicate)."""
+        key = id(packet)
+        found = self.ack_options.get(key)
+        if found is None or found[0] is not packet:
+            return None
+        if arrived:
+            del self.ack_options[key]
+        return found[1], found[2]
 
     def ack_tsval(self, packet, now: float, sending: bool) -> int:
         """The TSval of an ACK: the receiver's clock when it sent it (known when a capture saw
@@ -129,7 +163,8 @@ _IP = struct.Struct(">BBHHHBBH4s4s")               # IPv4 header without options
 _TCP = struct.Struct(">HHIIBBHHH")                  # TCP header without options
 _UDP = struct.Struct(">HHHH")
 _TS = struct.Struct(">4sII")                        # NOP NOP TS, TSval, TSecr
-_SACK = struct.Struct(">BBBBII")                    # NOP NOP SACK, one block
+_SACK_HEAD = struct.Struct(">BBBB")                 # NOP NOP SACK kind 5, length
+_SACK_BLOCK = struct.Struct(">II")                  # left edge, right edge
 _WORDS = struct.Struct(">10H")
 TH_PUSH, TH_ACK, TH_ECE, TH_CWR = 0x08, 0x10, 0x40, 0x80
 PROTO_TCP, PROTO_UDP = 6, 17
@@ -176,10 +211,20 @@ def frame(ends: Endpoints, packet, src_mac: bytes, dst_mac: bytes, now: float,
             if arrived:
                 ends.ts_recent[port] = tsval
                 ends.forget(packet)
-            opts = _TS.pack(TS_OPTION, tsval, _ms(packet.sent_s))
-            if packet.kind == ACK and packet.sack_seq > packet.ack_seq >= 0:
-                opts += _SACK.pack(1, 1, 5, 10, _byte(flow, packet.sack_seq),
-                                   _byte(flow, packet.sack_seq + 1))
+            echo = ends.ack_echo(packet, arrived)
+            if echo is not None:
+                # a Linux receiver's ACK: TSecr = TS.Recent (RFC 7323 §4.3), the D-SACK and
+                # the contiguous ranges (RFC 2883 §4, RFC 2018 §4; flows/receiver.py)
+                tsecr, blocks = echo
+            else:
+                tsecr = _ms(packet.sent_s)
+                blocks = [(packet.sack_seq, packet.sack_seq + 1)] \
+                    if packet.kind == ACK and packet.sack_seq > packet.ack_seq >= 0 else []
+            opts = _TS.pack(TS_OPTION, tsval, tsecr)
+            if blocks:
+                opts += _SACK_HEAD.pack(1, 1, 5, 2 + 8 * len(blocks)) + b"".join(
+                    [_SACK_BLOCK.pack(_byte(flow, left), _byte(flow, right))
+                     for left, right in blocks])
             room = min(MAX_OPTION_BYTES, size - MSS_HEADERS) // 4 * 4
             if room > len(opts):                       # End of Option List, then zeros
                 opts += b"\0" * (room - len(opts))
