@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -196,10 +198,16 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals):
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     elif main:
         handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the workers' runs write their traces under one directory of the sweep's, removed when
+    # the pool stops: an interrupt kills workers mid-run, which leaves their own behind
+    scratch = tempfile.mkdtemp(prefix="netsim-sweep-")
     try:
         pool = _Pool(max_workers=jobs, mp_context=context,
-                                   initializer=_worker_init, initargs=(os.getpid(),))
+                                   initializer=_worker_init, initargs=(os.getpid(), scratch))
         pending = {pool.submit(run_one, task): task for task in tasks}
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
     finally:
         if masked:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
@@ -222,6 +230,7 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals):
             stop.check()
     finally:
         _kill_workers(pool)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _kill_workers(pool: ProcessPoolExecutor) -> None:
@@ -283,14 +292,17 @@ def _execute_dask(tasks: list, scheduler: str, stop: StopSignals):
                 client.cancel(pending)
 
 
-def _worker_init(parent_pid: int) -> None:
-    """Initializer of every pool worker. Ctrl-C reaches the whole process group; the parent
-    decides what happens, so the worker ignores SIGINT (held from its start: `_execute_pool`). And the
-    worker must not outlive the parent, even after kill -9 of the parent: on Linux the kernel
-    kills it when the parent dies (prctl PR_SET_PDEATHSIG, SIGKILL); the parent may have died
-    before that call, so the worker then checks that its parent is still the process that
-    started it; and, where prctl is not available, a watchdog thread checks it every
-    PARENT_CHECK_S seconds."""
+def _worker_init(parent_pid: int, scratch: str | None = None) -> None:
+    """Initializer of every pool worker. Its runs' temporary trace directories go under
+    `scratch`, which the parent removes when the pool stops. Ctrl-C reaches the whole process
+    group; the parent decides what happens, so the worker ignores SIGINT (held from its start:
+    `_execute_pool`). And the worker must not outlive the parent, even after kill -9 of the
+    parent: on Linux the kernel kills it when the parent dies (prctl PR_SET_PDEATHSIG, SIGKILL);
+    the parent may have died before that call, so the worker then checks that its parent is
+    still the process that started it; and, where prctl is not available, a watchdog thread
+    checks it every PARENT_CHECK_S seconds."""
+    if scratch is not None:
+        tempfile.tempdir = scratch
     signal.signal(signal.SIGINT, signal.SIG_IGN)      # discards a Ctrl-C held since exec
     if hasattr(signal, "pthread_sigmask"):            # blocked since exec: see _execute_pool
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

@@ -96,3 +96,31 @@ def test_a_parallel_sweep_leaves_nothing_in_tmpdir(tmp_path):
     assert done.returncode == 0, done.stderr
     assert len((tmp_path / "out" / "results.csv").read_text().splitlines()) == 5
     assert [p.name for p in base.iterdir() if p.name.startswith("netsim-")] == []
+
+
+def test_an_interrupted_parallel_sweep_leaves_nothing_in_tmpdir(tmp_path):
+    """The parent kills its workers mid-run on an interrupt: their runs' directories are under
+    one of the sweep's, which it removes."""
+    import os
+    import signal
+    import time
+
+    base = tmp_path / "tmp"
+    base.mkdir()
+    sweep = tmp_path / "sweep.json"
+    sweep.write_text(json.dumps({
+        "name": "killed", "topology": str(ROOT / "topologies" / "test_case_2.json"), "seeds": 1,
+        "parameters": {"flows.F1.data_mb": [10, 11, 12, 13]},
+        "metrics": ["flows.F1.goodput_mbps"]}))
+    proc = subprocess.Popen([sys.executable, str(ROOT / "initializer.py"), "sweep", str(sweep),
+                             "--jobs", "2", "--out", str(tmp_path / "out"), "--no-plots"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "TMPDIR": str(base)})
+    deadline = time.time() + 60
+    while not list(base.glob("netsim-sweep-*/netsim-*")):      # a run is writing its traces
+        assert proc.poll() is None and time.time() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert [p.name for p in base.iterdir() if p.name.startswith("netsim-")] == []
