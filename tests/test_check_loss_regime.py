@@ -26,8 +26,9 @@ def test_sawtooth_mean_fractions_by_hand():
 # -- loss_row on a one-link path with chosen measurements ----------------------------------------
 
 class FakeWindow:
-    def __init__(self, overflow, random, used_mbps):
-        self.values = {"drops": overflow, "impairment_drops": random}
+    def __init__(self, overflow, random, used_mbps, aqm_drops=0, marks=0):
+        self.values = {"drops": overflow, "impairment_drops": random, "aqm_drops": aqm_drops,
+                       "marks": marks}
         self.used_mbps = used_mbps
 
     def link_sum(self, link, column, direction):
@@ -40,8 +41,8 @@ class FakeWindow:
         return {"rtt_ms": 40.0, "recv_rate_mbps": 3.0}[column]
 
 
-def fake(algorithm="reno"):
-    link = SimpleNamespace(id="LB", duplex="full", rate_bps=10e6)
+def fake(algorithm="reno", queue=None):
+    link = SimpleNamespace(id="LB", duplex="full", rate_bps=10e6, queue=queue)
     hop = SimpleNamespace(link=link, label="R1->R2")
     model = SimpleNamespace(paths={"F1": ([hop], [])}, spec=None)
     results = SimpleNamespace(summary={
@@ -52,8 +53,8 @@ def fake(algorithm="reno"):
     return results, model
 
 
-def loss(window, algorithm="reno"):
-    results, model = fake(algorithm)
+def loss(window, algorithm="reno", queue=None):
+    results, model = fake(algorithm, queue)
     return loss_row(results, model, "F1", window, 0.05, 8e-6, 1500.0)    # SI: 8 / 1e6
 
 
@@ -65,6 +66,20 @@ def test_ten_percent_overflows_are_still_random_loss_more_are_not():
     assert reason == ("buffer overflows are 14 % of the losses (3 of 21) on the data path of F1, "
                       "more than 10 %: the loss rate counts random losses only and the link, not "
                       "random loss, sets its rate")
+
+
+def test_a_queue_disciplines_drops_and_marks_count_with_the_overflows():
+    """RED's drops are congestion losses the loss rate leaves out, as overflows are: a RED
+    bottleneck with 47 % of its losses RED's was compared, 20-33 % off."""
+    red = {"discipline": "red", "min_kb": 1.5, "max_kb": 4.5}
+    reason, row = loss(FakeWindow(overflow=0, random=18, used_mbps=5.0, aqm_drops=3), queue=red)
+    assert row is None and reason.startswith(
+        "buffer overflows and a queue discipline's drops and marks are 14 % of the losses "
+        "(3 of 21) on the data path of F1")
+    reason, _ = loss(FakeWindow(overflow=0, random=18, used_mbps=5.0, marks=3), queue=red)
+    assert reason.startswith("buffer overflows and a queue discipline's drops and marks are 14 %")
+    reason, row = loss(FakeWindow(overflow=0, random=18, used_mbps=5.0, aqm_drops=2), queue=red)
+    assert reason is None and row["model"] == "padhye"
 
 
 def test_reno_is_compared_up_to_three_quarters_of_the_link():

@@ -13,9 +13,10 @@ from theory.perflow import cubic_rate_pps, max_min_rates, padhye_q_rate_pps
 from theory.windows import window_mean, window_sum
 
 BBR_RTT_SPREAD = 1.5       # BBR flows on one bottleneck share it fairly when RTprops are this close
-# A loss-based flow whose data path loses more than this share of its packets to buffer overflows
-# gets no response function: p counts random losses only, and leaving out a share s of the losses
-# raises the predicted rate by 1 / sqrt(1 - s) - 1 (5 % at s = 0.1).
+# A loss-based flow whose data path loses more than this share of its packets to its queues (buffer
+# overflows, a discipline's drops and marks) gets no response function: p counts random losses
+# only, and leaving out a share s of the losses raises the predicted rate by 1 / sqrt(1 - s) - 1
+# (5 % at s = 0.1).
 OVERFLOW_SHARE = 0.1
 
 
@@ -88,19 +89,27 @@ def path_loss(results, model, fid: str) -> float:
 
 
 def _path_losses(model, fid: str, window: Window, mbps: float) -> tuple:
-    """(overflow drops, random drops, the busiest link, its utilization) of the flow's data path
-    in the window."""
+    """(congestion signals, random drops, the busiest link, its utilization, whether a queue
+    discipline is on the path) of the flow's data path in the window: congestion signals are the queues' own, buffer overflows and a queue
+    discipline's drops and CE marks (RED, PIE, CoDel), which the random-loss model does not
+    count."""
     overflow = random = 0.0
     busiest, busiest_util = None, 0.0
+    discipline = False
     for hop in model.paths[fid][0]:
         overflow += window.link_sum(hop.link.id, "drops", hop.label)
+        queue = getattr(hop.link, "queue", None)
+        if queue and queue.get("discipline", "droptail") != "droptail":
+            discipline = True
+            overflow += window.link_sum(hop.link.id, "aqm_drops", hop.label)   # (ECN: the
+            overflow += window.link_sum(hop.link.id, "marks", hop.label)       # same signal)
         random += window.link_sum(hop.link.id, "impairment_drops", hop.label)
         used = window.link_mean(hop.link.id, "rate_mbps",
                                 None if hop.link.duplex == "half" else hop.label) or 0.0
         util = used / (hop.link.rate_bps * mbps / 8.0)
         if util > busiest_util:
             busiest, busiest_util = hop.link.id, util
-    return overflow, random, busiest, busiest_util
+    return overflow, random, busiest, busiest_util, discipline
 
 
 def sawtooth_mean_fraction(flow_model: str | None, beta: float, region: str | None) -> float:
@@ -140,9 +149,11 @@ def loss_row(results, model, fid: str, window: Window, rate_floor: float, mbps: 
     if p <= 0.0:
         return (f"no random loss on the data path of {fid}: its losses are buffer overflows "
                 f"(drop-tail synchronisation), which the response functions do not describe"), None
-    overflow, random, busiest, util = _path_losses(model, fid, window, mbps)
+    overflow, random, busiest, util, discipline = _path_losses(model, fid, window, mbps)
     if overflow > OVERFLOW_SHARE * (overflow + random):
-        return (f"buffer overflows are {100 * overflow / (overflow + random):.0f} % of the losses "
+        what = ("buffer overflows and a queue discipline's drops and marks" if discipline
+                else "buffer overflows")
+        return (f"{what} are {100 * overflow / (overflow + random):.0f} % of the losses "
                 f"({overflow:.0f} of {overflow + random:.0f}) on the data path of {fid}, more "
                 f"than {100 * OVERFLOW_SHARE:.0f} %: the loss rate counts random losses only and "
                 f"the link, not random loss, sets its rate"), None
