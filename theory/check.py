@@ -237,10 +237,11 @@ class _Comparison:
             members = [self.resources[rid] for rid in group]
             if not any(m.link in self.wanted for m in members):
                 continue
-            simulated = 0.0
-            for member in members:
-                for label in member.directions:
-                    simulated += window.link_mean(member.link, "backlog_kb", label) or 0.0
+            means = [window.link_mean(member.link, "backlog_kb", label)
+                     for member in members for label in member.directions]
+            # no sample in the window (too short to compare): no value, as a flow's rate
+            simulated = (None if all(m is None for m in means)
+                         else sum(m for m in means if m is not None))
             lo = sum(predicted.backlog_bytes[rid] for rid in group) / self.kb
             hi = sum(predicted.backlog_bytes_high[rid] for rid in group) / self.kb
             lo, hi = min(lo, hi), max(lo, hi)

@@ -90,9 +90,9 @@ def path_loss(results, model, fid: str) -> float:
 
 def _path_losses(model, fid: str, window: Window, mbps: float) -> tuple:
     """(congestion signals, random drops, the busiest link, its utilization, whether a queue
-    discipline is on the path) of the flow's data path in the window: congestion signals are the queues' own, buffer overflows and a queue
-    discipline's drops and CE marks (RED, PIE, CoDel), which the random-loss model does not
-    count."""
+    discipline is on the path) of the flow's data path in the window. Congestion signals are
+    the queues' own: buffer overflows, and a queue discipline's drops and CE marks (RED, PIE,
+    CoDel), which the random-loss model does not count."""
     overflow = random = 0.0
     busiest, busiest_util = None, 0.0
     discipline = False
