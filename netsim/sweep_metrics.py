@@ -44,7 +44,9 @@ class MetricUnavailable(KeyError):
 
 
 CHECK_TOTALS = ("max_error_pct", "compared")       # check.<this>
-CHECK_QUANTITIES = ("rate_mbps", "queue_delay_ms", "backlog_kb")
+FLOW_CHECK_QUANTITIES = ("rate_mbps", "queue_delay_ms")
+LINK_CHECK_QUANTITIES = ("backlog_kb",)
+CHECK_QUANTITIES = FLOW_CHECK_QUANTITIES + LINK_CHECK_QUANTITIES
 CHECK_FIELDS = ("predicted", "simulated", "error_pct", "predicted_low", "predicted_high")
 
 
@@ -131,20 +133,46 @@ def _check_value(report: dict, parts: list):
         raise MetricUnavailable(f"{metric}: the run's --check comparison has {have} (the run is "
                                 f"too short for interval {index}: lengthen duration_s, or collect "
                                 f"an earlier interval)")
-    for row in intervals[index]["rows"]:
+    row = _check_row(metric, intervals[index]["rows"], index, entity, quantity, field)
+    if field == "simulated":
+        return row["simulated"]
+    if row.get("no_model"):                       # shown, not compared: no prediction
+        raise MetricUnavailable(f"{metric}: no model: {row['no_model']}")
+    value = row["predicted"] if field in ("predicted_low", "predicted_high") else row[field]
+    if isinstance(value, list):                   # Vegas: an interval, not one value
+        if field == "predicted_low":
+            return value[0]
+        if field == "predicted_high":
+            return value[-1]
+        raise MetricUnavailable(f"{metric}: the prediction is an interval "
+                                f"[{value[0]:.6g}, {value[-1]:.6g}] (Vegas); collect "
+                                f"{'.'.join(parts[:4])}.predicted_low and .predicted_high")
+    return value
+
+
+def check_row_links(row_id: str) -> list:
+    """The link ids a check row of a link names: "L1", "L1 H1->H2" (one direction of a full-duplex
+    link) or "L1+L2" (links whose queues the model ties together)."""
+    return [part.split(" ", 1)[0] for part in row_id.split("+")]
+
+
+def _check_row(metric: str, rows: list, index: int, entity: str, quantity: str, field: str):
+    """The row of interval `index` that `entity` names: its id, or a link id alone for the one
+    row of that link (a direction of a full-duplex link, a group it is tied into)."""
+    for row in rows:
         if row["id"] == entity and row["quantity"] == quantity:
-            if field in ("predicted_low", "predicted_high"):
-                value = row["predicted"]
-                if isinstance(value, list):
-                    return value[0] if field == "predicted_low" else value[-1]
-                return value
-            value = row[field]
-            if isinstance(value, list):           # Vegas: an interval, not one value
-                raise KeyError(f"{'.'.join(parts)}: the prediction is an interval "
-                               f"[{value[0]:.6g}, {value[-1]:.6g}] (Vegas); collect "
-                               f"{'.'.join(parts[:4])}.predicted_low and .predicted_high")
-            return value
-    raise KeyError(f"check interval {index} has no {entity} {quantity}")
+            return row
+    found = [row for row in rows if row["quantity"] == quantity and row["kind"] == "link"
+             and entity in check_row_links(row["id"])]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        names = ", ".join(f"check.{index}.{row['id']}.{quantity}.{field}" for row in found)
+        raise MetricUnavailable(f"{metric}: {entity} has a {quantity} row for each of "
+                                f"{len(found)} directions or groups; collect one: {names}")
+    known = sorted({row["id"] for row in rows if row["quantity"] == quantity})
+    raise MetricUnavailable(f"{metric}: check interval {index} has no {quantity} row for "
+                            f"{entity}" + (f" (it has {', '.join(known)})" if known else ""))
 
 
 
@@ -191,6 +219,17 @@ def _workload_metric_problem(metric: str, workloads: list):
     return None
 
 
+def _link_part_ok(part: str, links: dict) -> bool:
+    """Whether `part` names a link, or one direction of it ("L1 A->B")."""
+    link, _, direction = part.partition(" ")
+    if link not in links:
+        return False
+    if not direction:
+        return True
+    ends = links[link].get("ends", ["?", "?"])
+    return direction in (f"{ends[0]}->{ends[1]}", f"{ends[1]}->{ends[0]}")
+
+
 def _check_metric_problem(parts: list, shown: str, flows: list, links: dict):
     """What is wrong with a check.* metric's name, or None (the interval and the entity's
     quantity are known only once a run is compared: their absence is the row's error)."""
@@ -205,13 +244,23 @@ def _check_metric_problem(parts: list, shown: str, flows: list, links: dict):
     interval, entity, quantity, field = parts[1:]
     if not (interval.isdigit() and interval.isascii()):
         return f"{shown}: the interval {quote(interval)} is not a number (0, 1, ...); {expected}"
-    if entity not in flows and entity not in links:
+    allowed: tuple
+    if entity in flows:
+        kind, allowed = "a flow", FLOW_CHECK_QUANTITIES
+    elif all(_link_part_ok(part, links) for part in entity.split("+")):
+        kind, allowed = "a link", LINK_CHECK_QUANTITIES
+    else:
         known = [*flows, *links]
-        return f"{shown}: no flow or link {quote(entity)}{suggestion(entity, known)}"
+        return (f"{shown}: no flow or link {quote(entity)}{suggestion(entity, known)} (a link "
+                f"row is named by the link, \"L1 A->B\" for one direction, or \"L1+L2\" for "
+                f"links the model ties together, as in check.json)")
     if quantity not in CHECK_QUANTITIES:
         return (f"{shown}: unknown quantity {quote(quantity)}"
                 f"{suggestion(quantity, list(CHECK_QUANTITIES))}; known: "
                 f"{', '.join(CHECK_QUANTITIES)}")
+    if quantity not in allowed:
+        return (f"{shown}: {kind} has no {quote(quantity)} row; its quantities: "
+                f"{', '.join(allowed)}")
     if field not in CHECK_FIELDS:
         return (f"{shown}: unknown field {quote(field)}{suggestion(field, list(CHECK_FIELDS))}; "
                 f"known: {', '.join(CHECK_FIELDS)}")

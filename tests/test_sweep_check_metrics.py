@@ -4,6 +4,8 @@ metric a run cannot give blanks its cell only; `check.max_error_pct` has no valu
 was compared (0 read as perfect agreement), and `check.compared` says how many were."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from netsim.sweep import MetricUnavailable, compute_metrics
@@ -98,3 +100,78 @@ def test_check_metric_names_are_checked_before_any_run(tmp_path, metric, message
                                 "parameters": {"flows.F1.data_mb": [1]},
                                 "metrics": ["check.compared", "check.0.L1.backlog_kb.error_pct"]}))
     load_sweep(path)
+
+
+LINK_ROWS = [
+    {"kind": "link", "id": "L1 H1->H2", "quantity": "backlog_kb", "predicted": [2.0, 4.0],
+     "simulated": 3.0, "error_pct": 0.0},
+    {"kind": "link", "id": "L2+L3", "quantity": "backlog_kb", "predicted": 1.0,
+     "simulated": 1.5, "error_pct": 50.0},
+    {"kind": "flow", "id": "F2", "quantity": "rate_mbps", "predicted": None, "simulated": 4.0,
+     "error_pct": None, "no_model": "the link, not random loss, sets its rate"},
+]
+
+
+def test_a_link_is_named_as_its_row_or_alone_when_it_has_one_row():
+    """check.json names a full-duplex link's row by its direction ("L1 H1->H2") and links the
+    model ties together by "+": a plain link id found nothing, the row's name was refused."""
+    got = compute_metrics(record([{"rows": LINK_ROWS}]), [
+        "check.0.L1 H1->H2.backlog_kb.predicted_high", "check.0.L1.backlog_kb.predicted_low",
+        "check.0.L3.backlog_kb.error_pct", "check.0.L2+L3.backlog_kb.simulated"])
+    assert got == {"check.0.L1 H1->H2.backlog_kb.predicted_high": 4.0,
+                   "check.0.L1.backlog_kb.predicted_low": 2.0,
+                   "check.0.L3.backlog_kb.error_pct": 50.0,
+                   "check.0.L2+L3.backlog_kb.simulated": 1.5}
+    both = LINK_ROWS + [dict(LINK_ROWS[0], id="L1 H2->H1")]
+    with pytest.raises(MetricUnavailable) as caught:
+        compute_metrics(record([{"rows": both}]), ["check.0.L1.backlog_kb.simulated"])
+    assert str(caught.value) == (
+        "check.0.L1.backlog_kb.simulated: L1 has a backlog_kb row for each of 2 directions or "
+        "groups; collect one: check.0.L1 H1->H2.backlog_kb.simulated, check.0.L1 H2->H1."
+        "backlog_kb.simulated")
+    with pytest.raises(MetricUnavailable, match=r"has no backlog_kb row for L9 \(it has L1 "
+                                                r"H1->H2, L2\+L3\)"):
+        compute_metrics(record([{"rows": LINK_ROWS}]), ["check.0.L9.backlog_kb.simulated"])
+
+
+def test_a_row_without_a_model_gives_its_reason_and_its_simulated_value():
+    rows = record([{"rows": LINK_ROWS}])
+    assert compute_metrics(rows, ["check.0.F2.rate_mbps.simulated"]) == \
+        {"check.0.F2.rate_mbps.simulated": 4.0}
+    with pytest.raises(MetricUnavailable) as caught:
+        compute_metrics(rows, ["check.0.F2.rate_mbps.predicted"])
+    assert str(caught.value) == ("check.0.F2.rate_mbps.predicted: no model: the link, not "
+                                 "random loss, sets its rate")
+
+
+@pytest.mark.parametrize("metric, message", [
+    ("check.0.F1.backlog_kb.simulated", 'a flow has no "backlog_kb" row; its quantities: '
+                                        "rate_mbps, queue_delay_ms"),
+    ("check.0.L1.rate_mbps.simulated", 'a link has no "rate_mbps" row; its quantities: '
+                                       "backlog_kb"),
+    ("check.0.L1 H2->H9.backlog_kb.simulated", 'no flow or link "L1 H2->H9"'),
+])
+def test_names_a_run_can_never_give_are_refused(tmp_path, metric, message):
+    import json
+
+    from netsim.sweep import SweepError, load_sweep
+    path = tmp_path / "s.json"
+    data = {"name": "s", "topology": "lossy_link", "seeds": 1,
+            "parameters": {"flows.F1.data_mb": [1]}, "metrics": [metric]}
+    path.write_text(json.dumps(data))
+    with pytest.raises(SweepError, match=re.escape(message)):
+        load_sweep(path)
+    path.write_text(json.dumps(dict(data, metrics=["check.0.L1 H1->H2.backlog_kb.simulated",
+                                                   "check.0.L1.backlog_kb.simulated"])))
+    load_sweep(path)
+
+
+def test_a_link_row_without_a_sample_has_no_value(root):
+    """An interval too short to compare: the flows' rows had no value, the links' read 0."""
+    from netsim import load_topology, simulate
+    from theory.check import compare, predict_run
+    spec = load_topology(root / "topologies" / "parking_lot.json", algorithm="vegas")
+    with simulate(spec, duration_s=0.5, seed=1) as results:
+        report = compare(results, predict_run(spec, results))
+    links = [row for iv in report["intervals"] for row in iv["rows"] if row["kind"] == "link"]
+    assert links and all(row["simulated"] is None for row in links)
