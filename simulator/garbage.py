@@ -25,13 +25,14 @@ the run's CPU on the largest cases, for no garbage found. Two measures, in one p
   survived into it since the last one pass a quarter of those it held then), and a run leaves few
   survivors of its own: a notebook loop or a sweep worker ran hundreds of runs without one full
   collection, keeping every dropped network (100 runs of a 50-pair dumbbell: 24 -> 144 MB).
-  `take_back` therefore applies CPython's rule itself: it counts what it hands back (a walk of
-  the list, about 10 ns per object against about 100 for a collection), and when that has grown
-  by more than a quarter since the first run after the last full collection, the next run's
-  building starts with a full collection (`collection_paused(until_run=True)`). A process that
-  runs many simulations holds, besides what its caller keeps, at most a quarter more in dropped
-  runs (about one network when networks dominate); a process that runs once (the command line)
-  never collects for it.
+  A run's building (`collection_paused(until_run=True)`) therefore applies CPython's rule itself
+  when a loop has been handed back since the last building: it counts the objects the collector
+  tracks (about 10 ns per object, against about 100 for a collection), and when that has grown by more
+  than a quarter since it was first counted after the last full collection, it collects. A
+  process that runs many simulations holds, besides what its caller keeps, at most a quarter
+  more in dropped runs (about one network when networks dominate); a process that runs once
+  (the command line) never counts. Counting in `take_back` instead made a caller that steps
+  one loop 1 600 times (`sim.run(until=...)`) walk the heap 1 600 times.
 
 * While the event loop runs, the youngest generation is collected after `RUN_GEN0_THRESHOLD`
   (100 000) net new objects rather than CPython's 700 (restored when the loop returns): packets
@@ -63,8 +64,9 @@ RUN_GEN0_THRESHOLD = 100_000  # net new objects between collections of the young
 _set_aside_depth = 0          # nested set_aside() calls (a loop run from within another's event)
 _thresholds: tuple = ()       # the collector's thresholds before the outermost set_aside()
 _freeze_count = getattr(gc, "get_freeze_count", None)
-_handed_back = 0              # objects set aside at the end of the first run since a collection
-_collect_next = False         # the next run's building starts with a full collection
+_handed_back = False          # a loop's objects were handed back since the last run's building
+_oldest_then = 0              # the oldest generation's size at the first such building since
+                              # the last full collection (0: not measured yet)
 
 
 class collection_paused(ContextDecorator):
@@ -80,12 +82,10 @@ class collection_paused(ContextDecorator):
         self.until_run = until_run
 
     def __enter__(self) -> collection_paused:
-        global _handed_back, _collect_next
         self._was_enabled = gc.isenabled()
-        if self.until_run and _collect_next and self._was_enabled and _set_aside_depth == 0:
-            _collect_next = False
-            _handed_back = 0
-            gc.collect()              # the runs dropped since (see the module docstring)
+        if (self.until_run and _handed_back and self._was_enabled and _set_aside_depth == 0
+                and _freeze_count is not None):
+            _collect_dropped_runs()
         gc.disable()
         return self
 
@@ -117,20 +117,35 @@ def set_aside() -> None:
 def take_back() -> None:
     """Undo the outermost `set_aside` (and what `collection_paused` set aside before it): the
     objects are scanned by later collections again."""
-    global _set_aside_depth, _handed_back, _collect_next
+    global _set_aside_depth, _handed_back
     _set_aside_depth -= 1
     if _set_aside_depth != 0:
         return
     if _unfreeze is not None:
-        if _freeze_count is not None:           # CPython's rule for the oldest generation
-            held = _freeze_count()
-            if not _handed_back:
-                _handed_back = held
-            elif held - _handed_back > _handed_back // 4:
-                _collect_next = True
         _unfreeze()
+        _handed_back = True
     if _thresholds and _set_threshold is not None:
         _set_threshold(*_thresholds)
+
+
+def _collect_dropped_runs() -> None:
+    """CPython's rule for its oldest generation, applied to what `take_back` handed back: a
+    full collection once the oldest generation has grown by more than a quarter since it was
+    first measured after the last one (module docstring). Measured once per run built, not per
+    event loop (a caller may step a loop thousands of times)."""
+    global _handed_back, _oldest_then
+    _handed_back = False
+    # the objects the collector tracks: set aside and counted in place (a walk of its list;
+    # listing them, gc.get_objects, costs twice that), then handed back to the oldest
+    # generation, where `take_back` put the last run's anyway
+    gc.freeze()
+    size = gc.get_freeze_count()
+    gc.unfreeze()
+    if not _oldest_then:
+        _oldest_then = size
+    elif size - _oldest_then > _oldest_then // 4:
+        gc.collect()                  # the runs dropped since
+        _oldest_then = 0
 
 
 def set_aside_for_exit() -> None:
