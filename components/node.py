@@ -160,6 +160,7 @@ class GuardedRouter(Router):
             self.loop_drops += 1
             return
         packet.hops = hops + 1
+        # Router.receive's forwarding, written again here rather than called: a call per hop
         out: Any = self.routes.get(dst)   # (a dynamic call: docs/model.md, "Compiled core")
         if out is None:
             out = self.route(dst)             # an entry computed on first use, or none
