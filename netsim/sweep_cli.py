@@ -144,9 +144,7 @@ def sweep_main(argv) -> int:
     failed = [row for row in rows if row["status"] != "ok"]
     drawing = bool(sweep.plots) and (not args.no_plots or args.show)
     if _read_bytes(out / RESULTS_FILE) != before:     # what was drawn from the earlier results
-        stale = remove_stale(out, [dict(plot) for plot in sweep.raw.get("plots") or []
-                                   if isinstance(plot, dict)],
-                             report=not args.report, figures=not drawing)
+        stale = remove_stale(out, sweep.plots, report=not args.report, figures=not drawing)
         if stale and not args.quiet:
             print(f"{sweep.name}: removed {', '.join(stale)}, drawn from the earlier results "
                   f"(--report and figures draw them again)", file=sys.stderr)

@@ -55,10 +55,11 @@ def metric_values(record: dict, metrics: list) -> tuple:
     give (a check interval the run does not have, a derived value without an input) is left out
     of `values`, and `problems` maps it to the one line that says why; the others keep their
     values. `RerunNeeded` when only a new run can give one."""
+    derived = _derived(record)
     values, problems = {}, {}
     for metric in metrics:
         try:
-            values.update(compute_metrics(record, [metric]))
+            values[metric] = _metric(record, derived, metric)
         except RerunNeeded:
             raise
         except MetricUnavailable as exc:
@@ -72,8 +73,13 @@ def compute_metrics(record: dict, metrics: list) -> dict:
     """The metrics of one run from its record (its summary, base RTTs and check report).
 
     KeyError when the summary has no such value; `RerunNeeded` when only a new run can give it."""
-    summary = record["summary"]
-    flows = summary["flows"]
+    derived = _derived(record)
+    return {metric: _metric(record, derived, metric) for metric in metrics}
+
+
+def _derived(record: dict) -> dict:
+    """The derived metrics of one run's record (`DERIVED_METRICS`) that it can give."""
+    flows = record["summary"]["flows"]
     goodputs = [f["goodput_mbps"] for f in flows.values()]
     derived = {}
     if goodputs:
@@ -91,24 +97,25 @@ def compute_metrics(record: dict, metrics: list) -> dict:
         derived["mean_queue_delay_ms"] = sum(delays) / len(delays) if delays else None
     if derived.get("mean_rtt_ms"):
         derived["power"] = derived["total_goodput_mbps"] / (derived["mean_rtt_ms"] / 1e3)
-    out = {}
-    for metric in metrics:
-        parts = metric.split(".")
-        if metric in DERIVED_METRICS:
-            value = derived.get(metric)
-            if value is None:
-                raise MetricUnavailable(f"{metric}: {DERIVED_MISSING[metric]}")
-            out[metric] = value
-        elif parts[0] == "check":
-            if record.get("check") is None:
-                raise RerunNeeded(metric)
-            out[metric] = _check_value(record["check"], parts)
-        else:
-            value = summary
-            for part in parts:
-                value = value[part]
-            out[metric] = value
-    return out
+    return derived
+
+
+def _metric(record: dict, derived: dict, metric: str):
+    """One metric of a run's record (`_derived`: its derived metrics)."""
+    parts = metric.split(".")
+    if metric in DERIVED_METRICS:
+        value = derived.get(metric)
+        if value is None:
+            raise MetricUnavailable(f"{metric}: {DERIVED_MISSING[metric]}")
+        return value
+    if parts[0] == "check":
+        if record.get("check") is None:
+            raise RerunNeeded(metric)
+        return _check_value(record["check"], parts)
+    value = record["summary"]
+    for part in parts:
+        value = value[part]
+    return value
 
 
 def _check_value(report: dict, parts: list):
