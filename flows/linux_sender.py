@@ -78,8 +78,7 @@ class LinuxSender(Sender):
     """A `Sender` with SACK recovery for every algorithm and the RACK-TLP, PRR and undo of
     its `options` (see the module docstring)."""
 
-    __slots__ = ("board", "integer_window", "linux_rto", "needs_ecn", "timer_kind", "tlp", "undo",
-                 "usage")
+    __slots__ = ("board", "integer_window", "linux_rto", "timer_kind", "tlp", "undo", "usage")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -94,7 +93,9 @@ class LinuxSender(Sender):
         self.plain_transmit = False
         self.integer_window = options.integer_window
         self.linux_rto = options.linux_rto
-        # tcp_ca_needs_ecn (TCP_CONG_NEEDS_ECN: dctcp): retransmissions stay ECT
+        # tcp_ecn_send: a retransmission is Not-ECT (RFC 3168 §6.1.5) unless the algorithm
+        # needs ECN (tcp_ca_needs_ecn, TCP_CONG_NEEDS_ECN: dctcp, RFC 8257 §3.1), which keeps
+        # ECT on it as on its ACKs (flows/receiver.py); `Sender._transmit` reads it
         self.needs_ecn = bool(self.ecn) and self.cc.ecn_echo == EcnEcho.DCTCP
 
     @property
@@ -226,29 +227,7 @@ class LinuxSender(Sender):
             self.timer.start(self.rtt.rto)            # (tcp_xmit_retransmit_queue's rearm)
         if not self.timer.active:
             self.timer_kind = RTO                     # _transmit starts the RTO
-        if self.needs_ecn:
-            self._retransmit_ect(seq)
-        else:
-            self._transmit(seq)                       # RFC 3168 §6.1.5: Not-ECT
-
-    def _retransmit_ect(self, seq: int) -> None:
-        """`_transmit(seq)` of a retransmission, ECT: Linux tcp_ecn_send clears ECT on a
-        retransmitted segment only when the algorithm does not need ECN (!tcp_ca_needs_ecn);
-        DCTCP (RFC 8257 §3.1) keeps it, as it keeps it on its ACKs (flows/receiver.py)."""
-        size = self.last_packet_bytes if seq == self.n_packets - 1 else self.packet_bytes
-        now = self.sim.now
-        packet = Packet(DATA, self.src, self.dst, size, self.deliver_data, seq, -1, -1, now, True,
-                        None, True, self.flow_hash)
-        self.packets_sent += 1
-        self.bytes_sent += size
-        self.retransmissions += 1
-        self.fast_retransmits += self.loss_recovery
-        if not self.timer.active:
-            self.timer.start(self.rtt.rto)
-        rates = self.rates
-        if rates is not None:
-            rates.on_send(seq, now, self.snd_nxt - self.snd_una, self.snd_nxt >= self.n_packets)
-        self.src.send(packet)
+        self._transmit(seq)                           # (ECT only if `needs_ecn`)
 
     # -- acknowledgements --------------------------------------------------------------------
     def on_ack(self, ack: Packet) -> None:

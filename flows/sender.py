@@ -85,7 +85,8 @@ SENDER_SLOTS = (
     "scoreboard", "pacer", "rates", "timer", "plain_transmit", "options", "stack",
     "prior_cwnd", "cwnd_event_hook", "send_checks", "rwnd_pkts", "rwnd_limited", "ecn",
     "ecn_recover", "cwr_pending", "ecn_echoes", "ecn_reactions", "packets_sent", "bytes_sent",
-    "retransmissions", "timeouts", "fast_retransmits", "sack_recoveries", "loss_recovery")
+    "retransmissions", "timeouts", "fast_retransmits", "sack_recoveries", "loss_recovery",
+    "needs_ecn")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -152,6 +153,7 @@ class Sender(SenderView):
         self.ecn = ecn
         self.ecn_recover = 0       # high_seq at the last ECN reaction
         self.cwr_pending = False   # the next new data packet carries CWR
+        self.needs_ecn = False     # retransmissions ECT too (the Linux stack's DCTCP only)
         self.ecn_echoes = 0        # ACKs that carried ECE
         self.ecn_reactions = 0     # window reductions on ECE
         self.rtt = _rtt_estimator(self, transport, options.linux_rto)
@@ -262,6 +264,8 @@ class Sender(SenderView):
         if retx:                  # counted here (and inline in send_window) only, one rule for
             self.retransmissions += 1                 # every algorithm: a timeout's or not
             self.fast_retransmits += self.loss_recovery
+            if self.needs_ecn:                        # else Not-ECT: RFC 3168 §6.1.5
+                packet.ect = True
         elif self.ecn:
             packet.ect = True                         # RFC 3168 §6.1.5: not on retransmissions
             if self.cwr_pending:
