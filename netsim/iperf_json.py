@@ -242,13 +242,23 @@ def _start_section(summary: dict, grid: _Grid, flows: list, connected: list, add
     }
 
 
+# The fields of summary.json `build` needs beyond those every reader does (plot_tool.results):
+# the others it reads are checked when present, and have defaults.
+REQUIRED_FIELDS = ("end_time_s", "interval_s", "units.bits_per_mbit", "flows.*.start_s",
+                   "flows.*.retransmissions")
+
+
 def _read(results_dir: Path) -> tuple:
+    """summary.json, checked (a field of another type: one line naming it), and flows.csv."""
+    from plot_tool.results import read_summary
     try:
-        summary = json.loads((results_dir / "summary.json").read_text(encoding="utf-8"))
+        summary = read_summary(results_dir / "summary.json", REQUIRED_FIELDS)
         rows = _read_rows(results_dir / "flows.csv")
-    except (OSError, ValueError, KeyError) as exc:
+    except OSError as exc:
         raise IperfJsonError(f"{results_dir}: not a readable results directory "
                              f"(summary.json and flows.csv): {exc}") from None
+    except ValueError as exc:             # (the message names the file, and the field or line)
+        raise IperfJsonError(str(exc)) from None
     return summary, rows
 
 

@@ -38,7 +38,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from plot_tool.schema import CHECK_FILE, SUMMARY_FILE, TABLES
+from plot_tool.schema import CHECK_FIELDS, CHECK_FILE, SUMMARY_FIELDS, SUMMARY_FILE, TABLES, JsonField
 
 READ_CHUNK_ROWS = 65536          # CSV rows turned into numpy columns at a time (`_read_table`)
 
@@ -60,8 +60,10 @@ OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
 # the file is absent.
 OPTIONAL_FILES = frozenset(name for name, table in TABLES.items() if table.optional)
 
-# Top-level keys of summary.json that the readers and the figures rely on.
-_REQUIRED_SUMMARY = {"units": dict, "links": dict, "flows": dict, "hosts": dict}
+# The largest magnitude of a number or integer of summary.json and check.json (a 20-digit
+# integer is the largest an input may hold): a reader may multiply it (bytes x 8, ms x 1000)
+# and still get a finite float.
+MAX_MAGNITUDE = 1e20
 
 
 @dataclass
@@ -138,7 +140,7 @@ def read_results(out_dir: PathLike) -> ResultSet:
         raise FileNotFoundError(f"results directory not found: {directory}")
     if not directory.is_dir():
         raise NotADirectoryError(f"not a results directory: {directory}")
-    summary = _read_summary(directory / SUMMARY_FILE)
+    summary = read_summary(directory / SUMMARY_FILE)
     tables: dict[str, Table | None] = {}
     for name, schema in TABLES.items():
         path = directory / schema.file_name
@@ -207,33 +209,150 @@ def num_rows(table: Table) -> int:
 # Readers
 
 
-def _read_summary(path: Path) -> dict:
+def read_summary(path: PathLike, required: Sequence[str] = ()) -> dict:
+    """``summary.json`` at `path`, parsed and checked (`check_summary`); `required`: names of
+    further fields the caller needs ("end_time_s", "flows.*.start_s"). FileNotFoundError when it
+    is missing, ValueError (one line naming the file and the field) when it is malformed."""
+    path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: missing ({SUMMARY_FILE} is written at the end of a run)")
-    try:
-        with open(path, encoding="utf-8") as f:
-            summary = json.load(f)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON: {exc}") from None
-    if not isinstance(summary, dict):
-        raise ValueError(f"{path}: expected a JSON object at the top level")
-    for key, kind in _REQUIRED_SUMMARY.items():
-        if key not in summary:
-            raise ValueError(f"{path}: missing key {key!r}")
-        if not isinstance(summary[key], kind):
-            raise ValueError(f"{path}: {key!r} should be a JSON object")
+    summary = _read_json(path)
+    check_summary(summary, path, required)
     return summary
 
 
+def check_summary(summary: dict, path: PathLike, required: Sequence[str] = ()) -> None:
+    """ValueError unless every field of `summary` that the readers use has its type
+    (`plot_tool.schema.SUMMARY_FIELDS`) and the run's sampling grid is within the bounds of a
+    run (at most MAX_TRACE_ROWS sampling intervals, topologies/bounds.py)."""
+    check_fields(summary, SUMMARY_FIELDS, path, required)
+    end, interval = summary.get("end_time_s"), summary.get("interval_s")
+    if end is not None and interval is not None:
+        from topologies.bounds import MAX_TRACE_ROWS
+        if end / interval > MAX_TRACE_ROWS:
+            raise ValueError(f"{path}: end_time_s: expected at most {MAX_TRACE_ROWS} sampling "
+                             f"intervals of interval_s = {interval:g} s, got {end:g} s "
+                             f"({end / interval:.3g} intervals)")
+
+
+def check_fields(data: dict, fields: Sequence[JsonField], path: PathLike,
+                 required: Sequence[str] = ()) -> None:
+    """ValueError naming the file `path`, the field and what was expected for the first of
+    `fields` (`plot_tool.schema.JsonField`) that `data` (a parsed JSON object) holds with another
+    type, or lacks while it is required (by the field or by its name in `required`)."""
+    needed = set(required)
+    for spec in fields:
+        level: list[tuple[dict, Any]] = [(data, None)]      # (object, its linked JSON path)
+        for key in spec.path[:-1]:      # (the fields before have checked these are objects)
+            level = [(value, (where, name)) for obj, where in level
+                     for name, value in (obj.items() if key == "*" else
+                                         [(key, obj[key])] if key in obj else [])
+                     if isinstance(value, dict)]
+        last = spec.path[-1]
+        for obj, where in level:
+            items = obj.items() if last == "*" else [(last, obj[last])] if last in obj else []
+            if not items and last != "*" and (spec.required or spec.name in needed):
+                raise ValueError(f"{path}: {_path_text((where, last))}: missing, "
+                                 f"expected {_expected(spec.type)}")
+            for name, value in items:
+                problem = _type_problem(value, spec.type, (where, name))
+                if problem is not None:
+                    raise ValueError(f"{path}: {problem}")
+
+
+def _path_text(where: Any) -> str:
+    from topologies.validation import path_text
+    return path_text(where)
+
+
+_ARTICLES = {"object": "an object", "integer": "an integer", "time": "a time in seconds",
+             "positive time": "a positive time in seconds",
+             "list of [start, end]": "a list of [start, end] times",
+             "pair of strings": "a list of two strings"}
+
+
+def _expected(kind: str) -> str:
+    """The words of a JsonField type for a message: "a number or null"."""
+    base, null, _ = kind.partition(" or null")
+    return _ARTICLES.get(base, f"a {base}") + (" or null" if null else "")
+
+
+def _type_problem(value: Any, kind: str, where: Any) -> str | None:
+    """None when `value` has the JsonField type `kind`, else "<field>: expected ..., got ..."
+    (the field, or the item of a list, that is wrong)."""
+    from topologies.validation import show
+    base, null, _ = kind.partition(" or null")
+    if value is None and null:
+        return None
+    problem: str | None = None
+    if base in ("number", "positive number", "integer", "time", "positive time"):
+        problem = _number_problem(value, base)
+    elif base == "pair of strings":
+        if not isinstance(value, list) or len(value) != 2:
+            problem = "expected a list of two strings"
+        else:
+            return next((f"{_path_text((where, i))}: expected a string, got {show(item)}"
+                         for i, item in enumerate(value) if not isinstance(item, str)), None)
+    elif base == "list of [start, end]":
+        if not isinstance(value, list):
+            problem = "expected a list of [start, end] times"
+        else:
+            for i, span in enumerate(value):
+                if not isinstance(span, list) or len(span) != 2:
+                    return f"{_path_text((where, i))}: expected [start, end], got {show(span)}"
+                for j, time_s in enumerate(span):
+                    wrong = _type_problem(time_s, "time", ((where, i), j))
+                    if wrong is not None:
+                        return wrong
+    elif not isinstance(value, _TYPES[base]):
+        problem = f"expected {_expected(base)}"
+    if problem is None:
+        return None
+    return f"{_path_text(where)}: {problem}{' or null' if null else ''}, got {show(value)}"
+
+
+_TYPES: dict[str, type] = {"object": dict, "string": str, "boolean": bool}
+
+
+def _number_problem(value: Any, kind: str) -> str | None:
+    """None when `value` is a JSON number of the JsonField type `kind` (an int for "integer";
+    from 0 for "time", a time value of an input for "positive time", topologies/bounds.py; > 0
+    for "positive number"; at most MAX_MAGNITUDE in magnitude), else "expected ..."."""
+    integer = kind == "integer"
+    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
+        return f"expected {_expected(kind)}"
+    if kind == "positive time":                  # (an interval: the run's input, checked so)
+        from topologies.bounds import time_problem
+        return time_problem(value, zero=False)
+    if kind == "time" and not 0 <= value <= MAX_MAGNITUDE:   # (NaN too)
+        return f"expected {_expected(kind)} from 0 to {MAX_MAGNITUDE:g}"
+    if not abs(value) <= MAX_MAGNITUDE:           # (NaN and infinities too)
+        return f"expected {_expected(kind)} (of magnitude at most {MAX_MAGNITUDE:g})"
+    if kind.startswith("positive") and not value > 0:
+        return f"expected {_expected(kind)}"
+    return None
+
+
 def _read_check(path: Path) -> dict:
+    check = _read_json(path)
+    check_fields(check, CHECK_FIELDS, path)
+    return check
+
+
+def _read_json(path: Path) -> dict:
+    """The JSON object in the file `path` (ValueError when it is not JSON or not an object)."""
     try:
         with open(path, encoding="utf-8") as f:
-            check = json.load(f)
+            data = json.load(f)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON: {exc}") from None
-    if not isinstance(check, dict):
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not valid JSON: nested too deeply") from None
+    if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a JSON object at the top level")
-    return check
+    return data
 
 
 def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset[str],

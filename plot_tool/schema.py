@@ -368,6 +368,71 @@ TIME_SERIES = ("links", "flows", "hosts")     # sampled every interval_s, writte
 SUMMARY_FILE = "summary.json"
 CHECK_FILE = "check.json"
 
+
+# ---------------------------------------------------------------------------------------------
+# The fields of summary.json and check.json that the readers use (the report, iperf3.json, the
+# figures' titles and tiers), with their types: `plot_tool.results.check_fields` checks them when
+# the file is read, so that a damaged file is one line naming the file, the field and what was
+# expected, never a traceback in a reader.
+
+
+@dataclass(frozen=True)
+class JsonField:
+    """One field of a JSON file of a results directory, by its `path` of keys ("*": every entry
+    of an object: every link, every direction) and its `type`: "object", "string", "boolean",
+    "number", "positive number", "integer", "time" (seconds, from 0), "positive time" (a time
+    value a run accepts as input, topologies/bounds.py: a sampling interval), "pair of strings",
+    "list of [start, end]" (pairs of times), each possibly followed by " or null". A field
+    absent from the file is accepted unless `required` (older results lack newer fields; the
+    readers have defaults)."""
+
+    path: tuple[str, ...]
+    type: str
+    required: bool = False
+
+    @property
+    def name(self) -> str:
+        return ".".join(self.path)
+
+
+def _fields(*specs: tuple[str, str]) -> tuple[JsonField, ...]:
+    """JsonFields from ("links.*.ends", "pair of strings") pairs; a type ending in "!" is
+    required. An object's own field comes before the fields inside it."""
+    return tuple(JsonField(tuple(name.split(".")), kind.rstrip("!"), kind.endswith("!"))
+                 for name, kind in specs)
+
+
+_FLOW_TYPES = {c.name: c.type for c in SUMMARY_FLOW_FIELDS}   # the document's types
+
+SUMMARY_FIELDS: tuple[JsonField, ...] = _fields(
+    ("topology", "string"), ("seed", "integer"), ("stop_reason", "string"),
+    ("stop_detail", "string"), ("config_digest", "string"), ("wall_time_s", "number"),
+    ("events", "integer"), ("interval_s", "positive time"), ("end_time_s", "time"),
+    ("units", "object!"), ("units.system", "string"), ("units.bits_per_mbit", "positive number"),
+    ("routing", "object"), ("routing.ecmp", "string"),
+    ("hosts", "object!"), ("hosts.*", "object"),
+    ("routers", "object"), ("routers.*", "object"),
+    ("flows", "object!"), ("flows.*", "object"), ("flows.*.kind", "string"),
+    *((f"flows.*.{name}", "time" if name == "start_s" else
+       "time or null" if name == "finish_s" else _FLOW_TYPES[name])
+      for name in ("algorithm", "src", "dst", "start_s", "finish_s", "completed", "data_bytes",
+                   "goodput_mbps", "avg_rtt_ms", "min_rtt_ms", "packets_sent", "retransmissions",
+                   "timeouts", "ecn_echoes", "ecn_reactions", "delivered_bytes", "in_order")),
+    ("links", "object!"), ("links.*", "object"), ("links.*.ends", "pair of strings!"),
+    ("links.*.rate_mbps", "number"), ("links.*.delay_ms", "number"),
+    ("links.*.buffer_kb", "number or null"), ("links.*.duplex", "string"),
+    ("links.*.queue", "string"), ("links.*.down_s", "list of [start, end] or null"),
+    ("links.*.directions", "object or null"), ("links.*.directions.*", "object"),
+    *((f"links.*.directions.*.{name}", "number or null")
+      for name in ("avg_rate_mbps", "utilization", "avg_buffer_kb", "avg_sojourn_ms",
+                   "p99_sojourn_ms")),
+    *((f"links.*.directions.*.{name}", "integer")
+      for name in ("drops", "impairment_drops", "failure_drops", "aqm_drops", "marks")),
+)
+
+CHECK_FIELDS: tuple[JsonField, ...] = _fields(
+    ("passed", "boolean or null"), ("max_error_pct", "number or null"), ("compared", "integer"))
+
 # ---------------------------------------------------------------------------------------------
 # Packet captures (--pcap, --pcap-links): their file names under pcap/, and the ports of a flow.
 
