@@ -153,7 +153,10 @@ class Link:
             if t.delay_by_impairment:       # netem jitter draws from the link's delay (below)
                 continue
             shorter = t.delay_s - delay_s
-            if shorter > 0 and t.busy_until + t.delay_s > now:
+            # (a transmitter that never began a packet -- none in service, idle since time 0 --
+            # has nothing in flight to keep in order, and no buffer yet to hold new packets in)
+            if shorter > 0 and t.busy_until + t.delay_s > now and \
+                    (t.serving is not None or t.busy_until > 0.0):
                 t.hold_idle(t.busy_until, t.busy_until + shorter)
                 t.busy_until += shorter                   # (a packet may still be in flight)
             t.delay_s = delay_s

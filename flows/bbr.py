@@ -118,7 +118,15 @@ import math
 from typing import TYPE_CHECKING, ClassVar
 
 from flows.bbr_linux import LinuxBbr
-from flows.bbr_model import MIN_PIPE_CWND, PACING_MARGIN, BandwidthFilter, FullPipe, draft_cwnd, linux_gain
+from flows.bbr_model import (
+    BBR_UNIT,
+    MIN_PIPE_CWND,
+    PACING_MARGIN,
+    BandwidthFilter,
+    FullPipe,
+    draft_cwnd,
+    linux_gain,
+)
 from flows.congestion import OPEN, CongestionControl, RecoveryMode
 
 if TYPE_CHECKING:
@@ -131,6 +139,7 @@ PROBE_RTT = "probe_rtt"
 
 GAIN_CYCLE = (1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)   # §4.3.4.1 pacing_gain_cycle
 QUANTA_PKTS = 3.0            # §4.2.3.2: 3 send quanta of one packet (§4.2.2)
+MAX_GAIN = float(BBR_UNIT)    # high_gain and cwnd_gain at most: 1 / high_gain >= 1 / BBR_UNIT
 NOMINAL_RTT_S = 1e-3         # §4.2.1: RTT for the initial pacing rate when there is no SRTT
 
 
@@ -200,8 +209,12 @@ class Bbr(CongestionControl):
             return problem
         if name == "btlbw_rounds" and not isinstance(value, int):
             return "expected a whole number of round trips >= 1"
-        if name == "high_gain" and value <= 1:
-            return "expected a gain above 1"
+        if name == "high_gain" and not 1 < value <= MAX_GAIN:
+            return (f"expected a gain above 1 and at most {MAX_GAIN:g} (the drain gain, its "
+                    f"inverse, is at least 1/{BBR_UNIT} in Linux's fixed point)")
+        if name == "cwnd_gain" and value > MAX_GAIN:
+            return (f"expected a positive gain of at most {MAX_GAIN:g} (a window of "
+                    f"{MAX_GAIN:g} bandwidth-delay products)")
         return None
 
     # -- the model, exposed for tests --------------------------------------------------------

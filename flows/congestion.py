@@ -434,11 +434,13 @@ class CongestionControl:
 # what it gave, which the command line reports as the plugin's failure (netsim/plugins.py).
 class AlgorithmValueError(ValueError):
     """An algorithm gave the transport a value it cannot use. `algorithm` is its class, `hook`
-    the hook that returned the value (None for a value set on the flow)."""
+    the hook that returned the value (None for a value set on the flow), `sender` the flow's
+    sender (`cc.flow`)."""
 
     def __init__(self, cc, message: str, hook=None):
         self.algorithm = type(cc)
         self.hook = hook
+        self.sender = getattr(cc, "flow", None)   # (the flow's sender: which flow, in messages)
         super().__init__(f"algorithm {getattr(cc, 'name', '?')!r} {message}")
 
 

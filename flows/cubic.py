@@ -69,6 +69,8 @@ from flows.congestion import LOSS, CongestionControl, RecoveryMode
 from flows.cubic_linux import LinuxCubic
 from flows.hystart import HyStart
 
+MAX_C = 1e6     # C at most: Linux's cube_factor 2^40 / (C x 1024) keeps 10 bits (docs/algorithms.md)
+
 
 class Cubic(CongestionControl):
     """CUBIC per RFC 9438: cubic window growth around the last congestion window."""
@@ -119,6 +121,9 @@ class Cubic(CongestionControl):
             return problem
         if name == "beta" and value >= 1:
             return "expected a number in (0, 1)"
+        if name == "C" and value > MAX_C:
+            return (f"expected a positive number of at most {MAX_C:g} (Linux's fixed point: "
+                    f"cube_factor = 2^40 / (C x 1024) keeps 10 bits)")
         return None
 
     # -- the curve, exposed for tests --------------------------------------------------------

@@ -73,7 +73,8 @@ class Dctcp(CongestionControl):
         self.bytes_marked = 0                             # §3.3: DCTCP.BytesMarked (packets)
         self.alpha_updates = 0                            # windows observed, for tests
         # Linux: alpha in fixed point (1024 = 1.0) and g = 1 / 2^shift_g (dctcp_shift_g)
-        self.shift_g = min(max(round(math.log2(1.0 / self.g)), 0), 10)
+        inverse = 1.0 / self.g                            # (inf for a g below 2^-1024: shift 10)
+        self.shift_g = min(max(round(math.log2(inverse)), 0), 10) if inverse < math.inf else 10
         self.alpha_fp = min(round(self.alpha * self.MAX_ALPHA), self.MAX_ALPHA)
         self.loss_cwnd = 0.0                              # Linux ca->loss_cwnd, for undo
 

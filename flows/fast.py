@@ -23,6 +23,12 @@ from typing import ClassVar
 
 from flows.congestion import RECOVERY, CongestionControl, RecoveryMode
 
+# The shortest update interval (docs/algorithms.md, "fast"): one timer event per flow every
+# 10 us, shorter than a data-center RTT (tens of us), so that an update per RTT stays possible
+# there; shorter intervals only cost events (1e-9 s made a run of seconds last hours).
+MIN_UPDATE_INTERVAL_S = 1e-5
+MAX_RTT_SAMPLES = 10 ** 6      # RTT samples averaged (a deque's length must fit a C size)
+
 
 class Fast(CongestionControl):
     """FAST TCP: periodic delay-based window update towards alpha packets queued."""
@@ -51,8 +57,11 @@ class Fast(CongestionControl):
             return problem
         if name == "gamma" and value > 1:
             return "expected a number in (0, 1]"
-        if name == "rtt_samples" and (not isinstance(value, int) or value < 1):
-            return "expected a whole number of samples >= 1"
+        if name == "rtt_samples" and (not isinstance(value, int) or not 1 <= value <= MAX_RTT_SAMPLES):
+            return f"expected a whole number of samples from 1 to {MAX_RTT_SAMPLES}"
+        if name == "update_interval_s" and value < MIN_UPDATE_INTERVAL_S:
+            return (f"expected at least {MIN_UPDATE_INTERVAL_S:g} s between window updates (one "
+                    f"timer event per flow each)")
         return None
 
     def on_rtt(self, rtt_s: float) -> None:

@@ -121,5 +121,9 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
               f"\"{results.summary['stop_reason']}\")", file=sys.stderr)
         return 128 + number
     if report is not None and report["passed"] is False:
+        if args.quiet:                # (the table, which ends with it, was not printed)
+            from theory.check_report import format_verdict
+            print(f"check failed: {format_verdict(report, f'in {out}/check.json')}",
+                  file=sys.stderr)
         return EXIT_CHECK_FAILED
     return EXIT_OK

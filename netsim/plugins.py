@@ -205,15 +205,17 @@ def _source_file(cls):
         return None
 
 
-def failure_line(exc: BaseException) -> str | None:
+def failure_line(exc: BaseException, flows=()) -> str | None:
     """One line for an exception raised while a run went because of plugin code: ``plugin FILE,
     line N, in hook HOOK: Type: message`` (FILE as the command line gave it, N the deepest line
     of the plugin in the traceback, HOOK the plugin's function the transport called). A value
     the transport cannot use (`flows.congestion.AlgorithmValueError`) is its message alone: with
     the line and hook of the plugin code that set it, or of the hook that returned it (the line
     of its ``def``), else (a window the transport found out of bounds later) ``plugin FILE:
-    message``. ``sys.exit()`` in a hook is ``called sys.exit(N)``. None when no plugin code is
-    involved (a bug of netsim's own: the caller lets it through)."""
+    message``. ``sys.exit()`` in a hook is ``called sys.exit(N)``. A built-in algorithm's such
+    value (parameters that drive it out of range) is ``flow "ID": message``, the flow found
+    among `flows` (the run's Flow objects; the message alone if it is not there). None when no
+    plugin code is involved otherwise (a bug of netsim's own: the caller lets it through)."""
     from flows.congestion import AlgorithmValueError
     checked = isinstance(exc, AlgorithmValueError)
     message = str(exc).splitlines()[0] if str(exc) else ""
@@ -247,7 +249,11 @@ def failure_line(exc: BaseException) -> str | None:
     source = _source_file(exc.algorithm)
     if source in _shown:
         return f"plugin {_shown[source]}: {message}"
-    return None
+    from topologies.validation import quote
+    for flow in flows:
+        if exc.sender is not None and getattr(flow, "sender", None) is exc.sender:
+            return f"flow {quote(flow.id)}: {message}"
+    return message
 
 
 def plugin_paths(paths) -> tuple:

@@ -270,11 +270,17 @@ class Run:
 
     def _why_stalled(self, f) -> str:
         no_route = sum(r.no_route_drops for r in self.network.routers.values())
-        total = "unbounded" if f.data_bytes is None else str(f.n_packets)
-        reason = (f"{f.id} made no progress since t={f.last_progress_s:.3f} s (no packet of it "
-                  f"arrived at either end): packet {f.snd_una} "
-                  f"of {total} unacknowledged after {f.timeouts} timeouts (RTO {f.rto:.3g} s, "
-                  f"state {f.state})")
+        if not hasattr(f, "snd_una"):  # a cbr or onoff source (flows/cbr.py): no window, no RTO
+            reason = (f"{f.id} made no progress since t={f.last_progress_s:.3f} s (it sent no "
+                      f"packet and none of it arrived): the {f.kind} source sends at "
+                      f"{f.rate_bps:g} bit/s ({f.packets_sent} packets sent, "
+                      f"{f.packets_received} arrived)")
+        else:
+            total = "unbounded" if f.data_bytes is None else str(f.n_packets)
+            reason = (f"{f.id} made no progress since t={f.last_progress_s:.3f} s (no packet of "
+                      f"it arrived at either end): packet {f.snd_una} "
+                      f"of {total} unacknowledged after {f.timeouts} timeouts (RTO {f.rto:.3g} "
+                      f"s, state {f.state})")
         if no_route:
             reason += f"; routers dropped {no_route} packets for lack of a route"
         looped = sum(r.loop_drops for r in self.network.routers.values())

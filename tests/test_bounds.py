@@ -234,3 +234,145 @@ def test_sweep_durations_and_intervals_are_bounded(tmp_path):
         with pytest.raises(SweepError, match=rf'field "{key}": expected a time from 1e-09 s '
                                              rf"to 1e\+06 s, got {value!r}"):
             load_sweep(path)
+
+
+# -- a transport's receive window (MAX_RWND_KB) ----------------------------------------------------
+@pytest.mark.parametrize("where, entry", [("file", "transport"), ("flow", 'flows[0] "F1"')])
+def test_a_receive_window_beyond_the_largest_flow_is_refused_in_one_line(tmp_path, run_cli,
+                                                                          where, entry):
+    """1e308 kB overflowed the window's packet count (a traceback in flows/linux_stack.py)."""
+    data = small()
+    block = {"rwnd_kb": 1e308, "stack": "linux"}
+    if where == "file":
+        data["transport"] = block
+    else:
+        data["flows"][0]["transport"] = block
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(data))
+    done = run_cli(path, "--no-plots", "--out", tmp_path / "r")
+    assert done.returncode == 2
+    field = "rwnd_kb" if where == "file" else "transport.rwnd_kb"
+    assert one_line(done) == (f'error: {path}: {entry}: field "{field}": expected a positive '
+                              f"number of at most 1e+15 (1e+18 bytes, the largest flow), got 1e+308")
+
+
+def test_the_receive_window_bound_itself_is_accepted():
+    data = small(transport={"rwnd_kb": bounds.MAX_RWND_KB})
+    assert load_topology(data).flows[0].transport.rwnd_kb == 1e15
+    assert bounds.MAX_RWND_KB * 1000 == bounds.MAX_DATA_BYTES
+
+
+# -- link rates (min_rate_bps) -----------------------------------------------------------------------
+def slow_link(**link) -> dict:
+    """H1 -- R1 -- R2 -- H2 whose middle link L2 (a router's: no flow's data bound reads it) has
+    the given fields."""
+    common = {"delay_ms": 5, "buffer_kb": 100}
+    return {"hosts": ["H1", "H2"], "routers": ["R1", "R2"], "duration_s": 1,
+            "links": [dict(common, id="L1", ends=["H1", "R1"], rate_mbps=10),
+                      dict(common, id="L2", ends=["R1", "R2"], **dict({"rate_mbps": 10}, **link)),
+                      dict(common, id="L3", ends=["R2", "H2"], rate_mbps=10)],
+            "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 0.1}]}
+
+
+@pytest.mark.parametrize("link, field, got", [
+    ({"rate_mbps": 1e-320}, "rate_mbps", "1e-320"),
+    ({"rate_mbps": 1e-300}, "rate_mbps", "1e-300"),
+    ({"rate_mbps": 1e-320, "duplex": "half"}, "rate_mbps", "1e-320"),
+    ({"rate_mbps": 1e-320, "queue": {"discipline": "pie"}}, "rate_mbps", "1e-320"),
+    ({"rate_schedule": [[0.5, 1e-320]]}, "rate_schedule[0]", "1e-320"),
+])
+def test_a_link_too_slow_to_send_one_packet_in_the_longest_run_is_refused(tmp_path, run_cli, link,
+                                                                           field, got):
+    """A subnormal rate made transmission times infinite, then NaN (a traceback in
+    components/direction.py); the bound is one largest packet within MAX_TIME_S."""
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(slow_link(**link)))
+    done = run_cli(path, "--no-plots", "--out", tmp_path / "r")
+    assert done.returncode == 2
+    assert one_line(done) == (f'error: {path}: links[1] "L2": field "{field}": expected at least '
+                              f"8.192e-09 (one 1024-byte packet within 1e+06 s, the longest a run "
+                              f"may simulate), got {got}")
+
+
+def test_the_rate_bound_follows_the_largest_packet_and_the_units():
+    data = slow_link(rate_mbps=1e-9)
+    data.update(units="binary", packet_bytes={"data": 1500, "ack": 40})
+    with pytest.raises(TopologyError) as info:
+        load_topology(data)
+    floor_mbps = 1500 * 8 / bounds.MAX_TIME_S / 2 ** 20
+    assert str(info.value) == (f'<dict>: links[1] "L2": field "rate_mbps": expected at least '
+                               f"{floor_mbps:g} (one 1500-byte packet within 1e+06 s, the longest "
+                               f"a run may simulate), got 1e-09")
+    data["routing"] = {"protocol": "bellman-ford"}
+    data["packet_bytes"]["routing"] = 3000           # routing packets cross links too
+    data["links"][1]["rate_mbps"] = 1.5 * floor_mbps
+    with pytest.raises(TopologyError, match="one 3000-byte packet"):
+        load_topology(data)
+    data["links"][1]["rate_mbps"] = 2 * 2 * floor_mbps   # (binary units: exact powers of two)
+    assert load_topology(data).links[1].rate_bps == pytest.approx(2 * 3000 * 8 / 1e6)
+    assert bounds.min_rate_bps(1024) == 1024 * 8 / bounds.MAX_TIME_S
+
+
+def test_the_slowest_link_runs():
+    data = slow_link(rate_mbps=bounds.min_rate_bps(1024) / 1e6 * 1.01)
+    data["duration_s"] = 10
+    from netsim.run import simulate
+    assert simulate(load_topology(data)).summary["stop_reason"] == "duration"
+
+
+@pytest.mark.parametrize("kind, extra", [("cbr", {}), ("onoff", {"on_s": 1, "off_s": 1})])
+def test_a_rate_source_slower_than_the_stall_timeout_stops_as_stalled_in_one_line(
+        tmp_path, run_cli, kind, extra):
+    """A cbr or onoff source whose next packet is further than the stall guard's timeout: the
+    guard's report named the fields of a bulk flow (a traceback); it now says what the source
+    did."""
+    data = small(kind=kind, rate_mbps=1e-12, **extra)
+    del data["duration_s"]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(data))
+    done = run_cli(path, "--no-plots", "--quiet", "--out", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    assert one_line(done) == (f"warning: stall guard: F1 made no progress since t=0.006 s (it "
+                              f"sent no packet and none of it arrived): the {kind} source sends "
+                              f"at 1e-06 bit/s (1 packets sent, 1 arrived)")
+
+
+# -- periodic timers (MIN_TIMER_INTERVAL_S) -------------------------------------------------------
+def test_the_timer_floor_is_one_constant():
+    from flows.fast import MIN_UPDATE_INTERVAL_S
+    assert bounds.MIN_TIMER_INTERVAL_S == MIN_UPDATE_INTERVAL_S == 1e-5
+
+
+@pytest.mark.parametrize("change, field, message", [
+    (lambda d: d["flows"][0].update(algorithm="fast", params={"update_interval_s": 1e-9}),
+     'flows[0] "F1": field "params.update_interval_s"',
+     "expected at least 1e-05 s between window updates (one timer event per flow each), got 1e-09"),
+    (lambda d: d["links"][0].update(queue={"discipline": "pie", "tupdate_ms": 0.001}),
+     'links[0] "L1": field "queue.tupdate_ms"',
+     "expected at least 0.01 ms between updates of the drop probability (a timer event each "
+     "while the queue is busy), got 0.001"),
+    (lambda d: d["flows"][0].update(algorithm="bbr", params={"min_rtt_window_s": 1e-320}),
+     'flows[0] "F1": field "params.min_rtt_window_s"',
+     "expected a time from 1e-09 s to 1e+06 s, got 1e-320"),
+    (lambda d: d["flows"][0].update(algorithm="fast", params={"update_interval_s": 1e308}),
+     'flows[0] "F1": field "params.update_interval_s"',
+     "expected a time from 1e-09 s to 1e+06 s, got 1e+308"),
+])
+def test_a_periodic_timer_below_the_floor_is_refused_in_one_line(tmp_path, run_cli, change, field,
+                                                                  message):
+    """FAST's update every 1e-9 s made a 2 s run take more than 30 s of wall time."""
+    data = small()
+    change(data)
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(data))
+    done = run_cli(path, "--no-plots", "--out", tmp_path / "r")
+    assert done.returncode == 2
+    assert one_line(done) == f"error: {path}: {field}: {message}"
+
+
+def test_the_timer_floors_themselves_are_accepted():
+    data = small(algorithm="fast", params={"update_interval_s": 1e-5})
+    data["links"][0]["queue"] = {"discipline": "pie", "tupdate_ms": 0.01}
+    spec = load_topology(data)
+    assert spec.flows[0].params["update_interval_s"] == 1e-5
+    assert spec.links[0].queue["tupdate_s"] == pytest.approx(1e-5)

@@ -71,3 +71,22 @@ def test_without_a_tolerance_the_run_still_exits_0(tmp_path, capsys):
     assert main([LOSSY, "--algorithm", "bbr", "--check", "--out", str(tmp_path / "b"),
                  "--no-plots"]) == 0
     assert "\nnothing compared (1 row outside" in capsys.readouterr().out
+
+
+def test_quiet_prints_the_failed_verdict_as_its_one_line(tmp_path, capsys):
+    """--quiet prints nothing but errors; a failed tolerance (exit 1) printed nothing at all."""
+    out = tmp_path / "q"
+    code = main([LOSSY, "--algorithm", "bbr", "--check", "--check-tolerance", "5", "--quiet",
+                 "--out", str(out), "--no-plots"])
+    assert code == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (f"check failed: nothing compared — NOT within the 5 % tolerance: a "
+                            f"check that compared nothing does not pass (1 row outside every "
+                            f"model's regime not counted: see the reasons in {out}/check.json)\n")
+
+
+def test_quiet_prints_nothing_for_a_passed_or_unjudged_check(tmp_path, capsys):
+    assert main([LOSSY, "--algorithm", "bbr", "--check", "--quiet", "--out",
+                 str(tmp_path / "n"), "--no-plots"]) == 0
+    assert capsys.readouterr().err == ""

@@ -335,3 +335,32 @@ def test_an_id_given_twice_is_listed_once(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert len([line for line in lines if line.startswith("L1 ")]) == 2     # its two directions
     assert len([line for line in lines if line.startswith("F1 ")]) == 1
+
+
+def _chain(routers: int) -> dict:
+    """H1 - r0 - r1 - ... - H2: `routers` + 1 links, ids "r0-r1", ..."""
+    link = {"rate_mbps": 10, "delay_ms": 1, "buffer_kb": 100}
+    names = [f"r{i}" for i in range(routers)]
+    pairs = [(names[i], names[i + 1]) for i in range(routers - 1)]
+    ends = [("H1", names[0]), *pairs, (names[-1], "H2")]
+    return {"hosts": ["H1", "H2"], "routers": names, "duration_s": 0.1,
+            "links": [dict(link, id=f"{a}-{b}", ends=[a, b]) for a, b in ends],
+            "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 0.01}]}
+
+
+@pytest.mark.parametrize("option, typo, meant", [("-l", "r7-r8l", "r7-r8"), ("-F", "F11", "F1")])
+def test_an_unknown_id_of_a_large_network_lists_only_what_fits_one_line(tmp_path, capsys, option,
+                                                                        typo, meant):
+    """10 000 link ids made a 126 KB line; the list stops at about 200 characters."""
+    path = write(tmp_path, "big.json", _chain(2000))
+    code = main([str(path), "--out", str(tmp_path / "r"), "--no-plots", option, typo])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 400, err
+    head = f'error: {option}: unknown id "{typo}" (did you mean "{meant}"?); known: '
+    assert err.startswith(head)
+    if option == "-l":
+        assert err.startswith(head + "H1-r0, r0-r1, r1-r2, ")
+        assert err.rstrip("\n").endswith(" more")
+    else:
+        assert err == head + "F1\n"                  # a short list is whole, as before

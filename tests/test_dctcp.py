@@ -117,3 +117,24 @@ def test_cli_exit_status_2_and_one_line(tmp_path):
 def test_bad_ecn_value():
     with pytest.raises(TopologyError, match='field "ecn": expected true or false'):
         load_topology(_topology(ecn="yes"))
+
+
+@pytest.mark.parametrize("g", [1e-320, 5e-324, 2.0 ** -1030, 1e-300])
+def test_a_g_too_small_for_its_inverse_shifts_by_the_most(g):
+    """1 / g overflowed to inf for a subnormal g (a traceback): Linux's shift is then its most."""
+    assert Dctcp(_Flow(), {"g": g}).shift_g == 10
+
+
+@pytest.mark.parametrize("g", [1.0, 0.5, 1 / 16, 0.3, 2.0 ** -4.5, 1e-3, 2.0 ** -10.5, 1e-200])
+def test_the_shift_of_every_normal_g_is_unchanged(g):
+    import math
+    assert Dctcp(_Flow(), {"g": g}).shift_g == min(max(round(math.log2(1.0 / g)), 0), 10)
+
+
+@pytest.mark.parametrize("stack", ["classic", "linux"])
+def test_a_subnormal_g_runs_on_both_stacks(stack):
+    from netsim.run import simulate
+    data = _topology(algorithm="dctcp", ecn=True, params={"g": 1e-320})
+    data["transport"] = {"stack": stack}
+    data["duration_s"] = 1
+    assert simulate(load_topology(data)).summary["stop_reason"] in ("completed", "duration")

@@ -100,7 +100,7 @@ def test_acks_do_not_move_the_window(make):
 
 @pytest.mark.parametrize("name, value, problem", [
     ("gamma", 1.5, "expected a number in (0, 1]"),
-    ("rtt_samples", 2.5, "expected a whole number of samples >= 1"),
+    ("rtt_samples", 2.5, "expected a whole number of samples from 1 to 1000000"),
     ("alpha", -1, "expected a positive number"),
 ])
 def test_parameter_checks(name, value, problem):

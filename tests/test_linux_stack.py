@@ -363,7 +363,8 @@ def test_the_command_line_stack_overrides_every_flow():
 @pytest.mark.parametrize(("block", "message"), [
     ({"stack": "bsd"}, 'transport: field "stack": expected "classic" or "linux", got "bsd"'),
     ({"rack": 1}, 'transport: field "rack": expected true or false, got 1'),
-    ({"rwnd_kb": 0}, 'transport: field "rwnd_kb": expected a positive number, got 0'),
+    ({"rwnd_kb": 0}, 'transport: field "rwnd_kb": expected a positive number of at most 1e+15 '
+                     '(1e+18 bytes, the largest flow), got 0'),
     ({"rwnd_kb": 1}, 'transport: field "rwnd_kb": expected a receive window of at least one '
                      '1024-byte data packet (1.024 kB of 1000 bytes), got 1'),   # (was a traceback)
 ])

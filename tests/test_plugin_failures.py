@@ -85,3 +85,35 @@ def test_summary_json_is_strict_json_with_null_for_undefined_values(tmp_path):
     from netsim.results_dir import json_text
     text = json_text({"a": float("nan"), "b": [1.0, float("inf")], "c": {"d": -float("inf")}})
     assert json.loads(text) == {"a": None, "b": [1.0, None], "c": {"d": None}}
+
+
+def test_an_exception_in_the_constructor_is_one_line_and_writes_nothing(write_plugin, tmp_path,
+                                                                       run_cli):
+    """The flows are built before the run: a plugin's __init__ that raises was a traceback."""
+    path = write_plugin(body="""\
+        def __init__(self, flow, params=None):
+            super().__init__(flow, params)
+            raise ValueError("no such mode")
+        def on_ack(self, acked_pkts):
+            self.flow.cwnd += 1.0 / self.flow.cwnd
+    """)
+    done = run_with(run_cli, tmp_path, path)
+    assert done.returncode == 2
+    assert the_line(done) == (f"error: plugin {path}, line {write_plugin.first_line + 2}, in hook "
+                              f"__init__: ValueError: no such mode")
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_bad_value_set_in_init_is_one_line(write_plugin, tmp_path, run_cli):
+    path = write_plugin(body="""\
+        def init(self):
+            self.flow.pacing_rate_bps = float("inf")
+        def on_ack(self, acked_pkts):
+            self.flow.cwnd += 1.0 / self.flow.cwnd
+    """)
+    done = run_with(run_cli, tmp_path, path)
+    assert done.returncode == 2
+    assert the_line(done) == (f"error: plugin {path}, line {write_plugin.first_line + 1}, in hook "
+                              f"init: algorithm 'bad' set pacing_rate_bps to inf (float); a pacing "
+                              f"rate is a finite number of bit/s > 0, or None (no pacing) (at "
+                              f"t=0.000 s; partial results written to {tmp_path / 'r'}/)")

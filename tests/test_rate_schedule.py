@@ -132,3 +132,56 @@ def test_bad_schedules_are_errors(schedule, message):
     data["links"][1]["rate_schedule"] = schedule
     with pytest.raises(TopologyError, match=message):
         load_topology(data)
+
+
+# -- a change at (or just after) time 0, before the link's first packet ---------------------------
+# A delay decrease holds a transmitter idle only if a packet may still be in flight: one that never
+# began a packet is not held (it has no buffer yet: the first packet opens it).
+
+@pytest.mark.parametrize("duplex", ["full", "half"])
+@pytest.mark.parametrize("at", [0.0, 1e-9])
+def test_a_delay_decrease_before_the_first_packet_applies_at_once(duplex, at):
+    sim = Simulator()
+    a, b = Host("A"), Host("B")
+    link = Link(sim, "L", a, b, RATE, 0.5, 64 * SIZE, duplex)
+    arrivals = []
+
+    def send(seq):
+        a.send(Packet(DATA, a, b, SIZE, lambda p: arrivals.append((sim.now, p.seq)), seq=seq))
+    sim.schedule_at(at, lambda _: link.set_delay(0.2))
+    sim.schedule_at(at, lambda _: send(0))      # right after the change: idle, no hold
+    sim.schedule_at(at, lambda _: send(1))      # behind it in the buffer
+    sim.run()
+    assert arrivals == [(pytest.approx(at + 1.2), 0), (pytest.approx(at + 2.2), 1)]
+
+
+def first_rtt_ms(results) -> float:
+    _, rtt = results.trace("flows", "F", "rtt_ms")
+    return float(rtt[rtt == rtt][0])                 # the first sample (NaN: none yet)
+
+
+# one data packet (1024 B) and one ACK (64 B) across 100, 10 (or 5) and 100 Mb/s
+SERIALIZATION_MS = (1024 + 64) * 8 / 1e7 * 1e3 * (1 + 2 * 0.1)
+
+
+@pytest.mark.parametrize("duplex", ["full", "half"])
+@pytest.mark.parametrize("at", [0, 1e-9])
+def test_a_delay_schedule_at_the_flows_start_gives_its_first_rtt(duplex, at):
+    data = topology("reno", schedule=(), delay_schedule=[[at, 5]], duplex=duplex)
+    data["duration_s"] = 2
+    results = simulate(load_topology(data), interval_s=0.01)
+    assert results.summary["stop_reason"] == "duration"
+    assert first_rtt_ms(results) == pytest.approx(2 * (1 + 5 + 1) + SERIALIZATION_MS)
+    assert results.summary["flows"]["F"]["in_order"]
+
+
+@pytest.mark.parametrize("duplex", ["full", "half"])
+def test_a_rate_schedule_at_the_flows_start_gives_its_first_rtt(duplex):
+    data = topology("reno", schedule=((0, 5),), duplex=duplex)
+    data["duration_s"] = 2
+    results = simulate(load_topology(data), interval_s=0.01)
+    assert results.summary["stop_reason"] == "duration"
+    bottleneck_ms = (1024 + 64) * 8 / 5e6 * 1e3                  # at 5 Mb/s from the start
+    assert first_rtt_ms(results) == pytest.approx(2 * (1 + 10 + 1) + bottleneck_ms +
+                                                  (1024 + 64) * 8 / 1e8 * 1e3 * 2)
+    assert results.summary["links"]["L"]["mean_capacity_mbps"] == pytest.approx(5.0)

@@ -44,10 +44,19 @@ def format_report(report: dict) -> str:
     if reasons:
         lines.append("\nno model applies (rows marked \"no model\", not compared):")
         lines += [f"  {number}. {reason}" for number, reason in enumerate(reasons, 1)]
-    verdict = f"\nlargest error {report['max_error_pct']:.2f} %"
+    lines.append("\n" + format_verdict(report))
+    return "\n".join(lines)
+
+
+def format_verdict(report: dict, reasons_at: str = "above") -> str:
+    """The last line of the check's table: the largest error (or that nothing was compared)
+    and, with a tolerance, whether the run is within it; rows left out are counted, their
+    reasons being `reasons_at` ("above": in the table; else where to find them)."""
+    reasons = report.get("no_model_reasons", [])
+    verdict = f"largest error {report['max_error_pct']:.2f} %"
     nothing = report.get("compared", 1) == 0
     if nothing:
-        verdict = "\nnothing compared"
+        verdict = "nothing compared"
     if report["tolerance_pct"] is not None and nothing:
         verdict += (f" — NOT within the {report['tolerance_pct']:g} % tolerance: a check that "
                     f"compared nothing does not pass")
@@ -57,9 +66,8 @@ def format_report(report: dict) -> str:
     if reasons:
         count = report["not_compared"]
         verdict += (f" ({count} row{'' if count == 1 else 's'} outside every model's regime not "
-                    f"counted: see the reasons above)")
-    lines.append(verdict)
-    return "\n".join(lines)
+                    f"counted: see the reasons {reasons_at})")
+    return verdict
 
 
 def _compared_part(interval: dict) -> str:

@@ -9,15 +9,28 @@ therefore either 0 where 0 is allowed, or within [TIME_RESOLUTION_S, MAX_TIME_S]
 the clock still resolves 1e-10 s, ten times finer than TIME_RESOLUTION_S, the smallest delay an
 input may give.
 
+Timers. A periodic timer of one flow or one link (FAST's window update, PIE's drop-probability
+update) fires at most every MIN_TIMER_INTERVAL_S (10 us, shorter than a data-center RTT): at
+1e-9 s one flow's timer alone made a run of seconds last hours. Bellman-Ford rounds, which send
+a vector over every link, are at least MIN_ROUTING_INTERVAL_S apart.
+
 Rates. A workload's Poisson arrivals are refused when their mean gap (1 / arrivals_per_s) is
 below TIME_RESOLUTION_S, and so is a cbr or onoff flow whose packets (one data packet every
 packet_bytes * 8 / rate_bps seconds, topologies/load_flows.py) would come closer than that: the
 clock could not advance between them.
 
+Link rates. A link's rate (rate_mbps, and each rate of its rate_schedule) is at least what
+transmits the topology's largest packet (data, ACK, or routing with Bellman-Ford) within
+MAX_TIME_S (min_rate_bps): a slower link could not finish one packet in the time a run may
+simulate, and rates near the smallest floats make transmission times infinite (NaN in the
+link's statistics).
+
 Data. A flow's data_mb is at most what its hosts' links carry in MAX_TIME_S (the slower of
 the two, at its fastest rate over its rate schedule: every byte crosses both), and at most
 MAX_DATA_BYTES: a larger transfer could not end within the time the clock resolves, and would
-run for days of wall time first (topologies/load_flows.py).
+run for days of wall time first (topologies/load_flows.py). A transport's receive window
+(rwnd_kb) is at most MAX_RWND_KB, the same MAX_DATA_BYTES in kB of 1000 bytes: a larger window
+bounds nothing a flow may send (and its packet count would overflow a float).
 
 Memory. Flows of workloads alive at once are at most MAX_FLOWS_ALIVE (about 2 to 4 kB each
 without their packets): an overloaded workload stops the run cleanly at that point, with a
@@ -40,7 +53,16 @@ MAX_ARRIVALS_PER_S = 1.0 / TIME_RESOLUTION_S   # a workload's mean gap >= TIME_R
 MAX_FLOWS_ALIVE = 50_000      # workload flows in progress at once
 MAX_TRACE_ROWS = 20_000_000   # rows of the trace files of one run (about 1 GB of CSV)
 MIN_ROUTING_INTERVAL_S = 1e-3  # Bellman-Ford rounds (each router's vector to each neighbour)
+MIN_TIMER_INTERVAL_S = 1e-5    # a periodic timer of one flow or link: FAST's update_interval_s
+                               # (flows/fast.py MIN_UPDATE_INTERVAL_S), PIE's tupdate_ms
 MAX_DATA_BYTES = 10 ** 18     # a flow's data (1 EB; the integers an input may hold have 20 digits)
+MAX_RWND_KB = MAX_DATA_BYTES / 1000.0   # a receive window, kB of 1000 bytes (1e15: 1 EB)
+
+
+def min_rate_bps(packet_bytes: int) -> float:
+    """The slowest link rate (bit/s): a packet of `packet_bytes` (the largest the topology
+    sends) is transmitted within MAX_TIME_S."""
+    return packet_bytes * 8.0 / MAX_TIME_S
 
 
 def max_data_bytes(access_bps: float) -> float:

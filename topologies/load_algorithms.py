@@ -6,6 +6,7 @@ Names are looked up in `flows.ALGORITHMS` only: a topology file never loads code
 from __future__ import annotations
 
 from flows import ALGORITHMS
+from topologies.bounds import time_problem
 from topologies.load_fields import TopologyError, Where, as_object, unknown
 from topologies.spec import DEFAULT_ALGORITHM
 from topologies.validation import quote, show, suggestion
@@ -18,7 +19,9 @@ def unknown_algorithm(name) -> str:
 
 
 def algorithm_params(where: Where, algorithm: str, block) -> dict:
-    """Validated parameter overrides of `algorithm` from the params object `block` (at `where`)."""
+    """Validated parameter overrides of `algorithm` from the params object `block` (at `where`):
+    each accepted by the class's `param_problem`, and a time (a name ending in _s or _ms) within
+    the bounds of every time value (topologies/bounds.py)."""
     cls = ALGORITHMS[algorithm]
     known = tuple(cls.PARAMETERS)
     checked = {}
@@ -30,6 +33,9 @@ def algorithm_params(where: Where, algorithm: str, block) -> dict:
             raise where.error(f"unknown parameter {show(key)} of algorithm {quote(algorithm)}"
                               f"{suggestion(key, known)}; known: {', '.join(sorted(known))}")
         problem = cls.param_problem(key, value)
+        if not problem and key.endswith(("_s", "_ms")) and not key.endswith("_per_s"):
+            problem = time_problem(value, unit="ms" if key.endswith("_ms") else "s",
+                                   zero=False)          # a time (topologies/bounds.py)
         if problem:
             raise where.field_error(key, f"{problem}, got {show(value)}")
         checked[key] = value

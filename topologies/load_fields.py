@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from topologies.bounds import time_problem
-from topologies.validation import InputError, id_problem, quote, show, suggestion
+from topologies.validation import InputError, id_problem, known_list, quote, show, suggestion
 
 
 class TopologyError(InputError):
@@ -29,11 +29,13 @@ class TopologyError(InputError):
 # -- message helpers -------------------------------------------------------------------------------
 
 def unknown(kind: str, name, known, *, list_known: bool = True) -> str:
-    """'unknown field "x" (did you mean "y"?); known: a, b' (the list only when asked or no match)."""
+    """'unknown field "x" (did you mean "y"?); known: a, b' (the list only when asked or no match;
+    the ids of a reference, listed only then, as many as fit one line: `known_list`)."""
     hint = suggestion(name, known)
     message = f"unknown {kind} {show(name)}{hint}"
     if known and (list_known or not hint):
-        message += "; known: " + ", ".join(sorted(str(k) for k in known))
+        names = sorted(str(k) for k in known)
+        message += "; known: " + (", ".join(names) if list_known else known_list(names))
     return message
 
 

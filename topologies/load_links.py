@@ -4,7 +4,7 @@ Impairments are read by `topologies.load_impairments`."""
 from __future__ import annotations
 
 from components.link import DUPLEX_MODES
-from topologies.bounds import time_problem
+from topologies.bounds import MAX_TIME_S, MIN_TIMER_INTERVAL_S, min_rate_bps, time_problem
 from topologies.load_fields import (
     NON_NEGATIVE,
     POSITIVE,
@@ -24,7 +24,7 @@ from topologies.load_fields import (
     seconds,
 )
 from topologies.load_impairments import IMPAIRMENT_FIELDS, read_impairments
-from topologies.spec import LinkSpec, UnitSystem
+from topologies.spec import DEFAULT_DATA_PACKET_BYTES, LinkSpec, UnitSystem
 from topologies.validation import quote, show
 
 LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex", "cost", *IMPAIRMENT_FIELDS,
@@ -97,6 +97,10 @@ def _queue(where: Where, value, units: UnitSystem, buffer_bytes: int, buffer_kb)
             out[key[:-3] + "_bytes"] = scaled(inner, key, kb, units.bytes_per_kb)
         elif key.endswith("_ms"):
             out[key[:-3] + "_s"] = number(inner, key, val, POSITIVE) / 1000.0
+            if key == "tupdate_ms" and out["tupdate_s"] < MIN_TIMER_INTERVAL_S:
+                raise inner.field_error(key, f"expected at least {MIN_TIMER_INTERVAL_S * 1e3:g} ms "
+                                             f"between updates of the drop probability (a timer "
+                                             f"event each while the queue is busy), got {show(val)}")
     if name == "red" and not out["min_bytes"] < out["max_bytes"]:
         raise inner.field_error("max_kb", f"expected a number > min_kb ({show(block['min_kb'])}), "
                                           f"got {show(block['max_kb'])}")
@@ -108,8 +112,22 @@ def _queue(where: Where, value, units: UnitSystem, buffer_bytes: int, buffer_kb)
     return out
 
 
-def _schedule(where: Where, item: dict, name: str, rule: Rule, factor: float) -> tuple:
-    """``[[t_s, value], ...]`` (times >= 0, strictly increasing) -> ((t_s, value * factor), ...)."""
+def _rate_floor(where: Where, name: str, rate: float, bits_per_mbit: float, packet_bytes: int,
+                given) -> None:
+    """A link rate (`rate_mbps` or a `rate_schedule` entry, `rate` Mbps as read from `given`)
+    transmits a packet of `packet_bytes` (the topology's largest) within MAX_TIME_S
+    (topologies/bounds.py, "Link rates")."""
+    floor_bps = min_rate_bps(packet_bytes)
+    if not rate * bits_per_mbit >= floor_bps:
+        raise where.field_error(name, f"expected at least {floor_bps / bits_per_mbit:g} (one "
+                                      f"{packet_bytes}-byte packet within {MAX_TIME_S:g} s, the "
+                                      f"longest a run may simulate), got {show(given)}")
+
+
+def _schedule(where: Where, item: dict, name: str, rule: Rule, factor: float,
+              packet_bytes: int = 0) -> tuple:
+    """``[[t_s, value], ...]`` (times >= 0, strictly increasing) -> ((t_s, value * factor), ...);
+    with `packet_bytes`, values are rates, at least what transmits such a packet in MAX_TIME_S."""
     if name not in item:
         return ()
     pairs = as_list(where, name, item[name], "a list of [time_s, value] pairs")
@@ -129,6 +147,8 @@ def _schedule(where: Where, item: dict, name: str, rule: Rule, factor: float) ->
         if out and t_s <= out[-1][0]:
             raise where.field_error(label, f"times must increase: {seconds(t_s)} s after "
                                            f"{seconds(out[-1][0])} s")
+        if packet_bytes:
+            _rate_floor(where, label, value, factor, packet_bytes, entry[1])
         out.append((t_s, float(scaled(where, label, value, factor))))
     return tuple(out)
 
@@ -138,12 +158,13 @@ _FIELDS = Fields(LINK_FIELDS, LINK_REQUIRED)
 
 
 def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
-          known: dict) -> LinkSpec:
+          known: dict, packet_bytes: int) -> LinkSpec:
     """The LinkSpec of links[i]. `known` holds the converted rate, delay and buffer of the
     (rate_mbps, delay_ms, buffer_kb) already read, by value and type (links of a large network
     share a few): those are not checked and converted again (they passed; zeros of floats,
     whose sign counts, always are). A link of the required fields only (most of a large
-    network's) has nothing optional to read: the defaults, without the readers that give them."""
+    network's) has nothing optional to read: the defaults, without the readers that give them.
+    `packet_bytes` is the topology's largest packet: the slowest rate transmits it in MAX_TIME_S."""
     optional = item.keys() != _FIELDS.needed
     if optional:
         _FIELDS.check(where, item)
@@ -155,6 +176,7 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
     converted = known.get(key) if cacheable else None
     if converted is None:
         rate = number(where, "rate_mbps", rate, POSITIVE)
+        _rate_floor(where, "rate_mbps", rate, units.bits_per_mbit, packet_bytes, item["rate_mbps"])
         delay = number(where, "delay_ms", delay, NON_NEGATIVE)
         buffer = number(where, "buffer_kb", buffer, NON_NEGATIVE)
         buffer_bytes = round(scaled(where, "buffer_kb", buffer, units.bytes_per_kb))
@@ -180,16 +202,19 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
         duplex=link_duplex,
         cost_s=None if cost is None else cost / 1000.0,
         impairments=read_impairments(where, item, ends, link_duplex),
-        rate_schedule=_schedule(where, item, "rate_schedule", POSITIVE, units.bits_per_mbit),
+        rate_schedule=_schedule(where, item, "rate_schedule", POSITIVE, units.bits_per_mbit,
+                                packet_bytes),
         delay_schedule=_schedule(where, item, "delay_schedule", NON_NEGATIVE, 1e-3),
         queue=_queue(where, item.get("queue"), units, buffer_bytes, item["buffer_kb"]),
     )
 
 
-def read_links(top: Where, data: dict, kinds: dict, units: UnitSystem, duplex: str) -> list:
-    """The LinkSpecs of the file's links; `duplex` is the file's (checked) default."""
+def read_links(top: Where, data: dict, kinds: dict, units: UnitSystem, duplex: str,
+               packet_bytes: int = DEFAULT_DATA_PACKET_BYTES) -> list:
+    """The LinkSpecs of the file's links; `duplex` is the file's (checked) default, and
+    `packet_bytes` its largest packet (the slowest rate transmits it within MAX_TIME_S)."""
     known: dict = {}
-    return [_link(where, item, kinds, units, duplex, known)
+    return [_link(where, item, kinds, units, duplex, known, packet_bytes)
             for where, item in entries(top, data, "links", "link")]
 
 

@@ -3,7 +3,7 @@ hosts can reach each other (connected components, computed once)."""
 from __future__ import annotations
 
 from topologies.load_fields import Where, as_list
-from topologies.validation import id_problem, quote, show
+from topologies.validation import id_problem, known_list, quote, show
 
 
 def read_nodes(top: Where, data: dict) -> dict:
@@ -43,7 +43,7 @@ def check_host_links(top: Where, kinds: dict, links: list) -> None:
         if len(link_ids) == 0:
             raise where.error(f"host {quote(host)} has no link; a host has exactly one link")
         if len(link_ids) > 1:
-            raise where.error(f"host {quote(host)} has {len(link_ids)} links ({', '.join(link_ids)}); "
+            raise where.error(f"host {quote(host)} has {len(link_ids)} links ({known_list(link_ids)}); "
                               f"a host has exactly one link")
 
 

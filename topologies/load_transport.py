@@ -3,6 +3,7 @@ the file's field by field (docs/topology-format.md, "`transport`")."""
 from __future__ import annotations
 
 from flows.linux_stack import RWND_BYTES_PER_KB, STACKS
+from topologies.bounds import MAX_RWND_KB
 from topologies.load_fields import (
     POSITIVE,
     POSITIVE_INT,
@@ -19,6 +20,9 @@ from topologies.validation import show
 
 BOOLEAN = "true or false"        # a rule: a JSON boolean
 STACK = "a stack name"           # a rule: one of flows.linux_stack.STACKS
+# a receive window: at most MAX_RWND_KB (topologies/bounds.py, "Data")
+RWND = Rule(f"a positive number of at most {MAX_RWND_KB:g} (1e+18 bytes, the largest flow)", 0,
+            False, maximum=MAX_RWND_KB)
 
 # TransportSpec field -> (rule, null allowed); the stack and the mechanisms: flows/linux_stack.py
 TRANSPORT_RULES: dict[str, tuple[object, bool]] = {
@@ -29,7 +33,7 @@ TRANSPORT_RULES: dict[str, tuple[object, bool]] = {
     "max_rto_s": (POSITIVE, False),
     "dupack_threshold": (POSITIVE_INT, False),
     "stack": (STACK, False),
-    "rwnd_kb": (POSITIVE, False),
+    "rwnd_kb": (RWND, False),
     "sack": (BOOLEAN, False),
     "rack": (BOOLEAN, False),
     "tlp": (BOOLEAN, False),

@@ -86,7 +86,9 @@ def _build(label: str, data, default_name: str, override: str | None,
     duration_s = read_duration(top, data)
     seed = read_seed(top, data)
     kinds = read_nodes(top, data)
-    links = read_links(top, data, kinds, units, duplex)
+    largest = max(packet_sizes.data_bytes, packet_sizes.ack_bytes,
+                  packet_sizes.routing_bytes if routing.protocol == "bellman-ford" else 0)
+    links = read_links(top, data, kinds, units, duplex, largest)
     check_host_links(top, kinds, links)
     ctx = FlowContext(kinds, node_components(kinds, links), units, transport, algorithms, override,
                       packet_sizes.data_bytes, access_rates(kinds, links))

@@ -139,14 +139,33 @@ def suggestion(name, known) -> str:
     return f" (did you mean {quote(close)}?)" if close is not None else ""
 
 
+MAX_KNOWN_SHOWN = 200   # characters of the known ids a message lists (then "and N more")
+
+
+def known_list(known) -> str:
+    """`known` (ids) for one line: "a, b, c" while that fits MAX_KNOWN_SHOWN characters, else
+    as many as fit and "and N more" (a network of 10 000 links is not listed whole)."""
+    names = [str(name) for name in known]
+    shown: list[str] = []
+    size = 0
+    for name in names:
+        size += len(name) + 2
+        if size > MAX_KNOWN_SHOWN and shown:
+            break
+        shown.append(name if len(name) <= 40 else name[:37] + "...")
+    rest = len(names) - len(shown)
+    return ", ".join(shown) + (f" and {rest} more" if rest else "")
+
+
 def unknown_id(kind: str, wanted, known) -> str | None:
     """The message naming the first of `wanted` that is not among `known` ids (with a
-    did-you-mean and the known ids), or None if all are known: the one wording of a selection
-    by id (-l/-F of a run and of a report, `make_report`'s links= and flows=)."""
+    did-you-mean and the known ids, as many as fit `known_list`), or None if all are known: the
+    one wording of a selection by id (-l/-F of a run and of a report, `make_report`'s links=
+    and flows=)."""
     for item in wanted:
         if item not in known:
             return f"{kind}: unknown id {quote(item)}{suggestion(item, known)}; " \
-                   f"known: {', '.join(known)}"
+                   f"known: {known_list(known)}"
     return None
 
 
