@@ -131,6 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also write iperf3.json: the flows in iperf3 -J's structure and field "
                              "names, one stream per flow (docs/outputs.md, \"iperf3 JSON\")")
     add_shared_options(parser, "run")   # --out --no-plots --show --report --quiet --plugin
+    parser.add_argument("--force", action="store_true",
+                        help="replace the -f and --trace files even if they are not a log or "
+                             "a trace netsim wrote (never an input, a symbolic link or a "
+                             "non-regular file; nothing in --out that netsim did not write)")
     return parser
 
 
@@ -149,6 +153,9 @@ def build_report_parser() -> argparse.ArgumentParser:
     parser.add_argument("-F", "--flows", nargs="+", metavar="FLOW", default=[],
                         help="flows whose time series are shown at first (default: the first 8)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("--force", action="store_true",
+                        help="replace FILE (-o) even if it is not a report netsim wrote (never "
+                             "a symbolic link or a non-regular file)")
     return parser
 
 
@@ -188,7 +195,8 @@ def report_main(argv) -> int:
             from plot_tool.report import REPORT_FILE
             try:
                 check_output_file("-o", args.out,
-                                  allowed_inside=[Path(args.directory) / REPORT_FILE])
+                                  allowed_inside=[Path(args.directory) / REPORT_FILE],
+                                  kind="report", force=args.force)
             except OutputPathError as exc:
                 raise UsageError(str(exc)) from None
         args.links = list(dict.fromkeys(args.links))       # an id given twice: once
@@ -258,17 +266,19 @@ def check_run_options(args, spec) -> None:
 def check_run_outputs(args, out: Path) -> None:
     """The output-path rule (netsim/output_paths.py) for a run's outputs: -f and --trace are
     files that are neither an input (the topology, the plugins) nor each other, nor inside a
-    results directory (this run's --out, which is replaced whole, or another); --out holds no
-    input. UsageError naming the option."""
+    results directory (this run's --out, which is replaced whole, or another), nor an existing
+    file that is not a log or a trace netsim wrote (unless --force); --out holds no input.
+    UsageError naming the option."""
     from netsim.output_paths import OutputPathError, check_inputs_outside, check_output_file
     inputs = [args.topology, *args.plugin]
     try:
         check_inputs_outside("--out", out, inputs)
         if args.logfile:
-            check_output_file("-f", args.logfile, inputs=inputs, replaced_dirs=[out])
+            check_output_file("-f", args.logfile, inputs=inputs, replaced_dirs=[out],
+                              kind="log", force=args.force)
         if args.trace:
             check_output_file("--trace", args.trace, inputs=inputs, replaced_dirs=[out],
-                              outputs=[args.logfile])
+                              outputs=[args.logfile], kind="trace", force=args.force)
     except OutputPathError as exc:
         raise UsageError(str(exc)) from None
 
@@ -328,8 +338,9 @@ def plugin_failure_line(results) -> str | None:
     if failure is None:
         return None
     from netsim.plugins import failure_line
-    line = failure_line(failure)
-    if line is None:                  # not a plugin's doing: netsim's own bug
+    network = getattr(results, "network", None)
+    line = failure_line(failure, network.flows.values() if network is not None else ())
+    if line is None:                  # not a plugin's (nor an algorithm's value): netsim's own bug
         raise failure
     return line
 
@@ -398,6 +409,13 @@ def simulate_and_write(args, spec, out: Path, staged, trace):
     except RunError as exc:
         staged.discard()
         return error(str(exc))
+    except Exception as exc:          # a plugin's algorithm failed as the flows were built
+        from netsim.plugins import failure_line
+        line = failure_line(exc)
+        if line is None:              # netsim's own bug
+            raise
+        staged.discard()
+        return error(line)
     if trace is not None:
         trace.install(simulation.network)
     captures = install_captures(args, simulation.network, staged)

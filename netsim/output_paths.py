@@ -13,7 +13,13 @@ for every file the user names as an output (``report -o``, ``-f LOGFILE``, ``--t
 * lies inside a results directory: the one the command replaces (``--out``, swapped in whole
   when the run ends, which would delete the file), or any other netsim results or sweep
   directory (a file there would make it hold more than its run), except where `allowed_inside`
-  says (``report``'s own ``report.html``).
+  says (``report``'s own ``report.html``);
+* exists as a regular file that netsim did not write, for the outputs whose kind it can tell
+  (`kind`: ``"log"`` for ``-f``, ``"trace"`` for ``--trace``, ``"report"`` for ``report -o``;
+  `written_by_netsim`), unless the user passed ``--force``: the same command run again replaces
+  its own file, never the user's notes. An empty file is netsim's of every kind (nothing is
+  lost). ``convert -o`` and ``generate -o`` write topologies, which are the user's files once
+  written: they refuse any existing file without ``--force``.
 
 `check_inputs_outside` refuses a results or sweep directory (``--out``) that holds an input of the
 command: replacing the directory would delete it. `AtomicFile` writes a hidden temporary file
@@ -23,6 +29,7 @@ failed or interrupted write leaves the previous file (or nothing) and never a tr
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -59,12 +66,51 @@ def _inside(path: Path, directory: Path) -> bool:
     return inner is not None and outer is not None and (inner == outer or outer in inner.parents)
 
 
+# How the first line of each kind of file netsim writes begins (`written_by_netsim`), and what
+# the refusal calls it. A log line is LOG_FORMAT of netsim/cli_output.py ("%(levelname)s
+# %(name)s: %(message)s"); an event trace begins with its CSV header (netsim/event_trace.py
+# FIELDS) or, in JSON Lines, with an event's "time_s"; a report is the page of
+# plot_tool/report_page.py, whose <title> begins "netsim report: ".
+_LOG_LINE = re.compile(rb"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \S+: ")
+_TRACE_CSV_HEAD = (b"time_s,event,node,link,direction,flow,kind,seq,size_bytes,cause,start_s\n",
+                   b"time_s,event,node,link,direction,flow,kind,seq,size_bytes,cause,start_s\r\n")
+_TRACE_JSONL_HEAD = b'{"time_s":'
+_REPORT_HEAD = b"<!DOCTYPE html>"
+_REPORT_TITLE = b"<title>netsim report: "
+HEAD_BYTES = 4096                      # what is read of an existing file to tell whose it is
+KINDS = {"log": "a log file", "trace": "an event trace", "report": "a report"}
+
+
+def written_by_netsim(path, kind: str) -> bool:
+    """Whether the existing regular file `path` is one netsim wrote as an output of `kind`
+    (see KINDS), told from its first bytes only (cheap for a trace of gigabytes): an empty file
+    (nothing to lose); a log whose first line is a log record (``LEVEL logger: ...``); an event
+    trace whose first line is its CSV header or a JSON Lines event; a report page that begins
+    with netsim's <!DOCTYPE> and <title>. A file that cannot be read is not netsim's."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(HEAD_BYTES)
+    except OSError:
+        return False
+    if not head:
+        return True
+    if kind == "log":
+        return _LOG_LINE.match(head) is not None
+    if kind == "trace":
+        return head.startswith(_TRACE_CSV_HEAD) or head.startswith(_TRACE_JSONL_HEAD)
+    if kind == "report":
+        return head.startswith(_REPORT_HEAD) and _REPORT_TITLE in head[:512]
+    raise ValueError(f"unknown kind of output: {kind!r}")
+
+
 def check_output_file(option: str, path, *, inputs=(), outputs=(), replaced_dirs=(),
-                      allowed_inside=()) -> Path:
+                      allowed_inside=(), kind: str | None = None, force: bool = False) -> Path:
     """Refuse (OutputPathError) an output file path `path` given as `option`; returns it as a
     Path. `inputs`: the command's input files; `outputs`: its other output files; `replaced_dirs`:
     the directories it replaces as a whole; `allowed_inside`: paths that may be written inside a
-    results directory (e.g. report.html of the directory being reported)."""
+    results directory (e.g. report.html of the directory being reported); `kind` (see KINDS):
+    an existing file is replaced only if netsim wrote it as that kind (`written_by_netsim`), or
+    with `force` (``--force``)."""
     path = Path(path)
     shown = f"{option} {one_line(str(path))}"
     link = _stat(path, follow=False)
@@ -77,14 +123,14 @@ def check_output_file(option: str, path, *, inputs=(), outputs=(), replaced_dirs
                 "a named pipe" if stat.S_ISFIFO(target.st_mode) else
                 "a socket" if stat.S_ISSOCK(target.st_mode) else "not a regular file")
         raise OutputPathError(f"{shown}: is {what}, not a file netsim may write")
-    for kind, others in (("input", inputs), ("output", outputs)):
+    for role, others in (("input", inputs), ("output", outputs)):
         for other in others:
             if other is None:
                 continue
             same = (_same_file(target, _stat(Path(other))) if target is not None
                     else _resolved(path) == _resolved(Path(other)))
             if same:
-                raise OutputPathError(f"{shown}: is the same file as the {kind} "
+                raise OutputPathError(f"{shown}: is the same file as the {role} "
                                       f"{one_line(str(other))}; it would be overwritten")
     for directory in replaced_dirs:
         if directory is not None and _inside(path, Path(directory)):
@@ -99,6 +145,10 @@ def check_output_file(option: str, path, *, inputs=(), outputs=(), replaced_dirs
             raise OutputPathError(f"{shown}: is inside the netsim results directory "
                                   f"{one_line(str(ancestor))}, which holds one run (or sweep) "
                                   f"and nothing else; write it elsewhere")
+    if (kind is not None and not force and target is not None
+            and not written_by_netsim(path, kind)):
+        raise OutputPathError(f"{shown}: exists and is not {KINDS[kind]} netsim wrote; pass "
+                              f"--force to replace it")
     return path
 
 

@@ -9,8 +9,11 @@ survives a later one. Staging directories left behind by killed runs are removed
 into the same place once their process is gone.
 
 An existing destination is replaced only when it is empty or is itself a results directory (it
-holds a ``summary.json`` written by netsim, the marker of a single run's results): a results
-directory is never allowed to swallow a directory of something else. A sweep directory (marked by
+holds a ``summary.json`` written by netsim, the marker of a single run's results) holding nothing
+but what a run writes (`RUN_FILES`, seq_<flow>.png, pcap/ with its .pcap files; `foreign_entries`):
+a results directory is never allowed to swallow a directory of something else, nor a file the
+user added to it (refused, whatever ``--force`` says: netsim never deletes what it did not
+write). A sweep directory (marked by
 its ``sweep.json``) and a single run's results directory each refuse the other, and neither may
 be put inside a results directory (replacing that one would delete it).
 """
@@ -33,6 +36,21 @@ SWEEP_FILE = "sweep.json"         # the marker of a sweep directory (netsim.swee
 SWEEP_RESULTS_FILE = "results.csv"  # its table of runs
 _STAGING = re.compile(r"^\.(?P<name>.+)\.(?:partial|old)-(?P<pid>\d+)-[^/]+$")
 _RENAME_EXCHANGE = 2
+# Every name a run (or an earlier netsim version; `report DIR`, `python -m netsim.iperf_json DIR`
+# afterwards) writes in a results directory (docs/outputs.md); tests/test_output_paths.py checks
+# it against the modules that write them.
+RUN_FILES = frozenset({
+    SUMMARY_FILE, "links.csv", "flows.csv", "hosts.csv", "routes.csv", "fct.csv",   # traces
+    "check.json", "predictions.csv",                                                # --check
+    "iperf3.json", "report.html",                                   # --iperf-json, --report
+    "links.png", "flows.png", "hosts.png", "fct.png", "routing.png",               # figures
+})
+RUN_CAPTURES_DIR = "pcap"           # --pcap, --pcap-links: <id>.pcap files
+_SEQ_PLOT = re.compile(r"^seq_[^/]+\.png$")     # --pcap's sequence plots, seq_<flow>.png
+_PARTIAL_FILE = re.compile(r"^\.(?P<name>.+)\.partial-\d+(?:-[^/]*)?$")  # a killed write's file
+# what a file manager adds to a folder it shows, and makes again (never anyone's data)
+_FILE_MANAGER_FILES = frozenset({".DS_Store", "Thumbs.db"})
+SHOWN_FOREIGN = 3                   # entries named by the refusal (then "and N more")
 _AT_FDCWD = -100
 
 
@@ -88,6 +106,52 @@ def enclosing_results_dir(path: Path):
     return None
 
 
+def _ours(name: str) -> bool:
+    """Whether a file named `name` at the top of a results directory is one a run writes."""
+    if name in RUN_FILES or _SEQ_PLOT.match(name) or name in _FILE_MANAGER_FILES:
+        return True
+    partial = _PARTIAL_FILE.match(name)
+    return partial is not None and partial["name"] in RUN_FILES
+
+
+def foreign_entries(path: Path) -> list:
+    """The entries of the results directory `path` that no run writes, sorted (a directory's
+    name ending in "/", pcap/'s entries as "pcap/NAME"): anything but `RUN_FILES`,
+    seq_<flow>.png and a pcap/ directory of .pcap files (and the hidden files of a killed write of
+    one of them, and a file manager's .DS_Store or Thumbs.db)."""
+    foreign: list = []
+    try:
+        entries = sorted(os.scandir(path), key=lambda entry: entry.name)
+    except OSError:
+        return foreign
+    for entry in entries:
+        name = entry.name
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if name == RUN_CAPTURES_DIR and is_dir:
+            try:
+                captures = sorted(os.scandir(entry.path), key=lambda inner: inner.name)
+            except OSError:
+                captures = []
+            for capture in captures:
+                if not (capture.name.endswith(".pcap") and not capture.name.startswith(".")
+                        and capture.is_file(follow_symlinks=False)):
+                    foreign.append(f"{name}/{capture.name}"
+                                   + ("/" if capture.is_dir(follow_symlinks=False) else ""))
+        elif is_dir or not _ours(name):
+            foreign.append(name + ("/" if is_dir else ""))
+    return foreign
+
+
+def _named(names: list) -> str:
+    """Up to SHOWN_FOREIGN of `names` for one line: "a", "a and b", "a, b, c and 2 more"."""
+    from topologies.validation import one_line
+    shown = [one_line(name) for name in names[:SHOWN_FOREIGN]]
+    rest = len(names) - len(shown)
+    if rest:
+        return f"{', '.join(shown)} and {rest} more"
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
 def check_destination(path: Path, what: str = "results") -> None:
     """Raise ResultsDirError unless `path` may receive (or be replaced by) a results directory."""
     if path.is_symlink():             # (replacing it would write where it points)
@@ -105,6 +169,13 @@ def check_destination(path: Path, what: str = "results") -> None:
     if path.is_dir() and any(path.iterdir()) and not is_results_dir(path):
         raise ResultsDirError(f"{path} exists and is not a netsim {what} directory (no netsim "
                               f"{SUMMARY_FILE}); choose another directory or remove it")
+    if path.is_dir():
+        foreign = foreign_entries(path)
+        if foreign:
+            them = "it" if len(foreign) == 1 else "them"
+            raise ResultsDirError(f"{path} holds {_named(foreign)}, which netsim did not write "
+                                  f"(replacing the results would delete {them}); move {them} "
+                                  f"elsewhere or choose another directory")
 
 
 def finite(value):
@@ -455,7 +526,8 @@ class StagedDirectory:
         self.done = False
 
     def commit(self) -> Path:
-        """Put the staging directory in place of `final` and remove the previous contents."""
+        """Put the staging directory in place of `final` and remove the previous contents
+        (checked again: a file added to it during the run is refused, not deleted)."""
         final = self.final
         check_destination(final)
         os.chmod(self.path, 0o777 & ~current_umask())

@@ -15,7 +15,6 @@ import csv
 import json
 import math
 import os
-import shutil
 from pathlib import Path
 
 from netsim.results_dir import json_text
@@ -122,12 +121,26 @@ def claim(out: Path, sweep: Sweep, force: bool = False) -> None:
 
 
 def _remove_sweep(out: Path, previous: dict) -> None:
+    """Remove what the sweep `previous` wrote in `out`, and nothing else: its files, its run
+    records (runs/ itself once empty) and its figures."""
     for name in (SWEEP_FILE, RESULTS_FILE, REPORT_FILE):
         (out / name).unlink(missing_ok=True)
-    if (out / RECORDS_DIR).is_dir():
-        shutil.rmtree(out / RECORDS_DIR)
+    records = out / RECORDS_DIR
+    if records.is_dir() and not records.is_symlink():
+        prune_records(out, set())
+        try:
+            records.rmdir()
+        except OSError:                  # a file of the user's in it: it stays, and runs/ too
+            pass
     for path in figure_paths(out, previous.get("plots")):
         path.unlink()
+
+
+def is_record_name(name: str) -> bool:
+    """Whether `name` is that of a run record (`_record_path`: the 64 hex digits of a
+    configuration digest, .json), the only files of runs/ a sweep removes."""
+    return (len(name) == 69 and name.endswith(".json")
+            and all(c in "0123456789abcdef" for c in name[:64]))
 
 
 def figure_paths(out: Path, plots) -> list:
@@ -204,10 +217,11 @@ def cell_text(value):
 
 
 def prune_records(out: Path, keep: set) -> None:
-    """Remove the records of runs that are no longer part of the sweep (a complete sweep only)."""
+    """Remove the records of runs that are no longer part of the sweep (a complete sweep only);
+    a file in runs/ that is not named as a record is not the sweep's, and stays."""
     directory = out / RECORDS_DIR
     if not directory.is_dir():
         return
     for path in directory.glob("*.json"):
-        if path.stem not in keep:
+        if path.stem not in keep and is_record_name(path.name):
             path.unlink(missing_ok=True)

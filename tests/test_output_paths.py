@@ -16,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 TC0 = ROOT / "topologies" / "test_case_0.json"
 LOSSY = ROOT / "topologies" / "lossy_link.json"
+TRACE_HEADER = "time_s,event,node,link,direction,flow,kind,seq,size_bytes,cause,start_s\n"
 
 
 def one_error_line(done) -> str:
@@ -154,10 +155,10 @@ def test_an_out_directory_holding_an_input_is_refused(tmp_path, run_cli):
 
 def test_the_log_file_is_opened_after_the_inputs_are_read(topology, tmp_path, run_cli):
     log = tmp_path / "log.txt"
-    log.write_text("previous log\n")
+    log.write_text("INFO netsim.cli: previous log\n")      # an earlier run's log
     done = run_cli(tmp_path / "missing.json", "-f", log, "--out", tmp_path / "r")
     assert done.returncode == 2
-    assert log.read_text() == "previous log\n"          # a run that never started: untouched
+    assert log.read_text() == "INFO netsim.cli: previous log\n"   # a run that never started
     done = run_cli(topology, "-f", log, "-v", "INFO", "--no-plots",
                    "--quiet", "--out", tmp_path / "r")
     assert done.returncode == 0, done.stderr
@@ -194,7 +195,8 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(tmp_path, extra
     if extra == ["--pcap"]:
         pytest.importorskip("dpkt")
     trace = tmp_path / "trace.csv"
-    trace.write_text("previous trace\n")
+    previous = TRACE_HEADER + "1.0,transmit,H1,L1,H1->H2,F1,data,0,1024,,\n"   # an earlier trace
+    trace.write_text(previous)
     out = tmp_path / "r"
     args = [str(trace) if a == "TRACE" else a for a in extra]
     interval = "0.01" if extra[:1] == ["--trace"] else "0.001"    # the trace fills up first
@@ -207,7 +209,7 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(tmp_path, extra
     assert line.startswith("error: cannot write ") and line.endswith(": File too large")
     assert ("trace.csv" in line) if extra and extra[0] == "--trace" else (".partial-" in line)
     assert not out.exists()
-    assert trace.read_text() == "previous trace\n"
+    assert trace.read_text() == previous
     assert sorted(p.name for p in tmp_path.iterdir()) == ["trace.csv"]     # no staging left
 
 
@@ -274,3 +276,222 @@ def test_a_run_refused_after_the_trace_was_opened_leaves_no_partial_trace(tmp_pa
     done = run_cli(path, "--trace", tmp_path / "t.csv", "--no-plots", "--out", tmp_path / "r")
     assert done.returncode == 2 and "nothing ends the run" in one_error_line(done)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["endless.json"]
+
+
+# -- an existing file is replaced only if netsim wrote it (or with --force) ----------------------
+
+def _run(run_cli, out, *extra):
+    return run_cli(TC0, "--duration", "0.5", "--no-plots", "--quiet", "--out", out, *extra)
+
+
+@pytest.mark.parametrize("option, name, what", [("-f", "notes.txt", "a log file"),
+                                                ("--trace", "data.csv", "an event trace"),
+                                                ("--trace", "data.jsonl", "an event trace")])
+def test_a_log_or_trace_never_replaces_a_file_netsim_did_not_write(tmp_path, run_cli, option,
+                                                                   name, what):
+    mine = tmp_path / name
+    mine.write_text("my thesis notes\n")
+    out = tmp_path / "r"
+    done = _run(run_cli, out, option, mine)
+    assert done.returncode == 2
+    assert one_error_line(done) == (f"error: {option} {mine}: exists and is not {what} netsim "
+                                    f"wrote; pass --force to replace it")
+    assert mine.read_text() == "my thesis notes\n" and not out.exists()
+    done = _run(run_cli, out, option, mine, "--force")          # the user says so
+    assert done.returncode == 0, done.stderr
+    assert "my thesis notes" not in mine.read_text()
+
+
+def test_the_same_run_again_replaces_its_own_log_and_traces(tmp_path, run_cli):
+    log, csv_trace, jsonl_trace = tmp_path / "run.log", tmp_path / "t.csv", tmp_path / "t.jsonl"
+    out = tmp_path / "r"
+    for _ in range(2):
+        for trace in (csv_trace, jsonl_trace):
+            done = _run(run_cli, out, "-f", log, "-v", "INFO", "--trace", trace,
+                        "--duration", "1.5")            # (the flow starts at 1 s)
+            assert done.returncode == 0, done.stderr
+    assert log.read_text().startswith("INFO netsim.cli: ")
+    assert csv_trace.read_text().startswith(TRACE_HEADER)
+    assert jsonl_trace.read_text().startswith('{"time_s":')
+    empty = tmp_path / "empty.log"               # a log with nothing logged: ours, and empty
+    for _ in range(2):
+        assert _run(run_cli, out, "-f", empty).returncode == 0
+    assert empty.read_text() == ""
+
+
+def test_force_never_replaces_a_link_an_input_or_a_directory(topology, tmp_path, run_cli):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    link = tmp_path / "link.log"
+    link.symlink_to(victim)
+    for target, end in ((link, "is a symbolic link; give the path of a regular file"),
+                        (topology, f"is the same file as the input {topology}; it would be "
+                                   f"overwritten"),
+                        (tmp_path, "is a directory, not a file netsim may write")):
+        done = run_cli(topology, "--duration", "0.5", "--no-plots", "--quiet", "--out",
+                       tmp_path / "r", "-f", target, "--force")
+        assert done.returncode == 2
+        assert one_error_line(done) == f"error: -f {target}: {end}"
+    assert victim.read_text() == "keep me" and link.is_symlink()
+
+
+def test_report_o_never_replaces_a_page_netsim_did_not_write(results_dir, run_cli, tmp_path):
+    pytest.importorskip("plotly")
+    page = tmp_path / "page.html"
+    page.write_text("<html>my page</html>\n")
+    done = run_cli("report", results_dir, "-o", page)
+    assert done.returncode == 2
+    assert one_error_line(done) == (f"error: -o {page}: exists and is not a report netsim wrote; "
+                                    f"pass --force to replace it")
+    assert page.read_text() == "<html>my page</html>\n"
+    done = run_cli("report", results_dir, "-o", page, "--force", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert "<title>netsim report: " in page.read_text()
+    done = run_cli("report", results_dir, "-o", page, "--quiet")     # now ours: no --force
+    assert done.returncode == 0, done.stderr
+
+
+def test_report_again_replaces_its_own_report_html(tmp_path, run_cli):
+    pytest.importorskip("plotly")
+    out = tmp_path / "r"
+    assert _run(run_cli, out).returncode == 0
+    for _ in range(2):
+        done = run_cli("report", out, "--quiet")
+        assert done.returncode == 0, done.stderr
+    assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_netsim_recognises_its_files_by_their_first_bytes(tmp_path):
+    from netsim.event_trace import FIELDS
+    from netsim.output_paths import written_by_netsim
+    assert TRACE_HEADER == ",".join(FIELDS) + "\n"          # the header the recogniser knows
+    cases = {
+        ("log", "WARNING netsim.cli: a warning\n"): True,
+        ("log", "DEBUG simulator.engine: x\nmore\n"): True,
+        ("log", "my notes\n"): False,
+        ("log", "INFO\n"): False,
+        ("trace", TRACE_HEADER): True,
+        ("trace", '{"time_s":0.5,"event":"receive"}\n'): True,
+        ("trace", "time_s,value\n1,2\n"): False,
+        ("trace", '{"a": 1}\n'): False,
+        ("report", "<!DOCTYPE html>\n<html><head>\n<title>netsim report: x</title>"): True,
+        ("report", "<!DOCTYPE html>\n<html><head><title>My page</title>"): False,
+    }
+    for (kind, text), expected in cases.items():
+        path = tmp_path / "f"
+        path.write_text(text)
+        assert written_by_netsim(path, kind) is expected, (kind, text)
+    path.write_text("")
+    assert all(written_by_netsim(path, kind) for kind in ("log", "trace", "report"))
+
+
+# -- a results directory: netsim never deletes what it did not write -----------------------------
+
+def test_a_results_directory_holding_the_users_files_is_never_replaced(tmp_path, run_cli):
+    out = tmp_path / "res"
+    assert _run(run_cli, out).returncode == 0
+    (out / "thesis.tex").write_text("important")
+    (out / "mydata").mkdir()
+    (out / "mydata" / "x").write_text("1")
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    for force in ([], ["--force"]):                # --force is about -f and --trace only
+        done = _run(run_cli, out, *force)
+        assert done.returncode == 2
+        assert one_error_line(done) == (
+            f"error: --out: {out} holds mydata/ and thesis.tex, which netsim did not write "
+            f"(replacing the results would delete them); move them elsewhere or choose another "
+            f"directory")
+        assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+        assert (out / "mydata" / "x").read_text() == "1"
+    shutil.move(str(out / "thesis.tex"), tmp_path / "thesis.tex")
+    shutil.move(str(out / "mydata"), tmp_path / "mydata")
+    assert _run(run_cli, out).returncode == 0       # moved away: the run replaces its results
+
+
+def test_the_refusal_names_at_most_three_entries_and_what_is_inside_pcap(tmp_path):
+    from netsim.results_dir import ResultsDirError, check_destination
+    out = tmp_path / "res"
+    out.mkdir()
+    (out / "summary.json").write_text('{\n  "netsim_version": "1"\n}\n')
+    (out / "pcap").mkdir()
+    (out / "pcap" / "H1.pcap").write_bytes(b"")
+    (out / "pcap" / "notes.txt").write_text("mine")
+    with pytest.raises(ResultsDirError) as caught:
+        check_destination(out)
+    assert str(caught.value) == (f"{out} holds pcap/notes.txt, which netsim did not write "
+                                 f"(replacing the results would delete it); move it elsewhere or "
+                                 f"choose another directory")
+    for name in ("a.txt", "b.txt", ".notes", "z"):
+        (out / name).write_text("mine")
+    with pytest.raises(ResultsDirError, match=r" holds \.notes, a\.txt, b\.txt and 2 more, which "
+                                              r"netsim did not write \(replacing the results "
+                                              r"would delete them\); move them elsewhere"):
+        check_destination(out)
+
+
+def test_every_file_a_run_writes_is_known_as_ours(tmp_path, run_cli):
+    """A run with every output (figures, --check, --report, captures and their sequence plots,
+    --iperf-json) into the same directory twice: what it wrote is never taken for the user's."""
+    for module in ("matplotlib", "plotly", "dpkt"):
+        pytest.importorskip(module)
+    from netsim.results_dir import RUN_FILES, foreign_entries
+    out = tmp_path / "res"
+    args = ["--duration", "3", "--quiet", "--check", "--report", "--pcap", "--pcap-links",
+            "--iperf-json", "--out", out]
+    for _ in range(2):
+        done = run_cli(ROOT / "topologies" / "test_case_1.json", *args)
+        assert done.returncode in (0, 1), done.stderr          # (1: off its model: still written)
+        assert foreign_entries(out) == []
+    names = {p.name for p in out.iterdir()}
+    assert {"summary.json", "check.json", "predictions.csv", "report.html", "iperf3.json",
+            "links.png", "pcap"} <= names and any(n.startswith("seq_") for n in names)
+    (out / "notes.txt").write_text("mine")
+    (out / ".summary.json.partial-1-x").write_text("a killed write")      # ours: no refusal
+    assert foreign_entries(out) == ["notes.txt"]
+    from netsim.iperf_json import IPERF_FILE
+    from plot_tool.fct_data import FCT_FILENAME
+    from plot_tool.report import REPORT_FILE
+    from plot_tool.routes_data import ROUTING_FILENAME
+    from plot_tool.schema import CHECK_FILE, SUMMARY_FILE, TABLES
+    from plot_tool.series import FLOWS_FIGURE, HOSTS_FIGURE, LINKS_FIGURE
+    written = {IPERF_FILE, FCT_FILENAME, REPORT_FILE, ROUTING_FILENAME, CHECK_FILE, SUMMARY_FILE,
+               *(f"{name}.csv" for name in TABLES),
+               *(figure.filename for figure in (FLOWS_FIGURE, HOSTS_FIGURE, LINKS_FIGURE))}
+    assert written <= RUN_FILES
+
+
+def test_the_api_refuses_a_results_directory_holding_the_users_files(tmp_path):
+    from netsim import simulate
+    from netsim.results_dir import ResultsDirError
+    from topologies.loader import load_topology
+    results = simulate(load_topology(TC0), duration_s=0.5)
+    out = tmp_path / "api"
+    results.write(out)
+    (out / "thesis.tex").write_text("important")
+    with pytest.raises(ResultsDirError, match=r"holds thesis\.tex, which netsim did not write"):
+        results.write(out)
+    assert (out / "thesis.tex").read_text() == "important"
+
+
+# -- a sweep directory: only the sweep's own files are removed -----------------------------------
+
+def test_a_sweep_never_removes_the_users_files(tmp_path, run_cli):
+    def sweep(values, name):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"name": name, "topology": "test_case_0",
+                                    "parameters": {"flows.F1.data_mb": values},
+                                    "duration_s": 0.5, "metrics": ["end_time_s"]}))
+        return path
+
+    out = tmp_path / "sw"
+    assert run_cli("sweep", sweep([0.1, 0.2], "a"), "--out", out, "--quiet",
+                   "--no-plots").returncode == 0
+    (out / "notes.txt").write_text("mine")
+    (out / "runs" / "mine.json").write_text("{}")
+    done = run_cli("sweep", sweep([0.1], "a"), "--out", out, "--quiet", "--no-plots")
+    assert done.returncode == 0, done.stderr           # one run fewer: its record pruned
+    assert len([p for p in (out / "runs").iterdir() if p.name != "mine.json"]) == 1
+    done = run_cli("sweep", sweep([0.1], "b"), "--out", out, "--quiet", "--no-plots", "--force")
+    assert done.returncode == 0, done.stderr           # another sweep replaces the first
+    assert (out / "notes.txt").read_text() == "mine"
+    assert (out / "runs" / "mine.json").read_text() == "{}"

@@ -94,9 +94,9 @@ def test_write_from_the_api_is_complete_and_atomic(tmp_path):
     results.write(out)
     names = sorted(p.name for p in out.iterdir())
     assert names == ["flows.csv", "hosts.csv", "links.csv", "routes.csv", "summary.json"]
-    (out / "stale.png").write_text("from an earlier run")
+    (out / "routing.png").write_text("from an earlier run")   # a file a run writes
     results.write(out)
-    assert "stale.png" not in {p.name for p in out.iterdir()}
+    assert "routing.png" not in {p.name for p in out.iterdir()}
 
 
 def test_summary_records_the_digest_of_the_resolved_configuration():
