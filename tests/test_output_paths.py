@@ -429,6 +429,7 @@ def test_the_refusal_names_at_most_three_entries_and_what_is_inside_pcap(tmp_pat
         check_destination(out)
 
 
+@pytest.mark.slow                 # a run with every output: figures, report, captures, iperf3.json
 def test_every_file_a_run_writes_is_known_as_ours(tmp_path, run_cli):
     """A run with every output (figures, --check, --report, captures and their sequence plots,
     --iperf-json) into the same directory twice: what it wrote is never taken for the user's."""
