@@ -376,3 +376,20 @@ def test_the_timer_floors_themselves_are_accepted():
     spec = load_topology(data)
     assert spec.flows[0].params["update_interval_s"] == 1e-5
     assert spec.links[0].queue["tupdate_s"] == pytest.approx(1e-5)
+
+
+@pytest.mark.parametrize("value, unit, ok", [
+    (1e-6, "ms", True),          # 1e-9 s * 1e3 rounds to 1.0000000000000002e-06: at the bound
+    (1e9, "ms", True),
+    (1e-9, "s", True),
+    (1e6, "s", True),
+    (9.999e-7, "ms", False),
+    (1.0001e9, "ms", False),
+    (0.9999e-9, "s", False),
+])
+def test_a_time_exactly_at_a_printed_bound_is_accepted(value, unit, ok):
+    problem = bounds.time_problem(value, unit=unit)
+    assert (problem is None) == ok, problem
+    if not ok:
+        assert problem == (f"expected 0 or a time from {1e-6 if unit == 'ms' else 1e-9:g} {unit} "
+                           f"to {1e9 if unit == 'ms' else 1e6:g} {unit}")

@@ -53,6 +53,7 @@ MAX_ARRIVALS_PER_S = 1.0 / TIME_RESOLUTION_S   # a workload's mean gap >= TIME_R
 MAX_FLOWS_ALIVE = 50_000      # workload flows in progress at once
 MAX_TRACE_ROWS = 20_000_000   # rows of the trace files of one run (about 1 GB of CSV)
 MIN_ROUTING_INTERVAL_S = 1e-3  # Bellman-Ford rounds (each router's vector to each neighbour)
+BOUND_ROUNDING = 1e-12        # relative: a value this close to a bound in another unit is at it
 MIN_TIMER_INTERVAL_S = 1e-5    # a periodic timer of one flow or link: FAST's update_interval_s
                                # (flows/fast.py MIN_UPDATE_INTERVAL_S), PIE's tupdate_ms
 MAX_DATA_BYTES = 10 ** 18     # a flow's data (1 EB; the integers an input may hold have 20 digits)
@@ -78,7 +79,10 @@ def time_problem(value: float, *, unit: str = "s", zero: bool = True) -> str | N
     scale = 1e3 if unit == "ms" else 1.0
     if value == 0 and zero:
         return None
-    if TIME_RESOLUTION_S * scale <= value <= MAX_TIME_S * scale:
+    # (the bounds in ms are products that may round up: 1e-9 * 1e3 > 1e-6, which the message
+    # prints as the bound; a value within rounding of a bound is at it)
+    if TIME_RESOLUTION_S * scale * (1.0 - BOUND_ROUNDING) <= value \
+            <= MAX_TIME_S * scale * (1.0 + BOUND_ROUNDING):
         return None
     low = "0 or " if zero else ""
     return (f"expected {low}a time from {TIME_RESOLUTION_S * scale:g} {unit} to "
