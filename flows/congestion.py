@@ -441,7 +441,9 @@ class AlgorithmValueError(ValueError):
         self.algorithm = type(cc)
         self.hook = hook
         self.sender = getattr(cc, "flow", None)   # (the flow's sender: which flow, in messages)
-        super().__init__(f"algorithm {getattr(cc, 'name', '?')!r} {message}")
+        name = getattr(cc, "name", None)      # (None: an algorithm still in its constructor)
+        super().__init__(f"algorithm {name!r} {message}" if name is not None else
+                         f"the algorithm {message}")
 
 
 WINDOW_RULE = "a window is a finite number of packets > 0"
@@ -490,9 +492,9 @@ def checked_ssthresh(cc: CongestionControl, value):
                                   f"a number of packets > 0 (inf: none)")
 
 
-def checked_pacing_rate(cc: CongestionControl, value):
+def checked_pacing_rate(cc: CongestionControl | None, value):
     """A pacing rate the algorithm sets, if None or a finite number > 0; else
-    `AlgorithmValueError`."""
+    `AlgorithmValueError` (`cc` None: set in the algorithm's constructor)."""
     if value is None or is_count(value):
         return value
     raise AlgorithmValueError(cc, f"set pacing_rate_bps to {_shown(value)}; {PACING_RULE}")

@@ -102,7 +102,9 @@ class SenderView:
     @pacing_rate_bps.setter
     def pacing_rate_bps(self, rate_bps: Any) -> None:
         if rate_bps.__class__ is not float or not 0.0 < rate_bps < _INF:   # (a float: checked)
-            rate_bps = checked_pacing_rate(self.cc, rate_bps)      # None, or the algorithm's bug
+            # (the algorithm is attached once its constructor returns: one that sets the rate
+            # in its __init__ has no `cc` yet)
+            rate_bps = checked_pacing_rate(getattr(self, "cc", None), rate_bps)
         self.pacer.rate_bps = rate_bps
 
     @property

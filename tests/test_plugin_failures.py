@@ -117,3 +117,30 @@ def test_a_bad_value_set_in_init_is_one_line(write_plugin, tmp_path, run_cli):
                               f"init: algorithm 'bad' set pacing_rate_bps to inf (float); a pacing "
                               f"rate is a finite number of bit/s > 0, or None (no pacing) (at "
                               f"t=0.000 s; partial results written to {tmp_path / 'r'}/)")
+
+
+def test_a_pacing_rate_set_in_the_constructor_works_or_is_one_line(write_plugin, tmp_path,
+                                                                   run_cli):
+    """The sender has no algorithm until the constructor returns: an int rate set there (valid)
+    was an AttributeError about `cc`, and a bad one named nothing."""
+    path = write_plugin(body="""\
+        def __init__(self, flow, params=None):
+            super().__init__(flow, params)
+            self.flow.pacing_rate_bps = 1_000_000
+        def on_ack(self, acked_pkts):
+            self.flow.cwnd += 1.0 / self.flow.cwnd
+    """)
+    done = run_with(run_cli, tmp_path, path)
+    assert done.returncode == 0, done.stderr
+    path = write_plugin(body="""\
+        def __init__(self, flow, params=None):
+            super().__init__(flow, params)
+            self.flow.pacing_rate_bps = -1
+        def on_ack(self, acked_pkts):
+            self.flow.cwnd += 1.0 / self.flow.cwnd
+    """)
+    done = run_with(run_cli, tmp_path, path)
+    assert done.returncode == 2
+    assert the_line(done) == (f"error: plugin {path}, line {write_plugin.first_line + 2}, in hook "
+                              f"__init__: the algorithm set pacing_rate_bps to -1 (int); a pacing "
+                              f"rate is a finite number of bit/s > 0, or None (no pacing)")
