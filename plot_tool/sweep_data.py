@@ -104,9 +104,47 @@ def read_sweep(sweep_dir: PathLike) -> tuple[dict, list[dict[str, str]]]:
         raise ValueError(f"{sweep_path}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
     if not isinstance(sweep, dict):
         raise ValueError(f"{sweep_path}: expected a JSON object at the top level")
+    check_sweep(sweep, sweep_path)
     with open(results_path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     return sweep, rows
+
+
+# What the readers of a sweep directory take from its sweep.json (netsim/sweep_file.py checked
+# the sweep file it copies; the copy is checked again, as summary.json is: a damaged one is one
+# line, not a traceback): top-level field -> type, and each plot's field -> (type, required).
+SWEEP_FIELDS: dict[str, type] = {"name": str, "description": str, "topology": str, "plots": list}
+PLOT_FIELDS: dict[str, tuple[type, bool]] = {"x": (str, True), "y": (str, True), "lines": (str, False),
+               "error_bars": (str, False), "title": (str, False), "xlabel": (str, False),
+               "ylabel": (str, False), "file": (str, False), "logx": (bool, False),
+               "logy": (bool, False), "y_from_zero": (bool, False), "theory": (dict, False)}
+_TYPE_NAMES: dict[type, str] = {str: "a string", list: "a list", bool: "true or false", dict: "an object"}
+
+
+def check_sweep(sweep: Mapping[str, Any], path: PathLike) -> None:
+    """ValueError naming `path`, the field and what was expected, for the first field of
+    `SWEEP_FIELDS` and of each plot's `PLOT_FIELDS` that `sweep` (sweep.json, parsed) holds with
+    another type (null counts as absent where the field is optional), or lacks while required."""
+    from topologies.validation import show
+
+    def refuse(field: str, kind: type, value: Any, missing: bool = False) -> ValueError:
+        got = "missing" if missing else f"got {show(value)}"
+        return ValueError(f"{path}: {field}: expected {_TYPE_NAMES[kind]}, {got}")
+
+    for name, kind in SWEEP_FIELDS.items():
+        value = sweep.get(name)
+        if value is not None and not isinstance(value, kind):
+            raise refuse(name, kind, value)
+    for i, plot in enumerate(sweep.get("plots") or []):
+        if not isinstance(plot, dict):
+            raise refuse(f"plots[{i}]", dict, plot)
+        for name, (kind, required) in PLOT_FIELDS.items():
+            value = plot.get(name)
+            if value is None:
+                if required:
+                    raise refuse(f"plots[{i}].{name}", kind, value, missing=True)
+            elif not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+                raise refuse(f"plots[{i}].{name}", kind, value)
 
 
 def sweep_units(sweep_dir: PathLike, sweep: dict | None = None) -> dict:
