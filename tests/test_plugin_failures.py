@@ -123,22 +123,18 @@ def test_a_pacing_rate_set_in_the_constructor_works_or_is_one_line(write_plugin,
                                                                    run_cli):
     """The sender has no algorithm until the constructor returns: an int rate set there (valid)
     was an AttributeError about `cc`, and a bad one named nothing."""
-    path = write_plugin(body="""\
-        def __init__(self, flow, params=None):
-            super().__init__(flow, params)
-            self.flow.pacing_rate_bps = 1_000_000
-        def on_ack(self, acked_pkts):
-            self.flow.cwnd += 1.0 / self.flow.cwnd
-    """)
-    done = run_with(run_cli, tmp_path, path)
+    def setting(rate: str):
+        return write_plugin(body=f"""\
+            def __init__(self, flow, params=None):
+                super().__init__(flow, params)
+                self.flow.pacing_rate_bps = {rate}
+            def on_ack(self, acked_pkts):
+                self.flow.cwnd += 1.0 / self.flow.cwnd
+        """)
+
+    done = run_with(run_cli, tmp_path, setting("1_000_000"))
     assert done.returncode == 0, done.stderr
-    path = write_plugin(body="""\
-        def __init__(self, flow, params=None):
-            super().__init__(flow, params)
-            self.flow.pacing_rate_bps = -1
-        def on_ack(self, acked_pkts):
-            self.flow.cwnd += 1.0 / self.flow.cwnd
-    """)
+    path = setting("-1")
     done = run_with(run_cli, tmp_path, path)
     assert done.returncode == 2
     assert the_line(done) == (f"error: plugin {path}, line {write_plugin.first_line + 2}, in hook "

@@ -80,15 +80,20 @@ def test_a_sweep_run_leaves_nothing_ok_or_failed(own_tmp, monkeypatch):
     assert list(own_tmp.iterdir()) == []
 
 
-def test_a_parallel_sweep_leaves_nothing_in_tmpdir(tmp_path):
-    """Pool workers end with os._exit, which runs no finalizer: 4 runs left 4 directories."""
+def _four_run_sweep(tmp_path, name: str, topology: str, sizes_mb: list):
+    """(an empty TMPDIR for the sweep, its sweep file): one run per flow size of F1."""
     base = tmp_path / "tmp"
     base.mkdir()
     sweep = tmp_path / "sweep.json"
     sweep.write_text(json.dumps({
-        "name": "leak", "topology": str(ROOT / "topologies" / "test_case_1.json"), "seeds": 1,
-        "parameters": {"flows.F1.data_mb": [0.5, 1, 1.5, 2]},
-        "metrics": ["flows.F1.goodput_mbps"]}))
+        "name": name, "topology": str(ROOT / "topologies" / topology), "seeds": 1,
+        "parameters": {"flows.F1.data_mb": sizes_mb}, "metrics": ["flows.F1.goodput_mbps"]}))
+    return base, sweep
+
+
+def test_a_parallel_sweep_leaves_nothing_in_tmpdir(tmp_path):
+    """Pool workers end with os._exit, which runs no finalizer: 4 runs left 4 directories."""
+    base, sweep = _four_run_sweep(tmp_path, "leak", "test_case_1.json", [0.5, 1, 1.5, 2])
     done = subprocess.run([sys.executable, str(ROOT / "initializer.py"), "sweep", str(sweep),
                            "--jobs", "2", "--out", str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=120,
@@ -105,13 +110,7 @@ def test_an_interrupted_parallel_sweep_leaves_nothing_in_tmpdir(tmp_path):
     import signal
     import time
 
-    base = tmp_path / "tmp"
-    base.mkdir()
-    sweep = tmp_path / "sweep.json"
-    sweep.write_text(json.dumps({
-        "name": "killed", "topology": str(ROOT / "topologies" / "test_case_2.json"), "seeds": 1,
-        "parameters": {"flows.F1.data_mb": [10, 11, 12, 13]},
-        "metrics": ["flows.F1.goodput_mbps"]}))
+    base, sweep = _four_run_sweep(tmp_path, "killed", "test_case_2.json", [10, 11, 12, 13])
     proc = subprocess.Popen([sys.executable, str(ROOT / "initializer.py"), "sweep", str(sweep),
                              "--jobs", "2", "--out", str(tmp_path / "out"), "--no-plots"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
