@@ -27,6 +27,17 @@ it never reads another router's state. Destinations are the hosts.
   advertised back to it as unreachable) and a maximum metric: a route of more hops than there are
   routers is unreachable. Unreachable destinations have no forwarding entry: routers drop their
   packets as "no route" drops.
+* **Loop freedom** (Babel, RFC 8966 §2.4-2.5, §3.5.1, §3.8): an advertised entry is (cost, hops,
+  sequence number); the router a host hangs from originates its routes and owns the number.
+  Each router keeps per destination a feasibility distance, the smallest (number, cost, hops)
+  it has chosen (a newer number is smaller), and takes a route through a neighbour other than
+  its current next hop only if that neighbour's entry is feasible: a newer number, or the same
+  and a strictly smaller (cost, hops). Along every next hop the feasibility distance then
+  strictly decreases, so next hops never form a loop, whatever is in flight. A router left with
+  only unfeasible routes has none and sends a sequence-number request towards the originating
+  router (which raises its number; a router already holding a newer number answers); at a round
+  it also asks when an unfeasible route would beat its choice. At most one request per
+  destination and round; a renumbered route is a triggered update, never damped.
 * **Hold-down**: a recomputed table is installed in the router's forwarding table only after it
   has been stable for `settle_s` (each change restarts the wait); until the first installation
   packets follow the static shortest paths the network was built with.
@@ -62,8 +73,21 @@ from components.packet import ROUTING, Packet
 from routing.static import TIE_TOLERANCE, link_cost
 from simulator.engine import Timer
 
-UNREACHABLE = (math.inf, math.inf)
+UNREACHABLE = (math.inf, math.inf, -1)   # an advertised entry: (cost, hops, sequence number)
 COST_UPDATES_PER_ROUND = 2     # cost-only triggered updates per neighbour and round (damping)
+
+
+def feasible(entry, fd) -> bool:
+    """Babel's feasibility condition (RFC 8966 §2.4, §3.5.1): a neighbour's advertised entry
+    (cost, hops, seq) may become this router's route only if its sequence number is newer than
+    the feasibility distance `fd` (seq, cost, hops), or the same and its metric strictly
+    smaller. Metrics compare as (cost, hops), so a zero-cost link still makes a route longer."""
+    if fd is None:
+        return True
+    seq = entry[2]
+    if seq != fd[0]:
+        return seq > fd[0]
+    return entry[0] < fd[1] or (entry[0] == fd[1] and entry[1] < fd[2])
 
 
 def queue_sharers(d):
@@ -101,7 +125,13 @@ class DistanceVectorAgent:
         self.sent_seq = [0] * n_ports
         self.dirty: list = [set() for _ in range(n_ports)]   # destinations changed since then
         self.cost_updates = [0] * n_ports          # cost-only triggered updates this round
-        self.best: list = [None] * n_dest          # dest -> (cost, hops, port, (cost, hops))
+        self.best: list = [None] * n_dest    # dest -> (cost, hops, port, (cost, hops, seq))
+        self.fd: list = [None] * n_dest            # dest -> feasibility distance (seq, cost, hops)
+        self.own_seq = {i: 0 for i in self.direct if i >= 0}   # the hosts this router originates
+        self.asked: dict = {}                      # dest -> round of the last request sent
+        self._in_round = False                     # recomputing at a round (see _recompute)
+        self.starving: set = set()                 # dests with only unfeasible routes
+        self.requests_sent = 0
         self.limits = [0.0] * n_dest               # dest -> tie limit of its last choice
         self.marks = [(0.0, 0.0)] * n_ports        # (time, buffer byte-seconds)
         self.rounds = 0
@@ -153,11 +183,15 @@ class DistanceVectorAgent:
     def _round(self, _=None) -> None:
         self.rounds += 1
         changed = self._snapshot_costs()
+        self._in_round = True
         if changed or self.rounds == 1:     # the table is a function of costs and vectors heard
             everything = range(len(self.best))
             if self._recompute(everything) or (self._groups is not None
                                                and self._sets_changed(everything)):
                 self._timer.start(self.settle_s)
+        elif self.starving and self._recompute(sorted(self.starving)):   # ask again
+            self._timer.start(self.settle_s)
+        self._in_round = False
         self.cost_updates = [0] * len(self.ports)
         self._advertise(periodic=True)
         self.sim.schedule_at(self.rounds * self.update_interval_s, self._round)
@@ -201,8 +235,8 @@ class DistanceVectorAgent:
                     if new is not old and new != old:
                         changed.append(i)
                         sent[i] = new
-                        if new[1] != old[1]:          # reachability or hop count
-                            significant = True
+                        if new[1] != old[1] or new[2] != old[2]:   # reachability, hops
+                            significant = True                         # or sequence number
             if not periodic:
                 if not changed:
                     dirty.clear()
@@ -266,11 +300,16 @@ class DistanceVectorAgent:
 
     # -- Bellman-Ford ----------------------------------------------------------------------
     def _choose(self, i: int):
-        """(cost, hops, port) of the best route to destination `i`: the lowest cost, and among
-        costs equal within TIE_TOLERANCE the first port in file order; None if none. The rule
-        stated once: `_recompute` computes the same inline, and the tests check its table
-        against this (tests/test_distance_vector_dynamics.py)."""
+        """(cost, hops, port) of the best route to destination `i`: among the direct route, the
+        route through the current next hop and the feasible routes through other neighbours
+        (`feasible`), the lowest cost, and among costs equal within TIE_TOLERANCE the first
+        port in file order; None if none. The rule stated once: `_recompute` computes the same
+        inline, and the tests check its table against this
+        (tests/test_distance_vector_dynamics.py)."""
         costs, heard, direct, max_hops = self.costs, self.heard, self.direct, self.max_hops
+        entry = self.best[i]
+        successor = entry[2] if entry is not None else -1
+        fd = self.fd[i]
         candidates = []
         for p, cost in enumerate(costs):
             if cost == math.inf:
@@ -281,10 +320,12 @@ class DistanceVectorAgent:
             vector = heard[p]
             if vector is None:
                 continue
-            far_cost, far_hops = vector[i]
-            if far_cost == math.inf or far_hops + 1 > max_hops:
+            far = vector[i]
+            if far[0] == math.inf or far[1] + 1 > max_hops:
                 continue
-            candidates.append((cost + far_cost, far_hops + 1, p))
+            if p != successor and not feasible(far, fd):
+                continue
+            candidates.append((cost + far[0], far[1] + 1, p))
         if not candidates:
             return None
         if len(candidates) == 1:
@@ -299,8 +340,8 @@ class DistanceVectorAgent:
     def _equal_cost_ports(self, i: int, entry) -> tuple:
         """The ports of destination `i`'s equal-cost set (ECMP), the chosen one first among them
         in port order: within the tie tolerance of `entry`'s cost, and other than the chosen
-        port only through a neighbour advertising a strictly lower cost."""
-        lowest, chosen = entry[0], entry[2]
+        port only through a neighbour advertising a strictly lower cost in a feasible entry."""
+        lowest, chosen, fd = entry[0], entry[2], self.fd[i]
         limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
         costs, heard, direct, max_hops = self.costs, self.heard, self.direct, self.max_hops
         out = []
@@ -316,8 +357,9 @@ class DistanceVectorAgent:
                 vector = heard[p]
                 if vector is None:
                     continue
-                far_cost, far_hops = vector[i]
-                if far_cost == math.inf or far_hops + 1 > max_hops:
+                far = vector[i]
+                far_cost = far[0]
+                if far_cost == math.inf or far[1] + 1 > max_hops or not feasible(far, fd):
                     continue
             if cost + far_cost <= limit and far_cost < lowest:
                 out.append(p)
@@ -359,13 +401,13 @@ class DistanceVectorAgent:
             if far_end == i:
                 continue                   # the route through p is the direct one: unchanged
             entry = best[i]
-            new_cost, new_hops = vector[i]
+            new_cost, new_hops, _ = vector[i]
             if entry is None:
                 if new_cost == inf or new_hops + 1 > max_hops:
                     continue               # still no route at all
             elif entry[2] != p:
                 limit = limits[i]
-                old_cost, old_hops = old[i]
+                old_cost, old_hops, _ = old[i]
                 if ((old_cost == inf or old_hops + 1 > max_hops or cost + old_cost > limit)
                         and (new_cost == inf or new_hops + 1 > max_hops
                              or cost + new_cost > limit)):
@@ -375,28 +417,45 @@ class DistanceVectorAgent:
 
     def _recompute(self, destinations) -> bool:
         """Recompute the routes to `destinations` (indices); True if any next hop or cost
-        changed. Changed destinations are marked for every neighbour's next advertisement.
+        changed. Changed destinations are marked for every neighbour's next advertisement; a
+        route that only carries a newer sequence number is marked too and advertised at once
+        (a triggered update), without restarting the hold-down.
 
         The route chosen is `_choose`'s, computed here inline over the ports whose link is up
-        (listed once per call): the same candidates in the same order, the same arithmetic and
-        the same tie rule."""
+        (listed once per call): the same candidates in the same order, the same feasibility
+        test, the same arithmetic and the same tie rule. A destination whose only routes are
+        unfeasible, or whose cheapest route is unfeasible, gets a sequence-number request."""
         best, costs, heard, direct = self.best, self.costs, self.heard, self.direct
         max_hops, inf, tolerance, limits = self.max_hops, math.inf, TIE_TOLERANCE, self.limits
+        fds, own_seq, starving = self.fd, self.own_seq, self.starving
         live = [(p, cost, direct[p], heard[p]) for p, cost in enumerate(costs) if cost != inf]
         changed = []
+        wants = renumbered = None
         for i in destinations:
+            old = best[i]
+            successor = old[2] if old is not None else -1
+            fd = fds[i]
             first = None
             candidates = None
+            refused = None                      # the cheapest unfeasible route: (cost, port)
             for p, cost, far_end, vector in live:
                 if far_end == i:
-                    candidate = (cost, 1, p)
+                    candidate = (cost, 1, p, own_seq[i])
                 elif vector is None:
                     continue
                 else:
-                    far_cost, far_hops = vector[i]
-                    if far_cost == inf or far_hops + 1 > max_hops:
+                    far = vector[i]
+                    far_cost = far[0]
+                    if far_cost == inf or far[1] + 1 > max_hops:
                         continue
-                    candidate = (cost + far_cost, far_hops + 1, p)
+                    if p != successor and fd is not None:       # feasible(far, fd), inline
+                        far_seq = far[2]
+                        if far_seq < fd[0] or (far_seq == fd[0] and not (
+                                far_cost < fd[1] or (far_cost == fd[1] and far[1] < fd[2]))):
+                            if refused is None or cost + far_cost < refused[0]:
+                                refused = (cost + far_cost, p)
+                            continue
+                    candidate = (cost + far_cost, far[1] + 1, p, far[2])
                 if first is None:
                     first = candidate
                     lowest = candidate[0]
@@ -417,21 +476,99 @@ class DistanceVectorAgent:
                         if candidate[0] <= limit:
                             new = candidate
                             break
-            old = best[i]
+                if refused is not None and refused[0] < limit and self._in_round:
+                    wants = [] if wants is None else wants       # a better route, unfeasible
+                    wants.append((i, refused[1]))
+                if i in starving:
+                    starving.discard(i)
+            elif refused is not None:           # starving: only unfeasible routes
+                starving.add(i)
+                wants = [] if wants is None else wants
+                wants.append((i, refused[1]))
+            elif i in starving:
+                starving.discard(i)
             if new is None:
                 if old is None:
                     continue
                 best[i] = None
-            elif old is not None and new[0] == old[0] and new[1] == old[1] and new[2] == old[2]:
-                continue
             else:
-                best[i] = (new[0], new[1], new[2], (new[0], new[1]))
+                seq = new[3]
+                if fd is None or seq > fd[0] or (seq == fd[0] and (
+                        new[0] < fd[1] or (new[0] == fd[1] and new[1] < fd[2]))):
+                    fds[i] = (seq, new[0], new[1])
+                if old is not None and new[0] == old[0] and new[1] == old[1] and new[2] == old[2]:
+                    if seq == old[3][2]:
+                        continue
+                    best[i] = (new[0], new[1], new[2], (new[0], new[1], seq))
+                    renumbered = [] if renumbered is None else renumbered
+                    renumbered.append(i)        # the same route, a newer number: advertise it
+                    continue
+                best[i] = (new[0], new[1], new[2], (new[0], new[1], seq))
             changed.append(i)
+        if wants is not None:
+            for i, p in wants:
+                self._request(i, p)
+        if renumbered is not None:
+            for marks in self.dirty:
+                marks.update(renumbered)
+            if not self._flush_pending:
+                self._flush_pending = True
+                self.sim.schedule(0.0, self._flush)
         if not changed:
             return False
         for marks in self.dirty:
             marks.update(changed)
         return True
+
+    # -- sequence-number requests (RFC 8966 §2.5, §3.8) -------------------------------------
+    def _request(self, i: int, p: int) -> None:
+        """Ask, through port `p`, for a route to destination `i` with a sequence number newer
+        than this router's feasibility distance: at most once per destination and round."""
+        if self.asked.get(i) == self.rounds:
+            return
+        self.asked[i] = self.rounds
+        self._send_request(p, i, self.fd[i][0] + 1, self.max_hops)
+
+    def _send_request(self, p: int, i: int, wanted: int, ttl: int) -> None:
+        d = self.ports[p]
+        far = d.dst
+        if not d.link.up or getattr(far, "agent", None) is None:
+            return
+        packet = Packet(ROUTING, self.router, far, self.packet_bytes, far.agent.on_request,
+                        payload=(d.link, i, wanted, ttl))
+        self.requests_sent += 1
+        self.packets_sent += 1
+        d.send_routing(packet)
+
+    def on_request(self, packet) -> None:
+        """A neighbour asks for destination `i` with a sequence number of at least `wanted`.
+        The router that originates `i` raises its number and advertises it; a router whose
+        route already carries such a number sends it to the neighbour; any other forwards the
+        request along its own route (within a hop limit, once per round)."""
+        link, i, wanted, ttl = packet.payload
+        p = self.port_of[link]
+        flush = False
+        if i in self.own_seq and any(self.direct[q] == i and self.costs[q] != math.inf
+                                     for q in range(len(self.ports))):
+            if self.own_seq[i] < wanted:
+                self.own_seq[i] = wanted
+                if self._recompute([i]):
+                    self._timer.start(self.settle_s)
+                    flush = True                # (a renumbered route flushes itself)
+            else:
+                self.dirty[p].add(i)
+                flush = True
+        else:
+            entry = self.best[i]
+            if entry is not None and entry[3][2] >= wanted:
+                self.dirty[p].add(i)            # (sent at once if the neighbour lacks it)
+                flush = True
+            elif entry is not None and entry[2] != p and ttl > 1 and self.asked.get(i) != self.rounds:
+                self.asked[i] = self.rounds
+                self._send_request(entry[2], i, wanted, ttl - 1)
+        if flush and not self._flush_pending:
+            self._flush_pending = True
+            self.sim.schedule(0.0, self._flush)
 
     def _install(self) -> None:
         """Put the current table in the router's forwarding table and log what changed (a

@@ -93,11 +93,11 @@ def test_poison_reverse_advertises_a_route_as_unreachable_to_its_next_hop():
     towards = {r1.ports[p].dst.id: p for p in r1.router_ports}
     assert r1.table[results.network.hosts["H2"]][2].dst.id == "R2"
     assert r1.sent[towards["R2"]][h2] is UNREACHABLE          # poisoned back to its next hop
-    cost, hops = r1.sent[towards["R0"]][h2]                    # advertised to the other side
-    assert hops == 2 and math.isfinite(cost)
+    cost, hops, seq = r1.sent[towards["R0"]][h2]               # advertised to the other side
+    assert hops == 2 and math.isfinite(cost) and seq == 0      # (no request: H2's first number)
     # and what R0 heard from R1 is exactly that
     r0 = agents["R0"]
-    assert r0.heard[0 if r0.ports[0].dst.id == "R1" else 1][h2] == (cost, hops)
+    assert r0.heard[0 if r0.ports[0].dst.id == "R1" else 1][h2] == (cost, hops, seq)
 
 
 def test_count_to_infinity_is_bounded_by_the_hop_limit():
@@ -126,13 +126,28 @@ def test_count_to_infinity_is_bounded_by_the_hop_limit():
     assert all(e is None or e[1] <= a.max_hops for a in net.agents for e in a.best)
 
 
-def test_a_failed_link_is_noticed_at_once_and_routes_return_after_repair():
-    # two branches R1-R2-R4 (cheap) and R1-R3-R4; L1 fails at 1 s and returns at 2 s
-    links = [link("LA", "H1", "R1"), link("L1", "R1", "R2", cost=1), link("L2", "R1", "R3", cost=1000),
-             link("L3", "R2", "R4", cost=1), link("L4", "R3", "R4", cost=1000), link("LB", "R4", "H2")]
+def failing_branches(expensive_link: str) -> dict:
+    """Two branches R1-R2-R4 (cheap) and R1-R3-R4, whose `expensive_link` (L2 or L4) costs 1000;
+    L1 (R1-R2) fails at 1 s and returns at 2 s; 5 ms links of 10 Mb/s."""
+    costs = {"L1": 1, "L2": 1, "L3": 1, "L4": 1, expensive_link: 1000}
+    links = [link("LA", "H1", "R1"), link("L1", "R1", "R2", cost=costs["L1"]),
+             link("L2", "R1", "R3", cost=costs["L2"]), link("L3", "R2", "R4", cost=costs["L3"]),
+             link("L4", "R3", "R4", cost=costs["L4"]), link("LB", "R4", "H2")]
     events = [{"at_s": 1.0, "link": "L1", "action": "down"}, {"at_s": 2.0, "link": "L1", "action": "up"}]
     flows = [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 0.1, "start_s": 2.5}]
-    data = topology(["R1", "R2", "R3", "R4"], ["H1", "H2"], links, flows, events)
+    return topology(["R1", "R2", "R3", "R4"], ["H1", "H2"], links, flows, events)
+
+
+def r1_routes_to_h2(results) -> list:
+    routes = results.routes
+    return [(t, hop) for t, router, dest, hop in zip(routes["time_s"], routes["router"],
+                                                     routes["destination"], routes["next_hop"])
+            if router == "R1" and dest == "H2"]
+
+
+def test_a_failed_link_with_a_feasible_alternative_is_routed_around_at_once():
+    # R3's route to H2 (1 + LB) is cheaper than R1's was (1 + 1 + LB): feasible, taken at once
+    data = failing_branches("L2")
     settle = 0.15
     r = Run(load_topology(data), duration_s=1.0 + settle / 2)
     results = r.execute()
@@ -140,13 +155,37 @@ def test_a_failed_link_is_noticed_at_once_and_routes_return_after_repair():
     h2 = results.network.hosts["H2"]
     assert r1.table[h2][2].dst.id == "R3"          # recomputed at once
     assert r1.router.routes[h2].dst.id == "R2"     # but installed only after the hold-down
+    assert r1.requests_sent == 0
     _, results = run(data, 3.0)
-    routes = results.routes
-    rows = [(t, hop) for t, router, dest, hop in zip(routes["time_s"], routes["router"],
-                                                     routes["destination"], routes["next_hop"])
-            if router == "R1" and dest == "H2"]
+    rows = r1_routes_to_h2(results)
     assert rows[0] == (0.0, "R2")
     assert rows[1][1] == "R3" and rows[1][0] == pytest.approx(1.0 + settle)
+    assert rows[2][1] == "R2" and 2.0 + settle <= rows[2][0] < 2.0 + settle + 0.05
+    for agent in results.network.agents:
+        assert_consistent(agent)
+
+
+def test_a_failed_link_without_a_feasible_alternative_asks_for_a_new_sequence_number():
+    # R3 routed to H2 through R1 (1 + 1 + 1 + LB); when L1 fails R1 has no route and says so,
+    # and R3 falls back to its own route through R4 (1000 + LB) and advertises it (two hops).
+    # That costs more than R1's feasibility distance (1 + 1 + LB): R1 may not take it (R3 could
+    # still be routing through R1), so it asks R4, which originates H2, for a newer sequence
+    # number; the request goes R1 -> R3 -> R4 and the renumbered route comes back
+    # R4 -> R3 -> R1: six hops in all of 5 ms plus 64 B at 10 Mb/s each, then the hold-down
+    data = failing_branches("L4")
+    settle = 0.15
+    _, results = run(data, 3.0)
+    agents = {a.router.id: a for a in results.network.agents}
+    assert agents["R1"].requests_sent == 1
+    h2 = agents["R4"].index[results.network.hosts["H2"]]
+    assert agents["R4"].own_seq[h2] == 1 and agents["R1"].best[h2][3][2] == 1
+    # R2, cut from H1 the same way, asked R1 (through R4 and R3) for H1 in turn
+    h1 = agents["R1"].index[results.network.hosts["H1"]]
+    assert agents["R1"].own_seq[h1] == 1 and agents["R2"].best[h1][3][2] == 1
+    hops = 6 * (0.005 + 64 * 8 / 10e6)
+    rows = r1_routes_to_h2(results)
+    assert rows[0] == (0.0, "R2")
+    assert rows[1][1] == "R3" and rows[1][0] == pytest.approx(1.0 + hops + settle)
     assert rows[2][1] == "R2" and 2.0 + settle <= rows[2][0] < 2.0 + settle + 0.05
     for agent in results.network.agents:
         assert_consistent(agent)

@@ -1,0 +1,123 @@
+"""Bellman-Ford's loop freedom (routing/distance_vector.py, Babel's feasibility condition): the
+next hops of the routers' current tables never form a loop, at any instant of a loaded run whose
+link costs jump at every round, and a congested fabric no longer counts up around loops."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import routing.distance_vector as dv
+from netsim.run import Run
+from topologies import load_topology
+from topologies.generate import Common, fat_tree, random_graph
+
+
+def successor_loops(agents: list, destination: int) -> list:
+    """The routers on a loop of next hops towards `destination` (an index), if any."""
+    by_router = {a.router: a for a in agents}
+    loops = []
+    for start in agents:
+        seen, agent = [], start
+        while agent is not None:
+            if agent in seen:
+                loops.append([a.router.id for a in seen[seen.index(agent):]])
+                break
+            seen.append(agent)
+            entry = agent.best[destination]
+            if entry is None:
+                break
+            agent = by_router.get(agent.ports[entry[2]].dst)   # None: the host itself
+    return loops
+
+
+@pytest.fixture
+def watched(monkeypatch):
+    """Check, after every recomputation of any router, that no destination it changed has a loop
+    of next hops; returns the list of loops found (empty if the property holds)."""
+    found: list = []
+    agents: list = []
+    recompute = dv.DistanceVectorAgent._recompute
+
+    def checked(self, destinations):
+        changed = recompute(self, destinations)
+        if changed and agents:
+            for i in set(destinations):
+                loops = successor_loops(agents, i)
+                if loops:
+                    found.append((self.sim.now, i, loops))
+        return changed
+
+    start = dv.start_distance_vector
+
+    def started(*args, **kwargs):
+        agents.extend(start(*args, **kwargs))
+        return agents
+
+    monkeypatch.setattr(dv.DistanceVectorAgent, "_recompute", checked)
+    monkeypatch.setattr("topologies.build.start_distance_vector", started)
+    return found
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10**6), routers=st.integers(6, 14))
+def test_next_hops_never_loop_while_a_loaded_network_changes_its_costs(watched, seed, routers):
+    # slow links and long-lived flows: queueing delays, hence costs, jump at every round
+    # (every 0.2 s), the situation that made routers count up around loops before
+    data = random_graph(routers, degree=3.0, hosts=6, rate_mbps=2.0, delay_ms=1.0, buffer_kb=30.0,
+                        common=Common(flows=6, data_mb=None, duration_s=2.0, seed=seed,
+                                      routing="bellman-ford"))
+    data["routing"]["update_interval_s"] = 0.2
+    results = Run(load_topology(data)).execute()
+    assert results.summary["routing"]["rounds"] >= 10
+    assert watched == []
+
+
+def test_a_congested_fat_tree_sends_few_routing_packets():
+    # k = 4 at 20 Mb/s, 16 long-lived flows: the first round under load (5 s) made routers count
+    # up around loops of three, 94 480 routing packets in 5.5 s; now its two rounds and the
+    # start-up take under a thousand, none dropped
+    data = fat_tree(4, host_rate_mbps=20.0, fabric_rate_mbps=20.0,
+                    common=Common(flows=16, data_mb=None, duration_s=5.5,
+                                  routing="bellman-ford", ecmp="flow"))
+    results = Run(load_topology(data)).execute()
+    routing = results.summary["routing"]
+    assert routing["rounds"] == 2
+    assert routing["routing_packets"] < 1500
+    drops = sum(d["routing_drops"] for link in results.summary["links"].values()
+                for d in link["directions"].values())
+    assert drops == 0
+
+
+def test_a_router_with_only_unfeasible_routes_has_none_until_the_new_number_arrives(watched):
+    # a ring R0-R1-R2-R3 with H behind R0: when R0-R1 fails, R1's only other route goes the long
+    # way round (R2, R3, R0), costlier than R1 ever was: unfeasible until R0 renumbers H's routes
+    links = [{"id": f"L{i}", "ends": [f"R{i}", f"R{(i + 1) % 4}"], "rate_mbps": 10,
+              "delay_ms": 5, "buffer_kb": 64} for i in range(4)]
+    links += [{"id": "A", "ends": ["H", "R0"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 64},
+              {"id": "B", "ends": ["G", "R1"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 64}]
+    data = {"name": "ring", "routing": {"protocol": "bellman-ford"}, "hosts": ["H", "G"],
+            "routers": ["R0", "R1", "R2", "R3"], "links": links, "flows": [],
+            "events": [{"at_s": 1.0, "link": "L0", "action": "down"}], "duration_s": 2.0}
+    results = Run(load_topology(data)).execute()
+    agents = {a.router.id: a for a in results.network.agents}
+    h = agents["R0"].index[results.network.hosts["H"]]
+    assert agents["R0"].own_seq[h] == 1                 # renumbered once, on request
+    assert agents["R1"].best[h][3] == (0.02, 4, 1)      # R1 -> R2 -> R3 -> R0 -> H, 5 ms each
+    assert agents["R1"].ports[agents["R1"].best[h][2]].dst.id == "R2"
+    rows = [(t, hop) for t, router, dest, hop in zip(*(results.routes[k] for k in (
+        "time_s", "router", "destination", "next_hop"))) if router == "R1" and dest == "H"]
+    assert rows[-1][1] == "R2" and 1.0 < rows[-1][0] < 1.3
+    assert watched == []
+
+
+def test_the_feasibility_condition_orders_numbers_then_metrics():
+    fd = (3, 0.010, 2)                                   # (seq, cost, hops)
+    assert dv.feasible((0.5, 9, 4), fd)                  # newer number: whatever the metric
+    assert not dv.feasible((0.001, 1, 2), fd)            # older number: never
+    assert dv.feasible((0.009, 5, 3), fd)                # same number, strictly cheaper
+    assert dv.feasible((0.010, 1, 3), fd)                # same cost, fewer hops
+    assert not dv.feasible((0.010, 2, 3), fd)            # the same metric is not enough
+    assert not dv.feasible((0.011, 1, 3), fd)
+    assert dv.feasible((0.011, 1, 0), None)              # no route ever chosen: anything
