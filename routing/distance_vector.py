@@ -608,6 +608,10 @@ class DistanceVectorAgent:
         self._installed = current
         if changes and self.on_install is not None:
             self.on_install(self.sim.now, self.router, changes)
+        if self.starving:                # still waiting: the request (or its answer) may have
+            for i in self.starving:      # been dropped by a full buffer; ask once more now
+                self.asked.pop(i, None)  # rather than at the next round
+            self._recompute(sorted(self.starving))
 
 
 def _members(route) -> tuple:

@@ -121,3 +121,34 @@ def test_the_feasibility_condition_orders_numbers_then_metrics():
     assert not dv.feasible((0.010, 2, 3), fd)            # the same metric is not enough
     assert not dv.feasible((0.011, 1, 3), fd)
     assert dv.feasible((0.011, 1, 0), None)              # no route ever chosen: anything
+
+
+def test_a_lost_request_is_sent_again_when_the_table_is_installed(monkeypatch):
+    # the ring above, with R1's first request lost: R1 asks again a hold-down (0.15 s) later,
+    # when it installs its table without H, instead of waiting for the next round (5 s)
+    links = [{"id": f"L{i}", "ends": [f"R{i}", f"R{(i + 1) % 4}"], "rate_mbps": 10,
+              "delay_ms": 5, "buffer_kb": 64} for i in range(4)]
+    links += [{"id": "A", "ends": ["H", "R0"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 64},
+              {"id": "B", "ends": ["G", "R1"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 64}]
+    data = {"name": "ring", "routing": {"protocol": "bellman-ford"}, "hosts": ["H", "G"],
+            "routers": ["R0", "R1", "R2", "R3"], "links": links, "flows": [],
+            "events": [{"at_s": 1.0, "link": "L0", "action": "down"}], "duration_s": 2.0}
+    lost = []
+    send = dv.DistanceVectorAgent._send_request
+
+    def lossy(self, p, i, wanted, ttl):
+        if self.router.id == "R1" and not lost:
+            lost.append(self.sim.now)
+            return
+        send(self, p, i, wanted, ttl)
+
+    monkeypatch.setattr(dv.DistanceVectorAgent, "_send_request", lossy)
+    results = Run(load_topology(data)).execute()
+    agents = {a.router.id: a for a in results.network.agents}
+    h = agents["R0"].index[results.network.hosts["H"]]
+    assert len(lost) == 1 and 1.0 <= lost[0] < 1.1
+    assert agents["R0"].own_seq[h] == 1 and agents["R1"].best[h][3] == (0.02, 4, 1)
+    rows = [(t, hop) for t, router, dest, hop in zip(*(results.routes[k] for k in (
+        "time_s", "router", "destination", "next_hop"))) if router == "R1" and dest == "H"]
+    assert [hop for _, hop in rows[-2:]] == ["", "R2"]          # withdrawn, then back
+    assert lost[0] + 0.15 < rows[-1][0] < lost[0] + 0.15 + 0.3
