@@ -50,7 +50,8 @@ it never reads another router's state. Destinations are the hosts.
 * **ECMP** (``"ecmp"``, routing/ecmp.py): the table computed and advertised is the same (the
   tie rule's one route per destination); when installing it, a router puts in its forwarding
   table every port whose route cost is within the tie tolerance of the best one (a port other
-  than the best must lead to a neighbour advertising a strictly lower cost: loop freedom). On an
+  than the best must lead to a neighbour advertising a strictly lower cost in a feasible entry:
+  loop freedom). On an
   idle network these are the static equal-cost sets; under load the measured queueing delays
   make equal costs rare, and the sets shrink to the ports that happen to tie.
 
@@ -74,6 +75,7 @@ from routing.static import TIE_TOLERANCE, link_cost
 from simulator.engine import Timer
 
 UNREACHABLE = (math.inf, math.inf, -1)   # an advertised entry: (cost, hops, sequence number)
+FORGOTTEN = (math.nan, math.nan, -1)     # in a vector sent: differs from any entry (resend it)
 COST_UPDATES_PER_ROUND = 2     # cost-only triggered updates per neighbour and round (damping)
 
 
@@ -209,43 +211,42 @@ class DistanceVectorAgent:
             dirty = dirties[p]
             sent = sents[p]
             far = d.dst
-            kept = None
             if sent is None or periodic:              # the whole vector
                 vector = [UNREACHABLE if entry is None or port_dst[entry[2]] is far else entry[3]
                           for entry in best]
                 if sent is None:                      # nothing sent since the link (re)appeared
-                    changed, significant = list(range(len(vector))), True
+                    changed = list(range(len(vector)))
                 else:                                 # (periodic: sent whatever changed)
                     changed = [i for i, (new, old) in enumerate(zip(vector, sent))
                                if new is not old and new != old]
-                    significant = False
                 sent = sents[p] = vector
             elif not dirty:
                 continue
             else:
-                # the entries are written into `sent` as they are found; a cost-only update
-                # that is damped puts back what was there (`kept`, copied only when it may be)
-                if cost_updates[p] >= COST_UPDATES_PER_ROUND:
-                    kept = sent[:]
-                changed, significant = [], False
+                # compared first, written only if sent: a damped cost-only update waits for
+                # the next update to that neighbour (its destinations stay marked)
+                pending, significant, costs_moved = [], False, False
                 for i in dirty:
                     entry = best[i]
                     new = UNREACHABLE if entry is None or port_dst[entry[2]] is far else entry[3]
                     old = sent[i]
                     if new is not old and new != old:
-                        changed.append(i)
-                        sent[i] = new
-                        if new[1] != old[1] or new[2] != old[2]:   # reachability, hops
-                            significant = True                         # or sequence number
-            if not periodic:
-                if not changed:
+                        pending.append((i, new))
+                        if new[1] != old[1] or new[2] != old[2]:  # reachability, hop count
+                            significant = True                        # or a newer number
+                        else:
+                            costs_moved = True
+                if not pending:
                     dirty.clear()
                     continue
                 if not significant:
-                    if kept is not None:
-                        sent[:] = kept            # damped: waits for the next update
+                    if not costs_moved or cost_updates[p] >= COST_UPDATES_PER_ROUND:
                         continue
                     cost_updates[p] += 1
+                changed = []
+                for i, new in pending:
+                    sent[i] = new
+                    changed.append(i)
             dirty.clear()
             seq = self.sent_seq[p] = self.sent_seq[p] + 1
             packet = Packet(ROUTING, self.router, far, self.packet_bytes, far.agent.receive,
@@ -340,7 +341,8 @@ class DistanceVectorAgent:
     def _equal_cost_ports(self, i: int, entry) -> tuple:
         """The ports of destination `i`'s equal-cost set (ECMP), the chosen one first among them
         in port order: within the tie tolerance of `entry`'s cost, and other than the chosen
-        port only through a neighbour advertising a strictly lower cost in a feasible entry."""
+        port only through a neighbour advertising a strictly lower cost in a feasible entry
+        (so packets spread over the set never loop either)."""
         lowest, chosen, fd = entry[0], entry[2], self.fd[i]
         limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
         costs, heard, direct, max_hops = self.costs, self.heard, self.direct, self.max_hops
@@ -540,6 +542,15 @@ class DistanceVectorAgent:
         self.packets_sent += 1
         d.send_routing(packet)
 
+    def _resend(self, p: int, i: int) -> bool:
+        """Send destination `i`'s entry to port `p` again with the next triggered update (the
+        neighbour asked for a number this router already advertised: that packet was lost)."""
+        sent = self.sent[p]
+        if sent is not None:
+            sent[i] = FORGOTTEN
+        self.dirty[p].add(i)
+        return True
+
     def on_request(self, packet) -> None:
         """A neighbour asks for destination `i` with a sequence number of at least `wanted`.
         The router that originates `i` raises its number and advertises it; a router whose
@@ -556,13 +567,11 @@ class DistanceVectorAgent:
                     self._timer.start(self.settle_s)
                     flush = True                # (a renumbered route flushes itself)
             else:
-                self.dirty[p].add(i)
-                flush = True
+                flush = self._resend(p, i)
         else:
             entry = self.best[i]
             if entry is not None and entry[3][2] >= wanted:
-                self.dirty[p].add(i)            # (sent at once if the neighbour lacks it)
-                flush = True
+                flush = self._resend(p, i)
             elif entry is not None and entry[2] != p and ttl > 1 and self.asked.get(i) != self.rounds:
                 self.asked[i] = self.rounds
                 self._send_request(entry[2], i, wanted, ttl - 1)
