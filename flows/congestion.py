@@ -463,6 +463,22 @@ def _shown(value) -> str:
     return f"{value!r} ({type(value).__name__})"
 
 
+# The shortest period of an algorithm's tick(): one timer event per flow each, so 10 us (shorter
+# than a data-center RTT) still allows a tick per RTT there, and a plugin's 1e-12 s cannot make a
+# run of seconds last hours. FAST's update_interval_s has the same floor (flows/fast.py).
+MIN_TICK_INTERVAL_S = 1e-5
+
+
+def tick_problem(value) -> str | None:
+    """Why `value` cannot be a tick_interval_s (None if it can)."""
+    if not is_count(value):
+        return "expected None (no tick) or a finite number of seconds > 0"
+    if value < MIN_TICK_INTERVAL_S:
+        return (f"expected None (no tick) or at least {MIN_TICK_INTERVAL_S:g} s between ticks "
+                f"(one timer event per flow each)")
+    return None
+
+
 def is_count(value, inf_ok: bool = False) -> bool:
     """Whether `value` is a number of packets the transport can use: an int or a float (not a
     bool), > 0 and finite (or infinite, with `inf_ok`)."""
@@ -570,9 +586,8 @@ def class_attribute_problem(cls: type) -> str | None:
     tick = getattr(cls, "tick_interval_s", None)
     if hasattr(type(tick), "__get__"):
         tick = None                           # a slot or a property: the instance's (`Sender.start`)
-    if tick is not None and not is_count(tick):
-        return (f"tick_interval_s = {tick!r}: expected None (no tick) or a finite number of "
-                f"seconds > 0")
+    if tick is not None and tick_problem(tick) is not None:
+        return f"tick_interval_s = {tick!r}: {tick_problem(tick)}"
     parameters = getattr(cls, "PARAMETERS", None)
     if not isinstance(parameters, dict):
         return f"PARAMETERS = {parameters!r}: expected a dict, parameter name -> default"

@@ -21,12 +21,11 @@ from __future__ import annotations
 from collections import deque
 from typing import ClassVar
 
-from flows.congestion import RECOVERY, CongestionControl, RecoveryMode
+from flows.congestion import MIN_TICK_INTERVAL_S, RECOVERY, CongestionControl, RecoveryMode
 
-# The shortest update interval (docs/algorithms.md, "fast"): one timer event per flow every
-# 10 us, shorter than a data-center RTT (tens of us), so that an update per RTT stays possible
-# there; shorter intervals only cost events (1e-9 s made a run of seconds last hours).
-MIN_UPDATE_INTERVAL_S = 1e-5
+# The shortest update interval (docs/algorithms.md, "fast"): the window update is FAST's tick,
+# so the floor of every tick (flows/congestion.py MIN_TICK_INTERVAL_S, 10 us).
+MIN_UPDATE_INTERVAL_S = MIN_TICK_INTERVAL_S
 MAX_RTT_SAMPLES = 10 ** 6      # RTT samples averaged (a deque's length must fit a C size)
 
 

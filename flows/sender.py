@@ -50,6 +50,7 @@ from flows.congestion import (  # WindowError: (re-exported: flows.linux_sender,
     CongestionControl,
     WindowError,
     is_count,
+    tick_problem,
 )
 from flows.linux_stack import StackOptions
 from flows.pacer import Pacer
@@ -167,10 +168,10 @@ class Sender(SenderView):
     def start(self) -> None:
         self.cc.init()
         if self.tick_interval_s:
-            if not is_count(self.tick_interval_s):      # (the class's is checked when registered)
+            problem = tick_problem(self.tick_interval_s)   # (the class's is checked when registered)
+            if problem is not None:
                 raise AlgorithmValueError(self.cc, f"set tick_interval_s to "
-                                          f"{self.tick_interval_s!r}; expected None (no tick) "
-                                          f"or a finite number of seconds > 0")
+                                          f"{self.tick_interval_s!r}; {problem}")
             self.sim.schedule(self.tick_interval_s, self._tick)
         self.send_window()
 

@@ -228,6 +228,9 @@ def test_keyboard_interrupt_after_a_signal_is_not_the_plugins(tmp_path):
     ("name = 'named'\ntick_interval_s = float('inf')\ndef tick(self):\n    pass\n",
      "class Named: tick_interval_s = inf: expected None (no tick) or a finite number of seconds "
      "> 0"),
+    ("name = 'named'\ntick_interval_s = 1e-12\ndef tick(self):\n    pass\n",
+     "class Named: tick_interval_s = 1e-12: expected None (no tick) or at least 1e-05 s between "
+     "ticks (one timer event per flow each)"),
     ("name = 'named'\nPARAMETERS = {'a': 'one'}\n" + GROW,
      "class Named: PARAMETERS['a']: expected a number, got \"one\""),
 ])
@@ -255,3 +258,19 @@ def on_ack(self, acked_pkts):
     done = run_one((data, "d" * 64, 1, 0.1, False, (str(path),)))
     assert done["status"] == "error"
     assert done["error"] == f"plugin {path}, line {first + 1}, in hook on_ack: called sys.exit(3)"
+
+
+def test_a_tick_shorter_than_the_floor_set_by_an_instance_is_refused_when_its_flow_starts(
+        write_plugin, tmp_path, run_cli):
+    # (a class attribute is refused at registration, above; an instance's value when it starts)
+    path = write_plugin(sack=True, body="""\
+def __init__(self, flow, params):
+    super().__init__(flow, params)
+    self.tick_interval_s = 1e-12
+def tick(self):
+    pass
+""")
+    line = failed(run_with(run_cli, tmp_path, path), tmp_path)
+    assert line == (f"error: plugin {path}: algorithm 'bad' set tick_interval_s to 1e-12; "
+                    f"expected None (no tick) or at least 1e-05 s between ticks (one timer event "
+                    f"per flow each)")

@@ -9,9 +9,10 @@ therefore either 0 where 0 is allowed, or within [TIME_RESOLUTION_S, MAX_TIME_S]
 the clock still resolves 1e-10 s, ten times finer than TIME_RESOLUTION_S, the smallest delay an
 input may give.
 
-Timers. A periodic timer of one flow or one link (FAST's window update, PIE's drop-probability
-update) fires at most every MIN_TIMER_INTERVAL_S (10 us, shorter than a data-center RTT): at
-1e-9 s one flow's timer alone made a run of seconds last hours. Bellman-Ford rounds, which send
+Timers. A periodic timer of one flow or one link (an algorithm's tick, such as FAST's window
+update or a plugin's tick_interval_s; PIE's drop-probability update) fires at most every
+MIN_TIMER_INTERVAL_S (10 us, shorter than a data-center RTT): at 1e-9 s one flow's timer alone
+made a run of seconds last hours. Bellman-Ford rounds, which send
 a vector over every link, are at least MIN_ROUTING_INTERVAL_S apart.
 
 Rates. A workload's Poisson arrivals are refused when their mean gap (1 / arrivals_per_s) is
@@ -47,6 +48,8 @@ from __future__ import annotations
 
 import math
 
+from flows.congestion import MIN_TICK_INTERVAL_S
+
 TIME_RESOLUTION_S = 1e-9      # the smallest positive time value (delay, duration, gap) accepted
 MAX_TIME_S = 1e6              # the largest time value accepted (11.6 days of simulated time)
 MAX_ARRIVALS_PER_S = 1.0 / TIME_RESOLUTION_S   # a workload's mean gap >= TIME_RESOLUTION_S
@@ -54,8 +57,9 @@ MAX_FLOWS_ALIVE = 50_000      # workload flows in progress at once
 MAX_TRACE_ROWS = 20_000_000   # rows of the trace files of one run (about 1 GB of CSV)
 MIN_ROUTING_INTERVAL_S = 1e-3  # Bellman-Ford rounds (each router's vector to each neighbour)
 BOUND_ROUNDING = 1e-12        # relative: a value this close to a bound in another unit is at it
-MIN_TIMER_INTERVAL_S = 1e-5    # a periodic timer of one flow or link: FAST's update_interval_s
-                               # (flows/fast.py MIN_UPDATE_INTERVAL_S), PIE's tupdate_ms
+MIN_TIMER_INTERVAL_S = MIN_TICK_INTERVAL_S  # a periodic timer of one flow or link: an
+                               # algorithm's tick (FAST's update_interval_s, a plugin's
+                               # tick_interval_s), PIE's tupdate_ms
 MAX_DATA_BYTES = 10 ** 18     # a flow's data (1 EB; the integers an input may hold have 20 digits)
 MAX_RWND_KB = MAX_DATA_BYTES / 1000.0   # a receive window, kB of 1000 bytes (1e15: 1 EB)
 
