@@ -427,6 +427,7 @@ class Results:
                         "settle_s": spec.routing.settle_s,
                         "rounds": max((a.rounds for a in net.agents), default=0),
                         "routing_packets": sum(a.packets_sent for a in net.agents),
+                        "seqno_requests": sum(a.requests_sent for a in net.agents),
                         "route_changes": len(net.route_log),
                         **({"ecmp": spec.routing.ecmp} if spec.routing.ecmp else {})},
             "flows": flows, "links": links, "hosts": hosts,
