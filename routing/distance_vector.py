@@ -36,8 +36,10 @@ it never reads another router's state. Destinations are the hosts.
   strictly decreases, so next hops never form a loop, whatever is in flight. A router left with
   only unfeasible routes has none and sends a sequence-number request towards the originating
   router (which raises its number; a router already holding a newer number answers); at a round
-  it also asks when an unfeasible route would beat its choice. At most one request per
-  destination and round; a renumbered route is a triggered update, never damped.
+  it also asks when an unfeasible route would beat its choice. A router sends or forwards a
+  request for one destination and number at most once per `settle_s` / 2 (MIN_RETRY_S at least),
+  and asks again when its hold-down ends without a route; a renumbered route is a triggered
+  update, never damped.
 * **Hold-down**: a recomputed table is installed in the router's forwarding table only after it
   has been stable for `settle_s` (each change restarts the wait); until the first installation
   packets follow the static shortest paths the network was built with.
@@ -77,6 +79,9 @@ from simulator.engine import Timer
 UNREACHABLE = (math.inf, math.inf, -1)   # an advertised entry: (cost, hops, sequence number)
 FORGOTTEN = (math.nan, math.nan, -1)     # in a vector sent: differs from any entry (resend it)
 COST_UPDATES_PER_ROUND = 2     # cost-only triggered updates per neighbour and round (damping)
+MIN_RETRY_S = 1e-3             # requests for one destination and number: at least settle_s / 2
+                               # and this far apart, at each router (sent or forwarded); the
+                               # retry at the end of a hold-down comes settle_s after the first
 
 
 def feasible(entry, fd) -> bool:
@@ -130,7 +135,8 @@ class DistanceVectorAgent:
         self.best: list = [None] * n_dest    # dest -> (cost, hops, port, (cost, hops, seq))
         self.fd: list = [None] * n_dest            # dest -> feasibility distance (seq, cost, hops)
         self.own_seq = {i: 0 for i in self.direct if i >= 0}   # the hosts this router originates
-        self.asked: dict = {}                      # dest -> round of the last request sent
+        self.asked: dict = {}                      # dest -> (seq, time) of the last request
+        self.retry_s = max(settle_s / 2, MIN_RETRY_S)   # between two requests for one number
         self._in_round = False                     # recomputing at a round (see _recompute)
         self.starving: set = set()                 # dests with only unfeasible routes
         self.requests_sent = 0
@@ -525,11 +531,22 @@ class DistanceVectorAgent:
     # -- sequence-number requests (RFC 8966 §2.5, §3.8) -------------------------------------
     def _request(self, i: int, p: int) -> None:
         """Ask, through port `p`, for a route to destination `i` with a sequence number newer
-        than this router's feasibility distance: at most once per destination and round."""
-        if self.asked.get(i) == self.rounds:
-            return
-        self.asked[i] = self.rounds
-        self._send_request(p, i, self.fd[i][0] + 1, self.max_hops)
+        than this router's feasibility distance (rate-limited: `_may_ask`)."""
+        wanted = self.fd[i][0] + 1
+        if self._may_ask(i, wanted):
+            self._send_request(p, i, wanted, self.max_hops)
+
+    def _may_ask(self, i: int, wanted: int) -> bool:
+        """Whether a request for destination `i` and number `wanted` may go out now, sent or
+        forwarded: unless one for at least that number went out less than `retry_s` ago (so a
+        request lost on the way, or a newer number wanted, is asked again; a flood of requests
+        for one number is not). Records it if so."""
+        now = self.sim.now
+        asked = self.asked.get(i)
+        if asked is not None and asked[0] >= wanted and now - asked[1] < self.retry_s:
+            return False
+        self.asked[i] = (wanted, now)
+        return True
 
     def _send_request(self, p: int, i: int, wanted: int, ttl: int) -> None:
         d = self.ports[p]
@@ -555,7 +572,7 @@ class DistanceVectorAgent:
         """A neighbour asks for destination `i` with a sequence number of at least `wanted`.
         The router that originates `i` raises its number and advertises it; a router whose
         route already carries such a number sends it to the neighbour; any other forwards the
-        request along its own route (within a hop limit, once per round)."""
+        request along its own route (within a hop limit, rate-limited by `_may_ask`)."""
         link, i, wanted, ttl = packet.payload
         p = self.port_of[link]
         flush = False
@@ -572,8 +589,7 @@ class DistanceVectorAgent:
             entry = self.best[i]
             if entry is not None and entry[3][2] >= wanted:
                 flush = self._resend(p, i)
-            elif entry is not None and entry[2] != p and ttl > 1 and self.asked.get(i) != self.rounds:
-                self.asked[i] = self.rounds
+            elif entry is not None and entry[2] != p and ttl > 1 and self._may_ask(i, wanted):
                 self._send_request(entry[2], i, wanted, ttl - 1)
         if flush and not self._flush_pending:
             self._flush_pending = True
@@ -618,9 +634,9 @@ class DistanceVectorAgent:
         if changes and self.on_install is not None:
             self.on_install(self.sim.now, self.router, changes)
         if self.starving:                # still waiting: the request (or its answer) may have
-            for i in self.starving:      # been dropped by a full buffer; ask once more now
-                self.asked.pop(i, None)  # rather than at the next round
-            self._recompute(sorted(self.starving))
+            for i in self.starving:      # been dropped by a full buffer, or refused by a router
+                self.asked.pop(i, None)  # that had just forwarded another; ask once more now
+            self._recompute(sorted(self.starving))   # rather than at the next round
 
 
 def _members(route) -> tuple:

@@ -108,16 +108,27 @@ def test_a_congested_fat_tree_sends_few_routing_packets():
     assert drops == 0
 
 
-def test_a_router_with_only_unfeasible_routes_has_none_until_the_new_number_arrives(watched):
-    # a ring R0-R1-R2-R3 with H behind R0: when R0-R1 fails, R1's only other route goes the long
-    # way round (R2, R3, R0), costlier than R1 ever was: unfeasible until R0 renumbers H's routes
+def ring(events: list, flows: tuple = (), duration_s: float = 2.0) -> dict:
+    """A ring R0-R1-R2-R3 (links L0..L3, 10 Mb/s, 5 ms) with host H on R0 and G on R1."""
     links = [{"id": f"L{i}", "ends": [f"R{i}", f"R{(i + 1) % 4}"], "rate_mbps": 10,
               "delay_ms": 5, "buffer_kb": 64} for i in range(4)]
     links += [{"id": "A", "ends": ["H", "R0"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 64},
               {"id": "B", "ends": ["G", "R1"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 64}]
-    data = {"name": "ring", "routing": {"protocol": "bellman-ford"}, "hosts": ["H", "G"],
-            "routers": ["R0", "R1", "R2", "R3"], "links": links, "flows": [],
-            "events": [{"at_s": 1.0, "link": "L0", "action": "down"}], "duration_s": 2.0}
+    return {"name": "ring", "routing": {"protocol": "bellman-ford"}, "hosts": ["H", "G"],
+            "routers": ["R0", "R1", "R2", "R3"], "links": links, "flows": list(flows),
+            "events": events, "duration_s": duration_s}
+
+
+def routes_of(results, router: str, destination: str) -> list:
+    """(time, next hop) rows of routes.csv for one router and destination."""
+    return [(t, hop) for t, r, dest, hop in zip(*(results.routes[k] for k in (
+        "time_s", "router", "destination", "next_hop"))) if r == router and dest == destination]
+
+
+def test_a_router_with_only_unfeasible_routes_has_none_until_the_new_number_arrives(watched):
+    # a ring R0-R1-R2-R3 with H behind R0: when R0-R1 fails, R1's only other route goes the long
+    # way round (R2, R3, R0), costlier than R1 ever was: unfeasible until R0 renumbers H's routes
+    data = ring([{"at_s": 1.0, "link": "L0", "action": "down"}])
     results = Run(load_topology(data)).execute()
     agents = {a.router.id: a for a in results.network.agents}
     h = agents["R0"].index[results.network.hosts["H"]]
@@ -126,8 +137,7 @@ def test_a_router_with_only_unfeasible_routes_has_none_until_the_new_number_arri
     assert requests == sum(a.requests_sent for a in agents.values()) >= 1
     assert agents["R1"].best[h][3] == (0.02, 4, 1)      # R1 -> R2 -> R3 -> R0 -> H, 5 ms each
     assert agents["R1"].ports[agents["R1"].best[h][2]].dst.id == "R2"
-    rows = [(t, hop) for t, router, dest, hop in zip(*(results.routes[k] for k in (
-        "time_s", "router", "destination", "next_hop"))) if router == "R1" and dest == "H"]
+    rows = routes_of(results, "R1", "H")
     assert rows[-1][1] == "R2" and 1.0 < rows[-1][0] < 1.3
     assert watched == []
 
@@ -146,13 +156,7 @@ def test_the_feasibility_condition_orders_numbers_then_metrics():
 def test_a_lost_request_is_sent_again_when_the_table_is_installed(monkeypatch):
     # the ring above, with R1's first request lost: R1 asks again a hold-down (0.15 s) later,
     # when it installs its table without H, instead of waiting for the next round (5 s)
-    links = [{"id": f"L{i}", "ends": [f"R{i}", f"R{(i + 1) % 4}"], "rate_mbps": 10,
-              "delay_ms": 5, "buffer_kb": 64} for i in range(4)]
-    links += [{"id": "A", "ends": ["H", "R0"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 64},
-              {"id": "B", "ends": ["G", "R1"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 64}]
-    data = {"name": "ring", "routing": {"protocol": "bellman-ford"}, "hosts": ["H", "G"],
-            "routers": ["R0", "R1", "R2", "R3"], "links": links, "flows": [],
-            "events": [{"at_s": 1.0, "link": "L0", "action": "down"}], "duration_s": 2.0}
+    data = ring([{"at_s": 1.0, "link": "L0", "action": "down"}])
     lost = []
     send = dv.DistanceVectorAgent._send_request
 
@@ -168,7 +172,24 @@ def test_a_lost_request_is_sent_again_when_the_table_is_installed(monkeypatch):
     h = agents["R0"].index[results.network.hosts["H"]]
     assert len(lost) == 1 and 1.0 <= lost[0] < 1.1
     assert agents["R0"].own_seq[h] == 1 and agents["R1"].best[h][3] == (0.02, 4, 1)
-    rows = [(t, hop) for t, router, dest, hop in zip(*(results.routes[k] for k in (
-        "time_s", "router", "destination", "next_hop"))) if router == "R1" and dest == "H"]
+    rows = routes_of(results, "R1", "H")
     assert [hop for _, hop in rows[-2:]] == ["", "R2"]          # withdrawn, then back
     assert lost[0] + 0.15 < rows[-1][0] < lost[0] + 0.15 + 0.3
+
+
+def test_a_second_failure_in_one_round_is_routed_around_as_fast_as_the_first():
+    # L0 fails, returns and fails again within one round: the second time R1 asks for a newer
+    # number than the first, and R2, which forwarded the first request, forwards this one too
+    # (it used to refuse any second request of the round: no route to H from 2.0 to 5.03 s)
+    data = ring([{"at_s": 1.0, "link": "L0", "action": "down"},
+                 {"at_s": 1.5, "link": "L0", "action": "up"},
+                 {"at_s": 2.0, "link": "L0", "action": "down"}],
+                flows=[{"id": "F1", "src": "G", "dst": "H", "data_mb": 4, "start_s": 0.0}],
+                duration_s=40.0)
+    results = Run(load_topology(data)).execute()
+    hops = [hop for t, hop in routes_of(results, "R1", "H") if t > 0]
+    times = [t for t, hop in routes_of(results, "R1", "H") if t > 0]
+    assert hops[:3] == ["R2", "R0", "R2"]
+    assert 1.0 < times[0] < 1.3 and 2.0 < times[2] < 2.3        # one request's round trip each
+    assert all(r["no_route_drops"] == 0 for r in results.summary["routers"].values())
+    assert results.summary["flows"]["F1"]["finish_s"] < 7.0
