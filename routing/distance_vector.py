@@ -33,7 +33,8 @@ it never reads another router's state. Destinations are the hosts.
   it has chosen (a newer number is smaller), and takes a route through a neighbour other than
   its current next hop only if that neighbour's entry is feasible: a newer number, or the same
   and a strictly smaller (cost, hops). Along every next hop the feasibility distance then
-  strictly decreases, so next hops never form a loop, whatever is in flight. A router left with
+  strictly decreases, so the next hops of `best` never form a loop, whatever is in flight (the
+  installed tables lag by each router's hold-down and can still loop briefly). A router left with
   only unfeasible routes has none and sends a sequence-number request towards the originating
   router (which raises its number; a router already holding a newer number answers); at a round
   it also asks when an unfeasible route would beat its choice. A router sends or forwards a
