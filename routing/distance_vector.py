@@ -88,14 +88,15 @@ MIN_RETRY_S = 1e-3             # requests for one destination and number: at lea
 def feasible(entry, fd) -> bool:
     """Babel's feasibility condition (RFC 8966 §2.4, §3.5.1): a neighbour's advertised entry
     (cost, hops, seq) may become this router's route only if its sequence number is newer than
-    the feasibility distance `fd` (seq, cost, hops), or the same and its metric strictly
-    smaller. Metrics compare as (cost, hops), so a zero-cost link still makes a route longer."""
+    that of the feasibility distance `fd` (an entry too: (cost, hops, seq)), or the same and
+    its metric strictly smaller. Metrics compare as (cost, hops), so a zero-cost link still
+    makes a route longer."""
     if fd is None:
         return True
     seq = entry[2]
-    if seq != fd[0]:
-        return seq > fd[0]
-    return entry[0] < fd[1] or (entry[0] == fd[1] and entry[1] < fd[2])
+    if seq != fd[2]:
+        return seq > fd[2]
+    return entry[0] < fd[0] or (entry[0] == fd[0] and entry[1] < fd[1])
 
 
 def queue_sharers(d):
@@ -134,7 +135,8 @@ class DistanceVectorAgent:
         self.dirty: list = [set() for _ in range(n_ports)]   # destinations changed since then
         self.cost_updates = [0] * n_ports          # cost-only triggered updates this round
         self.best: list = [None] * n_dest    # dest -> (cost, hops, port, (cost, hops, seq))
-        self.fd: list = [None] * n_dest            # dest -> feasibility distance (seq, cost, hops)
+        self.fd: list = [None] * n_dest   # dest -> feasibility distance: the smallest entry
+                                          # (cost, hops, seq) chosen, shared with `best`
         self.own_seq = {i: 0 for i in self.direct if i >= 0}   # the hosts this router originates
         self.asked: dict = {}                      # dest -> (seq, time) of the last request
         self.retry_s = max(settle_s / 2, MIN_RETRY_S)   # between two requests for one number
@@ -361,16 +363,16 @@ class DistanceVectorAgent:
             if cost == math.inf:
                 continue
             if direct[p] == i:
-                far_cost = 0.0
-            else:
-                vector = heard[p]
-                if vector is None:
-                    continue
-                far = vector[i]
-                far_cost = far[0]
-                if far_cost == math.inf or far[1] + 1 > max_hops or not feasible(far, fd):
-                    continue
-            if cost + far_cost <= limit and far_cost < lowest:
+                if cost <= limit and 0.0 < lowest:
+                    out.append(p)
+                continue
+            vector = heard[p]
+            if vector is None:
+                continue
+            far = vector[i]
+            far_cost = far[0]
+            if (cost + far_cost <= limit and far_cost < lowest and far[1] + 1 <= max_hops
+                    and feasible(far, fd)):       # (an infinite cost is above the limit)
                 out.append(p)
         return tuple(out)
 
@@ -459,8 +461,8 @@ class DistanceVectorAgent:
                         continue
                     if p != successor and fd is not None:       # feasible(far, fd), inline
                         far_seq = far[2]
-                        if far_seq < fd[0] or (far_seq == fd[0] and not (
-                                far_cost < fd[1] or (far_cost == fd[1] and far[1] < fd[2]))):
+                        if far_seq < fd[2] or (far_seq == fd[2] and not (
+                                far_cost < fd[0] or (far_cost == fd[0] and far[1] < fd[1]))):
                             if refused is None or cost + far_cost < refused[0]:
                                 refused = (cost + far_cost, p)
                             continue
@@ -502,17 +504,21 @@ class DistanceVectorAgent:
                 best[i] = None
             else:
                 seq = new[3]
-                if fd is None or seq > fd[0] or (seq == fd[0] and (
-                        new[0] < fd[1] or (new[0] == fd[1] and new[1] < fd[2]))):
-                    fds[i] = (seq, new[0], new[1])
                 if old is not None and new[0] == old[0] and new[1] == old[1] and new[2] == old[2]:
                     if seq == old[3][2]:
-                        continue
-                    best[i] = (new[0], new[1], new[2], (new[0], new[1], seq))
+                        continue                # (its entry is already the FD or above it)
+                    advertised = (new[0], new[1], seq)
+                    best[i] = (new[0], new[1], new[2], advertised)
+                    if fd is None or seq > fd[2]:
+                        fds[i] = advertised     # a newer number: below the FD
                     renumbered = [] if renumbered is None else renumbered
                     renumbered.append(i)        # the same route, a newer number: advertise it
                     continue
-                best[i] = (new[0], new[1], new[2], (new[0], new[1], seq))
+                advertised = (new[0], new[1], seq)
+                best[i] = (new[0], new[1], new[2], advertised)
+                if fd is None or seq > fd[2] or (seq == fd[2] and (
+                        new[0] < fd[0] or (new[0] == fd[0] and new[1] < fd[1]))):
+                    fds[i] = advertised         # (the same tuple: no memory of its own)
             changed.append(i)
         if wants is not None:
             for i, p in wants:
@@ -533,7 +539,7 @@ class DistanceVectorAgent:
     def _request(self, i: int, p: int) -> None:
         """Ask, through port `p`, for a route to destination `i` with a sequence number newer
         than this router's feasibility distance (rate-limited: `_may_ask`)."""
-        wanted = self.fd[i][0] + 1
+        wanted = self.fd[i][2] + 1
         if self._may_ask(i, wanted):
             self._send_request(p, i, wanted, self.max_hops)
 

@@ -143,7 +143,7 @@ def test_a_router_with_only_unfeasible_routes_has_none_until_the_new_number_arri
 
 
 def test_the_feasibility_condition_orders_numbers_then_metrics():
-    fd = (3, 0.010, 2)                                   # (seq, cost, hops)
+    fd = (0.010, 2, 3)                                   # (cost, hops, seq), as an entry
     assert dv.feasible((0.5, 9, 4), fd)                  # newer number: whatever the metric
     assert not dv.feasible((0.001, 1, 2), fd)            # older number: never
     assert dv.feasible((0.009, 5, 3), fd)                # same number, strictly cheaper
@@ -151,6 +151,19 @@ def test_the_feasibility_condition_orders_numbers_then_metrics():
     assert not dv.feasible((0.010, 2, 3), fd)            # the same metric is not enough
     assert not dv.feasible((0.011, 1, 3), fd)
     assert dv.feasible((0.011, 1, 0), None)              # no route ever chosen: anything
+
+
+def test_the_feasibility_distance_is_an_entry_the_router_chose(watched):
+    # no tuple of its own per router and destination: the advertised entry of the smallest
+    # route chosen, the current one on an idle ring (where nothing got worse), shared with the
+    # table unless the route later moved to an equal one through another port
+    results = Run(load_topology(ring([]))).execute()
+    shared = 0
+    for agent in results.network.agents:
+        for i, entry in enumerate(agent.best):
+            assert entry is not None and agent.fd[i] == entry[3]
+            shared += agent.fd[i] is entry[3]
+    assert shared >= 6                       # of 8 (two routers have two equal ways round)
 
 
 def test_a_lost_request_is_sent_again_when_the_table_is_installed(monkeypatch):
