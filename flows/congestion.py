@@ -586,8 +586,9 @@ def class_attribute_problem(cls: type) -> str | None:
     tick = getattr(cls, "tick_interval_s", None)
     if hasattr(type(tick), "__get__"):
         tick = None                           # a slot or a property: the instance's (`Sender.start`)
-    if tick is not None and tick_problem(tick) is not None:
-        return f"tick_interval_s = {tick!r}: {tick_problem(tick)}"
+    problem = None if tick is None else tick_problem(tick)
+    if problem is not None:
+        return f"tick_interval_s = {tick!r}: {problem}"
     parameters = getattr(cls, "PARAMETERS", None)
     if not isinstance(parameters, dict):
         return f"PARAMETERS = {parameters!r}: expected a dict, parameter name -> default"

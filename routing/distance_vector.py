@@ -140,7 +140,6 @@ class DistanceVectorAgent:
         self.own_seq = {i: 0 for i in self.direct if i >= 0}   # the hosts this router originates
         self.asked: dict = {}                      # dest -> (seq, time) of the last request
         self.retry_s = max(settle_s / 2, MIN_RETRY_S)   # between two requests for one number
-        self._in_round = False                     # recomputing at a round (see _recompute)
         self.starving: set = set()                 # dests with only unfeasible routes
         self.requests_sent = 0
         self.limits = [0.0] * n_dest               # dest -> tie limit of its last choice
@@ -194,15 +193,13 @@ class DistanceVectorAgent:
     def _round(self, _=None) -> None:
         self.rounds += 1
         changed = self._snapshot_costs()
-        self._in_round = True
         if changed or self.rounds == 1:     # the table is a function of costs and vectors heard
             everything = range(len(self.best))
-            if self._recompute(everything) or (self._groups is not None
-                                               and self._sets_changed(everything)):
+            if self._recompute(everything, at_round=True) or (
+                    self._groups is not None and self._sets_changed(everything)):
                 self._timer.start(self.settle_s)
-        elif self.starving and self._recompute(sorted(self.starving)):   # ask again
-            self._timer.start(self.settle_s)
-        self._in_round = False
+        elif self.starving and self._recompute(sorted(self.starving), at_round=True):
+            self._timer.start(self.settle_s)                               # (asks again)
         self.cost_updates = [0] * len(self.ports)
         self._advertise(periodic=True)
         self.sim.schedule_at(self.rounds * self.update_interval_s, self._round)
@@ -426,7 +423,7 @@ class DistanceVectorAgent:
             out.append(i)
         return out
 
-    def _recompute(self, destinations) -> bool:
+    def _recompute(self, destinations, at_round: bool = False) -> bool:
         """Recompute the routes to `destinations` (indices); True if any next hop or cost
         changed. Changed destinations are marked for every neighbour's next advertisement; a
         route that only carries a newer sequence number is marked too and advertised at once
@@ -435,13 +432,15 @@ class DistanceVectorAgent:
         The route chosen is `_choose`'s, computed here inline over the ports whose link is up
         (listed once per call): the same candidates in the same order, the same feasibility
         test, the same arithmetic and the same tie rule. A destination whose only routes are
-        unfeasible, or whose cheapest route is unfeasible, gets a sequence-number request."""
+        unfeasible gets a sequence-number request; so does one whose cheapest route is
+        unfeasible, `at_round`."""
         best, costs, heard, direct = self.best, self.costs, self.heard, self.direct
         max_hops, inf, tolerance, limits = self.max_hops, math.inf, TIE_TOLERANCE, self.limits
         fds, own_seq, starving = self.fd, self.own_seq, self.starving
         live = [(p, cost, direct[p], heard[p]) for p, cost in enumerate(costs) if cost != inf]
         changed = []
-        wants = renumbered = None
+        wants: list = []                        # (destination, port) to ask through
+        renumbered: list = []                   # same route, newer number
         for i in destinations:
             old = best[i]
             successor = old[2] if old is not None else -1
@@ -487,14 +486,12 @@ class DistanceVectorAgent:
                         if candidate[0] <= limit:
                             new = candidate
                             break
-                if refused is not None and refused[0] < limit and self._in_round:
-                    wants = [] if wants is None else wants       # a better route, unfeasible
-                    wants.append((i, refused[1]))
+                if refused is not None and refused[0] < limit and at_round:
+                    wants.append((i, refused[1]))    # a better route, unfeasible
                 if i in starving:
                     starving.discard(i)
             elif refused is not None:           # starving: only unfeasible routes
                 starving.add(i)
-                wants = [] if wants is None else wants
                 wants.append((i, refused[1]))
             elif i in starving:
                 starving.discard(i)
@@ -504,26 +501,21 @@ class DistanceVectorAgent:
                 best[i] = None
             else:
                 seq = new[3]
-                if old is not None and new[0] == old[0] and new[1] == old[1] and new[2] == old[2]:
-                    if seq == old[3][2]:
-                        continue                # (its entry is already the FD or above it)
-                    advertised = (new[0], new[1], seq)
-                    best[i] = (new[0], new[1], new[2], advertised)
-                    if fd is None or seq > fd[2]:
-                        fds[i] = advertised     # a newer number: below the FD
-                    renumbered = [] if renumbered is None else renumbered
-                    renumbered.append(i)        # the same route, a newer number: advertise it
-                    continue
+                same = (old is not None and new[0] == old[0] and new[1] == old[1]
+                        and new[2] == old[2])
+                if same and seq == old[3][2]:
+                    continue                    # (its entry is already the FD or above it)
                 advertised = (new[0], new[1], seq)
                 best[i] = (new[0], new[1], new[2], advertised)
-                if fd is None or seq > fd[2] or (seq == fd[2] and (
-                        new[0] < fd[0] or (new[0] == fd[0] and new[1] < fd[1]))):
-                    fds[i] = advertised         # (the same tuple: no memory of its own)
+                if feasible(advertised, fd):    # below the FD: it becomes the FD (the same
+                    fds[i] = advertised         # tuple, no memory of its own)
+                if same:
+                    renumbered.append(i)        # the same route, a newer number: advertise it
+                    continue
             changed.append(i)
-        if wants is not None:
-            for i, p in wants:
-                self._request(i, p)
-        if renumbered is not None:
+        for i, p in wants:
+            self._request(i, p)
+        if renumbered:
             for marks in self.dirty:
                 marks.update(renumbered)
             if not self._flush_pending:
@@ -566,14 +558,13 @@ class DistanceVectorAgent:
         self.packets_sent += 1
         d.send_routing(packet)
 
-    def _resend(self, p: int, i: int) -> bool:
+    def _resend(self, p: int, i: int) -> None:
         """Send destination `i`'s entry to port `p` again with the next triggered update (the
         neighbour asked for a number this router already advertised: that packet was lost)."""
         sent = self.sent[p]
         if sent is not None:
             sent[i] = FORGOTTEN
         self.dirty[p].add(i)
-        return True
 
     def on_request(self, packet) -> None:
         """A neighbour asks for destination `i` with a sequence number of at least `wanted`.
@@ -591,11 +582,13 @@ class DistanceVectorAgent:
                     self._timer.start(self.settle_s)
                     flush = True                # (a renumbered route flushes itself)
             else:
-                flush = self._resend(p, i)
+                self._resend(p, i)
+                flush = True
         else:
             entry = self.best[i]
             if entry is not None and entry[3][2] >= wanted:
-                flush = self._resend(p, i)
+                self._resend(p, i)
+                flush = True
             elif entry is not None and entry[2] != p and ttl > 1 and self._may_ask(i, wanted):
                 self._send_request(entry[2], i, wanted, ttl - 1)
         if flush and not self._flush_pending:

@@ -53,8 +53,8 @@ def watched(monkeypatch):
     agents: list = []
     recompute = dv.DistanceVectorAgent._recompute
 
-    def checked(self, destinations):
-        changed = recompute(self, destinations)
+    def checked(self, destinations, **options):
+        changed = recompute(self, destinations, **options)
         if changed and agents:
             members = self._groups is not None
             for i in set(destinations):
