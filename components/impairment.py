@@ -96,16 +96,34 @@ class Impairment:
                 release = max(release, self.last_release_s)
                 self.last_release_s = release
             delay += release - now
-        if copies == 1:
-            if delay > 0.0:
-                self.sim.schedule(delay, self.receive, packet)
-            else:
-                self.receive(packet)
-            return
-        twin = packet.copy()            # a packet of its own: hops and marks are its own
-        if delay > 0.0:
-            self.sim.schedule(delay, self.receive, packet)
-            self.sim.schedule(delay, self.receive, twin)
-        else:
+        twin = packet.copy() if copies == 2 else None   # a packet of its own: hops, marks
+        if delay <= 0.0:
             self.receive(packet)
-            self.receive(twin)
+            if twin is not None:
+                self.receive(twin)
+            return
+        guard = self.d.guard
+        if guard is None:               # the link never fails
+            self.sim.schedule(delay, self.receive, packet)
+            if twin is not None:
+                self.sim.schedule(delay, self.receive, twin)
+            return
+        # The link may fail while the packet is held: it is still on the link (propagating), so
+        # it is not yet delivered, and a failure before its release loses it (`release`).
+        guard.delivered -= 1
+        self.sim.schedule(delay, self.release, (packet, guard, True))
+        if twin is not None:
+            self.sim.schedule(delay, self.release, (twin, guard, False))
+
+    def release(self, held: tuple) -> None:
+        """The end of a hold (reordering, jitter, netem's delay) on a link that may fail:
+        deliver the packet, unless the link failed since it was held (`guard`, the failure guard
+        that passed it, is then dead). `counted`: the packet was transmitted (a duplicate's copy
+        was not), and counts as delivered, or as lost in flight (`LinkDirection.fail`)."""
+        packet, guard, counted = held
+        if guard.live:
+            if counted:
+                guard.delivered += 1
+            self.receive(packet)
+        elif counted:                   # a failure drop, counted when the link failed
+            guard(packet)               # (the dead guard delivers nothing; a trace sees it)

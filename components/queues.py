@@ -155,7 +155,11 @@ class AqmTransmitter(Transmitter):
         return self.queued_bytes + size > self.capacity_bytes
 
     def reset(self, now: float) -> None:
-        """Empty buffer and idle transmitter (the link failed)."""
+        """Empty buffer and idle transmitter (the link failed): the waiting packets are failure
+        drops (`LinkDirection.fail` counts them)."""
+        if self.on_queued_drop is not None:
+            for entry in self.waiting_entries():
+                self.on_queued_drop(entry[0], entry[1], "link_failure")
         self.epoch += 1
         self.pending = False
         self.queued_bytes = self.queued_pkts = 0
@@ -175,6 +179,10 @@ class AqmTransmitter(Transmitter):
         raise NotImplementedError
 
     def clear(self) -> None:
+        raise NotImplementedError
+
+    def waiting_entries(self) -> list:
+        """The entries waiting now, in the order they would be served within each queue."""
         raise NotImplementedError
 
 
@@ -207,6 +215,9 @@ class FifoAqm(AqmTransmitter):
 
     def clear(self) -> None:
         self.fifo.clear()
+
+    def waiting_entries(self) -> list:
+        return list(self.fifo)
 
 
 class Step(FifoAqm):
@@ -422,6 +433,9 @@ class Codel(AqmTransmitter):
     def clear(self) -> None:
         self.state = CodelState()
 
+    def waiting_entries(self) -> list:
+        return list(self.state.queue)
+
     # -- RFC 8289 §5 ------------------------------------------------------------------------
     def _dodequeue(self, s: CodelState, now: float):
         if not s.queue:
@@ -547,6 +561,9 @@ class FqCodel(Codel):
         self.flows = {}
         self.new_flows = deque()
         self.old_flows = deque()
+
+    def waiting_entries(self) -> list:
+        return [entry for q in self.flows.values() for entry in q.queue]
 
 
 TRANSMITTERS = {"red": Red, "codel": Codel, "fq_codel": FqCodel, "pie": Pie, "step": Step}

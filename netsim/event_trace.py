@@ -10,7 +10,9 @@ Events (docs/outputs.md, "Event trace"):
   delivers it, forwards it — a new offer — or counts it as a no-route drop);
 * one per packet the link accepted and lost before it arrived, at the time it would have
   arrived: ``drop`` with cause ``impairment`` (random or burst loss of a link impairment) or
-  ``link_failure`` (waiting, in transmission or propagating when the link failed).
+  ``link_failure`` (waiting, in transmission or propagating when the link failed); a packet
+  waiting in a queue discipline's buffer has its ``drop`` line when the discipline drops it or
+  when the link fails.
 
 So every packet offered to a link has one offer line (each direction's `arrived` counter) and,
 unless still in flight at the end, one outcome line (``receive``, twice for a duplicated
@@ -64,6 +66,8 @@ class EventTrace:
         self.flow_of: dict = {}
         self.wrapper_classes: dict = {}
         self.direction_of: dict = {}      # id(failure guard) -> its direction (kept alive by it)
+        # link id -> time of its last scheduled rate or delay change (after 0)
+        self.changes_until: dict = {}
 
     # -- writing ------------------------------------------------------------------------------
     def emit(self, now, event, node, link, direction, packet, cause="", start_s=None) -> None:
@@ -131,6 +135,11 @@ class EventTrace:
                 endpoint = getattr(flow, part, None)
                 if endpoint is not None:
                     self.flow_of[id(endpoint)] = flow.id
+        spec = getattr(network, "spec", None)
+        for ls in (spec.links if spec is not None else ()):
+            times = [t_s for t_s, _ in (*ls.rate_schedule, *ls.delay_schedule) if t_s > 0]
+            if times:
+                self.changes_until[ls.id] = max(times)
         tracing: dict = {}
         for link in network.links.values():
             for d in link.directions:
@@ -198,6 +207,7 @@ def _tracing_class(trace: EventTrace, base: Any) -> type:
     whose `send` emits the offer's event."""
     emit = trace.emit
     send = base.send
+    changes_until = trace.changes_until
 
     def traced_send(self, packet):
         t = self.transmitter
@@ -205,10 +215,13 @@ def _tracing_class(trace: EventTrace, base: Any) -> type:
         before = getattr(t, "busy_until", None)       # when the transmitter is free
         start = before                                # drop-tail: after every accepted packet
         if isinstance(t, AqmTransmitter):             # a discipline holds the waiting packets
-            # one that decides at enqueue keeps FIFO order: after those waiting; CoDel may drop
+            # one that decides at enqueue keeps FIFO order: after those waiting, at the rate of
+            # now, unless a scheduled change of rate or delay comes first (a new rate times every
+            # packet that begins after it, a shorter delay holds the next); CoDel may drop
             # waiting packets at dequeue and FQ-CoDel serves by flow: not known yet
             start = (t.busy_until + t.queued_bytes * t.seconds_per_byte
-                     if isinstance(t, FifoAqm) else None)
+                     if isinstance(t, FifoAqm) and now > changes_until.get(self.link.id, -1.0)
+                     else None)
         down = self.down
         aqm = getattr(self, "aqm_drops", 0)           # a queue discipline's own drops
         accepted = send(self, packet)

@@ -205,3 +205,63 @@ def test_enqueue_start_is_empty_where_the_discipline_decides_later(tmp_path, dum
     with open(path, newline="") as fh:
         enqueued = [r for r in csv.DictReader(fh) if r["event"] == "enqueue" and r["link"] == "L"]
     assert enqueued and all(r["start_s"] == "" for r in enqueued)
+
+
+@pytest.mark.parametrize("queue", [{"discipline": "step", "k_kb": 20},
+                                   {"discipline": "red", "min_kb": 20, "max_kb": 40},
+                                   {"discipline": "pie"}, {"discipline": "codel"},
+                                   {"discipline": "fq_codel"}])
+def test_packets_waiting_in_a_discipline_when_its_link_fails_are_link_failure_drops(
+        tmp_path, dumbbell, queue):
+    """A discipline holds its waiting packets itself; when the link fails, each is a failure
+    drop with a line of its own, so the drop lines still add up to failure_drops, as with
+    drop-tail, and every enqueued packet has its outcome."""
+    data = dumbbell(3, total_mb=3.0)
+    data["links"][0]["buffer_kb"] = 150
+    data["links"][0]["queue"] = queue
+    data["events"] = [{"at_s": 0.4, "link": "L", "action": "down"},     # 120-150 queued
+                      {"at_s": 0.9, "link": "L", "action": "up"}]
+    path = tmp_path / "t.csv"
+    results, _ = traced_run(load_topology(data), path, duration_s=3.0)
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    lost = [r for r in rows if r["cause"] == "link_failure"]
+    down = [r for r in rows if r["cause"] == "link_down"]
+    directions = results.summary["links"]["L"]["directions"]
+    waiting = sum(d.failed for d in results.network.links["L"].directions) - len(down)
+    assert waiting > 0                                   # the failure found packets queued
+    assert len(lost) + len(down) == sum(d["failure_drops"] for d in directions.values())
+    at_failure = [r for r in lost if float(r["time_s"]) == 0.4]
+    assert len(at_failure) == waiting and all(r["node"] == "R1" for r in at_failure)
+
+
+def test_enqueue_start_is_known_on_a_time_varying_discipline_only_after_its_last_change(
+        tmp_path, dumbbell):
+    """A discipline times every packet that begins after a rate change at the new rate, so
+    before the last scheduled change the moment a waiting packet begins is not known at
+    enqueue; after it, `start_s` is again exact."""
+    data = dumbbell(2, total_mb=2.0)
+    data["links"][0]["queue"] = {"discipline": "step", "k_kb": 50}
+    data["links"][0]["rate_schedule"] = [[0.5, 5.0], [1.0, 20.0]]
+    path = tmp_path / "t.csv"
+    results, _ = traced_run(load_topology(data), path)
+    link = results.network.links["L"]
+    d = link.directions[0]
+    with open(path, newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["link"] == "L" and r["direction"] == d.label]
+    receive = {}
+    for r in rows:
+        if r["event"] == "receive":
+            receive.setdefault((r["flow"], r["kind"], r["seq"]), float(r["time_s"]))
+    enqueued = [r for r in rows if r["event"] == "enqueue"]
+    before = [r for r in enqueued if float(r["time_s"]) <= 1.0]
+    after = [r for r in enqueued if float(r["time_s"]) > 1.0]
+    assert before and all(r["start_s"] == "" for r in before)
+    checked = 0
+    for r in after:
+        arrival = receive.get((r["flow"], r["kind"], r["seq"]))
+        if arrival is not None:
+            began = arrival - link.delay_s - int(r["size_bytes"]) * 8.0 / link.rate_bps
+            assert float(r["start_s"]) == pytest.approx(began, abs=1e-9)
+            checked += 1
+    assert checked > 50

@@ -107,3 +107,55 @@ def test_failures_need_to_be_enabled_before_use():
     link = Link(sim, "L", a, b, RATE_BPS, DELAY_S, 4096)
     with pytest.raises(RuntimeError, match="not prepared for failures"):
         link.go_down()
+
+
+@pytest.mark.parametrize("spec, fail_s", [
+    ({"reorder_rate": 1.0, "reorder_delay_s": 3.0}, 1.6),           # every packet held back
+    ({"jitter_s": 0.4, "jitter_mode": "netem"}, 1.05),              # its delay drawn: 0.1-0.9 s
+    ({"jitter_s": 5.0}, 1.6),                                       # jitter on top of the delay
+    ({"reorder_rate": 1.0, "reorder_delay_s": 3.0, "duplicate_rate": 1.0}, 1.6),  # and a copy
+])
+def test_a_packet_an_impairment_holds_is_still_on_the_link_when_it_fails(spec, fail_s):
+    """Held back by reordering or jitter, or delayed by netem's draw, a packet is propagating:
+    a failure before its release loses it, even once the link is up again, and it counts as a
+    failure drop (lost in flight), not as delivered. A copy an impairment made is not counted
+    (it was never transmitted) but is lost with it."""
+    from topologies.spec import ImpairmentSpec
+    sim = Simulator(5)
+    a, b = Host("A"), Host("B")
+    link = Link(sim, "L", a, b, RATE_BPS, DELAY_S, 4096)
+    d = link.directions[0]
+    d.impair(ImpairmentSpec(**spec))
+    link.enable_failures()
+    got = []
+    d.send(packet(a, b, got, 0))          # transmitted by 1.0 s; reaches the far end's
+    sim.run(until=fail_s)                 # impairment at 1.5 s (netem: at 1.0 s), held there
+    assert got == [] and d.tx_pkts == 1 and sim.pending
+    link.go_down()
+    sim.run(until=fail_s + 0.1)
+    link.come_up()                        # up again before the release: still lost
+    sim.run(until=30.0)
+    assert got == []
+    assert d.lost_in_flight == 1 and d.failed == 0
+    d.send(packet(a, b, got, 1))          # the repaired link delivers what it is given later
+    sim.run(until=60.0)
+    assert [seq for seq, _ in got] == ([1, 1] if spec.get("duplicate_rate") else [1])
+    link.go_down()                        # nothing held now: nothing more lost
+    assert d.lost_in_flight == 1
+    conserved(link)
+
+
+def test_a_held_packet_released_before_any_failure_is_delivered_and_counted():
+    from topologies.spec import ImpairmentSpec
+    sim = Simulator(5)
+    a, b = Host("A"), Host("B")
+    link = Link(sim, "L", a, b, RATE_BPS, DELAY_S, 4096)
+    d = link.directions[0]
+    d.impair(ImpairmentSpec(reorder_rate=1.0, reorder_delay_s=3.0))
+    link.enable_failures()
+    got = []
+    d.send(packet(a, b, got, 0))
+    sim.run(until=10.0)                   # released at 4.5 s
+    assert got == [(0, "B")] and d.guard.delivered == 1
+    link.go_down()
+    assert d.lost_in_flight == 0
