@@ -37,7 +37,8 @@ it never reads another router's state. Destinations are the hosts.
   installed tables lag by each router's hold-down and can still loop briefly). A router left with
   only unfeasible routes has none and sends a sequence-number request towards the originating
   router (which raises its number; a router already holding a newer number answers); at a round
-  it also asks when an unfeasible route would beat its choice. A router sends or forwards a
+  it also asks when an unfeasible route would beat its choice, and at every round, costs moved
+  or not, while one beats it by more than a tie (`outdone`). A router sends or forwards a
   request for one destination and number at most once per `settle_s` / 2 (MIN_RETRY_S at least),
   and asks again when its hold-down ends without a route; a renumbered route is a triggered
   update, never damped.
@@ -141,6 +142,7 @@ class DistanceVectorAgent:
         self.asked: dict = {}                      # dest -> (seq, time) of the last request
         self.retry_s = max(settle_s / 2, MIN_RETRY_S)   # between two requests for one number
         self.starving: set = set()                 # dests with only unfeasible routes
+        self.outdone: set = set()   # dests whose cheapest route, unfeasible, beats the choice
         self.requests_sent = 0
         self.limits = [0.0] * n_dest               # dest -> tie limit of its last choice
         self.marks = [(0.0, 0.0)] * n_ports        # (time, buffer byte-seconds)
@@ -198,8 +200,9 @@ class DistanceVectorAgent:
             if self._recompute(everything, at_round=True) or (
                     self._groups is not None and self._sets_changed(everything)):
                 self._timer.start(self.settle_s)
-        elif self.starving and self._recompute(sorted(self.starving), at_round=True):
-            self._timer.start(self.settle_s)                               # (asks again)
+        elif (self.starving or self.outdone) and self._recompute(
+                sorted(self.starving | self.outdone), at_round=True):    # (asks again: on an
+            self._timer.start(self.settle_s)        # idle network no cost change would ask)
         self.cost_updates = [0] * len(self.ports)
         self._advertise(periodic=True)
         self.sim.schedule_at(self.rounds * self.update_interval_s, self._round)
@@ -436,7 +439,7 @@ class DistanceVectorAgent:
         unfeasible, `at_round`."""
         best, costs, heard, direct = self.best, self.costs, self.heard, self.direct
         max_hops, inf, tolerance, limits = self.max_hops, math.inf, TIE_TOLERANCE, self.limits
-        fds, own_seq, starving = self.fd, self.own_seq, self.starving
+        fds, own_seq, starving, outdone = self.fd, self.own_seq, self.starving, self.outdone
         live = [(p, cost, direct[p], heard[p]) for p, cost in enumerate(costs) if cost != inf]
         changed = []
         wants: list = []                        # (destination, port) to ask through
@@ -486,15 +489,26 @@ class DistanceVectorAgent:
                         if candidate[0] <= limit:
                             new = candidate
                             break
-                if refused is not None and refused[0] < limit and at_round:
-                    wants.append((i, refused[1]))    # a better route, unfeasible
+                if refused is not None and refused[0] < limit:
+                    if at_round:
+                        wants.append((i, refused[1]))    # a better route, unfeasible
+                    if refused[0] < 2.0 * lowest - limit:  # better beyond a tie: ask at
+                        outdone.add(i)                     # every round until it is feasible
+                    elif i in outdone:
+                        outdone.discard(i)
+                elif i in outdone:
+                    outdone.discard(i)
                 if i in starving:
                     starving.discard(i)
             elif refused is not None:           # starving: only unfeasible routes
                 starving.add(i)
+                outdone.discard(i)
                 wants.append((i, refused[1]))
-            elif i in starving:
-                starving.discard(i)
+            else:                               # no route at all
+                if i in starving:
+                    starving.discard(i)
+                if i in outdone:
+                    outdone.discard(i)
             if new is None:
                 if old is None:
                     continue

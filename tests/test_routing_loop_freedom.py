@@ -206,3 +206,29 @@ def test_a_second_failure_in_one_round_is_routed_around_as_fast_as_the_first():
     assert 1.0 < times[0] < 1.3 and 2.0 < times[2] < 2.3        # one request's round trip each
     assert all(r["no_route_drops"] == 0 for r in results.summary["routers"].values())
     assert results.summary["flows"]["F1"]["finish_s"] < 7.0
+
+
+def test_an_idle_network_still_asks_for_a_better_unfeasible_route_after_a_failure():
+    """R1 reaches H2 (on R4) over L1 (2 ms). When L1 fails, R2's route (0.1 + 3.5 ms) is the
+    shortest, but R2 had routed through R1, so its entry is unfeasible at R1, which takes R3's
+    (3 + 1 ms) instead. No cost moves on an idle network, so no recomputation at a round would
+    notice; the router keeps asking at each round while an unfeasible route beats its choice,
+    and has the shortest route after the first round (it kept R3's for good before)."""
+    link = {"rate_mbps": 10, "buffer_kb": 64}
+    data = {"name": "outdone", "units": "binary", "routing": {"protocol": "bellman-ford"},
+            "seed": 1, "duration_s": 12, "hosts": ["H1", "H2"],
+            "routers": ["R1", "R2", "R3", "R4"],
+            "links": [{"id": lid, "ends": ends, "delay_ms": ms, **link} for lid, ends, ms in (
+                ("L0", ["H1", "R1"], 1), ("L1", ["R1", "R4"], 2), ("L2", ["R1", "R3"], 3),
+                ("L3", ["R3", "R4"], 1), ("L4", ["R1", "R2"], 0.1), ("L5", ["R2", "R4"], 3.5),
+                ("L6", ["R4", "H2"], 1))],
+            "flows": [], "events": [{"at_s": 1.0, "link": "L1", "action": "down"}]}
+    run = Run(load_topology(data))
+    net = run.network
+    r1, h2 = net.routers["R1"], net.hosts["H2"]
+    seen = []
+    for t in (1.5, 5.5, 11.5):
+        run.sim.schedule_at(t, lambda t: seen.append((t, r1.routes[h2].link.id)), t)
+    run.execute()
+    assert seen == [(1.5, "L2"), (5.5, "L4"), (11.5, "L4")]
+    assert r1.agent.outdone == set()
