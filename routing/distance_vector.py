@@ -235,7 +235,7 @@ class DistanceVectorAgent:
                 # compared first, written only if sent: a damped cost-only update waits for
                 # the next update to that neighbour (its destinations stay marked)
                 pending, significant, costs_moved = [], False, False
-                for i in dirty:
+                for i in sorted(dirty):           # (an order every interpreter shares)
                     entry = best[i]
                     new = UNREACHABLE if entry is None or port_dst[entry[2]] is far else entry[3]
                     old = sent[i]
