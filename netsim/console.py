@@ -80,8 +80,8 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS,
                      f"{f['goodput_mbps']:>14.3f}{rtt:>9}"
                      f"{retx:>7}{rtos:>6}{cuts}  {order}")
     if len(shown) < len(flows):
-        lines += [f"... {len(flows) - len(shown)} more flows (all {len(flows)} in summary.json "
-                  f"and flows.csv)", "", *flow_aggregates(flows)]
+        lines += [f"... {len(flows) - len(shown)} more flows (all {len(flows)} in summary.json, "
+                  f"and in flows.csv from their start)", "", *flow_aggregates(flows)]
     workloads = summary.get("workloads") or {}
     if workloads:
         lines += [*([""] if flows else []), *workload_lines(workloads)]

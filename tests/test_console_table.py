@@ -62,7 +62,7 @@ def test_many_flows_list_the_first_rows_then_one_line_per_algorithm():
     text = format_summary(many(), [f"L{i}" for i in range(1, 16)], rows=5)
     listed = [line.split()[0] for line in text.splitlines() if line.startswith("F")]
     assert listed == ["F1", "F2", "F3", "F4", "F5"]
-    assert "... 25 more flows (all 30 in summary.json and flows.csv)" in text
+    assert "... 25 more flows (all 30 in summary.json, and in flows.csv from their start)" in text
     reno, cubic = lines_after(text, "algorithm   flows")[:2]
     # Reno: finish 1..20 -> mean 10.5, p50 10.5, p99 = 19 + 0.81 = 19.81; goodput the same
     assert reno.split() == ["reno", "20", "20", "10.500", "10.500", "19.810",
@@ -126,7 +126,7 @@ def test_the_command_line_cuts_the_table(run_cli, tmp_path, dumbbell):
     path.write_text(json.dumps(dumbbell(4, total_mb=0.2)))
     done = run_cli(path, "--no-plots", "--table-rows", "2", "--out", tmp_path / "r")
     assert done.returncode == 0, done.stderr
-    assert "... 2 more flows (all 4 in summary.json and flows.csv)" in done.stdout
+    assert "... 2 more flows (all 4 in summary.json, and in flows.csv from their start)" in done.stdout
     reno = lines_after(done.stdout, "algorithm   flows")[0].split()
     assert reno[:3] == ["reno", "4", "4"]
     saved = json.loads((tmp_path / "r" / "summary.json").read_text())
