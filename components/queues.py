@@ -159,7 +159,7 @@ class AqmTransmitter(Transmitter):
         drops (`LinkDirection.fail` counts them)."""
         if self.on_queued_drop is not None:
             for entry in self.waiting_entries():
-                self.on_queued_drop(entry[0], entry[1], "link_failure")
+                self._queued_drop(entry, "link_failure")
         self.epoch += 1
         self.pending = False
         self.queued_bytes = self.queued_pkts = 0

@@ -489,13 +489,10 @@ class DistanceVectorAgent:
                         if candidate[0] <= limit:
                             new = candidate
                             break
-                if refused is not None and refused[0] < limit:
-                    if at_round:
-                        wants.append((i, refused[1]))    # a better route, unfeasible
-                    if refused[0] < 2.0 * lowest - limit:  # better beyond a tie: ask at
-                        outdone.add(i)                     # every round until it is feasible
-                    elif i in outdone:
-                        outdone.discard(i)
+                if refused is not None and refused[0] < limit and at_round:
+                    wants.append((i, refused[1]))    # a better route, unfeasible
+                if refused is not None and refused[0] < 2.0 * lowest - limit:
+                    outdone.add(i)      # better beyond a tie: asked at every round until feasible
                 elif i in outdone:
                     outdone.discard(i)
                 if i in starving:
