@@ -234,7 +234,6 @@ class LinuxSender(Sender):
         if self.finish_s is not None:
             return
         now = self.sim.now
-        self.last_ack_s = now
         board = self.board
         cum, sack, snd_una = ack.ack_seq, ack.sack_seq, self.snd_una
         if cum < snd_una:
@@ -252,6 +251,7 @@ class LinuxSender(Sender):
             if rs is not None:
                 self.cc.on_rate_sample(rs)
         if cum > snd_una:
+            self.last_acked_s = now                   # progress (the stall guard, netsim/run.py)
             delivered += board.acked(snd_una, cum, min_rtt)
             self.snd_una = cum
             if self.snd_nxt < cum:

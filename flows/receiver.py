@@ -29,7 +29,7 @@ class Receiver:
     core"); `n_packets` is a count, or math.inf."""
 
     __slots__ = ("ack_bytes", "arrived_bytes", "delivered_bytes", "host", "in_order",
-                 "last_arrival_s", "last_packet_bytes", "n_packets", "on_ack", "out_of_order",
+                 "last_new_s", "last_packet_bytes", "n_packets", "on_ack", "out_of_order",
                  "packet_bytes", "peer", "rcv_nxt", "sim", "flow_hash")
 
     def __init__(self, sim: Simulator, host: Any, peer: Any, n_packets: int | float,
@@ -50,19 +50,19 @@ class Receiver:
         self.delivered_bytes: Any = 0     # delivered to the application, in order
         self.arrived_bytes: Any = 0       # data bytes that reached the receiver, in order or not
         self.in_order = True
-        self.last_arrival_s = start_s     # when a data packet last arrived
+        self.last_new_s = start_s         # when data not received before last arrived
         self.flow_hash = 0                # ECMP hash of the ACK direction (routing/ecmp.py)
 
     def on_data(self, packet: Packet) -> None:
         """A data packet arrived: deliver what is now in order, then acknowledge."""
         # `_accept(packet)`, inline (once per data packet): count it, deliver what is now in
         # order, buffer it if it is ahead
-        self.last_arrival_s = self.sim.now
         size = packet.size_bytes
         self.arrived_bytes += size
         seq = packet.seq
         rcv_nxt = self.rcv_nxt
         if seq == rcv_nxt:
+            self.last_new_s = self.sim.now
             out_of_order = self.out_of_order
             packet_bytes = self.packet_bytes
             delivered = self.delivered_bytes
@@ -76,7 +76,8 @@ class Receiver:
             else:
                 self._deliver_in_order(size, rcv_nxt)
                 rcv_nxt = self.rcv_nxt
-        elif seq > rcv_nxt:
+        elif seq > rcv_nxt and seq not in self.out_of_order:
+            self.last_new_s = self.sim.now
             self.out_of_order.add(seq)
         host = self.host
         host.send(Packet(ACK, host, self.peer, self.ack_bytes, self.on_ack, -1, rcv_nxt, seq,
@@ -84,13 +85,14 @@ class Receiver:
 
     def _accept(self, packet: Packet) -> None:
         """Count the packet, deliver what is now in order, buffer it if it is ahead."""
-        self.last_arrival_s = self.sim.now
         size = packet.size_bytes
         self.arrived_bytes += size
         seq = packet.seq
         if seq == self.rcv_nxt:
+            self.last_new_s = self.sim.now
             self._deliver_in_order(size, seq)
-        elif seq > self.rcv_nxt:
+        elif seq > self.rcv_nxt and seq not in self.out_of_order:
+            self.last_new_s = self.sim.now
             self.out_of_order.add(seq)
 
     def _deliver_in_order(self, size: int, rcv_nxt: int) -> None:
@@ -326,7 +328,7 @@ class LinuxReceiver(EcnDelayedReceiver):
                 # `_accept(packet)` in its common case, inline: the next packet, nothing
                 # buffered
                 size = packet.size_bytes
-                self.last_arrival_s = now
+                self.last_new_s = now
                 self.arrived_bytes += size
                 if rcv_nxt * self.packet_bytes != self.delivered_bytes \
                         or size != self.packet_bytes:

@@ -81,7 +81,7 @@ globals().setdefault("mypyc_attr", plain_mypyc_attr)
 SENDER_SLOTS = (
     "sim", "src", "dst", "n_packets", "packet_bytes", "last_packet_bytes", "dupack_threshold",
     "deliver_data", "on_complete", "flow_hash", "cwnd", "ssthresh", "state", "snd_una",
-    "snd_nxt", "high_seq", "recover", "dupacks", "partial_acks", "finish_s", "last_ack_s",
+    "snd_nxt", "high_seq", "recover", "dupacks", "partial_acks", "finish_s", "last_acked_s",
     "cc", "on_ack_hook", "on_rtt_hook", "tick_interval_s", "recovery_mode", "window", "rtt",
     "scoreboard", "pacer", "rates", "timer", "plain_transmit", "options", "stack",
     "prior_cwnd", "cwnd_event_hook", "send_checks", "rwnd_pkts", "rwnd_limited", "ecn",
@@ -136,7 +136,7 @@ class Sender(SenderView):
         self.dupacks = 0
         self.partial_acks = 0      # NewReno: partial ACKs in the current recovery
         self.finish_s: float | None = None
-        self.last_ack_s = start_s  # when an ACK last arrived
+        self.last_acked_s = start_s  # when new data was last cumulatively acknowledged
         self.packets_sent = 0
         self.bytes_sent: Any = 0
         self.retransmissions = self.timeouts = 0
@@ -286,7 +286,6 @@ class Sender(SenderView):
         if finish_s is not None:    # after `_finish` set it; docs/model.md, "Compiled core")
             return
         now = self.sim.now
-        self.last_ack_s = now
         if not ack.retx:                              # Karn's rule
             rtt_s = now - ack.sent_s
             self.rtt.sample(rtt_s)
@@ -305,6 +304,7 @@ class Sender(SenderView):
             if rs is not None:
                 self.cc.on_rate_sample(rs)
         if cum > snd_una:
+            self.last_acked_s = now                   # progress (the stall guard, netsim/run.py)
             if self.state == OPEN and not scoreboard.sacked and not scoreboard.retx_out:
                 # `_on_new_ack(cum)` in its common case, inline: new data acknowledged, no
                 # loss being repaired, nothing selectively acknowledged

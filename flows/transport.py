@@ -152,8 +152,11 @@ class Flow:
 
     @property
     def last_progress_s(self) -> float:
-        """When a packet of the flow last arrived at either end (its start before any)."""
-        return max(self.sender.last_ack_s, self.receiver.last_arrival_s)
+        """When the flow last made progress (its start before it did): data the receiver did
+        not have arrived there, or new data was acknowledged at the sender. Retransmissions of
+        data already received, and duplicate ACKs, are not progress: a flow whose ACKs cannot
+        come back resends the same packet forever, and that is a stall."""
+        return max(self.sender.last_acked_s, self.receiver.last_new_s)
 
     def flight_size(self) -> int:
         """Packets sent and not yet cumulatively acknowledged (RFC 5681 FlightSize)."""

@@ -150,14 +150,15 @@ def flow_aggregates(flows: dict) -> list:
     by_algorithm: dict = {}
     for f in flows.values():
         by_algorithm.setdefault(f["algorithm"], []).append(f)
-    lines = [f"{'algorithm':<10}{'flows':>7}{'done':>7}  {'finish s: mean':>14}{'p50':>9}"
+    nw = max([10] + [len(str(name)) + 2 for name in by_algorithm])
+    lines = [f"{'algorithm':<{nw}}{'flows':>7}{'done':>7}  {'finish s: mean':>14}{'p50':>9}"
              f"{'p99':>9}  {'goodput Mbps: mean':>18}{'p50':>9}{'p99':>9}"]
     for name, group in by_algorithm.items():
         finish = [f["finish_s"] for f in group if f["finish_s"] is not None]
         goodput = [f["goodput_mbps"] for f in group]
         f_mean, f_p50, f_p99 = _stats(finish, ".3f")
         g_mean, g_p50, g_p99 = _stats(goodput, ".3f")
-        lines.append(f"{name:<10}{len(group):>7}{len(finish):>7}  {f_mean:>14}{f_p50:>9}"
+        lines.append(f"{name:<{nw}}{len(group):>7}{len(finish):>7}  {f_mean:>14}{f_p50:>9}"
                      f"{f_p99:>9}  {g_mean:>18}{g_p50:>9}{g_p99:>9}")
     return lines
 
@@ -165,12 +166,13 @@ def flow_aggregates(flows: dict) -> list:
 def workload_lines(workloads: dict) -> list:
     """One line per workload: flows started and completed, and their completion times (mean,
     p50, p99 over every size, as summary.json's "all" bucket)."""
-    lines = [f"{'workload':<10}{'flows':>7}{'done':>7}  {'FCT s: mean':>14}{'p50':>9}{'p99':>9}"]
+    nw = max([10] + [len(str(wid)) + 2 for wid in workloads])
+    lines = [f"{'workload':<{nw}}{'flows':>7}{'done':>7}  {'FCT s: mean':>14}{'p50':>9}{'p99':>9}"]
     for wid, w in workloads.items():
         every = w.get("all", {})
         fields = [every.get(k) for k in ("mean_fct_s", "p50_fct_s", "p99_fct_s")]
         text = ["-" if v is None else f"{v:.4f}" for v in fields]
-        lines.append(f"{wid:<10}{w['flows_started']:>7}{w['flows_completed']:>7}  "
+        lines.append(f"{wid:<{nw}}{w['flows_started']:>7}{w['flows_completed']:>7}  "
                      f"{text[0]:>14}{text[1]:>9}{text[2]:>9}")
     return lines
 

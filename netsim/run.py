@@ -1,9 +1,10 @@
 """Running a network: termination, the stall guard, interrupts, statistics, and the results of a run.
 
 A run ends when every finite flow has completed, when `duration_s` is reached, when it is
-interrupted (`Run.interrupt`, which the command line calls on Ctrl-C), or when the stall guard
-finds that no packet of any unfinished flow (data at the receiver, or ACK at the sender) has
-arrived for `stall_timeout_s` of simulated time (it then reports which flows stalled and why).
+interrupted (`Run.interrupt`, which the command line calls on Ctrl-C), when the stall guard
+finds that no unfinished flow has made progress (data its receiver did not have arrived there, or
+new data was acknowledged at its sender) for `stall_timeout_s` of simulated time (it then reports
+which flows stalled and why), or, without a duration, at MAX_TIME_S of simulated time.
 Statistics are sampled every `interval_s` and streamed to trace files as the run goes (the
 directory given as `trace_dir`, else a temporary one owned by the `Results`), so a run's memory does
 not grow with simulated time; see docs/outputs.md for what each column means.
@@ -33,7 +34,7 @@ from netsim.traces import RouteLog, TraceFile
 from netsim.workloads import start_workloads
 from simulator.garbage import collection_paused
 from simulator.sampling import Sampler
-from topologies.bounds import MAX_TRACE_ROWS, time_problem, trace_rows
+from topologies.bounds import MAX_TIME_S, MAX_TRACE_ROWS, time_problem, trace_rows
 from topologies.build import Network, build_network
 from topologies.spec import TopologySpec
 
@@ -231,6 +232,10 @@ class Run:
             log.info("stopping at t=%.6f s: %s", self.sim.now, detail)
             self.sim.stop("limit")
 
+    def _stop_at_time_limit(self, _=None) -> None:
+        self.stop_at_limit(f"simulated time reached its limit of {MAX_TIME_S:g} s; give a "
+                           f"duration to end sooner")
+
     def _check_rows(self, _=None) -> None:
         written = sum(len(self.traces[name]) for name in ("links", "flows", "hosts"))
         if written + MAX_TRACE_ROWS // 10 > MAX_TRACE_ROWS:   # the next period could pass it
@@ -277,10 +282,11 @@ class Run:
                       f"{f.packets_received} arrived)")
         else:
             total = "unbounded" if f.data_bytes is None else str(f.n_packets)
-            reason = (f"{f.id} made no progress since t={f.last_progress_s:.3f} s (no packet of "
-                      f"it arrived at either end): packet {f.snd_una} "
+            reason = (f"{f.id} made no progress since t={f.last_progress_s:.3f} s (no new data "
+                      f"reached its receiver, none was newly acknowledged): packet {f.snd_una} "
                       f"of {total} unacknowledged after {f.timeouts} timeouts (RTO {f.rto:.3g} "
-                      f"s, state {f.state})")
+                      f"s, state {f.state}), its receiver holding the first "
+                      f"{f.receiver.rcv_nxt} in order")
         if no_route:
             reason += f"; routers dropped {no_route} packets for lack of a route"
         looped = sum(r.loop_drops for r in self.network.routers.values())
@@ -319,6 +325,8 @@ class Run:
             sim.schedule(0.0, self._report_progress)
         if not self.length_known:
             sim.schedule(self.row_check_s, self._check_rows)
+        if self.duration_s is None:   # every run ends (a flow can progress for ever, slowly)
+            sim.schedule_at(MAX_TIME_S, self._stop_at_time_limit)
         wall_start = time.perf_counter()
         cpu_start = time.process_time()
         failure: BaseException | None = None

@@ -157,3 +157,22 @@ def test_a_rate_source_shows_its_losses_not_a_transports_counters():
     lines = format_summary(summary({"CBR": cbr, "C2": clean}, {}), []).splitlines()
     assert lines[3].split()[5:] == ["-", "-", "yes", "(40", "lost)"]
     assert lines[4].split()[5:] == ["-", "-", "yes"]
+
+
+def test_long_algorithm_and_workload_names_widen_their_column():
+    """A plugin's or a workload's long name ran into the count beside it ("my_long_cc_name20")."""
+    s = many()
+    for f in s["flows"].values():
+        if f["algorithm"] == "cubic":
+            f["algorithm"] = "a_plugin_with_a_long_name"
+    s["workloads"] = {"web_search_to_rack_two": {"flows_started": 7, "flows_completed": 5,
+                                                 "all": {"mean_fct_s": 0.5, "p50_fct_s": 0.25,
+                                                         "p99_fct_s": 1.0}}}
+    text = format_summary(s, ["L1"], rows=5)
+    plugin = next(line for line in text.splitlines() if line.startswith("a_plugin"))
+    assert plugin.split()[:3] == ["a_plugin_with_a_long_name", "10", "6"]
+    workload = lines_after(text, "workload")[0]
+    assert workload.split()[:3] == ["web_search_to_rack_two", "7", "5"]
+    headers = [line for line in text.splitlines() if line.startswith(("algorithm", "workload"))]
+    for header, row in zip(headers, [plugin, workload]):
+        assert header.index("flows") + len("flows") == row.index(row.split()[1]) + len(row.split()[1])

@@ -82,3 +82,82 @@ def test_the_api_refuses_a_seed_the_topology_would(seed):
                                        r"topology's seed\), got "):
         simulate(spec, seed=seed)
     assert simulate(spec, seed=10 ** 30).summary["seed"] == 10 ** 30
+
+
+# Two paths between R1 and R2: static routing sends the data over X and the ACKs over Y (the
+# equal-cost tie goes to the first link listed at each end). Y1 fails at 1 s and nothing routes
+# the ACKs around it: the data still arrives, and the flow can never finish.
+ONE_WAY = {
+    "hosts": ["H1", "H2"], "routers": ["R1", "R2", "R3", "R4"],
+    "routing": {"protocol": "static"},
+    "links": [
+        {"id": "A", "ends": ["H1", "R1"], "rate_mbps": 10, "delay_ms": 1, "buffer_kb": 100},
+        {"id": "X1", "ends": ["R1", "R3"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 100},
+        {"id": "Y2", "ends": ["R4", "R2"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 100},
+        {"id": "Y1", "ends": ["R1", "R4"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 100},
+        {"id": "X2", "ends": ["R3", "R2"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 100},
+        {"id": "B", "ends": ["R2", "H2"], "rate_mbps": 10, "delay_ms": 1, "buffer_kb": 100}],
+    "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 5, "algorithm": "reno"}],
+    "events": [{"at_s": 1.0, "link": "Y1", "action": "down"}],
+}
+
+
+@pytest.mark.parametrize("stack", ["classic", "linux"])
+def test_resending_data_the_receiver_already_has_is_not_progress(stack):
+    """With its ACK path down, a sender resends its oldest packet at every RTO and the receiver
+    gets each copy: arrivals, but no progress. The run used to go on to t = 12.5 M s (617 MB of
+    flows.csv at a 1 s interval); the stall guard now stops it."""
+    data = copy.deepcopy(ONE_WAY)
+    data["transport"] = {"stack": stack}
+    run = Run(load_topology(data), interval_s=1.0, stall_timeout_s=300.0)
+    results = run.execute()
+    summary = results.summary
+    flow = run.network.flows["F1"]
+    assert summary["stop_reason"] == "stalled"
+    assert flow.receiver.rcv_nxt > flow.snd_una        # the data got through, the ACKs did not
+    assert f"its receiver holding the first {flow.receiver.rcv_nxt} in order" \
+        in summary["stop_detail"]
+    assert "no new data reached its receiver, none was newly acknowledged" \
+        in summary["stop_detail"]
+    progress_s = flow.last_progress_s
+    assert 1.0 < progress_s < 2.0                       # the last new data, around the failure
+    assert progress_s + 300.0 <= summary["end_time_s"] <= progress_s + 302.0
+    assert flow.timeouts >= 5                          # it kept resending all that time
+
+
+def test_a_duplicate_arrival_is_not_progress_and_new_data_out_of_order_is():
+    from flows.receiver import Receiver
+    from simulator.engine import Simulator
+    sim = Simulator()
+    sent = []
+    host = type("Host", (), {"send": staticmethod(sent.append)})()
+
+    def packet(seq):
+        from components.packet import DATA, Packet
+        return Packet(DATA, host, host, 1000, None, seq, 0, -1, 0.0, False, None, False, 0)
+
+    receiver = Receiver(sim, host, host, 10, 1000, 1000, 40, lambda ack: None, 0.0)
+    for now, seq, progress_s in [(1.0, 0, 1.0), (2.0, 0, 1.0), (3.0, 2, 3.0), (4.0, 2, 3.0),
+                                 (5.0, 1, 5.0), (6.0, 1, 5.0)]:
+        sim.now = now
+        receiver.on_data(packet(seq))
+        assert receiver.last_new_s == progress_s, (now, seq)
+    assert receiver.rcv_nxt == 3 and len(sent) == 6       # every arrival is still acknowledged
+
+
+def test_a_run_without_duration_ends_at_the_largest_time(monkeypatch):
+    """A flow that keeps making progress, however slowly, is stopped at MAX_TIME_S (here
+    lowered to 20 s: 5 MB at 1 Mb/s needs 40 s)."""
+    import netsim.run
+    monkeypatch.setattr(netsim.run, "MAX_TIME_S", 20.0)
+    data = copy.deepcopy(TC0)
+    for link in data["links"]:
+        link["rate_mbps"] = 1
+    data["flows"][0]["data_mb"] = 5
+    results = simulate(load_topology(data))
+    summary = results.summary
+    assert summary["stop_reason"] == "limit"
+    assert summary["stop_detail"] == ("stopped at a bound: simulated time reached its limit "
+                                      "of 20 s; give a duration to end sooner")
+    assert summary["end_time_s"] == 20.0
+    assert summary["flows"]["F1"]["completed"] is False
