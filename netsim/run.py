@@ -4,7 +4,7 @@ A run ends when every finite flow has completed, when `duration_s` is reached, w
 interrupted (`Run.interrupt`, which the command line calls on Ctrl-C), when the stall guard
 finds that no unfinished flow has made progress (data its receiver did not have arrived there, or
 new data was acknowledged at its sender) for `stall_timeout_s` of simulated time (it then reports
-which flows stalled and why), or, without a duration, at MAX_TIME_S of simulated time.
+which flows stalled and why), or, without a duration, at MAX_RUN_TIME_S of simulated time.
 Statistics are sampled every `interval_s` and streamed to trace files as the run goes (the
 directory given as `trace_dir`, else a temporary one owned by the `Results`), so a run's memory does
 not grow with simulated time; see docs/outputs.md for what each column means.
@@ -34,7 +34,7 @@ from netsim.traces import RouteLog, TraceFile
 from netsim.workloads import start_workloads
 from simulator.garbage import collection_paused
 from simulator.sampling import Sampler
-from topologies.bounds import MAX_TIME_S, MAX_TRACE_ROWS, time_problem, trace_rows
+from topologies.bounds import MAX_RUN_TIME_S, MAX_TRACE_ROWS, time_problem, trace_rows
 from topologies.build import Network, build_network
 from topologies.spec import TopologySpec
 
@@ -233,7 +233,7 @@ class Run:
             self.sim.stop("limit")
 
     def _stop_at_time_limit(self, _=None) -> None:
-        self.stop_at_limit(f"simulated time reached its limit of {MAX_TIME_S:g} s; give a "
+        self.stop_at_limit(f"simulated time reached its limit of {MAX_RUN_TIME_S:g} s; give a "
                            f"duration to end sooner")
 
     def _check_rows(self, _=None) -> None:
@@ -326,7 +326,7 @@ class Run:
         if not self.length_known:
             sim.schedule(self.row_check_s, self._check_rows)
         if self.duration_s is None:   # every run ends (a flow can progress for ever, slowly)
-            sim.schedule_at(MAX_TIME_S, self._stop_at_time_limit)
+            sim.schedule_at(MAX_RUN_TIME_S, self._stop_at_time_limit)
         wall_start = time.perf_counter()
         cpu_start = time.process_time()
         failure: BaseException | None = None

@@ -146,10 +146,13 @@ def test_a_duplicate_arrival_is_not_progress_and_new_data_out_of_order_is():
 
 
 def test_a_run_without_duration_ends_at_the_largest_time(monkeypatch):
-    """A flow that keeps making progress, however slowly, is stopped at MAX_TIME_S (here
-    lowered to 20 s: 5 MB at 1 Mb/s needs 40 s)."""
+    """A flow that keeps making progress, however slowly, is stopped at MAX_RUN_TIME_S (here
+    lowered to 20 s: 5 MB at 1 Mb/s needs 40 s). It is twice the largest time a file may give,
+    so that a flow starting then can still finish (tests/test_bounded_statistics.py)."""
     import netsim.run
-    monkeypatch.setattr(netsim.run, "MAX_TIME_S", 20.0)
+    from topologies.bounds import MAX_RUN_TIME_S, MAX_TIME_S
+    assert MAX_RUN_TIME_S == 2 * MAX_TIME_S
+    monkeypatch.setattr(netsim.run, "MAX_RUN_TIME_S", 20.0)
     data = copy.deepcopy(TC0)
     for link in data["links"]:
         link["rate_mbps"] = 1

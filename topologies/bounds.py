@@ -52,6 +52,8 @@ from flows.congestion import MIN_TICK_INTERVAL_S
 
 TIME_RESOLUTION_S = 1e-9      # the smallest positive time value (delay, duration, gap) accepted
 MAX_TIME_S = 1e6              # the largest time value accepted (11.6 days of simulated time)
+MAX_RUN_TIME_S = 2 * MAX_TIME_S  # where a run without a duration stops: a flow may start at
+                              # MAX_TIME_S with data its links carry in MAX_TIME_S
 MAX_ARRIVALS_PER_S = 1.0 / TIME_RESOLUTION_S   # a workload's mean gap >= TIME_RESOLUTION_S
 MAX_FLOWS_ALIVE = 50_000      # workload flows in progress at once
 MAX_TRACE_ROWS = 20_000_000   # rows of the trace files of one run (about 1 GB of CSV)
