@@ -7,6 +7,13 @@ minimises (link cost + distance of the neighbour to the destination); equal cost
 relative 1e-9) are broken by the link's position in the topology file, first wins. The same rule
 is the reference for dynamic routing.
 
+A next hop leads strictly closer to the destination, so routes never loop. Only a router link
+too cheap to tell apart from no link at all (cost zero, or within the tie tolerance of the path's)
+can tie with a neighbour no closer than the router itself; such a neighbour is a next hop only
+when it is exactly as far and the search reached it in fewer hops (`_Attachment.hops`), so each
+step lowers (distance, hops) and the routes still never loop. A network without such links never
+counts hops (`ShortestPaths.counts_hops`), and its routes are the tie rule's alone.
+
 How it is computed (`ShortestPaths`): one adjacency structure of the routers, built once; then a
 plain heap Dijkstra per *attachment* rather than per host: hosts that reach the routers through
 the same links at the same costs (every host of an access router, typically) have the same
@@ -98,21 +105,32 @@ def _neighbour_masks(neighbours: dict) -> tuple:
     return bits, masks
 
 
-def _first_within(ports, lowest, dist):
+def _first_within(ports, lowest, dist, hops=None, own_hops=0):
     """(position, cost, hop) of the first of a router's router-facing ports [(position, cost,
     far, hop)] whose (link cost + far end's distance) is within the tie tolerance of `lowest`,
     or None. `lowest` is the router's own distance: Dijkstra makes it exactly the lowest such sum
     (every neighbour settled before the router relaxed it with that sum; every other one is at
-    least as far), so this is the tie rule's choice among those ports."""
+    least as far), so this is the tie rule's choice among those ports. With `hops` (the search's
+    hop counts, the router's own `own_hops`), a far end no closer than `lowest` qualifies only
+    when exactly as far and fewer hops away (`_leads_on`)."""
     limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
     get = dist.get
     for position, cost, far, hop in ports:
         d = get(far)
         if d is not None:
             total = cost + d
-            if total <= limit:
+            if total <= limit and (hops is None or _leads_on(d, far, lowest, hops, own_hops)):
                 return position, total, hop
     return None
+
+
+def _leads_on(d, far, lowest, hops, own_hops) -> bool:
+    """Whether a neighbour at distance `d` from the destination (`far`, `hops[far]` hops from it
+    in the search) may be the next hop of a router at distance `lowest`, `own_hops` hops: it is
+    strictly closer, or as close and fewer hops away. Every next hop so lowers (distance, hops),
+    and no route loops, even over zero-cost links; the router's own predecessor in the search
+    always qualifies. A far end the search has no hops for is the destination host (-1)."""
+    return d < lowest or (d == lowest and hops.get(far, -1) < own_hops)
 
 
 def _next_layer(neighbours: dict, layer: list, hops_of: dict, count: int) -> list:
@@ -122,17 +140,22 @@ def _next_layer(neighbours: dict, layer: list, hops_of: dict, count: int) -> lis
             if hops_of.get(u) == count]
 
 
-def _all_within(candidates, lowest, dist_of_far):
+def _all_within(candidates, lowest, dist_of_far, search_hops=None, own_hops=0):
     """The hops of `candidates` [(position, cost, far, hop)], given in position order, whose (cost +
     far's distance) is within the tie tolerance of `lowest`: the first such one, then those whose
-    far end is strictly closer than `lowest` (loop freedom). `dist_of_far(far)` may be None."""
+    far end is strictly closer than `lowest` (loop freedom); with `search_hops` (the search's hop
+    counts, the router's own `own_hops`), every one that `_leads_on`, so that the first is
+    `_first_within`'s. `dist_of_far(far)` may be None."""
     limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
     hops: list = []
     for _, cost, far, hop in candidates:
         d = dist_of_far(far)
         if d is None or cost + d > limit:
             continue
-        if not hops or d < lowest:
+        if search_hops is None:
+            if d < lowest or not hops:
+                hops.append(hop)
+        elif _leads_on(d, far, lowest, search_hops, own_hops):
             hops.append(hop)
     return tuple(hops)
 
@@ -142,23 +165,30 @@ class _Attachment:
     only as far as the routes asked for need it (`ShortestPaths._settle`)."""
 
     __slots__ = ("starts", "hosts", "dist", "seen", "heap", "count", "unseen", "near_routers",
-                 "choices", "near", "equal_cost")
+                 "choices", "near", "equal_cost", "hops", "depth")
 
-    def __init__(self, starts: tuple, breadth_first: bool):
+    def __init__(self, starts: tuple, breadth_first: bool, counts_hops: bool = False):
         self.starts = starts
         self.hosts: list = []
         self.dist: dict = {}        # router -> distance, routers settled so far (final values)
+        # router -> hops from the start along the path the search found it by (the one that
+        # set its distance: a breadth-first search's layer), when the network `counts_hops`
+        self.hops: dict | None = dict.fromkeys([r for r, _ in starts], 0) if counts_hops else None
+        self.depth = 0              # a breadth-first search: the layers settled so far
         self.seen: dict = {}        # router -> best distance pushed so far (heap searches;
         #                             a breadth-first one has seen exactly the settled routers
         #                             whenever it looks, so it asks `dist`)
         # the search's frontier: a heap of (distance, insertion count, router), or for a
         # breadth-first search (`ShortestPaths._settle`) a deque of them in insertion order
+        # (with hop counts and not breadth-first: (distance, hops, insertion count, router),
+        # `ShortestPaths._settle_counting_hops`)
         heap: list = []
         self.count = 0
+        with_hops = counts_hops and not breadth_first
         for node, d in starts:      # `dijkstra`'s start, kept to be resumed
             if node not in self.seen or d < self.seen[node]:
                 self.seen[node] = d
-                heappush(heap, (d, self.count, node))
+                heappush(heap, (d, 0, self.count, node) if with_hops else (d, self.count, node))
                 self.count += 1
         self.heap: Any = deque(heap) if breadth_first else heap     # (one start if breadth-first)
         # the routers not in `seen` as a bit mask (`ShortestPaths._settle_breadth_first` with
@@ -203,6 +233,15 @@ class ShortestPaths:
         self.adjacency = adjacency
         self._is_router = is_router
         weights = {w for neighbours in adjacency.values() for w in neighbours.values()}
+        # a router link within the tie tolerance of the longest possible path (every router
+        # link and the dearest host link) can tie with a neighbour no closer than the router:
+        # only then do the searches count hops (`_leads_on`); without such a link every tie
+        # leads strictly closer (cost + d <= lowest (1 + tolerance) with cost > tolerance x
+        # lowest gives d < lowest; the factor 2 covers rounding)
+        longest = sum(w for neighbours in adjacency.values() for w in neighbours.values()) / 2 \
+            + max((w for edges_of in host_edges.values() for w in edges_of.values()), default=0.0)
+        self.counts_hops = bool(weights) and \
+            min(weights) <= 2 * TIE_TOLERANCE * max(longest, 1e-12)
         # every router link costs the same: a breadth-first search gives Dijkstra's distances
         # and order (`_settle`), with neighbours as plain tuples
         self._uniform = weights.pop() if len(weights) == 1 else None
@@ -229,7 +268,7 @@ class ShortestPaths:
             attachment = attachments.get(starts)
             if attachment is None:
                 attachment = attachments[starts] = _Attachment(
-                    starts, self._uniform is not None and len(starts) == 1)
+                    starts, self._uniform is not None and len(starts) == 1, self.counts_hops)
             attachment.hosts.append(host)
             self._attachment_of[host] = attachment
         self.attachments = list(attachments.values())
@@ -258,6 +297,9 @@ class ShortestPaths:
         if type(heap) is deque:
             self._settle_breadth_first(attachment, router, limit)
             return
+        if attachment.hops is not None:
+            self._settle_counting_hops(attachment, router, limit)
+            return
         adjacency = self.adjacency
         count = attachment.count
         while heap:
@@ -275,6 +317,37 @@ class ShortestPaths:
                 if u not in seen or vu < seen[u]:
                     seen[u] = vu
                     heappush(heap, (vu, count, u))
+                    count += 1
+        attachment.count = count
+
+    def _settle_counting_hops(self, attachment: _Attachment, router, limit: float) -> None:
+        """`_settle`'s heap search on a network that `counts_hops`: Dijkstra on (distance,
+        hops), heap entries (distance, hops, insertion count, router). Each router settles at
+        its distance with the fewest hops of the paths of that exact distance, and routers of
+        equal distance settle fewest hops first."""
+        dist, seen, heap, hops = attachment.dist, attachment.seen, attachment.heap, attachment.hops
+        assert hops is not None
+        adjacency = self.adjacency
+        count = attachment.count
+        while heap:
+            if router is not None:
+                if router in dist:
+                    break
+            elif heap[0][0] > limit:
+                break
+            d, h, _, v = heappop(heap)
+            if v in dist:
+                continue
+            dist[v] = d
+            further = h + 1
+            for u, weight in adjacency[v].items():
+                if u in dist:
+                    continue
+                vu = d + weight
+                if u not in seen or vu < seen[u] or (vu == seen[u] and further < hops[u]):
+                    seen[u] = vu
+                    hops[u] = further
+                    heappush(heap, (vu, further, count, u))
                     count += 1
         attachment.count = count
 
@@ -309,6 +382,9 @@ class ShortestPaths:
             layer = [v for _, _, v in queue]
             queue.clear()
             dist.update(zip(layer, repeat(d)))
+            if attachment.hops is not None:
+                attachment.hops.update(zip(layer, repeat(attachment.depth)))
+            attachment.depth += 1
             if self._masks is not None:
                 reached = self._expand_by_masks(attachment, layer)
             elif len(dist) == n_routers:        # every router reached: nothing left to find
@@ -372,7 +448,7 @@ class ShortestPaths:
             lowest = self._distance(attachment, router)
             chosen = None
             if lowest is not None:
-                chosen = _first_within(self._ports_of(router), lowest, attachment.dist)
+                chosen = self._first_hop(attachment, router, lowest, attachment.dist)
                 if chosen is not None:
                     chosen = chosen[1:]
             choices[router] = chosen
@@ -383,7 +459,7 @@ class ShortestPaths:
             return near[key]
         # attached to the host: the host's own port (at distance cost + 0) may come first
         lowest = self._distance(attachment, router)       # (a start: never None)
-        chosen = _first_within(self._ports_of(router), lowest, attachment.dist)
+        chosen = self._first_hop(attachment, router, lowest, attachment.dist)
         limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
         pick = chosen
         for position, cost, hop in self._host_ports[router].get(host, ()):
@@ -394,6 +470,13 @@ class ShortestPaths:
                 break
         found = near[key] = None if pick is None else pick[1:]
         return found
+
+    def _first_hop(self, attachment: _Attachment, router, lowest, dist):
+        """`_first_within` of the router's ports, with the search's hop counts if it keeps them."""
+        hops = attachment.hops
+        if hops is None:
+            return _first_within(self._ports_of(router), lowest, dist)
+        return _first_within(self._ports_of(router), lowest, dist, hops, hops[router])
 
     def prime(self, router, host) -> bool:
         """Compute the entries towards `host` of every router on a shortest path from `router`,
@@ -507,7 +590,14 @@ class ShortestPaths:
                 candidates = sorted([*candidates, *((position, cost, host, hop)
                                                     for position, cost, hop in own)],
                                     key=lambda c: c[0])
-            hops = _all_within(candidates, lowest, lambda far: 0 if far is host else dist.get(far))
+            search_hops = attachment.hops
+            if search_hops is None:
+                hops = _all_within(candidates, lowest,
+                                   lambda far: 0 if far is host else dist.get(far))
+            else:
+                hops = _all_within(candidates, lowest,
+                                   lambda far: 0 if far is host else dist.get(far),
+                                   search_hops, search_hops[router])
         if not near:
             attachment.equal_cost[router] = hops
         return hops
@@ -542,7 +632,13 @@ class ShortestPaths:
                 if router in choices or router in attachment.near_routers:
                     continue
                 lowest = dist.get(router)
-                chosen = None if lowest is None else _first_within(ports, lowest, dist)
+                hops = attachment.hops
+                if lowest is None:
+                    chosen = None
+                elif hops is None:
+                    chosen = _first_within(ports, lowest, dist)
+                else:
+                    chosen = _first_within(ports, lowest, dist, hops, hops[router])
                 choices[router] = None if chosen is None else chosen[1:]
             table = tables[router] = {}
             for host, attachment in host_attachments:

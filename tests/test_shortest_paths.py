@@ -54,8 +54,10 @@ def plain_topologies(draw):
 
 def reference_tables(routers, hosts, links) -> dict:
     """(router, host) -> (cost, link index, next node), the textbook way: a networkx graph of the
-    destination and the routers for every destination, Dijkstra from it, then every router's
-    links in file order through the tie rule."""
+    destination and the routers for every destination, Dijkstra from it, the fewest hops of the
+    paths of exactly each router's distance (a breadth-first search over the links on which the
+    distance grows by exactly the link's cost), then every router's links in file order through
+    the tie rule, keeping only neighbours strictly closer, or as close and fewer hops away."""
     router_set = set(routers)
     attached = {r: [] for r in routers}
     for index, (_, (a, b), cost) in enumerate(links):
@@ -73,11 +75,23 @@ def reference_tables(routers, hosts, links) -> dict:
                 if not graph.has_edge(a, b) or graph[a][b]["weight"] > cost:
                     graph.add_edge(a, b, weight=cost)
         dist = nx.single_source_dijkstra_path_length(graph, host, weight="weight")
+        hops = {host: -1}
+        frontier = [host]
+        while frontier:
+            following = []
+            for v in frontier:
+                for u in graph[v]:
+                    if u not in hops and dist[v] + graph[v][u]["weight"] == dist[u]:
+                        hops[u] = hops[v] + 1
+                        following.append(u)
+            frontier = following
         for router in routers:
             if router not in dist:
                 continue
-            chosen = pick_next_hop((cost + dist[far], (index, far))
-                                   for index, far, cost in attached[router] if far in dist)
+            chosen = pick_next_hop(
+                (cost + dist[far], (index, far)) for index, far, cost in attached[router]
+                if far in dist and (dist[far] < dist[router] or (
+                    dist[far] == dist[router] and hops[far] < hops[router])))
             if chosen is not None:
                 tables[router, host] = (chosen[0], chosen[1][0], chosen[1][1])
     return tables
@@ -225,7 +239,9 @@ def test_breadth_first_searches_stop_where_the_heap_dijkstra_does(topology, cost
         fast._masks = None
     slow = plain_paths(routers, hosts, links)
     for attachment in slow.attachments:           # the heap Dijkstra (`_settle`) instead
-        attachment.heap = list(attachment.heap)
+        # (on (distance, hops) when router links cost next to nothing: `counts_hops`)
+        attachment.heap = [(d, 0, c, v) for d, c, v in attachment.heap] if slow.counts_hops \
+            else list(attachment.heap)
     questions = [(r, h, rnd.random() < 0.2) for r in routers for h in hosts]
     rnd.shuffle(questions)
     for router, host, equal_cost in questions:
@@ -239,7 +255,10 @@ def test_breadth_first_searches_stop_where_the_heap_dijkstra_does(topology, cost
             # (it keeps no `seen` of its own): the heap Dijkstra's `seen`, in its order
             seen = {**a.dist, **{v: d for d, _, v in a.heap}}
             assert list(seen.items()) == list(b.seen.items())
-            assert list(a.heap) == sorted(b.heap) and a.count == b.count
+            heap = [(d, c, v) for d, _, c, v in b.heap] if slow.counts_hops else b.heap
+            assert list(a.heap) == sorted(heap) and a.count == b.count
+            if slow.counts_hops:                  # a layer is the fewest hops
+                assert {v: a.hops[v] for v in a.dist} == {v: b.hops[v] for v in b.dist}
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
