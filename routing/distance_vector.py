@@ -38,7 +38,9 @@ it never reads another router's state. Destinations are the hosts.
   only unfeasible routes has none and sends a sequence-number request towards the originating
   router (which raises its number; a router already holding a newer number answers); at a round
   it also asks when an unfeasible route would beat its choice, and at every round, costs moved
-  or not, while one beats it by more than a tie (`outdone`). A router sends or forwards a
+  or not, while one beats it by more than a tie, or (ECMP) ties it and would join its
+  equal-cost set (`outdone`; a successor left for an equal-cost port is held to the condition
+  from then on, so its route counts as unfeasible there too). A router sends or forwards a
   request for one destination and number at most once per `settle_s` / 2 (MIN_RETRY_S at least),
   and asks again when its hold-down ends without a route; a renumbered route is a triggered
   update, never damped.
@@ -142,7 +144,8 @@ class DistanceVectorAgent:
         self.asked: dict = {}                      # dest -> (seq, time) of the last request
         self.retry_s = max(settle_s / 2, MIN_RETRY_S)   # between two requests for one number
         self.starving: set = set()                 # dests with only unfeasible routes
-        self.outdone: set = set()   # dests whose cheapest route, unfeasible, beats the choice
+        self.outdone: set = set()   # dests with an unfeasible route better than the choice,
+                                    # or (ECMP) one that would join its equal-cost set
         self.requests_sent = 0
         self.limits = [0.0] * n_dest               # dest -> tie limit of its last choice
         self.marks = [(0.0, 0.0)] * n_ports        # (time, buffer byte-seconds)
@@ -436,10 +439,12 @@ class DistanceVectorAgent:
         (listed once per call): the same candidates in the same order, the same feasibility
         test, the same arithmetic and the same tie rule. A destination whose only routes are
         unfeasible gets a sequence-number request; so does one whose cheapest route is
-        unfeasible, `at_round`."""
+        unfeasible, `at_round` (and `outdone` records the destinations to ask for at every
+        round: see the module docstring)."""
         best, costs, heard, direct = self.best, self.costs, self.heard, self.direct
         max_hops, inf, tolerance, limits = self.max_hops, math.inf, TIE_TOLERANCE, self.limits
         fds, own_seq, starving, outdone = self.fd, self.own_seq, self.starving, self.outdone
+        ecmp = self._groups is not None
         live = [(p, cost, direct[p], heard[p]) for p, cost in enumerate(costs) if cost != inf]
         changed = []
         wants: list = []                        # (destination, port) to ask through
@@ -450,7 +455,8 @@ class DistanceVectorAgent:
             fd = fds[i]
             first = None
             candidates = None
-            refused = None                      # the cheapest unfeasible route: (cost, port)
+            refused = None          # the cheapest unfeasible route: (cost, port, far end's cost)
+            left = None             # ECMP: the same, of the successor's route, if unfeasible
             for p, cost, far_end, vector in live:
                 if far_end == i:
                     candidate = (cost, 1, p, own_seq[i])
@@ -466,8 +472,13 @@ class DistanceVectorAgent:
                         if far_seq < fd[2] or (far_seq == fd[2] and not (
                                 far_cost < fd[0] or (far_cost == fd[0] and far[1] < fd[1]))):
                             if refused is None or cost + far_cost < refused[0]:
-                                refused = (cost + far_cost, p)
+                                refused = (cost + far_cost, p, far_cost)
                             continue
+                    elif ecmp and p == successor and fd is not None:
+                        far_seq = far[2]                # the successor's route, allowed
+                        if far_seq < fd[2] or (far_seq == fd[2] and not (   # unfeasible (below)
+                                far_cost < fd[0] or (far_cost == fd[0] and far[1] < fd[1]))):
+                            left = (cost + far_cost, p, far_cost)
                     candidate = (cost + far_cost, far[1] + 1, p, far[2])
                 if first is None:
                     first = candidate
@@ -489,10 +500,20 @@ class DistanceVectorAgent:
                         if candidate[0] <= limit:
                             new = candidate
                             break
+                if left is not None and new is not None and new[2] != successor and (
+                        refused is None or left[0] < refused[0]):
+                    refused = left      # the successor left for a port of equal cost: its route
+                                        # is now held to the feasibility condition too
                 if refused is not None and refused[0] < limit and at_round:
                     wants.append((i, refused[1]))    # a better route, unfeasible
-                if refused is not None and refused[0] < 2.0 * lowest - limit:
-                    outdone.add(i)      # better beyond a tie: asked at every round until feasible
+                # asked at every round until feasible (RFC 8966 §3.8.2.2: a node SHOULD ask
+                # when an unfeasible update is preferable to its selected route): one better
+                # beyond a tie, or, with ECMP, one that ties and would join the equal-cost set
+                # (its neighbour's cost is below the choice's, `_equal_cost_ports`). Babel has
+                # no multipath; a set short of a member counts here as a worse route.
+                if refused is not None and (refused[0] < 2.0 * lowest - limit or (
+                        ecmp and refused[0] < limit and refused[2] < lowest)):
+                    outdone.add(i)
                 elif i in outdone:
                     outdone.discard(i)
                 if i in starving:

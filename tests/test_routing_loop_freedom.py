@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import routing.distance_vector as dv
 from netsim.run import Run
+from routing.ecmp import members
 from topologies import load_topology
 from topologies.generate import Common, fat_tree, random_graph
 
@@ -253,3 +254,36 @@ def test_triggered_updates_list_their_destinations_in_one_order_on_every_interpr
     run.execute()
     triggered = [changed for changed in lists if 1 < len(changed) < 40]
     assert triggered and all(changed == sorted(changed) for changed in triggered)
+
+
+def test_an_idle_network_asks_for_an_unfeasible_route_that_would_join_an_equal_cost_set():
+    """R reaches H2 over S (1 + 2 ms). When L3 (S-O) fails, S re-routes over X and advertises
+    3 ms: R's route through S rises to 4 ms and ties N's (1 + 3 ms), which the tie rule takes
+    (L1 first). S's 3 ms is not below R's feasibility distance (3 ms), so with ECMP S could not
+    join R's set, and no cost moves on an idle network to make a round ask for it: R kept the
+    set {N} for good (and O, symmetrically, {N} towards H1) where static routing has {N, S} and
+    {N, X}. An unfeasible route that would join the set now keeps the router asking at each
+    round, like one that beats the choice; the sets are whole one request after the 5 s round."""
+    link = {"rate_mbps": 10, "buffer_kb": 64}
+    data = {"name": "tie_joins_set", "units": "binary",
+            "routing": {"protocol": "bellman-ford", "ecmp": True},
+            "seed": 1, "duration_s": 30, "hosts": ["H1", "H2"],
+            "routers": ["R", "N", "S", "O", "X"],
+            "links": [{"id": lid, "ends": ends, "delay_ms": ms, **link} for lid, ends, ms in (
+                ("L0", ["H1", "R"], 1), ("L1", ["R", "N"], 1), ("L2", ["R", "S"], 1),
+                ("L3", ["S", "O"], 1), ("L4", ["N", "O"], 2), ("L5", ["S", "X"], 1.5),
+                ("L6", ["X", "O"], 0.5), ("L7", ["O", "H2"], 1))],
+            "flows": [], "events": [{"at_s": 1.0, "link": "L3", "action": "down"}]}
+    run = Run(load_topology(data))
+    net = run.network
+    entries = ((net.routers["R"], net.hosts["H2"]), (net.routers["O"], net.hosts["H1"]))
+    seen = []
+
+    def sets(t):
+        seen.append((t, [[m.link.id for m in members(r.routes[h])] for r, h in entries]))
+    for t in (4.5, 5.5, 29.9):
+        run.sim.schedule_at(t, sets, t)
+    run.execute()
+    assert seen == [(4.5, [["L1"], ["L4"]]), (5.5, [["L1", "L2"], ["L4", "L6"]]),
+                    (29.9, [["L1", "L2"], ["L4", "L6"]])]
+    assert all(not a.outdone and not a.starving for a in net.agents)
