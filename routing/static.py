@@ -171,8 +171,8 @@ class _Attachment:
         self.starts = starts
         self.hosts: list = []
         self.dist: dict = {}        # router -> distance, routers settled so far (final values)
-        # router -> hops from the start along the path the search found it by (the one that
-        # set its distance: a breadth-first search's layer), when the network `counts_hops`
+        # router -> the fewest hops from the start of the paths of exactly its distance (a
+        # breadth-first search's layer), when the network `counts_hops`
         self.hops: dict | None = dict.fromkeys([r for r, _ in starts], 0) if counts_hops else None
         self.depth = 0              # a breadth-first search: the layers settled so far
         self.seen: dict = {}        # router -> best distance pushed so far (heap searches;
