@@ -474,9 +474,8 @@ class ShortestPaths:
     def _first_hop(self, attachment: _Attachment, router, lowest, dist):
         """`_first_within` of the router's ports, with the search's hop counts if it keeps them."""
         hops = attachment.hops
-        if hops is None:
-            return _first_within(self._ports_of(router), lowest, dist)
-        return _first_within(self._ports_of(router), lowest, dist, hops, hops[router])
+        return _first_within(self._ports_of(router), lowest, dist, hops,
+                             0 if hops is None else hops[router])
 
     def prime(self, router, host) -> bool:
         """Compute the entries towards `host` of every router on a shortest path from `router`,
@@ -591,13 +590,8 @@ class ShortestPaths:
                                                     for position, cost, hop in own)],
                                     key=lambda c: c[0])
             search_hops = attachment.hops
-            if search_hops is None:
-                hops = _all_within(candidates, lowest,
-                                   lambda far: 0 if far is host else dist.get(far))
-            else:
-                hops = _all_within(candidates, lowest,
-                                   lambda far: 0 if far is host else dist.get(far),
-                                   search_hops, search_hops[router])
+            hops = _all_within(candidates, lowest, lambda far: 0 if far is host else dist.get(far),
+                               search_hops, 0 if search_hops is None else search_hops[router])
         if not near:
             attachment.equal_cost[router] = hops
         return hops
@@ -633,12 +627,8 @@ class ShortestPaths:
                     continue
                 lowest = dist.get(router)
                 hops = attachment.hops
-                if lowest is None:
-                    chosen = None
-                elif hops is None:
-                    chosen = _first_within(ports, lowest, dist)
-                else:
-                    chosen = _first_within(ports, lowest, dist, hops, hops[router])
+                chosen = None if lowest is None else _first_within(
+                    ports, lowest, dist, hops, 0 if hops is None else hops[router])
                 choices[router] = None if chosen is None else chosen[1:]
             table = tables[router] = {}
             for host, attachment in host_attachments:
