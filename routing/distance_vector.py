@@ -56,8 +56,8 @@ it never reads another router's state. Destinations are the hosts.
 * **ECMP** (``"ecmp"``, routing/ecmp.py): the table computed and advertised is the same (the
   tie rule's one route per destination); when installing it, a router puts in its forwarding
   table every port whose route cost is within the tie tolerance of the best one (a port other
-  than the best must lead to a neighbour advertising a strictly lower cost in a feasible entry:
-  loop freedom). On an
+  than the best must lead to a neighbour advertising, in a feasible entry, a strictly lower
+  cost, or over a link of no cost the same cost and fewer hops: loop freedom). On an
   idle network these are the static equal-cost sets; under load the measured queueing delays
   make equal costs rare, and the sets shrink to the ports that happen to tie.
 
@@ -353,9 +353,11 @@ class DistanceVectorAgent:
     def _equal_cost_ports(self, i: int, entry) -> tuple:
         """The ports of destination `i`'s equal-cost set (ECMP), the chosen one first among them
         in port order: within the tie tolerance of `entry`'s cost, and other than the chosen
-        port only through a neighbour advertising a strictly lower cost in a feasible entry
-        (so packets spread over the set never loop either)."""
-        lowest, chosen, fd = entry[0], entry[2], self.fd[i]
+        port only through a neighbour that is closer in a feasible entry: a strictly lower
+        cost, or (over a link of no cost) the same cost and fewer hops than `entry`'s, as
+        static routing's rule (routing/static.py `_leads_on`). Each member then lowers (cost,
+        hops), so packets spread over the set never loop either."""
+        lowest, hops, chosen, fd = entry[0], entry[1], entry[2], self.fd[i]
         limit = lowest + TIE_TOLERANCE * max(abs(lowest), 1e-12)
         costs, heard, direct, max_hops = self.costs, self.heard, self.direct, self.max_hops
         out = []
@@ -374,9 +376,10 @@ class DistanceVectorAgent:
                 continue
             far = vector[i]
             far_cost = far[0]
-            if (cost + far_cost <= limit and far_cost < lowest and far[1] + 1 <= max_hops
-                    and feasible(far, fd)):       # (an infinite cost is above the limit)
-                out.append(p)
+            if (cost + far_cost <= limit
+                    and (far_cost < lowest or (far_cost == lowest and far[1] < hops))
+                    and far[1] + 1 <= max_hops and feasible(far, fd)):
+                out.append(p)                     # (an infinite cost is above the limit)
         return tuple(out)
 
     def _sets_changed(self, destinations) -> bool:
@@ -455,7 +458,8 @@ class DistanceVectorAgent:
             fd = fds[i]
             first = None
             candidates = None
-            refused = None          # the cheapest unfeasible route: (cost, port, far end's cost)
+            refused = None          # the cheapest unfeasible route: (cost, port, far end's cost,
+                                    # far end's hops)
             left = None             # ECMP: the same, of the successor's route, if unfeasible
             for p, cost, far_end, vector in live:
                 if far_end == i:
@@ -472,13 +476,13 @@ class DistanceVectorAgent:
                         if far_seq < fd[2] or (far_seq == fd[2] and not (
                                 far_cost < fd[0] or (far_cost == fd[0] and far[1] < fd[1]))):
                             if refused is None or cost + far_cost < refused[0]:
-                                refused = (cost + far_cost, p, far_cost)
+                                refused = (cost + far_cost, p, far_cost, far[1])
                             continue
                     elif ecmp and p == successor and fd is not None:
                         far_seq = far[2]                # the successor's route, allowed
                         if far_seq < fd[2] or (far_seq == fd[2] and not (   # unfeasible (below)
                                 far_cost < fd[0] or (far_cost == fd[0] and far[1] < fd[1]))):
-                            left = (cost + far_cost, p, far_cost)
+                            left = (cost + far_cost, p, far_cost, far[1])
                     candidate = (cost + far_cost, far[1] + 1, p, far[2])
                 if first is None:
                     first = candidate
@@ -509,10 +513,12 @@ class DistanceVectorAgent:
                 # asked at every round until feasible (RFC 8966 §3.8.2.2: a node SHOULD ask
                 # when an unfeasible update is preferable to its selected route): one better
                 # beyond a tie, or, with ECMP, one that ties and would join the equal-cost set
-                # (its neighbour's cost is below the choice's, `_equal_cost_ports`). Babel has
+                # (its neighbour is closer than the choice, `_equal_cost_ports`). Babel has
                 # no multipath; a set short of a member counts here as a worse route.
                 if refused is not None and (refused[0] < 2.0 * lowest - limit or (
-                        ecmp and refused[0] < limit and refused[2] < lowest)):
+                        ecmp and refused[0] < limit and (refused[2] < lowest or (
+                            refused[2] == lowest and new is not None
+                            and refused[3] < new[1])))):
                     outdone.add(i)
                 elif i in outdone:
                     outdone.discard(i)

@@ -26,7 +26,8 @@ picks one member in O(1), so `Router.receive` forwards through it unchanged:
   spurious fast retransmit when a packet is overtaken by `dupack_threshold` others).
 
 Loop freedom: a member other than the tie rule's first choice must lead to a neighbour strictly
-closer to the destination, so no packet circulates even with zero-cost links.
+closer to the destination, or (over a link of no cost) as close and fewer hops away, so no
+packet circulates even with zero-cost links.
 """
 from __future__ import annotations
 

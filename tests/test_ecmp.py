@@ -23,12 +23,13 @@ CORES = {"c_0_0", "c_0_1", "c_1_0", "c_1_1"}
 
 
 def _fat_tree(ecmp, *, flows: int = 16, seed: int = 1, data_mb=None, duration_s=0.1,
-              routing: str = "static") -> dict:
-    """A k=4 fat tree of 100 Mb/s links, a permutation of long-lived Reno flows all starting at
-    0, min RTO 5 ms."""
+              routing: str = "static", delay_us=None) -> dict:
+    """A k=4 fat tree of 100 Mb/s links (the generator's delays, or `delay_us` on every link), a
+    permutation of long-lived Reno flows all starting at 0, min RTO 5 ms."""
     common = Common(flows=flows, pattern="permutation", data_mb=data_mb, duration_s=duration_s,
                     seed=1, min_rto_ms=5, ecmp=ecmp, routing=routing)
-    t = fat_tree(4, host_rate_mbps=100, fabric_rate_mbps=100, common=common)
+    delay = {} if delay_us is None else {"delay_us": delay_us}
+    t = fat_tree(4, host_rate_mbps=100, fabric_rate_mbps=100, common=common, **delay)
     t["seed"] = seed
     return t
 
@@ -154,9 +155,14 @@ def test_one_sprayed_flow_alone_runs_as_on_one_path():
     assert alone("packet") == alone(None)
 
 
-def test_bellman_ford_converges_to_the_static_equal_cost_sets():
-    static = build_network(load_topology(_fat_tree("flow", flows=0)))
-    dynamic = build_network(load_topology(_fat_tree("flow", flows=0, routing="bellman-ford")))
+@pytest.mark.parametrize("delay_us", [None, 0.0])
+def test_bellman_ford_converges_to_the_static_equal_cost_sets(delay_us):
+    """With delays, and without: links of no cost tie every path, and a member is then a
+    neighbour as close and fewer hops away, as in static routing (the sets had shrunk to the
+    chosen port, since no neighbour advertised a strictly lower cost)."""
+    static = build_network(load_topology(_fat_tree("flow", flows=0, delay_us=delay_us)))
+    dynamic = build_network(load_topology(_fat_tree("flow", flows=0, routing="bellman-ford",
+                                                    delay_us=delay_us)))
     for router in dynamic.routers.values():         # the static tables come first: replace them
         router.routes = {}
     dynamic.sim.run(until=1.0)
@@ -176,16 +182,18 @@ def _sets(net, node) -> dict:
             for host_id, route in routes.items() if route is not None}
 
 
+@pytest.mark.parametrize("delay_us", [None, 0.0])
 @pytest.mark.parametrize("failed", ["a_p3_0-c_0_1", "e_p0_0-a_p0_1"])
-def test_bellman_ford_takes_a_failed_member_out_of_every_set(failed):
+def test_bellman_ford_takes_a_failed_member_out_of_every_set(failed, delay_us):
     """A failure that moves no router's chosen route still changes equal-cost sets: a member
     whose neighbour now routes back through this router must go, or packets hashed onto it
     loop between the two for ever (a_p0_0 kept c_0_1 after a_p3_0-c_0_1 failed)."""
-    topology = _fat_tree("flow", flows=0, routing="bellman-ford", duration_s=1.0)
+    topology = _fat_tree("flow", flows=0, routing="bellman-ford", duration_s=1.0,
+                         delay_us=delay_us)
     topology["events"] = [{"at_s": 0.5, "link": failed, "action": "down"}]
     dynamic = build_network(load_topology(topology))
     dynamic.sim.run(until=1.0)
-    without = _fat_tree("flow", flows=0)
+    without = _fat_tree("flow", flows=0, delay_us=delay_us)
     without["links"] = [link for link in without["links"] if link["id"] != failed]
     static = build_network(load_topology(without))
     for rid, router in dynamic.routers.items():
