@@ -43,6 +43,7 @@ def _pixels(path: Path) -> np.ndarray:
         return np.asarray(image.convert("RGB"))
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_the_memo_draws_the_same_pixels_as_matplotlib(tc2_results, tmp_path):
     assert FAST_TEXT          # the matplotlib this project pins has the private API it uses
     written = make_figures(tc2_results, tmp_path / "memo", links=["L1", "L3"])

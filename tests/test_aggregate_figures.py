@@ -26,6 +26,7 @@ def fat_tree_run(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_links_grouped_by_tier_pair_with_mean_and_quantiles_of_the_csv(fat_tree_run):
     rs = read_results(fat_tree_run)
     links_job = run_data.plan_figures(rs)[0]

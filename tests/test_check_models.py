@@ -200,6 +200,7 @@ def dctcp_dumbbell(n, k_pkts, queue="step", duration_s=5.0):
     return topology
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_dctcp_fair_share_and_queue_between_q_min_and_q_max():
     results, report = checked(dctcp_dumbbell(2, 20), settle_s=2.0)
     assert len(assert_compared(report, "dctcp", 5.0)) == 2
@@ -211,6 +212,7 @@ def test_dctcp_fair_share_and_queue_between_q_min_and_q_max():
     assert q_min > 10                               # the interval is not vacuous
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_dctcp_without_step_marking_or_with_k_too_small_is_not_compared():
     _, report = checked(dctcp_dumbbell(2, 20, queue="droptail", duration_s=4.0), settle_s=2.0)
     reasons = {row["no_model"] for row in rows(report, "rate_mbps")}

@@ -46,6 +46,7 @@ def test_the_section_has_its_examples():
 
 @pytest.mark.parametrize("args, shown", examples(),
                          ids=[" ".join(args) for args, _ in examples()])
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_readme_check_output_is_reproduced(tmp_path, capsys, args, shown):
     argv = [str(ROOT / args[0])] + args[1:] + ["--out", str(tmp_path), "--no-plots"]
     code = main(argv)

@@ -29,6 +29,7 @@ def write(tmp_path, name, data):
     return path
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_main_job_writes_results_figures_and_a_summary(tmp_path):
     done = cli(ROOT / "topologies" / "test_case_2.json", "-l", "L1", "L3", "--out", tmp_path / "r")
     assert done.returncode == 0, done.stderr

@@ -80,6 +80,7 @@ TEXT_ONCE = settings(suppress_health_check=[HealthCheck.too_slow])
 
 @TEXT_ONCE
 @given(st.data())
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_varied_fields_give_the_defined_text(data):
     """Links, flows, routing and transports with their fields drawn (NaN and infinities, signed
     zeros, shared and distinct impairments, queues, schedules, ECMP, the Linux stack's fields)."""
@@ -109,6 +110,7 @@ def test_varied_fields_give_the_defined_text(data):
 
 @TEXT_ONCE
 @given(st.data())
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_a_generated_network_written_a_column_at_a_time_gives_the_defined_text(data):
     """The links of a generated random graph are written a column at a time (the ids, the
     rates, ... of every link together); links with fields drawn among them (a cost, a signed

@@ -184,6 +184,7 @@ def test_partition_counts_no_route_drops_and_the_stall_guard_ends_the_run():
     assert results.routes["cost_ms"][-1] == np.inf
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_routing_traffic_per_round_is_bounded_on_tc2():
     spec = load_topology(ROOT / "topologies" / "test_case_2.json")
     results = simulate(spec)

@@ -279,6 +279,7 @@ def loaded_topology_with_failures(seed, n_routers):
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), n_routers=st.integers(2, 12))
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_skipping_destinations_a_vector_cannot_change_changes_nothing(seed, n_routers):
     # DistanceVectorAgent._affected leaves out the destinations a received vector cannot move;
     # with it and with every changed destination recomputed, the same routes at the same times

@@ -64,6 +64,7 @@ def test_line_count_is_offers_plus_receives_and_drops_carry_their_cause(tmp_path
     assert enqueued and all(float(r["start_s"]) > float(r["time_s"]) for r in enqueued)
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_failure_drops_are_link_down(tmp_path):
     data = json.loads((ROOT / "topologies" / "test_case_1.json").read_text())
     data["events"] = [{"at_s": 2.0, "link": "L1", "action": "down"},

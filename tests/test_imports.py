@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("networkx", "numpy", "matplotlib", "plotly", "dask", "distributed", "tqdm", "scipy",
          "pandas", "PIL", "dpkt", "hypothesis")
@@ -52,6 +54,7 @@ def test_a_run_without_figures_imports_nothing_heavy(tmp_path):
     assert modules & set(HEAVY) == set()
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_a_run_with_figures_imports_only_what_drawing_needs(tmp_path):
     code = ("import sys\nfrom netsim.cli import main\n"
             "assert main([sys.argv[1], '--quiet', '--out', sys.argv[2]]) == 0\n"

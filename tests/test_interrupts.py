@@ -50,6 +50,7 @@ def _simulating(tmp_path) -> bool:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_a_signal_stops_the_run_and_keeps_its_results(tmp_path, sig):
     proc, out = start_endless(tmp_path, "--no-plots")
     proc.send_signal(sig)
@@ -68,6 +69,7 @@ def test_a_signal_stops_the_run_and_keeps_its_results(tmp_path, sig):
     assert len(rows) - 1 == summary["trace_rows"]["links"]
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_interrupted_run_draws_its_figures_too(tmp_path):
     proc, out = start_endless(tmp_path)
     proc.send_signal(signal.SIGINT)

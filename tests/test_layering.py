@@ -224,6 +224,7 @@ def imported_alone() -> dict:
     return report
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_every_module_imports_alone(imported_alone):
     assert {m: r["error"] for m, r in imported_alone.items() if r["error"]} == {}
     assert set(imported_alone) == set(MODULES)

@@ -91,6 +91,7 @@ def test_a_half_duplex_link_shares_its_capacity_in_every_interval():
     assert total <= 1 + 1e-9
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_test_case_2_half_duplex_links_never_pass_their_rate(root):
     spec = load_topology(root / "topologies" / "test_case_2.json")
     results = simulate(spec)

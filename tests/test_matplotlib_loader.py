@@ -31,6 +31,7 @@ def tc0_results(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_the_figures_are_the_same_bytes_with_and_without_the_loader(tc0_results, tmp_path):
     draw = ("import sys\n{first}\nfrom plot_tool import make_figures\n"
             "from plot_tool import matplotlib_loader\n"

@@ -335,6 +335,7 @@ def test_force_never_replaces_a_link_an_input_or_a_directory(topology, tmp_path,
     assert victim.read_text() == "keep me" and link.is_symlink()
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_report_o_never_replaces_a_page_netsim_did_not_write(results_dir, run_cli, tmp_path):
     pytest.importorskip("plotly")
     page = tmp_path / "page.html"

@@ -83,6 +83,7 @@ def test_frames_carry_the_model_sizes(tc0_hosts):
         assert right - left == 1024 - DATA_HEADERS and left > f.data.data.ack
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_data_echoes_the_last_ack_and_acks_echo_the_data(tc0_hosts):
     out, _ = tc0_hosts
     last_ack_tsval = 0
@@ -99,6 +100,7 @@ def test_data_echoes_the_last_ack_and_acks_echo_the_data(tc0_hosts):
             assert any(tsecr in values for values in sent_tsval.values())
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_last_ack_covers_the_whole_transfer(root, tmp_path):
     out = tmp_path / "out"
     assert main([str(root / "topologies" / "test_case_0.json"), "--algorithm", "reno", "--pcap",
@@ -131,6 +133,7 @@ def test_link_captures_stay_an_option(root, tmp_path):
     assert all(tcp_payload(f) == 0 for _, f in acks)
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_cbr_is_udp_and_only_links_of_interest_are_captured(root, tmp_path):
     out = tmp_path / "out"
     assert main([str(root / "topologies" / "examples" / "cbr_beside_reno.json"), "-l", "L",
@@ -187,6 +190,7 @@ def _drawn(monkeypatch) -> list:
     return figures
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_the_sequence_axis_is_in_the_runs_units(root, tmp_path, monkeypatch):
     """Test case 0 moves 20 MB in binary units: the axis ends at 20 binary MB of payload (less
     the headers a capture does not count as payload), not at 20.97 decimal MB."""

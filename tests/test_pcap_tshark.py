@@ -106,6 +106,7 @@ def test_test_case_0_reno_sender_capture(root, tmp_path, tshark):
     assert r["data"] == flow["packets_sent"] - summary["links"]["L1"]["directions"]["H1->H2"]["drops"]
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_parking_lot_every_sender(root, tmp_path, tshark):
     out = tmp_path / "out"
     assert main([str(root / "topologies" / "parking_lot.json"), "--algorithm", "reno", "--pcap",

@@ -553,6 +553,7 @@ def test_route_change_over_a_parallel_link() -> None:
     assert route.change_label(1) == "via R2 (L7)"
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_routing_png_only_when_routes_changed(tmp_path: Path) -> None:
     static = write_results(tmp_path / "static")
     assert not routes_changed(read_results(static).routes)
@@ -835,6 +836,7 @@ def test_links_backlog_panel_with_predictions(checked_dir: Path) -> None:
     assert spec.panels[1].losses == (BUFFER_LOSS, FAILURE_LOSS)
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_predictions_false_suppresses_overlay(checked_dir: Path, tmp_path: Path) -> None:
     from matplotlib.figure import Figure
 

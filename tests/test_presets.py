@@ -209,6 +209,7 @@ def data_center_run():
     return simulate(load("profile_data_center"))
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_data_center_dctcp_marks_at_k_and_never_overflows(data_center_run):
     results = data_center_run
     summary = results.summary
@@ -238,6 +239,7 @@ def test_data_center_dctcp_marks_at_k_and_never_overflows(data_center_run):
     assert 100 * MB * 8 / last_s > 0.6 * DC_RATE_BPS
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_data_center_reno_without_ecn_overflows_where_dctcp_marks(data_center_run):
     dctcp = data_center_run.summary
     reno = simulate(load_topology(without_ecn("profile_data_center", "reno"))).summary
@@ -257,6 +259,7 @@ def test_data_center_reno_without_ecn_overflows_where_dctcp_marks(data_center_ru
     assert reno_last > 1.0 and reno_last > 10 * dctcp_last
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_data_center_dctcp_cuts_less_than_reno_with_ecn(data_center_run):
     # --algorithm reno keeps the flows' ECN: Reno halves its window on a mark (RFC 3168), DCTCP
     # cuts it by alpha / 2 (RFC 8257 section 3.3), so DCTCP keeps more of the link busy

@@ -44,6 +44,7 @@ def tc2(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_run_with_report_writes_one_self_contained_page(tc2):
     page = (tc2 / "report.html").read_text(encoding="utf-8")
     assert page.count('id="plotly-packed"') == 1           # plotly.js inlined once
@@ -146,6 +147,7 @@ def test_a_long_run_stays_bounded(tmp_path):
     assert path.stat().st_size < 3_000_000
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_no_report_no_plotly(tmp_path):
     code = ("import sys; from netsim.cli import main; import plot_tool; "
             "code = main([sys.argv[1], '--quiet', '--out', sys.argv[2]]); "

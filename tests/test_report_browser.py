@@ -103,6 +103,7 @@ def links_csv_at(directory: Path, link: str, direction: str, t: float, interval:
 
 
 @needs_browser
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_tc2_loads_offline_without_console_errors_and_draws_everything(driver, tc2):
     open_report(driver, tc2 / "report.html")
     assert severe_console_messages(driver) == []
@@ -135,6 +136,7 @@ def test_tc2_loads_offline_without_console_errors_and_draws_everything(driver, t
 
 
 @needs_browser
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_slider_sets_link_colours_and_queues_to_links_csv(driver, tc2):
     from selenium.webdriver.common.keys import Keys
 
@@ -184,6 +186,7 @@ def test_slider_sets_link_colours_and_queues_to_links_csv(driver, tc2):
 
 
 @needs_browser
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_clicking_a_link_shows_its_series(driver, tc2):
     from selenium.webdriver.common.action_chains import ActionChains
 
@@ -256,6 +259,7 @@ return [boxes.length, out];"""
 
 @needs_browser
 @pytest.mark.parametrize("topology", ["test_case_1.json", "test_case_2.json", "parking_lot.json"])
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_network_labels_do_not_overlap(driver, tmp_path, topology):
     """Issue 23: node names and link labels of the network view, each placed where it overlaps
     no other (measured in the browser, as drawn)."""

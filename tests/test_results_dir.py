@@ -26,6 +26,7 @@ ENDLESS = {"name": "endless", "duration_s": 1e5, "hosts": ["H1", "H2"],
            "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": None, "start_s": 0}]}
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_a_later_run_leaves_no_file_of_an_earlier_one(run_cli, tmp_path):
     out = tmp_path / "r"
     first = run_cli(TC2, "--check", "--no-plots", "--duration", "25", "--out", out)

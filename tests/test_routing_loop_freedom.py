@@ -79,6 +79,7 @@ def watched(monkeypatch):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10**6), routers=st.integers(6, 14),
        ecmp=st.sampled_from([None, "packet"]))
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_next_hops_never_loop_while_a_loaded_network_changes_its_costs(watched, seed, routers,
                                                                        ecmp):
     # slow links and long-lived flows: queueing delays, hence costs, jump at every round
@@ -93,6 +94,7 @@ def test_next_hops_never_loop_while_a_loaded_network_changes_its_costs(watched, 
     assert watched == []
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_a_congested_fat_tree_sends_few_routing_packets():
     # k = 4 at 20 Mb/s, 16 long-lived flows: the first round under load (5 s) made routers count
     # up around loops of three, 94 480 routing packets in 5.5 s; now its two rounds and the

@@ -2,6 +2,8 @@
 say so in their per-interval labels, and the command line warns that they have one sample."""
 from __future__ import annotations
 
+import pytest
+
 from plot_tool.png.common import unit_labels
 
 
@@ -11,6 +13,7 @@ def test_the_per_interval_label_gives_the_length_of_the_one_sample():
     assert unit_labels({"interval_s": 0.1, "end_time_s": 0.1})["interval"] == "0.1 s"
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_the_command_line_warns_that_the_figures_have_one_sample(run_cli, root, tmp_path):
     topology = root / "topologies" / "test_case_0.json"
     done = run_cli(topology, "--duration", "0.05", "--quiet", "--out", tmp_path / "r")

@@ -106,6 +106,7 @@ def equal_router_link_costs(routers, links, cost) -> list:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plain_topologies())
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_routes_and_costs_equal_a_networkx_dijkstra_per_destination(topology):
     routers, hosts, links = topology
     assert plain_next_hops(routers, hosts, links) == reference_tables(routers, hosts, links)
@@ -165,6 +166,7 @@ def test_entries_asked_for_in_any_order_equal_the_whole_search(topology, rnd):
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plain_topologies(), st.randoms(use_true_random=False))
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_equal_cost_sets_asked_in_any_order_equal_those_of_the_whole_search(topology, rnd):
     # ECMP tables are filled on first use (install_static_routes): an equal-cost set computed
     # from a partly run search, and kept per attachment for the routers away from its hosts, is
@@ -223,6 +225,7 @@ def test_equal_router_link_costs_search_breadth_first_with_dijkstras_results(top
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plain_topologies(), st.sampled_from([0.001, 0.3, 1.0, 1e-300, 1e300]), st.booleans(),
        st.randoms(use_true_random=False))
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_breadth_first_searches_stop_where_the_heap_dijkstra_does(topology, cost, masks, rnd):
     # the breadth-first search settles a layer at a time, finding the next layer by neighbour
     # lists or by bit masks: after every question each search is left as the heap Dijkstra
@@ -264,6 +267,7 @@ def test_breadth_first_searches_stop_where_the_heap_dijkstra_does(topology, cost
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plain_topologies(), st.sampled_from([0.001, 0.3, 1.0, 1e-300, 1e300]),
        st.randoms(use_true_random=False))
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_routes_found_from_both_ends_equal_those_of_the_whole_search(topology, cost, rnd):
     # `prime` finds the entries of the routers on a router's shortest paths to a host by two
     # searches meeting halfway; asked in any order, mixed with ordinary questions, every entry

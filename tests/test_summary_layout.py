@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from json_layout_reference import (
@@ -90,6 +91,7 @@ records = st.lists(st.dictionaries(st.sampled_from(["a", "b", "%s", "é"]) | tri
 
 @given(records, st.lists(st.lists(tricky_scalars, min_size=1, max_size=3), min_size=2,
                          max_size=12))
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_columns_of_records_and_lists_are_written_as_each_value(dicts, lists):
     summary = {"links": {f"L{i}": {"ends": ["A", "B"], "fields": entry, "spans": lists[i % len(lists)]}
                          for i, entry in enumerate(dicts)},

@@ -141,6 +141,7 @@ def _as_csv(rows):
     return [{k: sweep_module.cell_text(v) for k, v in row.items()} for row in rows]
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_cli_sweep_writes_results_and_figures(tmp_path):
     path = write(tmp_path, SMALL)
     done = subprocess.run([sys.executable, str(ROOT / "initializer.py"), "sweep", str(path),
@@ -164,6 +165,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_dask_cluster_gives_the_same_rows_as_the_local_path(tmp_path):
     pytest.importorskip("dask.distributed", reason="the cluster extra: pip install -e .[cluster]")
     path = write(tmp_path, SMALL)

@@ -83,6 +83,7 @@ def lines_rows(n_seeds=2):
     ("a label of several words " * 8)[:200],
     "W" * 200,                                        # no space to break at, wide letters
 ])
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_labels_of_the_longest_allowed_length_stay_apart_and_inside_the_figure(label):
     plot = {"file": "p.png", "x": X, "y": Y, "lines": "flows.F1.algorithm",
             "title": label, "xlabel": label, "ylabel": label}
@@ -123,6 +124,7 @@ def text_boxes(fig, ax):
     [("a value label of the longest kind " * 8)[:254] + str(i) for i in range(3)],
     ["W" * 254 + str(i) for i in range(12)],          # unbreakable, wide, many: a taller figure
 ])
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_long_category_labels_stay_apart_and_inside_the_figure(categories):
     fig, ax = draw({"file": "p.png", "x": "links.L1.queue", "y": Y}, category_rows(categories))
     renderer, ticks = text_boxes(fig, ax)

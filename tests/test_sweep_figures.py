@@ -272,6 +272,7 @@ def test_cubic_matches_rfc_tables(rtt: float, table: dict) -> None:
 # --- figures -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_make_sweep_figures_writes_pngs(sweep_dir: Path) -> None:
     paths = make_sweep_figures(sweep_dir)
     assert paths == [sweep_dir / p["file"] for p in PLOTS]
@@ -541,6 +542,7 @@ def test_predicted_bands_each_match_a_legend_entry(csv_rows: list[dict]) -> None
 # --- issue 23: y axes from zero, every x value labelled, the same data for the report ------------
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_y_axis_from_zero_unless_the_plot_says_otherwise(csv_rows: list[dict]) -> None:
     linear = dict(PLOTS[2], theory=None)                  # capacity plot, linear axes
     _, ax = _draw(linear, csv_rows)
@@ -580,6 +582,7 @@ def test_every_swept_x_value_has_a_labelled_tick(tmp_path: Path) -> None:
                 assert not a.overlaps(b)
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_png_and_report_draw_the_same_overlays(csv_rows: list[dict]) -> None:
     """The theory overlays are computed once (plot_tool.sweep_data): the PNG's dashed lines and
     the report's traces have the same labels and values."""

@@ -91,6 +91,7 @@ def _wait_gone(processes: list, timeout_s: float) -> list:
     return [p.pid for p in processes if not _gone(p)]
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_sigint_stops_workers_keeps_finished_rows_and_exits_130(tmp_path):
     proc, out = _start(tmp_path)
     try:
@@ -135,6 +136,7 @@ def test_kill_9_of_the_parent_takes_the_workers_with_it(tmp_path):
                 worker.kill()
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_sigterm_in_process_sweep_keeps_finished_rows(tmp_path):
     """jobs=1 runs in this process: SIGTERM interrupts the current simulation at once."""
     path = tmp_path / "slow.json"

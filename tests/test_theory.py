@@ -84,6 +84,7 @@ def test_fast_single_link_three_identical_flows_share_equally():
     assert len(set(np.round(list(iv.rates_pps.values()), 9))) == 1
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_fast_on_test_case_2_all_five_intervals_and_completion_times():
     spec = load_topology(ROOT / "topologies" / "test_case_2.json")
     results, model, report = check(spec)
@@ -152,6 +153,7 @@ def test_no_model_for_loss_based_flows():
         predict(spec)
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_check_command_on_test_case_2(tmp_path, capsys):
     code = main([str(ROOT / "topologies" / "test_case_2.json"), "--check", "--check-tolerance", "5",
                  "--out", str(tmp_path), "--no-plots", "-l", "L1", "L2", "L3"])
@@ -167,6 +169,7 @@ def test_check_command_on_test_case_2(tmp_path, capsys):
     assert header == "start_s,end_s,kind,id,direction,quantity,low,high"
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_check_tolerance_exit_status_and_errors(tmp_path, capsys):
     tc2 = str(ROOT / "topologies" / "test_case_2.json")
     assert main([tc2, "--check", "--check-tolerance", "0.5", "--out", str(tmp_path), "--no-plots",

@@ -26,6 +26,7 @@ def websearch(tmp_path_factory):
     return read_results(out)
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_the_summary_and_fct_png_give_the_same_percentiles(websearch):
     workload = websearch.summary["workloads"]["W"]
     buckets = fct_buckets(normalize_fct(websearch.fct), websearch.summary)
@@ -47,6 +48,7 @@ def test_the_summarys_fct_percentiles_are_numpys_on_fct_csv(websearch):
                                                        rel=HISTOGRAM_RESOLUTION)
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_a_small_buckets_p99_is_not_its_maximum(websearch):
     """Nearest rank on 50 flows took the largest; linear interpolation lies 51 % of the way
     from the 49th to the 50th smallest."""
@@ -58,6 +60,7 @@ def test_a_small_buckets_p99_is_not_its_maximum(websearch):
     assert small["p99_slowdown"] < mine[-1] / (1 + HISTOGRAM_RESOLUTION)
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_the_console_workload_line_is_the_summarys(tmp_path, capsys):
     out = tmp_path / "out"
     assert main([str(WEBSEARCH), "--no-plots", "--out", str(out)]) == 0

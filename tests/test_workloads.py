@@ -80,6 +80,7 @@ def test_log_histogram_percentiles_are_numpys_within_six_percent(values, q):
     assert h.quantile(0.0) == min(values) and h.quantile(1.0) == max(values)
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_at_low_load_the_slowdown_is_close_to_one():
     data = topology("websearch", 1, 60, rate_mbps=1000)
     summary = simulate(load_topology(data)).summary["workloads"]["W"]
@@ -102,6 +103,7 @@ def test_alone_the_fct_is_the_empty_network_fct(size):
 @given(rates=st.lists(st.sampled_from([10, 40, 100, 250, 1000]), min_size=3, max_size=3),
        delays=st.lists(st.sampled_from([0.01, 0.1, 0.5, 1.0]), min_size=3, max_size=3),
        size=st.integers(min_value=1, max_value=500_000), cwnd=st.sampled_from([1, 2, 3, 10]))
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_no_flow_beats_the_empty_network_fct(rates, delays, size, cwnd):
     """The empty-network FCT is a lower bound wherever the bottleneck is (first, middle or last
     link, or several of one rate): a flow alone on the path takes at least that long, and no more
@@ -125,6 +127,7 @@ def test_no_flow_beats_the_empty_network_fct(rates, delays, size, cwnd):
 
 
 @pytest.mark.parametrize("rho", [0.3, 0.6])
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_mean_fct_grows_with_load_as_mD1(rho):
     """Fixed 100 KB flows on one 100 Mb/s bottleneck: Poisson arrivals, deterministic work, one
     server: M/D/1. Reno flows in one drop-tail FIFO (buffer large enough for no loss) are served
