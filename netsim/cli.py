@@ -244,6 +244,11 @@ def check_run_options(args, spec) -> None:
         report_available()
     if args.pcap or args.pcap_links:
         pcap_available()
+        from netsim.pcap import size_problem
+        problem = size_problem(spec.packet_sizes)
+        if problem is not None:
+            raise UsageError(f"{'--pcap' if args.pcap else '--pcap-links'}: {spec.source}: "
+                             f"{problem}; give smaller packets, or run without captures")
     if args.iperf_json and not any(flow.kind == "bulk" for flow in spec.flows):
         raise UsageError("--iperf-json: the topology has no TCP flow (iperf3's streams are "
                          "TCP; cbr and onoff flows have no window)")

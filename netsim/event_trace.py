@@ -131,10 +131,10 @@ class EventTrace:
     def install(self, network) -> None:
         """Trace every link direction and node of `network` (before it runs)."""
         for flow in network.flows.values():
-            for part in ("sender", "receiver"):
-                endpoint = getattr(flow, part, None)
-                if endpoint is not None:
-                    self.flow_of[id(endpoint)] = flow.id
+            self._name_flow(flow)
+        listeners = getattr(network, "flow_listeners", None)
+        if listeners is not None:                 # the flows workloads open as the run goes
+            listeners.append(self._name_flow)
         spec = getattr(network, "spec", None)
         for ls in (spec.links if spec is not None else ()):
             times = [t_s for t_s, _ in (*ls.rate_schedule, *ls.delay_schedule) if t_s > 0]
@@ -150,6 +150,15 @@ class EventTrace:
                 self._wrap_receive(d)
                 if hasattr(d.transmitter, "on_queued_drop"):     # a queue discipline
                     d.transmitter.on_queued_drop = self._queued_drop
+
+    def _name_flow(self, flow) -> None:
+        """Name `flow`'s packets in the `flow` column: they are delivered to its sender or
+        receiver (a TCP flow), or to the flow itself (cbr, onoff: flows/cbr.py)."""
+        self.flow_of[id(flow)] = flow.id
+        for part in ("sender", "receiver"):
+            endpoint = getattr(flow, part, None)
+            if endpoint is not None:
+                self.flow_of[id(endpoint)] = flow.id
 
     def _queued_drop(self, packet, d, cause: str) -> None:
         """A queue discipline dropped a packet it had queued (CoDel at dequeue, FQ-CoDel's

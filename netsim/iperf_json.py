@@ -64,9 +64,10 @@ def _read_rows(path: Path) -> dict:
 
 
 def _packet_bytes(flow: dict) -> int:
-    """A flow's data packet size, when the caller does not know it, from summary.json: its data
-    over its first transmissions for a completed flow (exact but for a short last packet: the
-    ceiling), else the bytes delivered over them (approximate)."""
+    """A flow's data packet size, when neither the caller nor summary.json (`packet_bytes`,
+    written since results of 2026-11-29) gives it: its data over its first transmissions for a
+    completed flow (exact but for a short last packet: the ceiling), else the bytes delivered
+    over them (approximate: packets still in flight make it low)."""
     sent = flow.get("packets_sent") or 0
     retx = flow.get("retransmissions") or 0
     firsts = sent - retx
@@ -280,12 +281,15 @@ def build(results_dir, interval_s: float | None = None, packet_bytes: dict | Non
     grid = _Grid(float(summary["interval_s"]), interval_s,
                  min(min(float(f["start_s"]) for _, _, f in flows), end_s), end_s)
     bits_per_mbit = float(summary["units"]["bits_per_mbit"])
+    run_bytes = (summary.get("packet_bytes") or {}).get("data")   # (an integer: read_summary)
+    if not (isinstance(run_bytes, int) and run_bytes > 0):
+        run_bytes = None
     with_retransmits = retransmits is not None
     streams_by_interval: list = [[] for _ in range(grid.n)]
     end_streams = []
     connected = []
     for socket, (index, fid, flow) in enumerate(flows, start=FIRST_SOCKET):
-        size = (packet_bytes or {}).get(fid) or _packet_bytes(flow)
+        size = (packet_bytes or {}).get(fid) or run_bytes or _packet_bytes(flow)
         streams, max_cwnd, max_rtt = _flow_streams(
             grid, socket, rows.get(fid, []), size, bits_per_mbit,
             (retransmits or {}).get(fid), with_retransmits)

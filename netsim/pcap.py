@@ -64,6 +64,7 @@ TS_BYTES = 12
 DATA_HEADERS = MSS_HEADERS + TS_BYTES   # what a data packet's size holds besides payload
 MAX_OPTION_BYTES = 40
 MIN_FRAME_BYTES = 60      # Ethernet minimum (without FCS): shorter frames are padded
+MAX_PACKET_BYTES = 65535   # an IPv4 packet's 16-bit total length: larger ones cannot be written
 ROUTING_PORT = 520
 SENT_MEMORY = 1 << 16     # ACK send clocks remembered until their arrival (oldest forgotten)
 
@@ -148,9 +149,21 @@ class Endpoints:
             del self.ack_clock[id(packet)]
 
 
+def size_problem(sizes) -> str | None:
+    """Why packets of these `PacketSizes` (topologies/spec.py) cannot be captured, or None:
+    one larger than an IPv4 packet (`MAX_PACKET_BYTES`)."""
+    for field, size in (("data", sizes.data_bytes), ("ack", sizes.ack_bytes),
+                        ("routing", sizes.routing_bytes)):
+        if size > MAX_PACKET_BYTES:
+            return (f"packet_bytes.{field} is {size} bytes, and a capture holds IPv4 packets of "
+                    f"at most {MAX_PACKET_BYTES} bytes (a 16-bit total length)")
+    return None
+
+
 def _byte(flow, k: int) -> int:
-    """Sequence number (bytes) where packet k of `flow` starts."""
-    mss = flow.packet_bytes - DATA_HEADERS
+    """Sequence number (bytes) where packet k of `flow` starts (payloads of at least 1 byte,
+    as `frame` writes them)."""
+    mss = max(flow.packet_bytes - DATA_HEADERS, 1)
     n = flow.n_packets
     if k >= n:                              # past the last packet: its end
         k = int(n) - 1
@@ -294,6 +307,9 @@ def install_captures(network, directory, links=None) -> list:
     """Capture every direction of `links` (ids; None: all) into `directory`/<link>_<A>-<B>.pcap
     (each id written by `file_part`, so different ids never share a file).
     Call before the run; close the returned captures after it."""
+    problem = size_problem(network.spec.packet_sizes)
+    if problem is not None:
+        raise ValueError(problem)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     ends = Endpoints(network)
@@ -383,6 +399,9 @@ def install_host_captures(network, directory, flows=None) -> list:
     """Capture at each host of `flows` (ids; None: all) into `directory`/<host>.pcap: the host's
     class is switched to one whose `send` records, and the directions into it record arrivals.
     Call before the run; close the returned captures after it."""
+    problem = size_problem(network.spec.packet_sizes)
+    if problem is not None:
+        raise ValueError(problem)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     ends = Endpoints(network)

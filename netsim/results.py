@@ -415,6 +415,9 @@ class Results:
         return {
             "netsim_version": VERSION, "topology": spec.name, "source": spec.source,
             "description": spec.description, "seed": run.seed, "units": units.to_dict(),
+            "packet_bytes": {"data": spec.packet_sizes.data_bytes,
+                             "ack": spec.packet_sizes.ack_bytes,
+                             "routing": spec.packet_sizes.routing_bytes},
             "config_digest": config_digest(spec, duration_s=run.duration_s, seed=run.seed,
                                            interval_s=run.interval_s),
             "interval_s": run.interval_s, "end_time_s": _round(end_s),

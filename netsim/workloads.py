@@ -262,6 +262,7 @@ class Workload:
         self.no_route = 0
         self._paths: dict = {}
         self.ecmp_seed = network.seed if network.spec.routing.ecmp == "flow" else None
+        self.listeners = network.flow_listeners    # (shared: a trace may join later)
         self.sim.schedule_at(spec.start_s + self._gap(), self._arrival)
 
     def _gap(self) -> float:
@@ -290,6 +291,8 @@ class Workload:
         if self.ecmp_seed is not None:
             set_flow_hashes(flow, self.ecmp_seed)
         flow.on_finish = self._finished
+        for listener in self.listeners:
+            listener(flow)
         self.alive[0] += 1
         sim.schedule(self._gap(), self._arrival)
 

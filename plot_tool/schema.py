@@ -409,6 +409,7 @@ SUMMARY_FIELDS: tuple[JsonField, ...] = _fields(
     ("stop_detail", "string"), ("config_digest", "string"), ("wall_time_s", "number"),
     ("events", "integer"), ("interval_s", "positive time"), ("end_time_s", "time"),
     ("units", "object!"), ("units.system", "string"), ("units.bits_per_mbit", "positive number"),
+    ("packet_bytes", "object"), ("packet_bytes.data", "integer"),
     ("routing", "object"), ("routing.ecmp", "string"),
     ("hosts", "object!"), ("hosts.*", "object"),
     ("routers", "object"), ("routers.*", "object"),

@@ -266,3 +266,27 @@ def test_enqueue_start_is_known_on_a_time_varying_discipline_only_after_its_last
             assert float(r["start_s"]) == pytest.approx(began, abs=1e-9)
             checked += 1
     assert checked > 50
+
+
+def test_every_packet_of_a_flow_names_it_cbr_and_workload_flows_too(tmp_path):
+    """The `flow` column is empty for routing packets only (docs/outputs.md): a cbr flow's
+    packets are delivered to the flow itself, and a workload's flows are opened as the run goes
+    (each was left unnamed)."""
+    data = {"hosts": ["H1", "H2"], "routers": ["R1"], "duration_s": 0.5,
+            "routing": {"protocol": "bellman-ford", "update_interval_s": 0.2, "settle_s": 0.1},
+            "links": [{"id": "A", "ends": ["H1", "R1"], "rate_mbps": 10, "delay_ms": 1,
+                       "buffer_kb": 64},
+                      {"id": "B", "ends": ["R1", "H2"], "rate_mbps": 10, "delay_ms": 1,
+                       "buffer_kb": 64}],
+            "flows": [{"id": "C1", "src": "H1", "dst": "H2", "kind": "cbr", "rate_mbps": 1},
+                      {"id": "F1", "src": "H2", "dst": "H1", "data_mb": 0.05}],
+            "workloads": [{"id": "W", "src": ["H1"], "dst": ["H2"], "arrivals_per_s": 20,
+                           "sizes": [[1000, 0.0], [20000, 1.0]], "algorithm": "reno"}]}
+    results, _ = traced_run(load_topology(data), tmp_path / "t.csv")
+    with open(tmp_path / "t.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    named = Counter(row["flow"].split("#")[0] for row in rows if row["kind"] != "routing")
+    assert "" not in named and set(named) == {"C1", "F1", "W"}
+    assert all(row["flow"] == "" for row in rows if row["kind"] == "routing")
+    workload_flows = {row["flow"] for row in rows if row["flow"].startswith("W#")}
+    assert len(workload_flows) == results.summary["workloads"]["W"]["flows_started"]

@@ -121,6 +121,26 @@ def test_from_an_existing_results_directory(tc0, tmp_path, capsys):
     assert len(half["intervals"]) == math.ceil(duration / 0.5) == 2 * len(again["intervals"])
 
 
+def test_an_unfinished_flow_is_rebuilt_with_the_runs_packet_size(root, tmp_path):
+    """summary.json's `packet_bytes` gives the data packet size, which an unfinished flow's
+    figures cannot (packets in flight at the end made the guess 10 bytes low: pmtu, the MSS,
+    every snd_cwnd and the bytes sent differed from the run's own document)."""
+    out = tmp_path / "out"
+    assert main([str(root / "topologies" / "test_case_0.json"), "--algorithm", "reno",
+                 "--duration", "3", "--iperf-json", "--no-plots", "--quiet", "--out",
+                 str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert not summary["flows"]["F1"]["completed"]
+    during = json.loads((out / "iperf3.json").read_text())
+    again = build(out)
+    for a, b in zip(again["intervals"], during["intervals"]):
+        b["streams"][0].pop("retransmits")
+        b["sum"].pop("retransmits")
+        assert a == b
+    assert again["start"] == during["start"] and again["end"] == during["end"]
+    assert during["intervals"][0]["streams"][0]["pmtu"] == summary["packet_bytes"]["data"]
+
+
 def test_several_flows_one_stream_each(root, tmp_path):
     out = tmp_path / "out"
     assert main([str(root / "topologies" / "test_case_2.json"), "--duration", "6", "--iperf-json",

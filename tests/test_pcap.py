@@ -225,3 +225,59 @@ def test_a_flow_that_sent_nothing_gets_a_note_not_an_empty_legend(tmp_path, monk
     (ax,) = figures[0].axes
     assert ax.get_legend() is None
     assert [t.get_text() for t in ax.texts] == ["no packets captured: the flow sent nothing"]
+
+
+def _one_link(tmp_path, data_bytes: int, **extra) -> str:
+    """One 1 Mb/s link H1 -> H2 without loss, a Reno flow of 500 bytes, packets of `data_bytes`."""
+    topology = {"packet_bytes": {"data": data_bytes, **extra}, "hosts": ["H1", "H2"],
+                "links": [{"id": "L1", "ends": ["H1", "H2"], "rate_mbps": 1, "delay_ms": 5,
+                           "buffer_kb": 100}],
+                "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 0.0005}]}
+    path = tmp_path / f"size_{data_bytes}.json"
+    path.write_text(json.dumps(topology))
+    return str(path)
+
+
+@pytest.mark.parametrize("data_bytes", [30, 52, 53])
+def test_packets_of_one_payload_byte_count_one_sequence_number_each(tmp_path, data_bytes):
+    """A data packet of 52 bytes or less carries 1 payload byte in the capture (docs/outputs.md),
+    so packet k starts at k (its sequence numbers stood still at 52 bytes and ran backwards
+    below)."""
+    out = tmp_path / "out"
+    assert main([_one_link(tmp_path, data_bytes), "--pcap", "--no-plots", "--quiet",
+                 "--out", str(out)]) == 0
+    data = [f.data.data for _, f in read(out / "pcap" / "H1.pcap") if f.data.data.sport == 10000]
+    payload = max(data_bytes - DATA_HEADERS, 1)
+    packets = -(-500 // data_bytes)                    # (a packet's size counts its headers)
+    assert len(data) == packets                        # (no loss: every packet once)
+    assert [tcp.seq for tcp in data] == [k * payload for k in range(packets)]
+    acks = [f.data.data.ack for _, f in read(out / "pcap" / "H2.pcap")
+            if f.data.data.sport == 5001]
+    last = 500 - (packets - 1) * data_bytes
+    assert acks == sorted(acks) and acks[-1] == data[-1].seq + max(last - DATA_HEADERS, 1)
+
+
+@pytest.mark.parametrize("option", ["--pcap", "--pcap-links"])
+@pytest.mark.parametrize("field", ["data", "ack"])
+def test_packets_larger_than_an_ipv4_packet_are_refused_in_one_line(tmp_path, capsys, option,
+                                                                    field):
+    sizes = {"data": 1500, "ack": 40, field: 70000}
+    path = _one_link(tmp_path, sizes.pop("data"), **sizes)
+    out = tmp_path / "out"
+    assert main([path, option, "--no-plots", "--quiet", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"error: {option}: {path}: packet_bytes.{field} is 70000 bytes, and a capture "
+                   f"holds IPv4 packets of at most 65535 bytes (a 16-bit total length); give "
+                   f"smaller packets, or run without captures")
+    assert not out.exists()
+    assert main([path, "--no-plots", "--quiet", "--out", str(out)]) == 0   # without: it runs
+
+
+def test_the_api_refuses_packets_larger_than_an_ipv4_packet(tmp_path):
+    from netsim import load_topology
+    from netsim.pcap import install_captures, install_host_captures
+    from netsim.run import Run
+    network = Run(load_topology(_one_link(tmp_path, 65536))).network
+    for install in (install_captures, install_host_captures):
+        with pytest.raises(ValueError, match="packet_bytes.data is 65536 bytes"):
+            install(network, tmp_path / "pcap")

@@ -31,6 +31,9 @@ class Network:
         # (every member of every equal-cost set), are written as made, never all held
         self.initial_routes: list = []
         self.seed = spec.seed   # the run's seed (build_network sets the one it used)
+        # called with each flow opened while the run goes (a workload's), after `flows` was
+        # made: an event trace names their packets (netsim/event_trace.py)
+        self.flow_listeners: list = []
 
     def log_routes(self, time_s: float, router, changes: dict) -> None:
         """Record forwarding-table changes: {destination: (cost_s, direction, ECMP group or
