@@ -135,3 +135,25 @@ def test_sprayed_flows_have_no_model():
     assert report["no_model_reasons"][0] == (
         "ECMP packet spraying sent the packets of F0 over 2 equal-cost paths (2 for its ACKs): "
         "every model assumes one path per flow")
+
+
+def test_a_workloads_flows_may_cross_every_member_of_an_equal_cost_set():
+    """Each workload flow hashes anew, so the links its flows may load are every branch of the
+    diamond (theory.paths.workload_hops); without ECMP, or on the static routes, the tie rule's
+    branch alone."""
+    from theory.paths import workload_hops
+    from topologies.build import build_network
+    for ecmp, branches in (("flow", {"UA", "UB", "DA", "DB"}), (None, {"UA", "DA"})):
+        topology = diamond(ecmp, n=2)
+        topology["workloads"] = [{"id": "W", "src": ["S0"], "dst": ["T0", "T1"],
+                                  "arrivals_per_s": 10, "sizes": "websearch"}]
+        spec = load_topology(topology)
+        for network in (build_network(spec), None):
+            data, acks = workload_hops(spec, network)["W"]
+            if network is None:
+                branches = {"UA", "DA"}                  # (the static routes: the tie rule's)
+            assert {hop.link.id for hop in data} == {"S0", "T0", "T1"} | branches
+            assert {hop.label for hop in data if hop.link.id in branches} <= {
+                "R1->RA", "R1->RB", "RA->R2", "RB->R2"}
+            assert {hop.link.id for hop in acks} == {"S0", "T0", "T1"} | branches
+            assert all(hop.label.startswith(("T", "R")) for hop in acks)

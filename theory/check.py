@@ -44,7 +44,7 @@ from theory.models import (
     modelled_algorithms,
     no_model_reason,
 )
-from theory.paths import run_paths
+from theory.paths import run_paths, workload_hops
 from theory.windows import route_changes, simulated_intervals
 
 RATE_FLOOR_FRACTION = 0.005
@@ -68,6 +68,7 @@ def predict_run(spec, results, duration_s: float | None = None) -> Model:
         fid: (list(rp.data[0]), list(rp.ack[0])) for fid, rp in taken.items()}
     model = predict(spec, duration_s=duration_s, base_rtts_s=base, others_ok=True, paths=paths)
     model.run_paths = taken
+    model.workload_hops = workload_hops(spec, network)
     return model
 
 
@@ -114,6 +115,11 @@ class _Comparison:
             self.flow_resources[fid] = (set(self.data_resources[fid])
                                         | {model.hop_resource[h] for h in ack_path})
         self.algorithms = {fid: f["algorithm"] for fid, f in self.summary["flows"].items()}
+        # workload id -> (resource indices its flows' data may cross, their ACKs')
+        self.workload_resources = {
+            wid: tuple({model.hop_resource[h] for h in hops if h in model.hop_resource}
+                       for hops in both)
+            for wid, both in model.workload_hops.items()}
         self.flow_reasons: dict = {}      # flow -> the first reason it was not compared
         self.path_reasons, self.path_footprint = path_problems(results, model)
         self._path_troubles: dict = {}    # active flows -> (flow -> reason, resources touched)
@@ -201,6 +207,12 @@ class _Comparison:
             return (f"{fid} shares {self.resource_list[shared[0]].id} with "
                     + ", ".join(f"{o} ({self.algorithms[o]})" for o in strangers)
                     + f": the {kind} model assumes every flow there is {kind}")
+        if kind != "loss":                # (the loss models read the loss and RTT it measured)
+            for wid, (w_data, w_acks) in self.workload_resources.items():
+                shared = sorted(self.flow_resources[fid] & (w_data | w_acks) & (queued | w_data))
+                if shared:
+                    return (f"{fid} shares {self.resource_list[shared[0]].id} with the flows of "
+                            f"workload {wid}: the {kind} model has no term for their load")
         return None
 
     def delay_flow_rows(self, delay_active, predicted, window, active, interval_reason) -> list:
@@ -232,6 +244,8 @@ class _Comparison:
         rows: list = []
         strangers = {r for fid in active if fid in self.other_specs
                      for r in self.flow_resources[fid]}
+        for w_data, _ in self.workload_resources.values():
+            strangers |= w_data
         troubled, touched = self.path_troubles(active)
         for group in predicted.groups:
             members = [self.resources[rid] for rid in group]

@@ -9,7 +9,7 @@ import numpy as np
 
 from theory.models import ROW_LABELS, bbr_gains, cubic_constants, model_of
 from theory.paths import path_rtt_s
-from theory.perflow import cubic_rate_pps, max_min_rates, padhye_q_rate_pps
+from theory.perflow import cubic_rate_pps, fair_share_rates, padhye_q_rate_pps
 from theory.windows import window_mean, window_sum
 
 BBR_RTT_SPREAD = 1.5       # BBR flows on one bottleneck share it fairly when RTprops are this close
@@ -196,16 +196,18 @@ def _params(model, fid: str) -> dict:
     return {}
 
 
-def _flow_load(model, fids: list, data_bytes: float, ack_bytes: float) -> np.ndarray:
-    """Bytes per data packet of each flow of `fids` on each resource (data and ACK paths)."""
-    load = np.zeros((len(model.resources), len(fids)))
+def _flow_loads(model, fids: list, data_bytes: float, ack_bytes: float) -> tuple:
+    """(data, ACK) bytes per data packet of each flow of `fids` on each resource: two arrays,
+    resources x flows, from the data and the ACK paths."""
+    data = np.zeros((len(model.resources), len(fids)))
+    acks = np.zeros_like(data)
     for k, fid in enumerate(fids):
         data_path, ack_path = model.paths[fid]
         for hop in data_path:
-            load[model.hop_resource[hop], k] += data_bytes
+            data[model.hop_resource[hop], k] += data_bytes
         for hop in ack_path:
-            load[model.hop_resource[hop], k] += ack_bytes
-    return load
+            acks[model.hop_resource[hop], k] += ack_bytes
+    return data, acks
 
 
 def _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window: Window) -> dict:
@@ -237,9 +239,10 @@ def bbr_rows(results, model, fids: list, window: Window, rate_floor: float, mbps
              kb: float, data_bytes: float, ack_bytes: float, packet_kb: float) -> list:
     """BBR flows: delivery rate = max-min fair share; bottleneck queue <= one BDP (and buffer)."""
     resources = list(model.resources)
-    load = _flow_load(model, fids, data_bytes, ack_bytes)
+    data_load, ack_load = _flow_loads(model, fids, data_bytes, ack_bytes)
+    load = data_load + ack_load
     capacity = np.array([r.capacity_Bps for r in resources])
-    rates = max_min_rates(capacity, load)                         # data packets/s
+    rates = fair_share_rates(capacity, data_load, ack_load)       # data packets/s
     summary = results.summary
     used = load @ rates
     rtprop = _rtprops(results, model, fids)
@@ -346,9 +349,10 @@ def dctcp_rows(results, model, fids: list, window: Window, rate_floor: float, mb
     holds no standing queue: its backlog is compared with [0, one data packet per such upstream
     resource] (`paced_upstream`)."""
     resources = list(model.resources)
-    load = _flow_load(model, fids, data_bytes, ack_bytes)
+    data_load, ack_load = _flow_loads(model, fids, data_bytes, ack_bytes)
+    load = data_load + ack_load
     capacity = np.array([r.capacity_Bps for r in resources])
-    rates = max_min_rates(capacity, load)                         # data packets/s
+    rates = fair_share_rates(capacity, data_load, ack_load)       # data packets/s
     used = load @ rates
     saturated = (used >= capacity * (1 - 1e-9)) & load.any(axis=1)
     rtprop = _rtprops(results, model, fids)
@@ -383,6 +387,15 @@ def dctcp_rows(results, model, fids: list, window: Window, rate_floor: float, mb
                 unfit.setdefault(fid, reason)
             link_rows.append(no_model("link", resource.id, "backlog_kb", simulated, str(reason)))
             continue
+        compressed = _acks_queued(fids, sharing, int(r), saturated, data_load, ack_load)
+        if compressed is not None:
+            fid, u = compressed
+            link_rows.append(no_model(
+                "link", resource.id, "backlog_kb", simulated,
+                f"the ACKs of {fid} wait in the standing queue of {resources[u].id} (ACK "
+                f"compression): they arrive in bursts, and the sawtooth model needs evenly "
+                f"clocked flows"))
+            continue
         low, high = (q * data_bytes / kb for q in queue)
         link_rows.append(dict(row("link", resource.id, "backlog_kb", simulated, low, high,
                                   data_bytes / kb), model=ROW_LABELS["dctcp"]))
@@ -396,6 +409,20 @@ def dctcp_rows(results, model, fids: list, window: Window, rate_floor: float, mb
         rows.append(dict(row("flow", fid, "rate_mbps", simulated_rate, predicted, predicted,
                              rate_floor), model=ROW_LABELS["dctcp"]))
     return rows + link_rows
+
+
+def _acks_queued(fids: list, sharing: list, r: int, saturated, data_load, ack_load):
+    """(flow, resource) where a flow of `sharing` (at saturated resource `r`) has its ACKs
+    wait in another saturated resource's data queue, or None. Such ACKs leave that queue in
+    bursts (ACK compression: Zhang, Shenker and Clark, SIGCOMM 1991), and so do the flow's
+    packets after them."""
+    for k, fid in enumerate(fids):
+        if fid not in sharing:
+            continue
+        for u in np.flatnonzero(saturated & (ack_load[:, k] > 0) & data_load.any(axis=1)):
+            if u != r:
+                return fid, int(u)
+    return None
 
 
 def _path_rtt(model, fid) -> float:

@@ -126,6 +126,8 @@ class Model:
     spec: TopologySpec | None = None
     measured_base_rtt_s: dict = field(default_factory=dict)   # flow -> baseRTT read from a run
     run_paths: dict | None = None   # flow id -> `theory.paths.RunPaths` the run took (predict_run)
+    # workload id -> (hops its flows' data may cross, their ACKs'): `theory.paths.workload_hops`
+    workload_hops: dict = field(default_factory=dict)
 
 
 def build_model(spec: TopologySpec, *, others_ok: bool = False,

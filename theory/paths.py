@@ -149,3 +149,55 @@ def run_paths(network, spec, limit: int = 64) -> dict:
         if data and (ack or receiver is None):
             out[flow.id] = RunPaths(data, ack or ((),), cut_data or cut_ack)
     return out
+
+
+def workload_hops(spec, network=None) -> dict:
+    """Workload id -> (the hops its flows' data may cross, the hops their ACKs may cross): over
+    every sender and receiver it may draw, through `network`'s forwarding tables after the run
+    with every member of an equal-cost set (each flow hashes anew), else along the static routes
+    of `spec`. One walk per destination host, from all its senders at once."""
+    out: dict = {}
+    paths = None
+    for ws in spec.workloads:
+        data: set = set()
+        acks: set = set()
+        for sources, sinks, into in ((ws.src, ws.dst, data), (ws.dst, ws.src, acks)):
+            for dst in dict.fromkeys(sinks):
+                starts = [src for src in dict.fromkeys(sources) if src != dst]
+                if network is not None:
+                    into.update(_reachable_hops(spec, network, starts, dst))
+                    continue
+                if paths is None:
+                    paths = Paths(spec)
+                for src in starts:
+                    try:
+                        into.update(paths.path(src, dst))
+                    except NoRouteError:
+                        pass
+        out[ws.id] = (data, acks)
+    return out
+
+
+def _reachable_hops(spec, network, sources: list, dst_id: str) -> set:
+    """The hops of every path from the hosts `sources` to host `dst_id` through the forwarding
+    tables, every member of an equal-cost set followed."""
+    dst = network.hosts[dst_id]
+    seen: set = set()
+    stack = [port for port in (network.hosts[src].port for src in sources) if port is not None]
+    while stack:
+        direction = stack.pop()
+        if direction in seen:
+            continue
+        seen.add(direction)
+        node = direction.dst
+        if node is dst:
+            continue
+        find = getattr(node, "route", None)           # (a Router: its entry, maybe computed now)
+        route = find(dst) if find is not None else None
+        if route is not None:
+            stack.extend(getattr(route, "hops", (route,)))
+    hops = set()
+    for direction in seen:
+        link = spec.link(direction.link.id)
+        hops.add(Hop(link, 0 if link.ends[1] == direction.dst.id else 1))
+    return hops

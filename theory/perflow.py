@@ -14,7 +14,8 @@ Which flows each model applies to is declared by their algorithm's class (`theor
   window and the Reno-friendly AIMD(alpha_cubic, beta) one, with the measured p and RTT and the
   flow's C and beta (its class's defaults: flows/cubic.py).
 * **BBR (v1)**: the delivery rate is the flow's max-min fair share of its bottleneck
-  (`max_min_rates`), and with cwnd_gain 2 (the flow's, flows/bbr.py) its inflight stays below
+  (`fair_share_rates`: ACKs take their bytes of a link but never make it a flow's bottleneck),
+  and with cwnd_gain 2 (the flow's, flows/bbr.py) its inflight stays below
   2 BtlBw x RTprop. One flow
   alone: BtlBw is the bottleneck rate, so the queue is at most one BDP (rate x RTprop, RTprop the
   flow's measured `base_rtt_ms`). Several flows: each one's max-filtered BtlBw can be its
@@ -79,4 +80,29 @@ def max_min_rates(capacity, load) -> np.ndarray:
         for i in np.flatnonzero(~frozen):
             if (load[saturated, i] > 0).any():
                 frozen[i] = True
+    return rates
+
+
+FAIR_SHARE_ROUNDS = 100     # fixed-point rounds of `fair_share_rates` (each shrinks the change
+                            # by about the ACK-to-data byte ratio: a few suffice)
+
+
+def fair_share_rates(capacity, data_load, ack_load) -> np.ndarray:
+    """Max-min fair rates where only data makes a resource a flow's bottleneck: `data_load[r, i]`
+    and `ack_load[r, i]` are the bytes one unit of flow i's rate puts on resource r with its data
+    and with its ACKs. ACKs are not ECN-capable and a window is not cut for their queueing, so
+    a flow whose ACKs alone cross a saturated resource is not held to its share there; they
+    still take their bytes of its capacity from the flows whose data crosses it. Computed as the
+    fixed point of progressive filling on the data loads over the capacity the ACKs of the
+    current rates leave (`max_min_rates`)."""
+    capacity = np.asarray(capacity, dtype=float)
+    data_load = np.asarray(data_load, dtype=float)
+    ack_load = np.asarray(ack_load, dtype=float)
+    rates = max_min_rates(capacity, data_load)
+    for _ in range(FAIR_SHARE_ROUNDS):
+        left = np.maximum(capacity - ack_load @ rates, 0.0)
+        new = max_min_rates(left, data_load)
+        if np.allclose(new, rates, rtol=1e-13, atol=0.0):
+            return new
+        rates = new
     return rates
