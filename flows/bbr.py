@@ -151,6 +151,7 @@ class Bbr(CongestionControl):
     theory_model = "rate"
     loss_based = False
     wants_rate_samples = True
+    min_window_pkts = float(MIN_PIPE_CWND)        # §4.2.3.3 BBRMinPipeCwnd, from the first ACK
     PARAMETERS: ClassVar[dict[str, float]] = {"high_gain": 2.885, "cwnd_gain": 2.0, "btlbw_rounds": 10,
                   "min_rtt_window_s": 10.0, "probe_rtt_duration_s": 0.2}
     GAIN_CYCLE: ClassVar[tuple[float, ...]] = GAIN_CYCLE

@@ -227,6 +227,9 @@ class CongestionControl:
     tick_interval_s: float | None = None      # period of tick(), or None
     ecn_echo: ClassVar[EcnEcho] = EcnEcho.CLASSIC   # the receiver's echo when the flow uses ECN
     requires_ecn: ClassVar[bool] = False   # True: the flow must use ECN (TCP_CONG_NEEDS_ECN)
+    min_window_pkts: ClassVar[float] = 1.0   # the window once ACKs come back is at least this
+                                             # (BBR: BBRMinPipeCwnd); a workload's empty-network
+                                             # FCT grows its slow start from it
 
     __slots__ = ("abc_limit", "flow", "linux", "params", "cwnd_cnt", "cnt_cwnd")
     # whether the class keeps the base class's slow_start and congestion_avoidance, which
@@ -469,6 +472,9 @@ def _shown(value) -> str:
 MIN_TICK_INTERVAL_S = 1e-5
 
 
+MAX_MIN_WINDOW_PKTS = 10**6   # `min_window_pkts` above this is no minimum a flow could keep
+
+
 def tick_problem(value) -> str | None:
     """Why `value` cannot be a tick_interval_s (None if it can)."""
     if not is_count(value):
@@ -573,8 +579,9 @@ def check_algorithm_class(cls: type) -> str | None:
 def class_attribute_problem(cls: type) -> str | None:
     """Why a class attribute of `cls` that the transport or the loader reads cannot be used
     (None if every one can): `recovery` must be a `RecoveryMode`, `ecn_echo` an `EcnEcho`,
-    `tick_interval_s` None or a finite number of seconds > 0, and each `PARAMETERS` default a
-    value the class's `param_problem` accepts (as the same value in a topology must be)."""
+    `tick_interval_s` None or a finite number of seconds > 0, `min_window_pkts` a number of
+    packets > 0, and each `PARAMETERS` default a value the class's `param_problem` accepts (as
+    the same value in a topology must be)."""
     recovery = getattr(cls, "recovery", None)
     if recovery not in tuple(mode.value for mode in RecoveryMode):
         return (f"recovery = {recovery!r} is not a recovery mode; expected one of "
@@ -589,6 +596,10 @@ def class_attribute_problem(cls: type) -> str | None:
     problem = None if tick is None else tick_problem(tick)
     if problem is not None:
         return f"tick_interval_s = {tick!r}: {problem}"
+    floor = getattr(cls, "min_window_pkts", 1.0)
+    if not is_count(floor) or floor > MAX_MIN_WINDOW_PKTS:
+        return (f"min_window_pkts = {floor!r}: expected a number of packets > 0 and at most "
+                f"{MAX_MIN_WINDOW_PKTS}")
     parameters = getattr(cls, "PARAMETERS", None)
     if not isinstance(parameters, dict):
         return f"PARAMETERS = {parameters!r}: expected a dict, parameter name -> default"

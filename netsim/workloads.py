@@ -157,8 +157,10 @@ def path_links(src, dst) -> list | None:
 
 
 def ideal_fct_s(size_bytes: int, links, packet_bytes: int, ack_bytes: int,
-                initial_cwnd: float) -> float:
-    """FCT of a flow alone on an empty network, with the transport's slow start and no loss:
+                initial_cwnd: float, min_window: float = 1.0) -> float:
+    """FCT of a flow alone on an empty network, with the transport's slow start and no loss
+    (from the initial window; each later round's window at least `min_window`, the algorithm's
+    `min_window_pkts`: BBR's 4 packets after the first round):
 
     * base RTT R = sum over the path's links of 2 x delay + (packet + ACK) x 8 / rate (one data
       packet and its ACK, store and forward);
@@ -188,7 +190,7 @@ def ideal_fct_s(size_bytes: int, links, packet_bytes: int, ack_bytes: int,
         elapsed += rtt
         remaining -= window
         before = window
-        window *= 2
+        window = max(window * 2, int(min_window))
     if remaining <= 1:              # the last packet alone: its round trip, unless the ACK of
         return elapsed + max(       # the round before's last packet comes after its own
             sum(2 * link.delay_s + (last_bytes + ack_bytes) * 8.0 / link.rate_bps
@@ -263,6 +265,8 @@ class Workload:
         self._paths: dict = {}
         self.ecmp_seed = network.seed if network.spec.routing.ecmp == "flow" else None
         self.listeners = network.flow_listeners    # (shared: a trace may join later)
+        self.network = network
+        self._paths_at = network.route_changes     # the tables `_paths` were walked in
         self.sim.schedule_at(spec.start_s + self._gap(), self._arrival)
 
     def _gap(self) -> float:
@@ -297,6 +301,9 @@ class Workload:
         sim.schedule(self._gap(), self._arrival)
 
     def _ideal(self, flow) -> float:
+        if self.network.route_changes != self._paths_at:    # the tables changed since
+            self._paths.clear()
+            self._paths_at = self.network.route_changes
         key = (flow.src.id, flow.dst.id)
         path = self._paths.get(key)
         if path is None:
@@ -304,7 +311,7 @@ class Workload:
         if not path:
             return math.nan
         return ideal_fct_s(flow.data_bytes, path, self.packet_bytes, self.ack_bytes,
-                           self.spec.transport.initial_cwnd_pkts)
+                           self.spec.transport.initial_cwnd_pkts, self.cc_class.min_window_pkts)
 
     def _finished(self, flow) -> None:
         self.finished += 1

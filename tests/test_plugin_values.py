@@ -222,6 +222,10 @@ def test_keyboard_interrupt_after_a_signal_is_not_the_plugins(tmp_path):
     ("name = 'named'\ntick_interval_s = 0.0\ndef tick(self):\n    self.flow.cwnd += 1\n",
      "class Named: tick_interval_s = 0.0: expected None (no tick) or a finite number of seconds "
      "> 0"),
+    ("name = 'named'\nmin_window_pkts = 'four'\n" + GROW,
+     "class Named: min_window_pkts = 'four': expected a number of packets > 0 and at most 1000000"),
+    ("name = 'named'\nmin_window_pkts = float('inf')\n" + GROW,
+     "class Named: min_window_pkts = inf: expected a number of packets > 0 and at most 1000000"),
     ("name = 'named'\ntick_interval_s = -1\n" + GROW,
      "class Named: tick_interval_s = -1: expected None (no tick) or a finite number of seconds "
      "> 0"),

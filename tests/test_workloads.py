@@ -203,3 +203,47 @@ def test_a_workload_needs_a_duration():
     with pytest.raises(ValueError, match=r'workloads\[0\] "W": the workload opens flows without '
                                          r"end, so nothing ends the run: set duration_s"):
         Run(load_topology(data))
+
+
+def test_the_ideal_path_is_the_one_the_tables_give_at_each_flows_end():
+    """After Bellman-Ford moves H1 -> H2 onto the detour (L fails at 2 s), a flow alone on the
+    network has slowdown 1 again: the ideal was computed once per host pair and kept (15.1)."""
+    link = {"rate_mbps": 100, "buffer_kb": 500}
+    data = {"hosts": ["H1", "H2"], "routers": ["R1", "R2", "R3"], "duration_s": 6,
+            "links": [dict(link, id="A", ends=["H1", "R1"], delay_ms=0.1),
+                      dict(link, id="L", ends=["R1", "R2"], delay_ms=1),
+                      dict(link, id="M1", ends=["R1", "R3"], delay_ms=10),
+                      dict(link, id="M2", ends=["R3", "R2"], delay_ms=10),
+                      dict(link, id="B", ends=["R2", "H2"], delay_ms=0.1)],
+            "routing": {"protocol": "bellman-ford", "update_interval_s": 0.5, "settle_s": 0.05},
+            "events": [{"at_s": 2.0, "link": "L", "action": "down"}],
+            "workloads": [{"id": "W", "src": ["H1"], "dst": ["H2"], "arrivals_per_s": 2,
+                           "sizes": [[3000, 0], [3000, 1]], "algorithm": "reno"}]}
+    results = simulate(load_topology(data))
+    rows = results.table("fct")
+    before = [s for s, t in zip(rows["slowdown"], rows["start_s"]) if t < 1.9]
+    after = [s for s, t in zip(rows["slowdown"], rows["start_s"]) if t > 2.5]
+    assert before and after
+    assert before == pytest.approx([1.0] * len(before)) and after == pytest.approx([1.0] * len(after))
+    ideal_after = {i for i, t in zip(rows["ideal_fct_s"], rows["start_s"]) if t > 2.5}
+    assert len(ideal_after) == 1 and ideal_after.pop() > 0.08   # two round trips of the detour
+
+
+@pytest.mark.parametrize("size", [4500, 20000, 300000])
+def test_a_bbr_flow_alone_is_never_faster_than_the_empty_network_fct(size):
+    """BBR's window is at least 4 packets once ACKs come (BBRMinPipeCwnd): from an initial
+    window of 1 the reference grows 1, 4, 8, ... (it grew 1, 2, 4: slowdown 0.87)."""
+    data = topology([[size, 0], [size, 1]], 5, 2.0, algorithm="bbr")
+    rows = simulate(load_topology(data)).table("fct")
+    assert len(rows["slowdown"]) >= 3
+    assert min(rows["slowdown"]) >= 1.0 and max(rows["slowdown"]) < 1.5
+
+
+def test_the_reference_window_grows_from_the_algorithms_minimum():
+    class Link:
+        delay_s, rate_bps = 0.01, 1e9
+    # 9 packets of 1000 B on a long fat path: rounds of 1, 2, 4, then the last 2 (four round
+    # trips); with a minimum of 4: rounds of 1, 4, then the last 4 (three)
+    four, three = (ideal_fct_s(9000, [Link()], 1000, 40, 1, floor) for floor in (1, 4))
+    rtt = 0.02 + 1040 * 8 / 1e9
+    assert four == pytest.approx(4 * rtt, rel=1e-3) and three == pytest.approx(3 * rtt, rel=1e-3)
