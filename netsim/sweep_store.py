@@ -93,6 +93,10 @@ def claim(out: Path, sweep: Sweep, force: bool = False) -> None:
     sweep.json."""
     check_sweep_dir(out, sweep)
     saved = saved_sweep(sweep)
+    for i, file_name in foreign_figures(out, saved.get("plots")):
+        raise SweepError(f"{out / file_name}: plots[{i}] names it, and it is not a figure netsim "
+                         f"wrote (a file of yours, or a symbolic link): move it, or name another "
+                         f"file")
     sweep_path, results_path = out / SWEEP_FILE, out / RESULTS_FILE
     previous = None
     if sweep_path.is_file():
@@ -144,18 +148,36 @@ def is_record_name(name: str) -> bool:
 
 
 def figure_paths(out: Path, plots) -> list:
-    """The existing PNG files inside `out` that a sweep's "plots" (as saved in its sweep.json)
-    name; nothing outside `out` and nothing but .png is ever returned."""
+    """The existing figures inside `out` that a sweep's "plots" (as saved in its sweep.json)
+    name and netsim wrote (`written_by_netsim`: a PNG with netsim's "Software" text, not a
+    link); nothing outside `out`, and no file of the user's, is ever returned."""
+    from plot_tool.png.png_file import written_by_netsim
     root = out.resolve()
     paths = []
     for plot in plots if isinstance(plots, list) else []:
         file_name = plot.get("file") if isinstance(plot, dict) else None
         if not isinstance(file_name, str):
             continue
-        path = (out / file_name).resolve()
-        if path.suffix.lower() == ".png" and root in path.parents and path.is_file():
+        path = out / file_name
+        if (path.suffix.lower() == ".png" and root in path.resolve().parents
+                and written_by_netsim(path)):
             paths.append(path)
     return paths
+
+
+def foreign_figures(out: Path, plots) -> list:
+    """(index, file name) of each plot of `plots` whose file exists in `out` but is not a
+    figure netsim wrote (a file of the user's, or a link): the sweep would have to replace it."""
+    from plot_tool.png.png_file import written_by_netsim
+    found = []
+    for i, plot in enumerate(plots if isinstance(plots, list) else []):
+        file_name = plot.get("file") if isinstance(plot, dict) else None
+        if not isinstance(file_name, str):
+            continue
+        path = out / file_name
+        if (path.exists() or path.is_symlink()) and not written_by_netsim(path):
+            found.append((i, file_name))
+    return found
 
 
 def remove_stale(out: Path, plots, *, report: bool, figures: bool) -> list:

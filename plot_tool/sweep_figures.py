@@ -24,6 +24,8 @@ only when ``show=True``.
 from __future__ import annotations
 
 import math
+import os
+import tempfile
 import textwrap
 import warnings
 from collections.abc import Mapping, Sequence
@@ -35,6 +37,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
+from plot_tool.png.common import software_text
+from plot_tool.png.png_file import written_by_netsim
 from plot_tool.sweep_data import (
     SWEEP_FILE,
     THEORY_MODELS,
@@ -76,6 +80,19 @@ LEGEND_WIDTH = 32               # characters per line of a legend entry (longer 
 LOG_FLOOR_MARGIN = 1.5          # a log y axis starts this factor below the lowest value drawn
 
 
+def _save_replacing(fig: Figure, path: Path) -> None:
+    """Write `fig` to a new file beside `path`, then rename it to `path`: a figure half written
+    is never left under its name, and a link at `path` is replaced, never written through."""
+    handle, part = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".part")
+    try:
+        with os.fdopen(handle, "wb") as fh:
+            fig.savefig(fh, dpi=DPI, format="png", metadata={"Software": software_text()})
+        os.replace(part, path)
+    except BaseException:
+        Path(part).unlink(missing_ok=True)
+        raise
+
+
 def make_sweep_figures(sweep_dir: PathLike, *, show: bool = False) -> list[Path]:
     """Write one PNG per plot spec of ``sweep_dir/sweep.json`` into `sweep_dir`, from
     ``results.csv``; return their paths in the order of the specs.
@@ -94,11 +111,15 @@ def make_sweep_figures(sweep_dir: PathLike, *, show: bool = False) -> list[Path]
     paths = [check_file_name(directory, plot.get("file")) for plot in plots]
     units = sweep_units(directory, sweep)
     written: list[Path] = []
+    for path in paths:                # (before drawing any: nothing is written if one is not ours)
+        if (path.exists() or path.is_symlink()) and not written_by_netsim(path):
+            raise ValueError(f"{path}: exists and is not a figure netsim wrote (a file of "
+                             f"yours, or a symbolic link): move it, or name another file")
     for plot, path in zip(plots, paths):
         fig = Figure(figsize=FIGSIZE_IN, layout="constrained")
         FigureCanvasAgg(fig)
         draw_sweep_plot(fig, plot, rows, units=units)
-        fig.savefig(path, dpi=DPI)
+        _save_replacing(fig, path)
         written.append(path)
     if show and plots:
         import matplotlib.pyplot as plt  # only here: pyplot may need a display

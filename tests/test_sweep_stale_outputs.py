@@ -55,3 +55,56 @@ def test_the_report_file_name_is_the_reports():
     from netsim.sweep_store import REPORT_FILE
     from plot_tool.report import REPORT_FILE as WRITTEN
     assert REPORT_FILE == WRITTEN
+
+
+def refused(tmp_path, out, capsys, *extra, **changes) -> str:
+    path = tmp_path / "sweep.json"
+    path.write_text(json.dumps(dict(SWEEP, **changes)))
+    capsys.readouterr()
+    assert main(["sweep", str(path), "--out", str(out), "--jobs", "1", *extra]) == 2
+    return capsys.readouterr().err
+
+
+def test_a_file_of_yours_a_plot_names_is_neither_replaced_nor_removed(tmp_path, capsys):
+    """A figure is replaced or removed only if netsim wrote it (its PNG "Software" text): the
+    user's mine.png was overwritten by a plot naming it, and deleted with --no-plots."""
+    out = tmp_path / "out"
+    sweep(tmp_path, out, capsys)
+    (out / "mine.png").write_text("my thesis figure")
+    plots = [*SWEEP["plots"], dict(SWEEP["plots"][0], file="mine.png")]
+    for extra in ((), ("--no-plots",)):
+        err = refused(tmp_path, out, capsys, *extra, plots=plots, seeds=2)
+        assert err == (f"error: {out / 'mine.png'}: plots[1] names it, and it is not a figure "
+                       f"netsim wrote (a file of yours, or a symbolic link): move it, or name "
+                       f"another file\n")
+        assert (out / "mine.png").read_text() == "my thesis figure"
+    sweep(tmp_path, out, capsys, "--no-plots", seeds=2)     # its own g.png goes, mine.png stays
+    assert not (out / "g.png").exists() and (out / "mine.png").read_text() == "my thesis figure"
+
+
+def test_a_figure_is_never_written_through_a_link(tmp_path, capsys):
+    out = tmp_path / "out"
+    sweep(tmp_path, out, capsys)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not a figure")
+    (out / "g.png").unlink()
+    (out / "g.png").symlink_to(victim)
+    refused(tmp_path, out, capsys, seeds=2)
+    assert victim.read_text() == "not a figure" and (out / "g.png").is_symlink()
+
+
+def test_only_netsims_own_pngs_count_as_its_figures(tmp_path, capsys):
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from plot_tool.png.png_file import written_by_netsim
+    out = tmp_path / "out"
+    sweep(tmp_path, out, capsys)
+    assert written_by_netsim(out / "g.png")
+    mine = tmp_path / "mine.png"
+    Figure().savefig(mine)                                 # matplotlib's own PNG
+    link = tmp_path / "link.png"
+    link.symlink_to(out / "g.png")
+    assert not written_by_netsim(mine) and not written_by_netsim(link)
+    assert not written_by_netsim(tmp_path / "missing.png") and not written_by_netsim(tmp_path)

@@ -16,7 +16,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from plot_tool.layout import stacked_axes
-from plot_tool.png.png_file import write_png
+from plot_tool.png.png_file import SOFTWARE, write_png
 from plot_tool.series import TITLE_HEIGHT_IN, run_end_s
 
 DPI = 100
@@ -72,7 +72,12 @@ def write_canvas_png(fig: Figure, path: Path) -> None:
     canvas = cast(FigureCanvasAgg, fig.canvas)
     rgba = np.asarray(canvas.buffer_rgba())
     write_png(path, rgba[:, :, :3], dpi=fig.dpi,
-              text={"Software": f"netsim plot_tool (matplotlib {matplotlib.__version__})"})
+              text={"Software": software_text()})
+
+
+def software_text() -> str:
+    """The "Software" text of every figure netsim writes (`png_file.written_by_netsim`)."""
+    return f"{SOFTWARE} (matplotlib {matplotlib.__version__})"
 
 
 def zero_based_ylim(ax: Any) -> None:
