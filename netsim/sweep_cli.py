@@ -165,6 +165,10 @@ def sweep_main(argv) -> int:
         print(f"{sweep.name}: interrupted ({signal.Signals(signum).name}) {stage}; all "
               f"{len(rows)} runs are in {out}/results.csv", file=sys.stderr)
         return 128 + signum
+    except ValueError as exc:     # (the plots are checked before any run: this is a last guard)
+        print(f"error: {exc} ({stage}; all {len(rows)} runs are in {out}/results.csv)",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
     if not args.quiet:
         reused = counts.get("reused", 0)
         earlier = f", {reused} reused from earlier" if reused else ""

@@ -293,6 +293,9 @@ def _check_plots(label: str, sweep: Sweep) -> None:
             raise SweepError(f'{where}: field "file": "{plot["file"]}" is also the file of '
                              f"plots[{files[plot['file']]}]")
         files[plot["file"]] = i
+        if not isinstance(plot["x"], str):
+            raise SweepError(f'{where}: field "x": expected a swept parameter, got '
+                             f"{show(plot['x'])}; parameters: {', '.join(params)}")
         for key in ("x", "lines"):
             if plot.get(key) is not None and plot[key] not in params:
                 raise SweepError(f'{where}: field "{key}": "{plot[key]}" is not a swept parameter'
@@ -314,6 +317,11 @@ def _check_plots(label: str, sweep: Sweep) -> None:
         theory = plot.get("theory")
         if theory is not None:
             check_theory(where, theory, sweep)
+            model = theory["model"]
+            if model in ("mathis", "cubic") and plot["x"].rsplit(".", 1)[-1] != "loss_rate":
+                raise SweepError(f'{where}: field "x": the {model} curve is goodput against the '
+                                 f"loss probability p, so x must be a swept loss_rate (e.g. "
+                                 f'links.L1.loss_rate), got "{plot["x"]}"')
             plot = dict(plot, theory=resolve_theory(where, plot, sweep))
         resolved.append(plot)
     sweep.resolved_plots = resolved

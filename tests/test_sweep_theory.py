@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from initializer import main
 from netsim.sweep import SweepError, load_sweep, point_spec
 from theory.paths import base_rtts_s
 
@@ -142,6 +143,33 @@ def test_plot_fields_are_validated(tmp_path, change, message):
     with pytest.raises(SweepError) as info:
         load_sweep(write(tmp_path, data))
     assert message in str(info.value) and "plots[0]" in str(info.value)
+
+
+@pytest.mark.parametrize("model", ["mathis", "cubic"])
+@pytest.mark.parametrize("x", ["flows.*.algorithm", "transport.min_rto_s"])
+def test_a_response_curve_needs_a_swept_loss_rate_as_x(tmp_path, capsys, model, x):
+    """Over a categorical x the curve failed after every run with a traceback; over another
+    number (an RTO in seconds) it was drawn as if that were p, on an axis labelled so."""
+    theory = {"model": model, **({"C": 0.4, "beta": 0.7} if model == "cubic" else {})}
+    data = with_theory(theory, parameters={LOSS: [0.01], "flows.*.algorithm": ["reno", "cubic"],
+                                           "transport.min_rto_s": [0.2, 0.5]})
+    data["plots"][0] = dict(data["plots"][0], x=x, lines=None)
+    path = write(tmp_path, data)
+    message = (f'plots[0]: field "x": the {model} curve is goodput against the loss probability '
+               f'p, so x must be a swept loss_rate (e.g. links.L1.loss_rate), got "{x}"')
+    assert main(["sweep", str(path), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"error: {path}: {message}\n"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_plot_without_an_x_is_refused_before_any_run(tmp_path, capsys):
+    data = dict(LOSSY, plots=[dict(LOSSY["plots"][0], x=None)])
+    path = write(tmp_path, data)
+    assert main(["sweep", str(path), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == (
+        f'error: {path}: plots[0]: field "x": expected a swept parameter, got null; '
+        f"parameters: {LOSS}, flows.*.algorithm\n")
+    assert not (tmp_path / "out").exists()
 
 
 def test_saved_sweep_json_holds_the_resolved_theory(tmp_path):
