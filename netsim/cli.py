@@ -55,7 +55,7 @@ from netsim.cli_output import (
     open_log_file,
     progress_shown,
 )
-from netsim.console import TABLE_ROWS
+from netsim.console import MAX_TABLE_ROWS, TABLE_ROWS
 from simulator.garbage import collection_paused, set_aside_for_exit
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_CHECK_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "UsageError",
@@ -63,6 +63,7 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_CHECK_FAILED", "EXIT_INTERRUPTED", "EXIT_OK",
 
 
 log = logging.getLogger(__name__)
+CHECK_SETTLE_S = 2.0     # --check-settle's default: seconds skipped after a join or departure
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -110,8 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--check-tolerance", type=float, metavar="PCT",
                         help="with --check: exit with status 1 if any compared quantity is off by "
                              "more than PCT percent")
-    parser.add_argument("--check-settle", type=float, metavar="S", default=2.0,
-                        help="with --check: seconds skipped after each join or departure (default 2)")
+    parser.add_argument("--check-settle", type=float, metavar="S",
+                        help=f"with --check: seconds skipped after each join or departure "
+                             f"(default {CHECK_SETTLE_S:g})")
     parser.add_argument("--table-rows", type=int, default=TABLE_ROWS, metavar="N",
                         help=f"summary table: list the first N flows and N link directions, "
                              f"then one line per algorithm, workload and for all links "
@@ -219,6 +221,9 @@ def report_main(argv) -> int:
 def check_run_options(args, spec) -> None:
     """The option values that need the topology: ids, positive numbers, the extras asked for
     and whether --check has a model for some flow (UsageError)."""
+    for option, value in (("--out", args.out), ("--trace", args.trace), ("-f", args.logfile)):
+        if value == "":
+            raise UsageError(f"{option}: expected a path, got an empty string")
     link_ids = [link.id for link in spec.links]
     check_ids("-l", args.links, link_ids)
     check_ids("-F", args.flows, [flow.id for flow in spec.flows])
@@ -226,12 +231,17 @@ def check_run_options(args, spec) -> None:
     args.flows = list(dict.fromkeys(args.flows or []))
     positive("--duration", args.duration)
     positive("--interval", args.interval)
-    if args.table_rows < 0:
-        raise UsageError(f"--table-rows: expected a number >= 0, got {args.table_rows}")
+    if not 0 <= args.table_rows <= MAX_TABLE_ROWS:
+        raise UsageError(f"--table-rows: expected a number from 0 to {MAX_TABLE_ROWS} (0: list "
+                         f"all), got {args.table_rows}")
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed: expected a non-negative integer, got {args.seed}")
     if args.check_tolerance is not None and not args.check:
         raise UsageError("--check-tolerance: only meaningful with --check")
+    if args.check_settle is not None and not args.check:
+        raise UsageError("--check-settle: only meaningful with --check")
+    if args.check_settle is None:
+        args.check_settle = CHECK_SETTLE_S
     if args.check_tolerance is not None and not 0 <= args.check_tolerance < math.inf:
         raise UsageError(f"--check-tolerance: expected a finite percentage >= 0, got "
                          f"{args.check_tolerance}")

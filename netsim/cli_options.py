@@ -143,7 +143,7 @@ def load_algorithm_plugins(paths) -> None:
 
 
 def shipped_topology(name: str) -> str:
-    """`name` itself when it is a path that exists, else the shipped topology file of that name
+    """`name` itself when it is a file that exists, else the shipped topology file of that name
     (topologies/<name> or topologies/<name>.json of the package: ``netsim test_case_0`` from any
     directory), else `name` (the loader then says it does not exist). A bare name (no directory,
     or examples/NAME) close to a shipped one is a mistyped shipped name: UsageError with a
@@ -151,7 +151,7 @@ def shipped_topology(name: str) -> str:
     if not name:
         raise UsageError('topology: expected a topology file or the name of a shipped one '
                          '(e.g. test_case_2), got ""')
-    if Path(name).exists():
+    if Path(name).is_file():            # (a directory of that name is not a topology file)
         return name
     import topologies
     shipped = Path(topologies.__file__).resolve().parent

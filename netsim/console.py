@@ -16,6 +16,7 @@ from itertools import chain, islice, repeat
 from operator import itemgetter, methodcaller, ne
 
 TABLE_ROWS = 20     # flows and link directions listed before the table turns to aggregates
+MAX_TABLE_ROWS = 10**9   # --table-rows at most this (0 lists every row anyway)
 
 
 def quantile(values: list, q: float) -> float:

@@ -349,6 +349,8 @@ def generate_main(argv) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        if args.out == "":
+            raise _Usage("-o: expected a path, got an empty string (no -o: the standard output)")
         topology = generate(args)
         command = "python initializer.py generate " + " ".join(
             shlex.quote(a) for a in _recorded(argv))

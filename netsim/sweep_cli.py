@@ -91,6 +91,8 @@ def sweep_main(argv) -> int:
     try:
         if args.jobs is not None and args.jobs < 1:
             raise UsageError(f"--jobs: expected a number of processes >= 1, got {args.jobs}")
+        if args.out == "":
+            raise UsageError("--out: expected a path, got an empty string")
         sweep = load_sweep(args.sweep, plugins=args.plugin)
         if sweep.plots and (not args.no_plots or args.show):
             modules_available("drawing the sweep's figures", ("numpy", "matplotlib"),

@@ -119,3 +119,48 @@ def test_a_value_out_of_range_keeps_netsims_line_with_the_options_name(capsys, t
                  str(tmp_path / "o")]) == 2
     assert capsys.readouterr().err == line + "\n"
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--table-rows", "9223372036854775808"],
+     "--table-rows: expected a number from 0 to 1000000000 (0: list all), got "
+     "9223372036854775808"),
+    (["--check-settle", "1"], "--check-settle: only meaningful with --check"),
+    (["--out", ""], "--out: expected a path, got an empty string"),
+    (["--trace", ""], "--trace: expected a path, got an empty string"),
+    (["-f", ""], "-f: expected a path, got an empty string"),
+])
+def test_a_value_netsim_cannot_use_is_one_line_before_the_run(tmp_path, capsys, args, message):
+    """A huge --table-rows ended in a traceback after the run; --check-settle without --check
+    and an empty path were silently ignored (the results went to the default directory)."""
+    out = tmp_path / "out"
+    given = args + ([] if "--out" in args else ["--out", str(out)])
+    with contextlib.chdir(tmp_path):
+        assert main(["test_case_0", "--no-plots", "--duration", "1", *given]) == 2
+    assert capsys.readouterr().err == f"error: {message}\n"
+    assert list(tmp_path.iterdir()) == []                 # nothing written, here or in results/
+
+
+def test_empty_output_paths_of_the_subcommands_are_refused(tmp_path, capsys):
+    from netsim.sweep_cli import sweep_main
+    sweep = tmp_path / "s.json"
+    sweep.write_text('{"name": "s", "topology": "lossy_link", "duration_s": 1, '
+                     '"parameters": {"links.L1.delay_ms": [5]}, "metrics": ["events"]}')
+    with contextlib.chdir(tmp_path):
+        assert sweep_main([str(sweep), "--out", ""]) == 2
+        assert generate_main(["dumbbell", "-o", ""]) == 2
+    err = capsys.readouterr().err
+    assert err == ("error: --out: expected a path, got an empty string\n"
+                   "error: -o: expected a path, got an empty string (no -o: the standard "
+                   "output)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]
+
+
+def test_a_directory_named_like_a_shipped_topology_does_not_hide_it(tmp_path, capsys):
+    """README: a *file* of that name in the working directory comes first."""
+    from netsim.cli_options import shipped_topology
+    (tmp_path / "test_case_0").mkdir()
+    with contextlib.chdir(tmp_path):
+        assert shipped_topology("test_case_0").endswith("topologies/test_case_0.json")
+        (tmp_path / "lossy_link").write_text("{}")
+        assert shipped_topology("lossy_link") == "lossy_link"

@@ -140,7 +140,7 @@ def test_the_command_line_cuts_the_table(run_cli, tmp_path, dumbbell):
             if line.startswith(("A0 ", "L "))] == [["A0", "S0->R1"], ["A0", "R1->S0"]]
     bad = run_cli(path, "--no-plots", "--table-rows", "-1", "--out", tmp_path / "r2")
     assert bad.returncode == 2
-    assert bad.stderr.strip().splitlines()[-1].endswith("--table-rows: expected a number >= 0, got -1")
+    assert bad.stderr.strip().splitlines()[-1].endswith("--table-rows: expected a number from 0 to 1000000000 (0: list all), got -1")
 
 
 def test_a_run_of_workloads_only_has_no_flow_table():
