@@ -202,7 +202,7 @@ def _add_wan_kinds(kinds, sub: dict, g) -> None:
     p = sub["dumbbell"] = kinds.add_parser("dumbbell", help=KINDS["dumbbell"],
                                            description=KINDS["dumbbell"] + ". Names: senders "
                                            "S1..SN, receivers T1..TN, routers R1 R2, links LB, "
-                                           "LS1.., LT1..; flow j runs on pair j mod N. The "
+                                           "LS1.., LT1..; flow Fj runs on pair ((j - 1) mod N) + 1. The "
                                            "defaults give topologies/dumbbell.json.")
     p.add_argument("--pairs", type=int, default=4, metavar="N",
                    help="sender/receiver pairs (default 4)")

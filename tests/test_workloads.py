@@ -198,6 +198,23 @@ def test_bad_workloads_are_errors(change, message):
         load_topology(data)
 
 
+@pytest.mark.parametrize("flow_id, refused", [("W#1", True), ("W#12", True), ("W#", False),
+                                              ("W#x", False), ("V#1", False), ("W", False)])
+def test_a_flow_may_not_take_the_name_of_a_workloads_flow(flow_id, refused):
+    """A workload's flows are W#1, W#2, ...: a file's flow named so would share its id with one
+    of them in fct.csv, flows.csv and the event trace."""
+    data = topology("websearch", 1, 1)
+    data["flows"] = [{"id": flow_id, "src": "H1", "dst": "H2", "data_mb": 0.1}]
+    if not refused:
+        load_topology(data)
+        return
+    with pytest.raises(TopologyError) as info:
+        load_topology(data)
+    assert str(info.value).endswith(
+        f'flows[0] "{flow_id}": field "id": "{flow_id}" is the name of one of the flows workload '
+        f'"W" opens (W#1, W#2, ...): choose another')
+
+
 def test_a_workload_needs_a_duration():
     data = topology("websearch", 1, None)
     with pytest.raises(ValueError, match=r'workloads\[0\] "W": the workload opens flows without '

@@ -364,7 +364,7 @@ def dumbbell(pairs: int = 4, *, rate_mbps: float = 10.0, delay_ms: float = 20.0,
                    f"delay and a {buffer_kb:g} kB buffer; {access_rate_mbps:g} Mb/s access links "
                    f"with {access_delay_ms:g} ms delay (base RTT {rtt_ms:g} ms, one BDP "
                    f"{_one_bdp_kb(rate_mbps, rtt_ms):g} kB); {_flow_text(flows, common)}, "
-                   f"flow j on pair j mod {pairs}.")
+                   f"flow Fj on pair ((j - 1) mod {pairs}) + 1.")
     return _assemble(f"dumbbell_{pairs}", description, senders + receivers, ["R1", "R2"], links,
                      flows, common, WAN_MIN_RTO_MS)
 

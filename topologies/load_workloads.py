@@ -126,3 +126,16 @@ def read_workloads(top: Where, data: dict, ctx: FlowContext) -> list:
             for where, item in entries(top, data, "workloads", "workload")]
 
 
+
+
+def check_workload_names(top: Where, flows: list, workloads: list) -> None:
+    """A workload names the flows it opens `<its id>#1`, `#2`, ... (netsim/workloads.py): a
+    flow of the file may not have such an id, which would then name two flows in fct.csv,
+    flows.csv and the event trace."""
+    ids = {w.id for w in workloads}
+    for index, flow in enumerate(flows):
+        owner, _, number = flow.id.rpartition("#")
+        if owner in ids and number.isdigit():
+            raise Where(top.source, ("flows", index, flow.id)).field_error(
+                "id", f"{quote(flow.id)} is the name of one of the flows workload "
+                      f"{quote(owner)} opens ({owner}#1, {owner}#2, ...): choose another")

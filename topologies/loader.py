@@ -41,7 +41,7 @@ from topologies.load_settings import (
     read_units,
 )
 from topologies.load_transport import TRANSPORT_RULES, read_file_transport, with_stack
-from topologies.load_workloads import read_workloads, shipped_sizes
+from topologies.load_workloads import check_workload_names, read_workloads, shipped_sizes
 from topologies.spec import DEFAULT_DUPLEX, TopologySpec
 from topologies.validation import check_plain, one_line, read_json, show
 
@@ -95,6 +95,7 @@ def _build(label: str, data, default_name: str, override: str | None,
     flows = read_flows(top, data, ctx)
     events = read_events(top, data, links)
     workloads = read_workloads(top, data, ctx)
+    check_workload_names(top, flows, workloads)
     if stack is not None:                         # --stack: every flow, whatever its own block
         flows = [replace(f, transport=with_stack(f.transport, stack)) for f in flows]
         workloads = [replace(w, transport=with_stack(w.transport, stack)) for w in workloads]
