@@ -112,6 +112,9 @@ class Run:
                  stall_timeout_s: float = STALL_TIMEOUT_S, progress=None, trace_dir=None,
                  caller: str = "api"):
         started_cpu_s = time.process_time()
+        if not isinstance(spec, TopologySpec):
+            raise TypeError(f"expected a TopologySpec, got {type(spec).__name__}: read a file or "
+                            f"a dict with netsim.load_topology first")
         self.spec = spec
         self.duration_s = spec.duration_s if duration_s is None else duration_s
         if seed is not None and (seed.__class__ is bool or not isinstance(seed, int) or seed < 0):

@@ -84,6 +84,17 @@ def test_the_api_refuses_a_seed_the_topology_would(seed):
     assert simulate(spec, seed=10 ** 30).summary["seed"] == 10 ** 30
 
 
+@pytest.mark.parametrize("spec", [{"hosts": ["A", "B"]}, "topologies/test_case_0.json", None])
+def test_the_api_names_load_topology_for_what_is_not_a_spec(spec):
+    """A dict or a path given to simulate() failed deep inside with an AttributeError."""
+    from netsim.run import Run, simulate
+    for call in (simulate, Run):
+        with pytest.raises(TypeError, match=r"^expected a TopologySpec, got (dict|str|NoneType): "
+                                            r"read a file or a dict with netsim.load_topology "
+                                            r"first$"):
+            call(spec)
+
+
 # Two paths between R1 and R2: static routing sends the data over X and the ACKs over Y (the
 # equal-cost tie goes to the first link listed at each end). Y1 fails at 1 s and nothing routes
 # the ACKs around it: the data still arrives, and the flow can never finish.
