@@ -84,7 +84,7 @@ examples:
 
 def sweep_main(argv) -> int:
     from netsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep, seeds_warning
-    from netsim.sweep_store import RESULTS_FILE, remove_stale
+    from netsim.sweep_store import RESULTS_FILE, SWEEP_FILE, remove_stale
     args = build_sweep_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, force=True,
                         format="%(levelname)s %(name)s: %(message)s")
@@ -119,7 +119,7 @@ def sweep_main(argv) -> int:
             return EXIT_BAD_INPUT
     started = time.perf_counter()
     counts: dict = {}
-    before = _read_bytes(out / RESULTS_FILE)
+    before = _read_bytes(out / RESULTS_FILE), _read_bytes(out / SWEEP_FILE)
     try:
         rows = run_sweep(sweep, out, jobs=args.jobs, scheduler=args.scheduler, force=args.force,
                          progress=(lambda row: bar.update(1)) if bar is not None else None,
@@ -145,11 +145,12 @@ def sweep_main(argv) -> int:
             bar.close()
     failed = [row for row in rows if row["status"] != "ok"]
     drawing = bool(sweep.plots) and (not args.no_plots or args.show)
-    if _read_bytes(out / RESULTS_FILE) != before:     # what was drawn from the earlier results
+    # what was drawn from the earlier results, or from the earlier sweep.json (its plots)
+    if (_read_bytes(out / RESULTS_FILE), _read_bytes(out / SWEEP_FILE)) != before:
         stale = remove_stale(out, sweep.plots, report=not args.report, figures=not drawing)
         if stale and not args.quiet:
             print(f"{sweep.name}: removed {', '.join(stale)}, drawn from the earlier results "
-                  f"(--report and figures draw them again)", file=sys.stderr)
+                  f"or plots (--report and figures draw them again)", file=sys.stderr)
     stage = "after its runs"        # results.csv is whole from here on: an interrupt keeps it
     try:
         if drawing:

@@ -108,3 +108,17 @@ def test_only_netsims_own_pngs_count_as_its_figures(tmp_path, capsys):
     link.symlink_to(out / "g.png")
     assert not written_by_netsim(mine) and not written_by_netsim(link)
     assert not written_by_netsim(tmp_path / "missing.png") and not written_by_netsim(tmp_path)
+
+
+def test_a_report_drawn_from_other_plots_is_removed(tmp_path, capsys):
+    """The report showed the charts of plots the sweep no longer had (results.csv unchanged)."""
+    out = tmp_path / "out"
+    sweep(tmp_path, out, capsys)
+    (out / "report.html").write_text("<html>the g.png chart</html>")
+    renamed = [dict(SWEEP["plots"][0], file="g2.png", title="another")]
+    err = sweep(tmp_path, out, capsys, plots=renamed)
+    assert not (out / "report.html").exists() and (out / "g2.png").is_file()
+    assert "stale: removed report.html, drawn from the earlier results or plots" in err
+    (out / "report.html").write_text("<html>the g2.png chart</html>")
+    sweep(tmp_path, out, capsys, plots=renamed)                 # nothing changed: kept
+    assert (out / "report.html").is_file()
