@@ -6,13 +6,22 @@ table of runs.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from plot_tool.report_grid import sig
-from plot_tool.sweep_data import Overlay, SweepPlotData, plot_data, read_sweep, sweep_units
+from plot_tool.sweep_data import (
+    Overlay,
+    SweepPlotData,
+    plot_data,
+    read_sweep,
+    series_offsets,
+    sweep_units,
+    x_positions,
+)
 from plot_tool.sweep_stats import format_value, is_ok
 
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
@@ -45,17 +54,26 @@ def sweep_chart(plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
     """One chart: plotly traces and layout of `plot_data`, and its footnote."""
     data = plot_data(plot, rows, units=units)
     colors = {format_value(s.line): PALETTE[i % len(PALETTE)] for i, s in enumerate(data.series)}
-    traces = [_series_trace(data, s, colors[format_value(s.line)]) for s in data.series]
+    # a text x: categories at 0, 1, ... and each series beside the others, as in the figure
+    offsets = (series_offsets(len(data.series)) if data.categories is not None
+               else [0.0] * len(data.series))
+    offset_of = {format_value(s.line): o for s, o in zip(data.series, offsets)}
+    traces = [_series_trace(data, s, colors[format_value(s.line)], o)
+              for s, o in zip(data.series, offsets)]
     for overlay in data.overlays:
-        traces += _overlay_traces(overlay, data, colors)
-    xaxis: dict[str, Any] = {"title": {"text": data.xlabel},
-                             "type": "log" if data.logx else None}
+        traces += _overlay_traces(overlay, data, colors, offset_of)
+    xaxis: dict[str, Any] = {"title": {"text": data.xlabel}, "zeroline": False,  # (a line at
+                             # x = 0 looked like an error bar; the figure has none)
+                             "type": "log" if data.logx and data.categories is None else None}
     if data.x_ticks:                      # every swept value labelled, and only those
         xaxis.update(tickmode="array", tickvals=[sig(v) for v in data.x_ticks],
                      ticktext=[f"{v:g}" for v in data.x_ticks])
+    elif data.categories is not None:
+        xaxis.update(tickmode="array", tickvals=list(range(len(data.categories))),
+                     ticktext=list(data.categories), range=[-0.5, len(data.categories) - 0.5])
     yaxis: dict[str, Any] = {"title": {"text": data.ylabel}, "type": "log" if data.logy else None}
-    if data.y_from_zero:
-        yaxis["rangemode"] = "tozero"
+    if data.y_from_zero:                  # from 0 to 5 % above the top of what is drawn, as the
+        yaxis["range"] = [0, _top(traces) * 1.05]         # figure (error bars may reach below 0)
     layout = {"title": {"text": data.title}, "xaxis": xaxis, "yaxis": yaxis,
               "legend": {"title": {"text": data.legend_title or ""}},
               "margin": {"t": 60}, "height": 460}
@@ -69,24 +87,49 @@ def _listed(values: np.ndarray) -> list:
     return [str(v) for v in values]
 
 
-def _series_trace(data: SweepPlotData, s: Any, color: str) -> dict:
+def _top(traces: list) -> float:
+    """The highest y any trace reaches with its error bar (1 when nothing positive is drawn)."""
+    top = 0.0
+    for trace in traces:
+        ys = [float(y) for y in trace.get("y", []) if isinstance(y, (int, float))]
+        ups = (trace.get("error_y") or {}).get("array") or [0.0] * len(ys)
+        for y, up in zip(ys, ups):
+            if np.isfinite(y + up):
+                top = max(top, y + up)
+    return top if top > 0 else 1.0
+
+
+def _series_trace(data: SweepPlotData, s: Any, color: str, offset: float = 0.0) -> dict:
     numeric = data.categories is None
     trace: dict[str, Any] = {"type": "scatter", "mode": "lines+markers" if numeric else "markers",
-             "x": _listed(s.x), "y": _listed(s.mean), "name": data.series_label(s),
+             "x": _listed(s.x) if numeric else _at(s.x, data, offset),
+             "y": _listed(s.mean), "name": data.series_label(s),
              "line": {"color": color}, "marker": {"size": 7},
              "customdata": [int(k) for k in s.n],
              "hovertemplate": "%{x}: %{y:.4g} (%{customdata} runs)<extra>%{fullData.name}</extra>"}
+    if not numeric:                       # (the category's name, not its position)
+        trace["text"] = [str(v) for v in s.x]
+        trace["hovertemplate"] = trace["hovertemplate"].replace("%{x}", "%{text}")
     if data.error_bars != "none":
         trace["error_y"] = {"type": "data", "symmetric": False, "array": _listed(s.upper),
                             "arrayminus": _listed(s.lower), "color": color}
     return trace
 
 
-def _overlay_traces(overlay: Overlay, data: SweepPlotData,
-                    colors: Mapping[str, str]) -> list[dict]:
+def _at(x: np.ndarray, data: SweepPlotData, offset: float) -> list:
+    """Positions on the x axis: the values, or (a text x) the categories' index plus `offset`."""
+    if data.categories is None:
+        return _listed(x)
+    return [sig(float(v)) for v in x_positions(x, data.categories) + offset]
+
+
+def _overlay_traces(overlay: Overlay, data: SweepPlotData, colors: Mapping[str, str],
+                    offset_of: Mapping[str, float] | None = None) -> list[dict]:
     """One theory overlay as plotly traces, dashed, in the colour of its line (black for a
-    model or a reference line)."""
+    model or a reference line), beside its line's markers on a text x."""
     color = colors.get(overlay.line or "", "black") if overlay.line is not None else "black"
+    offset = (offset_of or {}).get(overlay.line or "", 0.0) if overlay.line is not None else 0.0
+    overlay = replace(overlay, x=np.asarray(_at(overlay.x, data, offset)))
     if overlay.kind == "level":
         return [{"type": "scatter", "mode": "lines", "x": _listed(overlay.x),
                  "y": [sig(float(overlay.y[0]))] * len(overlay.x), "name": overlay.label,

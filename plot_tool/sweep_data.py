@@ -16,7 +16,7 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -208,6 +208,7 @@ def plot_data(plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], *,
     ok = [row for row in rows if is_ok(row)]
     series, missing = aggregate_counted(ok, x, y, lines, error_bars)
     categories = _categories(series)
+    series, hidden = _on_log_axes(series, logx and categories is None, logy)
     theory = plot.get("theory")
     xlabel = str(plot.get("xlabel") or axis_label(x, units))
     if not plot.get("xlabel") and theory and theory.get("model") in ("mathis", "cubic"):
@@ -225,15 +226,43 @@ def plot_data(plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], *,
         title=title, xlabel=xlabel, ylabel=str(plot.get("ylabel") or axis_label(y, units)),
         legend_title=quantity_name(lines) if lines is not None else None, logx=logx, logy=logy,
         y_from_zero=bool(plot.get("y_from_zero", True)) and not logy, x_ticks=x_ticks,
-        footnote=footnote(len(rows) - len(ok), len(rows), missing, y, error_bars, series))
+        footnote=footnote(len(rows) - len(ok), len(rows), missing, y, error_bars, series,
+                          hidden=hidden, x=x))
     if theory:
         data.overlays = overlays(theory, data, ok, units)
     return data
 
 
+def _on_log_axes(series: list, logx: bool, logy: bool) -> tuple:
+    """(the series without the points a logarithmic axis cannot show, (how many had x <= 0,
+    how many more a mean y <= 0)): left out of the lines and the axis ranges, and counted in the
+    footnote, never dropped silently."""
+    hidden_x = hidden_y = 0
+    if not (logx or logy):
+        return series, (0, 0)
+    kept = []
+    for s in series:
+        keep = np.ones(len(s.x), dtype=bool)
+        if logx:
+            keep &= np.asarray(s.x, dtype=float) > 0
+            hidden_x += int((~keep).sum())
+        if logy:
+            positive = np.asarray(s.mean, dtype=float) > 0
+            hidden_y += int((keep & ~positive).sum())
+            keep &= positive
+        if keep.all():
+            kept.append(s)
+        elif keep.any():
+            kept.append(replace(s, x=s.x[keep], mean=s.mean[keep], lower=s.lower[keep],
+                                upper=s.upper[keep], n=s.n[keep]))
+    return kept, (hidden_x, hidden_y)
+
+
 def footnote(failed: int, total: int, missing: int, y: str, error_bars: str,
-             series: Sequence[SweepSeries] = ()) -> str:
-    """What a marker and an error bar are (the mean of how many runs), and the runs left out."""
+             series: Sequence[SweepSeries] = (), *, hidden: tuple = (0, 0),
+             x: str = "") -> str:
+    """What a marker and an error bar are (the mean of how many runs), the runs left out, and
+    the points a logarithmic axis cannot show (`hidden`: with x <= 0, with a mean y <= 0)."""
     counts = sorted({int(n) for s in series for n in s.n})
     parts = []
     if counts:
@@ -250,6 +279,13 @@ def footnote(failed: int, total: int, missing: int, y: str, error_bars: str,
     if missing:
         parts.append(f"{missing} run{'s' if missing != 1 else ''} without {quantity_name(y)}, "
                      f"left out")
+    hidden_x, hidden_y = hidden
+    if hidden_x:
+        parts.append(f"{hidden_x} point{'s' if hidden_x != 1 else ''} with {quantity_name(x)} "
+                     f"\u2264 0 not drawn (logarithmic x axis)")
+    if hidden_y:
+        parts.append(f"{hidden_y} point{'s' if hidden_y != 1 else ''} with a mean "
+                     f"{quantity_name(y)} \u2264 0 not drawn (logarithmic y axis)")
     return "; ".join(parts)
 
 
@@ -375,3 +411,20 @@ def _categories(series: Sequence[SweepSeries]) -> list[str] | None:
 
 def _capitalized(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def series_offsets(count: int) -> list[float]:
+    """Horizontal offsets of `count` series within one category (a text x), so that their
+    markers and error bars stand side by side: the same in the figure and the report."""
+    if count <= 1:
+        return [0.0] * count
+    step = min(0.15, 0.6 / (count - 1))
+    return [(i - (count - 1) / 2) * step for i in range(count)]
+
+
+def x_positions(x: np.ndarray, categories: list[str] | None) -> np.ndarray:
+    """Where x values go on the axis: the numbers themselves, or a category's index (0, 1, ...)."""
+    if categories is None:
+        return np.asarray(x, dtype=float)
+    index = {c: i for i, c in enumerate(categories)}
+    return np.array([index[str(v)] for v in x], dtype=float)

@@ -49,7 +49,9 @@ from plot_tool.sweep_data import (
     check_file_name,
     plot_data,
     read_sweep,
+    series_offsets,
     sweep_units,
+    x_positions,
 )
 from plot_tool.sweep_names import UNIT_SUFFIXES, axis_label, quantity_name
 from plot_tool.sweep_stats import ERROR_BARS, SweepSeries, aggregate, format_value, t_quantile_975
@@ -160,7 +162,7 @@ def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping
     data = plot_data(plot, rows, units=units)
     ax = fig.add_subplot()
     colors = _colors(len(data.series))
-    offsets = (_offsets(len(data.series)) if data.categories is not None
+    offsets = (series_offsets(len(data.series)) if data.categories is not None
                else [0.0] * len(data.series))
     style = {format_value(s.line): (c, o) for s, c, o in zip(data.series, colors, offsets)}
     handles = [_draw_series(ax, data, s, color, offset)
@@ -197,7 +199,7 @@ def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping
 
 def _draw_series(ax: Any, data: SweepPlotData, s: SweepSeries, color: str, offset: float) -> Any:
     """One line of the plot: its markers and error bars (joined by a line over numeric x)."""
-    xs = _positions(s.x, data.categories) + offset
+    xs = x_positions(s.x, data.categories) + offset
     lower = np.minimum(s.lower, s.mean * (1 - 1e-9)) if data.logy else s.lower
     yerr = None if data.error_bars == "none" else [lower, s.upper]
     label = data.series_label(s)
@@ -321,7 +323,7 @@ def _draw_overlay(ax: Any, overlay: Overlay, data: SweepPlotData,
         return list(ax.plot(overlay.x, overlay.y, color=color, linestyle="--", linewidth=1.2,
                             marker="x" if len(overlay.x) == 1 else None, label=overlay.label))
     if overlay.kind == "values":
-        xs = _positions(overlay.x, data.categories)
+        xs = x_positions(overlay.x, data.categories)
         if data.categories is not None:        # a dash per category, not a line across them
             return list(ax.plot(xs + offset, overlay.y, color=color, linestyle="none",
                                 marker="_", markersize=16, markeredgewidth=2,
@@ -342,7 +344,7 @@ def _draw_band(ax: Any, overlay: Overlay, categories: list[str] | None, color: s
 
     assert overlay.high is not None
     lo, hi = overlay.y, overlay.high
-    xs = _positions(overlay.x, categories)
+    xs = x_positions(overlay.x, categories)
     if categories is not None:
         bars = ax.bar(xs + offset, hi - lo, bottom=lo, width=0.1, color=to_rgba(color, 0.25),
                       edgecolor=color, linestyle="--", linewidth=1.0, label="_nolegend_")
@@ -469,15 +471,6 @@ def _legend_text(label: str) -> str:
     return textwrap.fill(label, LEGEND_WIDTH)
 
 
-def _offsets(count: int) -> list[float]:
-    """Horizontal offsets of `count` series within one category, so that their markers and
-    error bars stand side by side."""
-    if count <= 1:
-        return [0.0] * count
-    step = min(0.15, 0.6 / (count - 1))
-    return [(i - (count - 1) / 2) * step for i in range(count)]
-
-
 def _plain_log_labels(axis: Any) -> None:
     """Label a log y axis with plain numbers (0.001, 6) rather than powers of ten; intermediate
     ticks are labelled when the axis spans few decades."""
@@ -485,13 +478,6 @@ def _plain_log_labels(axis: Any) -> None:
 
     axis.set_major_formatter(LogFormatter())
     axis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
-
-
-def _positions(x: np.ndarray, categories: list[str] | None) -> np.ndarray:
-    if categories is None:
-        return np.asarray(x, dtype=float)
-    index = {c: i for i, c in enumerate(categories)}
-    return np.array([index[str(v)] for v in x], dtype=float)
 
 
 def _colors(count: int) -> list[str]:

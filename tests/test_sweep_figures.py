@@ -470,6 +470,25 @@ def test_categorical_x_with_lines_draws_side_by_side_points(csv_rows: list[dict]
     assert fig.legends[0].get_title().get_text() == "L1 loss rate"
 
 
+def test_the_report_draws_categories_side_by_side_from_zero_as_the_figure(csv_rows) -> None:
+    """report.html drew a category's series on top of each other, and its y axis went below 0
+    with the error bars (plotly's rangemode tozero only includes 0)."""
+    pytest.importorskip("plotly")
+    from plot_tool.report_sweep import sweep_chart
+    plot = {"file": "c.png", "x": ALGO, "y": GOODPUT, "lines": LOSS, "error_bars": "ci95"}
+    fig, ax = _draw(plot, csv_rows)
+    chart = sweep_chart(plot, csv_rows, {})
+    series = [t for t in chart["traces"] if t.get("mode") == "markers"]
+    png_x = [container.lines[0].get_xdata() for container in ax.containers]
+    for trace, xs in zip(series, png_x, strict=True):
+        np.testing.assert_allclose(trace["x"], xs)
+        assert trace["text"] == ["reno", "cubic"] and "%{text}" in trace["hovertemplate"]
+    xaxis, yaxis = chart["layout"]["xaxis"], chart["layout"]["yaxis"]
+    assert xaxis["ticktext"] == ["reno", "cubic"] and xaxis["tickvals"] == [0, 1]
+    assert yaxis["range"][0] == 0 and yaxis["range"][1] == pytest.approx(ax.get_ylim()[1])
+    assert min(m - lo for t in series for m, lo in zip(t["y"], t["error_y"]["arrayminus"])) < 0
+
+
 def test_a_long_title_never_overlaps_the_legend(csv_rows: list[dict]) -> None:
     title = ("FAST on test case 2: L1 backlog (F1+F2+F3 active) vs alpha, with a title long "
              "enough to run into any legend placed beside the axes")
@@ -632,3 +651,26 @@ def test_sweep_files_accept_y_from_zero_as_true_or_false(tmp_path: Path) -> None
     assert load_sweep(sweep_file(False)).resolved_plots[0]["y_from_zero"] is False
     with pytest.raises(SweepError, match='plots\\[0\\]: field "y_from_zero": expected true or false'):
         load_sweep(sweep_file("no"))
+
+
+def test_points_a_log_axis_cannot_show_are_counted_in_the_footnote():
+    """x = 0 on a logarithmic x axis, or a mean of 0 on a logarithmic y axis, was left out of the
+    figure and the report silently (a 0 tick missing, stubs of line towards the hidden point)."""
+    from plot_tool.sweep_data import plot_data
+    rows = [dict(row) for row in _rows() if row["status"] == "ok"]
+    for row in rows:
+        if row[LOSS] == 0.001:
+            row[LOSS] = 0.0
+        if row[ALGO] == "cubic" and row[LOSS] == 0.01:
+            row[GOODPUT] = 0.0
+    base = {"file": "g.png", "x": LOSS, "y": GOODPUT, "lines": ALGO}
+    data = plot_data(dict(base, logx=True), rows)
+    assert [s.x.tolist() for s in data.series] == [[0.01], [0.01]] and data.x_ticks == [0.01]
+    assert data.footnote.endswith("; 2 points with L1 loss rate \u2264 0 not drawn "
+                                  "(logarithmic x axis)")
+    data = plot_data(dict(base, logx=True, logy=True), rows)
+    assert [s.label for s in data.series] == ["reno"]          # cubic's only point was 0
+    assert data.footnote.endswith("; 2 points with L1 loss rate \u2264 0 not drawn (logarithmic "
+                                  "x axis); 1 point with a mean F1 goodput \u2264 0 not drawn "
+                                  "(logarithmic y axis)")
+    assert "not drawn" not in plot_data(base, rows).footnote   # linear axes show every point
