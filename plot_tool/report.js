@@ -4,6 +4,9 @@
 (function () {
   "use strict";
   const status = document.getElementById("status");
+  // plotly reads <b>, <br>, <a href> and &...; in the text it is given as markup: an id holding
+  // such characters is shown as it is (its own strings: docs/report.md)
+  const plain = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
   async function inflate(id) {
     const text = document.getElementById(id).textContent.trim();
@@ -118,7 +121,7 @@
       const g = geometry(l);
       traces.push({ type: "scatter", mode: "lines", x: [g.a[0], g.b[0]], y: [g.a[1], g.b[1]],
         line: { width: LINK_WIDTH, color: utilColor(0) }, hoverinfo: "skip", showlegend: false,
-        meta: "link:" + l.id, name: l.id });
+        meta: "link:" + l.id, name: plain(l.id) });
     });
     const linkTrace = (i) => i;
     function queueSegments(states) {
@@ -149,7 +152,7 @@
       line: { width: BAR_WIDTH, color: "rgba(60,60,60,0.9)" }, showlegend: true, name: "buffer occupancy" });
     const routeTrace0 = traces.length;
     flows.forEach((f, i) => {
-      traces.push({ type: "scatter", mode: "lines", x: [], y: [], name: `${f.id} route`,
+      traces.push({ type: "scatter", mode: "lines", x: [], y: [], name: `${plain(f.id)} route`,
         line: { width: bigLinks ? 2 : 3, dash: "dot", color: f.color }, hoverinfo: "text", text: "",
         legendgroup: f.id, meta: "flow:" + f.id, customdata: [],
         // many flows: the routes of the flows selected at first are drawn, the others are
@@ -160,7 +163,7 @@
     traces.push({ type: "scatter", mode: bigLinks ? "markers" : "markers+text", name: "links",
       x: links.map((l) => (pos[l.ends[0]][0] + pos[l.ends[1]][0]) / 2),
       y: links.map((l) => (pos[l.ends[0]][1] + pos[l.ends[1]][1]) / 2),
-      text: links.map((l) => `${l.id}<br>${fmt(l.rate_mbps)} Mbps · ${fmt(l.delay_ms)} ms · ${fmt(l.buffer_kb)} KB` +
+      text: links.map((l) => `${plain(l.id)}<br>${fmt(l.rate_mbps)} Mbps · ${fmt(l.delay_ms)} ms · ${fmt(l.buffer_kb)} KB` +
         (data.units ? ` (${data.units})` : "")),
       textposition: "bottom center", textfont: { size: 10, color: "#333" },
       customdata: links.map((l) => l.id), hoverinfo: "text", hovertext: links.map(() => ""),
@@ -176,7 +179,7 @@
     ["host", "router"].forEach((kind) => {
       const nodes = data.nodes.filter((n) => n.kind === kind);
       traces.push({ type: "scatter", mode: bigNodes ? "markers" : "markers+text", name: kind + "s",
-        x: nodes.map((n) => n.x), y: nodes.map((n) => n.y), text: nodes.map((n) => n.id),
+        x: nodes.map((n) => n.x), y: nodes.map((n) => n.y), text: nodes.map((n) => plain(n.id)),
         textposition: "top center", hoverinfo: "text", showlegend: false,
         textfont: { size: data.tiers ? 9 : 12 },
         marker: { size: (kind === "host" ? 16 : 20) * (bigNodes ? 0.5 : data.tiers ? 0.7 : 1),
@@ -195,7 +198,7 @@
       topoLayout.annotations = data.tiers.map((name, d) => ({
         x: -0.105, y: count[d].length ? count[d][0].y : 0, xref: "x", yref: "y", xanchor: "left",
         showarrow: false, font: { size: 12, color: "#555" },
-        text: `${name}${d === 0 ? "s" : ""} (${count[d].length})` }));
+        text: `${plain(name)}${d === 0 ? "s" : ""} (${count[d].length})` }));
     }
 
     let routeIndex = -1;
@@ -235,10 +238,10 @@
         const broken = (change.broken || []).includes(f.id);
         const tr = traces[routeTrace0 + i];
         tr.x = x; tr.y = y;
-        tr.text = `${f.id} (${f.algorithm}): ${f.src} → ${f.dst} ` +
+        tr.text = `${plain(f.id)} (${f.algorithm}): ${plain(f.src)} → ${plain(f.dst)} ` +
           (several ? `over the equal-cost paths (ECMP: its hash picks one at each switch; ` +
-            `which one is not in the results): ${path.join(", ")}`
-            : `via ${path.join(", ") || "-"}`) +
+            `which one is not in the results): ${plain(path.join(", "))}`
+            : `via ${plain(path.join(", ") || "-")}`) +
           (broken ? " (no route beyond)" : "");
         tr.customdata = x.map(() => f.id);
       });
@@ -320,7 +323,7 @@
         lt.textposition = lt.x.map((x, i) => {
           let p = place(x, lt.y[i], lt.text[i], lt.textfont.size, lt.marker.size / 2 + 2, "bottom center");
           if (p.cost > 0) {                     // no room for the details: the id alone
-            lt.text[i] = links[i].id;
+            lt.text[i] = plain(links[i].id);
             p = place(x, lt.y[i], lt.text[i], lt.textfont.size, lt.marker.size / 2 + 2, "bottom center");
           }
           boxes.push(p.b);
@@ -344,10 +347,10 @@
       lt.marker = { ...lt.marker, color: states.map((s) => s.utilization) };
       lt.hovertext = states.map((s, i) => {
         const l = links[i];
-        return `<b>${l.id}</b> ${l.ends[0]}–${l.ends[1]}, ${fmt(l.rate_mbps)} Mbps${unitsSuffix}, ` +
+        return `<b>${plain(l.id)}</b> ${plain(l.ends[0])}–${plain(l.ends[1])}, ${fmt(l.rate_mbps)} Mbps${unitsSuffix}, ` +
           `${fmt(l.delay_ms)} ms, buffer ${fmt(l.buffer_kb)} KB (${l.duplex} duplex)` +
           `<br>utilization ${fmt(s.utilization, 3)}${s.down ? " — DOWN (failure losses)" : ""}` +
-          s.dirs.map((d) => `<br>${d.dir}: ${fmt(d.rate_mbps)} Mbps, queue ${fmt(d.buffer_kb)} KB`).join("");
+          s.dirs.map((d) => `<br>${plain(d.dir)}: ${fmt(d.rate_mbps)} Mbps, queue ${fmt(d.buffer_kb)} KB`).join("");
       });
       const down = states.map((s, i) => [s, i]).filter(([s]) => s.down).map(([, i]) => i);
       traces[downTrace].x = down.map((i) => lt.x[i]);
@@ -396,7 +399,7 @@
         if (!selected.links.has(l.id)) return;
         l.dirs.forEach((d) => {
           const color = PALETTE[c++ % PALETTE.length];
-          const name = `${l.id} ${d.dir}`;
+          const name = `${plain(l.id)} ${plain(d.dir)}`;
           const base = { type: "scatter", mode: "lines", x: T, xaxis: "x", legendgroup: name,
             line: { color, width: 1.5 } };
           out.push({ ...base, y: d.series.rate_mbps, yaxis: "y", name: `${name} rate` });
@@ -418,14 +421,14 @@
         if (!selected.flows.has(f.id)) return;
         const base = { type: "scatter", mode: "lines", x: T, xaxis: "x", legendgroup: f.id,
           line: { color: f.color, width: 1.5 } };
-        out.push({ ...base, y: f.series.arrival_rate_mbps, yaxis: "y4", name: `${f.id} arrival rate` });
+        out.push({ ...base, y: f.series.arrival_rate_mbps, yaxis: "y4", name: `${plain(f.id)} arrival rate` });
         if (f.series.send_rate_mbps) out.push({ ...base, y: f.series.send_rate_mbps, yaxis: "y4",
-          name: `${f.id} send rate`, line: { color: f.color, width: 1, dash: "dot" }, visible: "legendonly" });
-        out.push({ ...base, y: f.series.window_pkts, yaxis: "y5", name: `${f.id} window`, showlegend: false });
-        out.push({ ...base, y: f.series.rtt_ms, yaxis: "y6", name: `${f.id} RTT`, showlegend: false });
-        out.push(...predictionTraces(`flow:${f.id}`, "rate_mbps", 3, f.color, `${f.id} rate`));
-        out.push(...predictionTraces(`flow:${f.id}`, "window_pkts", 4, f.color, `${f.id} window`));
-        out.push(...predictionTraces(`flow:${f.id}`, "rtt_ms", 5, f.color, `${f.id} RTT`));
+          name: `${plain(f.id)} send rate`, line: { color: f.color, width: 1, dash: "dot" }, visible: "legendonly" });
+        out.push({ ...base, y: f.series.window_pkts, yaxis: "y5", name: `${plain(f.id)} window`, showlegend: false });
+        out.push({ ...base, y: f.series.rtt_ms, yaxis: "y6", name: `${plain(f.id)} RTT`, showlegend: false });
+        out.push(...predictionTraces(`flow:${f.id}`, "rate_mbps", 3, f.color, `${plain(f.id)} rate`));
+        out.push(...predictionTraces(`flow:${f.id}`, "window_pkts", 4, f.color, `${plain(f.id)} window`));
+        out.push(...predictionTraces(`flow:${f.id}`, "rtt_ms", 5, f.color, `${plain(f.id)} RTT`));
       });
       return out;
     }

@@ -62,7 +62,7 @@ def sweep_chart(plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
               for s, o in zip(data.series, offsets)]
     for overlay in data.overlays:
         traces += _overlay_traces(overlay, data, colors, offset_of)
-    xaxis: dict[str, Any] = {"title": {"text": data.xlabel}, "zeroline": False,  # (a line at
+    xaxis: dict[str, Any] = {"title": {"text": plain(data.xlabel)}, "zeroline": False,  # (a line at
                              # x = 0 looked like an error bar; the figure has none)
                              "type": "log" if data.logx and data.categories is None else None}
     if data.x_ticks:                      # every swept value labelled, and only those
@@ -70,12 +70,14 @@ def sweep_chart(plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
                      ticktext=[f"{v:g}" for v in data.x_ticks])
     elif data.categories is not None:
         xaxis.update(tickmode="array", tickvals=list(range(len(data.categories))),
-                     ticktext=list(data.categories), range=[-0.5, len(data.categories) - 0.5])
-    yaxis: dict[str, Any] = {"title": {"text": data.ylabel}, "type": "log" if data.logy else None}
+                     ticktext=[plain(c) for c in data.categories],
+                     range=[-0.5, len(data.categories) - 0.5])
+    yaxis: dict[str, Any] = {"title": {"text": plain(data.ylabel)},
+                             "type": "log" if data.logy else None}
     if data.y_from_zero:                  # from 0 to 5 % above the top of what is drawn, as the
         yaxis["range"] = [0, _top(traces) * 1.05]         # figure (error bars may reach below 0)
-    layout = {"title": {"text": data.title}, "xaxis": xaxis, "yaxis": yaxis,
-              "legend": {"title": {"text": data.legend_title or ""}},
+    layout = {"title": {"text": plain(data.title)}, "xaxis": xaxis, "yaxis": yaxis,
+              "legend": {"title": {"text": plain(data.legend_title or "")}},
               "margin": {"t": 60}, "height": 460}
     return {"title": data.title, "file": plot.get("file"), "traces": traces, "layout": layout,
             "note": data.footnote}
@@ -85,6 +87,13 @@ def _listed(values: np.ndarray) -> list:
     if values.dtype.kind == "f":
         return [sig(float(v)) for v in values]
     return [str(v) for v in values]
+
+
+def plain(text: str) -> str:
+    """`text` as plotly shows it literally: it reads <b>, <br>, <a href=...> and &...; in the
+    strings it is given as markup, so an id holding them (ids may) would be shown as another
+    name, or as a link out of the page."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _top(traces: list) -> float:
@@ -103,12 +112,12 @@ def _series_trace(data: SweepPlotData, s: Any, color: str, offset: float = 0.0) 
     numeric = data.categories is None
     trace: dict[str, Any] = {"type": "scatter", "mode": "lines+markers" if numeric else "markers",
              "x": _listed(s.x) if numeric else _at(s.x, data, offset),
-             "y": _listed(s.mean), "name": data.series_label(s),
+             "y": _listed(s.mean), "name": plain(data.series_label(s)),
              "line": {"color": color}, "marker": {"size": 7},
              "customdata": [int(k) for k in s.n],
              "hovertemplate": "%{x}: %{y:.4g} (%{customdata} runs)<extra>%{fullData.name}</extra>"}
     if not numeric:                       # (the category's name, not its position)
-        trace["text"] = [str(v) for v in s.x]
+        trace["text"] = [plain(str(v)) for v in s.x]
         trace["hovertemplate"] = trace["hovertemplate"].replace("%{x}", "%{text}")
     if data.error_bars != "none":
         trace["error_y"] = {"type": "data", "symmetric": False, "array": _listed(s.upper),
@@ -132,22 +141,22 @@ def _overlay_traces(overlay: Overlay, data: SweepPlotData, colors: Mapping[str, 
     overlay = replace(overlay, x=np.asarray(_at(overlay.x, data, offset)))
     if overlay.kind == "level":
         return [{"type": "scatter", "mode": "lines", "x": _listed(overlay.x),
-                 "y": [sig(float(overlay.y[0]))] * len(overlay.x), "name": overlay.label,
+                 "y": [sig(float(overlay.y[0]))] * len(overlay.x), "name": plain(overlay.label),
                  "line": {"color": color, **DASH}}]
     if overlay.kind == "curve":
         return [{"type": "scatter", "mode": "lines" if len(overlay.x) > 1 else "markers",
-                 "x": _listed(overlay.x), "y": _listed(overlay.y), "name": overlay.label,
+                 "x": _listed(overlay.x), "y": _listed(overlay.y), "name": plain(overlay.label),
                  "line": {"color": color, **DASH}, "marker": {"symbol": "x", "color": color}}]
     if overlay.kind == "values":
         return [{"type": "scatter", "mode": "lines" if data.categories is None else "markers",
-                 "x": _listed(overlay.x), "y": _listed(overlay.y), "name": overlay.label,
+                 "x": _listed(overlay.x), "y": _listed(overlay.y), "name": plain(overlay.label),
                  "line": {"color": color, **DASH},
                  "marker": {"symbol": "line-ew-open", "size": 16, "color": color}}]
     assert overlay.high is not None
     edge = {"color": color, "dash": "dash", "width": 1}
     return [{"type": "scatter", "mode": "lines", "x": _listed(overlay.x),
-             "y": _listed(overlay.y), "line": edge, "legendgroup": overlay.label,
-             "showlegend": False, "name": overlay.label},
+             "y": _listed(overlay.y), "line": edge, "legendgroup": plain(overlay.label),
+             "showlegend": False, "name": plain(overlay.label)},
             {"type": "scatter", "mode": "lines", "x": _listed(overlay.x),
              "y": _listed(overlay.high), "fill": "tonexty", "opacity": 0.6, "line": edge,
-             "legendgroup": overlay.label, "name": overlay.label}]
+             "legendgroup": plain(overlay.label), "name": plain(overlay.label)}]

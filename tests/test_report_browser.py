@@ -318,3 +318,27 @@ if __name__ == "__main__":
     if "--screenshots" in sys.argv:
         for p in screenshots():
             print(p)
+
+
+@needs_browser
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
+def test_ids_that_look_like_markup_are_shown_as_they_are(driver, tmp_path):
+    """plotly reads <a href>, <b> and &...; in its strings: a host id became a live link out of
+    the page and a flow id a bold name. Ids may hold these characters (docs/outputs.md, Ids)."""
+    from netsim.cli import main
+    topology = json.loads((ROOT / "topologies" / "test_case_0.json").read_text())
+    text = json.dumps(topology).replace('"H1"', '"<a href=\\"https://example.com/x\\">H1</a>"')
+    text = text.replace('"F1"', '"<b>F1</b>&amp;"')
+    path = tmp_path / "markup.json"
+    path.write_text(text)
+    assert main([str(path), "--out", str(tmp_path / "r"), "--no-plots", "--quiet", "--report",
+                 "--duration", "2"]) == 0
+    open_report(driver, tmp_path / "r" / "report.html")
+    links, bold, shown = driver.execute_script(
+        "const svg = [...document.querySelectorAll('#topology svg, #series svg')];"
+        "return [svg.flatMap((s) => [...s.querySelectorAll('a')]).length,"
+        " svg.flatMap((s) => [...s.querySelectorAll('text')])"
+        "   .filter((t) => t.textContent === 'F1&amp; route').length,"
+        " svg.flatMap((s) => [...s.querySelectorAll('text')]).map((t) => t.textContent)];")
+    assert links == 0 and bold == 0
+    assert '<b>F1</b>&amp; route' in shown and '<a href="https://example.com/x">H1</a>' in shown

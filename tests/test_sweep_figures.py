@@ -674,3 +674,15 @@ def test_points_a_log_axis_cannot_show_are_counted_in_the_footnote():
                                   "x axis); 1 point with a mean F1 goodput \u2264 0 not drawn "
                                   "(logarithmic y axis)")
     assert "not drawn" not in plot_data(base, rows).footnote   # linear axes show every point
+
+
+def test_the_reports_sweep_strings_are_not_read_as_markup(csv_rows) -> None:
+    pytest.importorskip("plotly")
+    from plot_tool.report_sweep import sweep_chart
+    rows = [dict(row, **{ALGO: "<b>reno</b>&amp;"}) if row[ALGO] == "reno" else row
+            for row in csv_rows]
+    chart = sweep_chart({"file": "c.png", "x": ALGO, "y": GOODPUT, "lines": LOSS,
+                         "title": "a <a href='x'>title</a>"}, rows, {})
+    assert chart["layout"]["xaxis"]["ticktext"] == ["&lt;b&gt;reno&lt;/b&gt;&amp;amp;", "cubic"]
+    assert chart["layout"]["title"]["text"] == "a &lt;a href='x'&gt;title&lt;/a&gt;"
+    assert chart["title"] == "a <a href='x'>title</a>"        # (the page's heading: its text)
