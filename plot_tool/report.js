@@ -268,7 +268,8 @@
         Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
       function box(x, y, text, size, gap, side) {
         const lines = String(text).split("<br>");
-        const w = Math.max(...lines.map((t) => t.length)) * size * 0.62 + 4;
+        // (an escaped &, < or > is drawn as one character)
+        const w = Math.max(...lines.map((t) => t.replace(/&(amp|lt|gt);/g, "_").length)) * size * 0.62 + 4;
         const h = lines.length * size * 1.3 + 2;
         const cx = px(x), cy = py(y);
         if (side === "top center") return [cx - w / 2, cy - gap - h, cx + w / 2, cy - gap];

@@ -218,7 +218,7 @@ def plot_data(plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], *,
     if not series:           # no value to draw: the axis still shows what was swept
         swept = [str(row.get(x)) for row in rows if row.get(x) not in (None, "")]
         try:
-            x_ticks = sorted({float(v) for v in swept})
+            x_ticks = sorted({float(v) for v in swept if not logx or float(v) > 0})
         except (TypeError, ValueError):
             categories = list(dict.fromkeys(str(v) for v in swept)) or None
     data = SweepPlotData(
@@ -234,28 +234,29 @@ def plot_data(plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], *,
 
 
 def _on_log_axes(series: list, logx: bool, logy: bool) -> tuple:
-    """(the series without the points a logarithmic axis cannot show, (how many had x <= 0,
-    how many more a mean y <= 0)): left out of the lines and the axis ranges, and counted in the
-    footnote, never dropped silently."""
+    """(the series without what a logarithmic axis cannot show, (how many points had x <= 0, how
+    many a mean y <= 0)), counted in the footnote, never dropped silently. A point at x <= 0 is
+    removed (those are the lowest x values: nothing joins across them); a mean <= 0 on a log y
+    axis becomes NaN, its error bar too, so that the line breaks there rather than joining its
+    neighbours over it. No line runs towards a hidden point and no axis range reaches for it."""
     hidden_x = hidden_y = 0
     if not (logx or logy):
         return series, (0, 0)
-    kept = []
+    out = []
     for s in series:
-        keep = np.ones(len(s.x), dtype=bool)
         if logx:
-            keep &= np.asarray(s.x, dtype=float) > 0
+            keep = np.asarray(s.x, dtype=float) > 0
             hidden_x += int((~keep).sum())
+            s = replace(s, x=s.x[keep], mean=s.mean[keep], lower=s.lower[keep],
+                        upper=s.upper[keep], n=s.n[keep])
         if logy:
-            positive = np.asarray(s.mean, dtype=float) > 0
-            hidden_y += int((keep & ~positive).sum())
-            keep &= positive
-        if keep.all():
-            kept.append(s)
-        elif keep.any():
-            kept.append(replace(s, x=s.x[keep], mean=s.mean[keep], lower=s.lower[keep],
-                                upper=s.upper[keep], n=s.n[keep]))
-    return kept, (hidden_x, hidden_y)
+            gone = ~(np.asarray(s.mean, dtype=float) > 0)
+            hidden_y += int(gone.sum())
+            s = replace(s, mean=np.where(gone, np.nan, s.mean),
+                        lower=np.where(gone, np.nan, s.lower),
+                        upper=np.where(gone, np.nan, s.upper))
+        out.append(s)
+    return out, (hidden_x, hidden_y)
 
 
 def footnote(failed: int, total: int, missing: int, y: str, error_bars: str,
@@ -323,6 +324,8 @@ def _column_overlays(column: str, data: SweepPlotData,
         keep = np.ones(len(s.x), dtype=bool)
         if data.categories is not None:
             keep = np.array([str(v) in data.categories for v in s.x], dtype=bool)
+        elif data.logx:                    # as the measured points (`_on_log_axes`)
+            keep = np.asarray(s.x, dtype=float) > 0
         label = f"{s.label}: {name}" if data.lines is not None else name
         out.append(Overlay("values", label, s.x[keep], s.mean[keep], line=format_value(s.line)))
     return out
@@ -341,7 +344,8 @@ def _band_overlays(low_column: str, high_column: str, data: SweepPlotData,
         if high is None:
             continue
         high_x = high.x.tolist()
-        common = [v for v in low.x.tolist() if v in high_x]
+        common = [v for v in low.x.tolist() if v in high_x
+                  and not (data.logx and data.categories is None and float(v) <= 0)]
         if not common:
             continue
         lo = np.array([low.mean[low.x.tolist().index(v)] for v in common])
