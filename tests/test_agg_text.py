@@ -56,6 +56,7 @@ def test_the_memo_draws_the_same_pixels_as_matplotlib(tc2_results, tmp_path):
         assert np.array_equal(_pixels(path), _pixels(plain / path.name)), path.name
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_each_string_is_measured_once(tc2_results, tmp_path, monkeypatch):
     measured: list[tuple] = []
     measure = RendererAgg.get_text_width_height_descent

@@ -230,6 +230,7 @@ def test_every_module_imports_alone(imported_alone):
     assert set(imported_alone) == set(MODULES)
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_a_module_alone_loads_only_packages_below_it(imported_alone):
     wrong = {}
     for module, result in imported_alone.items():

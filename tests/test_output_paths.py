@@ -477,6 +477,7 @@ def test_the_api_refuses_a_results_directory_holding_the_users_files(tmp_path):
 
 # -- a sweep directory: only the sweep's own files are removed -----------------------------------
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_a_sweep_never_removes_the_users_files(tmp_path, run_cli):
     def sweep(values, name):
         path = tmp_path / f"{name}.json"

@@ -64,6 +64,10 @@ def make_run(out: Path, topology: str, *extra: str) -> Path:
 
 # ---------------------------------------------------------------------------------------------
 
+# a headless browser per module and whole runs drawn in it: every test here is slow (CI runs
+# them with -m slow)
+pytestmark = pytest.mark.slow
+
 needs_browser = pytest.mark.skipif(
     not (CHROMIUM and DRIVER),
     reason="headless browser tests need chromium and chromedriver (apt-get install chromium "

@@ -191,7 +191,8 @@ def _first_two(spec):
 
 # the data-center sweep is a k=8 fat tree even when reduced (tests/test_dc_experiment.py runs a
 # shorter one in the default suite)
-HEAVY_EXPERIMENTS = {"dctcp_websearch", "fast_alpha"}   # over 1.5 s each on two cores
+HEAVY_EXPERIMENTS = {"dctcp_websearch", "fast_alpha", "aqm_bufferbloat",   # over 1 s each
+                     "aqm_bufferbloat_bbr", "bufferbloat"}                  # on two cores
 
 
 @pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.stem in HEAVY_EXPERIMENTS

@@ -38,6 +38,7 @@ def test_the_summary_and_fct_png_give_the_same_percentiles(websearch):
         assert summary["p99_slowdown"] == pytest.approx(bucket.p99, rel=HISTOGRAM_RESOLUTION)
 
 
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_the_summarys_fct_percentiles_are_numpys_on_fct_csv(websearch):
     fct_s = np.asarray(websearch.fct["fct_s"], dtype=float)
     fct_s = fct_s[np.isfinite(fct_s)]
