@@ -151,7 +151,7 @@ def figure_paths(out: Path, plots) -> list:
     """The existing figures inside `out` that a sweep's "plots" (as saved in its sweep.json)
     name and netsim wrote (`written_by_netsim`: a PNG with netsim's "Software" text, not a
     link); nothing outside `out`, and no file of the user's, is ever returned."""
-    from plot_tool.png.png_file import written_by_netsim
+    from plot_tool.figure_files import written_by_netsim
     root = out.resolve()
     paths = []
     for plot in plots if isinstance(plots, list) else []:
@@ -168,7 +168,7 @@ def figure_paths(out: Path, plots) -> list:
 def foreign_figures(out: Path, plots) -> list:
     """(index, file name) of each plot of `plots` whose file exists in `out` but is not a
     figure netsim wrote (a file of the user's, or a link): the sweep would have to replace it."""
-    from plot_tool.png.png_file import written_by_netsim
+    from plot_tool.figure_files import written_by_netsim
     found = []
     for i, plot in enumerate(plots if isinstance(plots, list) else []):
         file_name = plot.get("file") if isinstance(plot, dict) else None

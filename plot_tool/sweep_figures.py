@@ -37,8 +37,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
+from plot_tool.figure_files import written_by_netsim
 from plot_tool.png.common import software_text
-from plot_tool.png.png_file import written_by_netsim
 from plot_tool.sweep_data import (
     SWEEP_FILE,
     THEORY_MODELS,

@@ -63,3 +63,20 @@ def test_a_run_with_figures_imports_only_what_drawing_needs(tmp_path):
     modules = modules_after(code, ROOT / "topologies" / "test_case_0.json", tmp_path / "r")
     assert modules & set(HEAVY) == {"numpy", "matplotlib", "PIL"}
     assert (tmp_path / "r" / "links.png").is_file()
+
+
+def test_a_sweep_without_figures_imports_nothing_heavy(tmp_path):
+    """Its plots are named in sweep.json, so the directory's figures are checked (a file of the
+    user's is never replaced), with the standard library alone: under PyPy there is no numpy."""
+    sweep = tmp_path / "s.json"
+    sweep.write_text(json.dumps({
+        "name": "s", "topology": "lossy_link", "duration_s": 0.5, "seeds": 1,
+        "parameters": {"links.L1.delay_ms": [5]}, "metrics": ["flows.F1.goodput_mbps"],
+        "plots": [{"file": "g.png", "x": "links.L1.delay_ms", "y": "flows.F1.goodput_mbps"}]}))
+    code = ("import sys\nfrom netsim.cli import main\n"
+            "for _ in range(2):\n"
+            "    assert main(['sweep', sys.argv[1], '--no-plots', '--jobs', '1', '--quiet',\n"
+            "                 '--out', sys.argv[2]]) == 0")
+    (tmp_path / "out").mkdir()
+    modules = modules_after(code, sweep, tmp_path / "out")
+    assert modules & set(HEAVY) == set()

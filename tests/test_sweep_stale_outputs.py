@@ -98,7 +98,7 @@ def test_only_netsims_own_pngs_count_as_its_figures(tmp_path, capsys):
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    from plot_tool.png.png_file import written_by_netsim
+    from plot_tool.figure_files import written_by_netsim
     out = tmp_path / "out"
     sweep(tmp_path, out, capsys)
     assert written_by_netsim(out / "g.png")

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
+from plot_tool.figure_files import SOFTWARE
+
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
-SOFTWARE = "netsim plot_tool"   # the start of every figure's "Software" text: see `written_by_netsim`
 COMPRESS_LEVEL = 3        # zlib level: 6 makes files 10-20 % smaller and takes twice as long
 INCH_M = 0.0254
 
@@ -61,31 +62,4 @@ def write_png(path: Path, rgb: np.ndarray, *, dpi: float | None = None,
     Path(path).write_bytes(png_bytes(rgb, dpi=dpi, text=text))
 
 
-def written_by_netsim(path) -> bool:
-    """Whether `path` is a regular file (not a symbolic link) holding a PNG whose "Software"
-    text, before its image data, starts with `SOFTWARE`: a figure netsim wrote, which netsim may
-    replace or remove. Anything else in a results or sweep directory is the user's."""
-    path = Path(path)
-    if path.is_symlink() or not path.is_file():
-        return False
-    try:
-        with open(path, "rb") as fh:
-            if fh.read(8) != SIGNATURE:
-                return False
-            for _ in range(64):                     # the chunks before IDAT
-                head = fh.read(8)
-                if len(head) < 8:
-                    return False
-                length, kind = struct.unpack(">I4s", head)
-                if kind in (b"IDAT", b"IEND") or length > 1 << 20:
-                    return False
-                data = fh.read(length)
-                fh.read(4)                          # (its CRC)
-                if kind == b"tEXt" and data.startswith(b"Software\0"):
-                    return data[9:].decode("latin-1").startswith(SOFTWARE)
-    except OSError:
-        return False
-    return False
-
-
-__all__ = ["COMPRESS_LEVEL", "SOFTWARE", "png_bytes", "write_png", "written_by_netsim"]
+__all__ = ["COMPRESS_LEVEL", "SOFTWARE", "png_bytes", "write_png"]

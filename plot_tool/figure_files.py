@@ -1,0 +1,39 @@
+"""Which PNG files in a results or sweep directory are figures netsim wrote (standard library
+only: a sweep without figures, and PyPy, read it without numpy or matplotlib)."""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+SIGNATURE = b"\x89PNG\r\n\x1a\n"
+SOFTWARE = "netsim plot_tool"   # the start of every figure's "Software" text (plot_tool.png)
+
+
+def written_by_netsim(path) -> bool:
+    """Whether `path` is a regular file (not a symbolic link) holding a PNG whose "Software"
+    text, before its image data, starts with `SOFTWARE`: a figure netsim wrote, which netsim may
+    replace or remove. Anything else in a results or sweep directory is the user's."""
+    path = Path(path)
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(8) != SIGNATURE:
+                return False
+            for _ in range(64):                     # the chunks before IDAT
+                head = fh.read(8)
+                if len(head) < 8:
+                    return False
+                length, kind = struct.unpack(">I4s", head)
+                if kind in (b"IDAT", b"IEND") or length > 1 << 20:
+                    return False
+                data = fh.read(length)
+                fh.read(4)                          # (its CRC)
+                if kind == b"tEXt" and data.startswith(b"Software\0"):
+                    return data[9:].decode("latin-1").startswith(SOFTWARE)
+    except OSError:
+        return False
+    return False
+
+
+__all__ = ["SOFTWARE", "written_by_netsim"]
