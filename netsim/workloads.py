@@ -266,7 +266,7 @@ class Workload:
         self.ecmp_seed = network.seed if network.spec.routing.ecmp == "flow" else None
         self.listeners = network.flow_listeners    # (shared: a trace may join later)
         self.network = network
-        self._paths_at = network.route_changes     # the tables `_paths` were walked in
+        self._paths_at = network.tables_changed     # the tables `_paths` were walked in
         self.sim.schedule_at(spec.start_s + self._gap(), self._arrival)
 
     def _gap(self) -> float:
@@ -301,9 +301,9 @@ class Workload:
         sim.schedule(self._gap(), self._arrival)
 
     def _ideal(self, flow) -> float:
-        if self.network.route_changes != self._paths_at:    # the tables changed since
+        if self.network.tables_changed != self._paths_at:    # the tables changed since
             self._paths.clear()
-            self._paths_at = self.network.route_changes
+            self._paths_at = self.network.tables_changed
         key = (flow.src.id, flow.dst.id)
         path = self._paths.get(key)
         if path is None:

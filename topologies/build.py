@@ -34,12 +34,12 @@ class Network:
         # called with each flow opened while the run goes (a workload's), after `flows` was
         # made: an event trace names their packets (netsim/event_trace.py)
         self.flow_listeners: list = []
-        self.route_changes = 0   # installations that changed some forwarding entry (log_routes)
+        self.tables_changed = 0   # installations that changed some forwarding entry (log_routes)
 
     def log_routes(self, time_s: float, router, changes: dict) -> None:
         """Record forwarding-table changes: {destination: (cost_s, direction, ECMP group or
         None)}; a group writes one row per member (docs/outputs.md, routes.csv)."""
-        self.route_changes += 1
+        self.tables_changed += 1
         for dest, (cost_s, d) in changes.items():
             if d is not None and not hasattr(d, "link"):       # an ECMP group
                 for member in d.hops:
