@@ -147,37 +147,32 @@ def is_record_name(name: str) -> bool:
             and all(c in "0123456789abcdef" for c in name[:64]))
 
 
+def _named_files(out: Path, plots):
+    """(index, file name, path in `out`) of each plot of a sweep's "plots" (as saved in its
+    sweep.json) that names a file."""
+    for i, plot in enumerate(plots if isinstance(plots, list) else []):
+        file_name = plot.get("file") if isinstance(plot, dict) else None
+        if isinstance(file_name, str):
+            yield i, file_name, out / file_name
+
+
 def figure_paths(out: Path, plots) -> list:
-    """The existing figures inside `out` that a sweep's "plots" (as saved in its sweep.json)
-    name and netsim wrote (`written_by_netsim`: a PNG with netsim's "Software" text, not a
-    link); nothing outside `out`, and no file of the user's, is ever returned."""
+    """The existing figures inside `out` that a sweep's "plots" name and netsim wrote
+    (`written_by_netsim`: a PNG with netsim's "Software" text, not a link); nothing outside
+    `out`, and no file of the user's, is ever returned."""
     from plot_tool.figure_files import written_by_netsim
     root = out.resolve()
-    paths = []
-    for plot in plots if isinstance(plots, list) else []:
-        file_name = plot.get("file") if isinstance(plot, dict) else None
-        if not isinstance(file_name, str):
-            continue
-        path = out / file_name
-        if (path.suffix.lower() == ".png" and root in path.resolve().parents
-                and written_by_netsim(path)):
-            paths.append(path)
-    return paths
+    return [path for _, _, path in _named_files(out, plots)
+            if path.suffix.lower() == ".png" and root in path.resolve().parents
+            and written_by_netsim(path)]
 
 
 def foreign_figures(out: Path, plots) -> list:
     """(index, file name) of each plot of `plots` whose file exists in `out` but is not a
     figure netsim wrote (a file of the user's, or a link): the sweep would have to replace it."""
     from plot_tool.figure_files import written_by_netsim
-    found = []
-    for i, plot in enumerate(plots if isinstance(plots, list) else []):
-        file_name = plot.get("file") if isinstance(plot, dict) else None
-        if not isinstance(file_name, str):
-            continue
-        path = out / file_name
-        if (path.exists() or path.is_symlink()) and not written_by_netsim(path):
-            found.append((i, file_name))
-    return found
+    return [(i, file_name) for i, file_name, path in _named_files(out, plots)
+            if (path.exists() or path.is_symlink()) and not written_by_netsim(path)]
 
 
 def remove_stale(out: Path, plots, *, report: bool, figures: bool) -> list:

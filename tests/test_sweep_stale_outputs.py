@@ -12,11 +12,12 @@ SWEEP = {"name": "stale", "topology": "lossy_link", "duration_s": 1, "seeds": 1,
          "plots": [{"file": "g.png", "x": "links.L1.delay_ms", "y": "flows.F1.goodput_mbps"}]}
 
 
-def sweep(tmp_path, out, capsys, *extra, **changes) -> str:
+def sweep(tmp_path, out, capsys, *extra, status=0, **changes) -> str:
+    """Run SWEEP with `changes` into `out`, expecting exit `status`; its standard error."""
     path = tmp_path / "sweep.json"
     path.write_text(json.dumps(dict(SWEEP, **changes)))
     capsys.readouterr()
-    assert main(["sweep", str(path), "--out", str(out), "--jobs", "1", *extra]) == 0
+    assert main(["sweep", str(path), "--out", str(out), "--jobs", "1", *extra]) == status
     return capsys.readouterr().err
 
 
@@ -58,11 +59,7 @@ def test_the_report_file_name_is_the_reports():
 
 
 def refused(tmp_path, out, capsys, *extra, **changes) -> str:
-    path = tmp_path / "sweep.json"
-    path.write_text(json.dumps(dict(SWEEP, **changes)))
-    capsys.readouterr()
-    assert main(["sweep", str(path), "--out", str(out), "--jobs", "1", *extra]) == 2
-    return capsys.readouterr().err
+    return sweep(tmp_path, out, capsys, *extra, status=2, **changes)
 
 
 def test_a_file_of_yours_a_plot_names_is_neither_replaced_nor_removed(tmp_path, capsys):
