@@ -128,8 +128,7 @@ def run_paths(network, spec, limit: int = 64) -> dict:
     from routing.ecmp import direction_paths
 
     def hop(direction) -> Hop:
-        link = spec.link(direction.link.id)
-        return Hop(link, 0 if link.ends[1] == direction.dst.id else 1)
+        return _hop(spec, direction)
 
     out: dict = {}
     for flow in spec.flows:
@@ -196,8 +195,10 @@ def _reachable_hops(spec, network, sources: list, dst_id: str) -> set:
         route = find(dst) if find is not None else None
         if route is not None:
             stack.extend(getattr(route, "hops", (route,)))
-    hops = set()
-    for direction in seen:
-        link = spec.link(direction.link.id)
-        hops.add(Hop(link, 0 if link.ends[1] == direction.dst.id else 1))
-    return hops
+    return {_hop(spec, direction) for direction in seen}
+
+
+def _hop(spec, direction) -> Hop:
+    """The `Hop` of `spec` a simulated link direction is."""
+    link = spec.link(direction.link.id)
+    return Hop(link, 0 if link.ends[1] == direction.dst.id else 1)
