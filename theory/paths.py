@@ -127,9 +127,6 @@ def run_paths(network, spec, limit: int = 64) -> dict:
     spec. Flows the network does not hold, or without a route, are left out."""
     from routing.ecmp import direction_paths
 
-    def hop(direction) -> Hop:
-        return _hop(spec, direction)
-
     out: dict = {}
     for flow in spec.flows:
         net_flow = network.flows.get(flow.id)
@@ -143,7 +140,7 @@ def run_paths(network, spec, limit: int = 64) -> dict:
         for src, dst, hash_value in ((net_flow.src, net_flow.dst, data_hash),
                                      (net_flow.dst, net_flow.src, ack_hash)):
             paths, truncated = direction_paths(src.port, dst, hash_value, limit=limit)
-            found.append((tuple(tuple(hop(d) for d in path) for path in paths), truncated))
+            found.append((tuple(tuple(_hop(spec, d) for d in path) for path in paths), truncated))
         (data, cut_data), (ack, cut_ack) = found
         if data and (ack or receiver is None):
             out[flow.id] = RunPaths(data, ack or ((),), cut_data or cut_ack)
