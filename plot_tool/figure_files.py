@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-SIGNATURE = b"\x89PNG\r\n\x1a\n"
+SIGNATURE = b"\x89PNG\r\n\x1a\n"   # every PNG file's first eight bytes (plot_tool.png writes it)
 SOFTWARE = "netsim plot_tool"   # the start of every figure's "Software" text (plot_tool.png)
 
 
@@ -36,4 +36,4 @@ def written_by_netsim(path) -> bool:
     return False
 
 
-__all__ = ["SOFTWARE", "written_by_netsim"]
+__all__ = ["SIGNATURE", "SOFTWARE", "written_by_netsim"]

@@ -19,9 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from plot_tool.figure_files import SOFTWARE
+from plot_tool.figure_files import SIGNATURE, SOFTWARE
 
-SIGNATURE = b"\x89PNG\r\n\x1a\n"
 COMPRESS_LEVEL = 3        # zlib level: 6 makes files 10-20 % smaller and takes twice as long
 INCH_M = 0.0254
 
