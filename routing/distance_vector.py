@@ -448,7 +448,9 @@ class DistanceVectorAgent:
         max_hops, inf, tolerance, limits = self.max_hops, math.inf, TIE_TOLERANCE, self.limits
         fds, own_seq, starving, outdone = self.fd, self.own_seq, self.starving, self.outdone
         ecmp = self._groups is not None
-        live = [(p, cost, direct[p], heard[p]) for p, cost in enumerate(costs) if cost != inf]
+        # the ports that can offer a route: up, and with a vector heard or a host at the far end
+        live = [(p, cost, direct[p], heard[p]) for p, cost in enumerate(costs)
+                if cost != inf and (heard[p] is not None or direct[p] >= 0)]
         changed = []
         wants: list = []                        # (destination, port) to ask through
         renumbered: list = []                   # same route, newer number
