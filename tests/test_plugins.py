@@ -184,8 +184,20 @@ def test_entry_points_register_algorithms(tmp_path, monkeypatch):
     assert plugins.load_entry_points() == []                  # once per process
 
 
+@pytest.fixture
+def path_finders_only(monkeypatch):
+    """sys.meta_path without finders that provide distributions other than the standard
+    library's PathFinder (importing dask adds importlib_metadata's), as in a fresh process, so
+    the scan's answer depends on the test's sys.path alone, whatever ran before in this
+    worker."""
+    from importlib.machinery import PathFinder
+    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path if f is PathFinder
+                                           or not hasattr(f, "find_distributions")])
+
+
 def test_entry_point_scan_is_skipped_only_when_nothing_declares_the_group(tmp_path,
-                                                                          monkeypatch):
+                                                                          monkeypatch,
+                                                                          path_finders_only):
     from importlib.metadata import entry_points
 
     from netsim.plugins import ENTRY_POINT_GROUP, _may_declare
@@ -212,7 +224,8 @@ def test_entry_point_scan_is_skipped_only_when_nothing_declares_the_group(tmp_pa
     assert _may_declare(ENTRY_POINT_GROUP)
 
 
-def test_entry_point_scan_asks_finders_that_provide_distributions(monkeypatch):
+def test_entry_point_scan_asks_finders_that_provide_distributions(monkeypatch,
+                                                                   path_finders_only):
     from netsim.plugins import ENTRY_POINT_GROUP, _may_declare
 
     class Finder:
