@@ -128,8 +128,8 @@ def load_sweep(path, plugins=()) -> Sweep:
 
     Order: the file (`topologies.validation.read_json`: size, UTF-8, JSON, plain data, limits),
     the top-level fields, the name, the settings (seeds, durations, combine, metrics' type), the
-    base topology, the parameters and the number of runs (before any point is built), then every
-    point, the metrics and the plots.
+    base topology, the parameters, the number of runs, the metrics and the plots (all before any
+    point is built), then every point, then the plots' theory settings from the points.
     """
     from netsim.run import run_problem
     from topologies.loader import TopologyError, load_topology
@@ -168,6 +168,8 @@ def load_sweep(path, plugins=()) -> Sweep:
         sizes = ", ".join(f"{p}: {len(v)}" for p, v in sweep.values.items())
         raise SweepError(f'{label}: field "combine": "zip" needs equally many values ({sizes})')
     _check_run_count(label, sweep)
+    check_metrics(label, sweep)          # (from the base topology: before any point is built)
+    _check_plots(label, sweep)
     for point in sweep.points():
         data = copy.deepcopy(base)
         for param, value in point:
@@ -191,8 +193,7 @@ def load_sweep(path, plugins=()) -> Sweep:
         if problem is not None:
             message = problem.split(": ", 1)[1] if problem.startswith("<dict>: ") else problem
             raise SweepError(f"{label}: parameters ({shown}): {message}")
-    check_metrics(label, sweep)
-    _check_plots(label, sweep)
+    _resolve_plots(label, sweep)
     return sweep
 
 
@@ -271,12 +272,11 @@ def _check_run_count(label: str, sweep: Sweep) -> None:
 
 
 def _check_plots(label: str, sweep: Sweep) -> None:
-    """Validate the plots and resolve their theory settings from the topology (kept in
-    `sweep.resolved_plots`, which the runner saves in the results' sweep.json)."""
+    """Validate the plots against the parameters, the metrics and the base topology (before any
+    point is built: a plot naming an unswept x is refused at once, however many points)."""
     params = [p for p, _ in sweep.parameters]
     if not isinstance(sweep.raw.get("plots", []), list):
         raise SweepError(f'{label}: field "plots": expected a list of plot objects')
-    resolved = []
     files: dict = {}
     for i, plot in enumerate(sweep.plots):
         where = f"{label}: plots[{i}]"
@@ -322,6 +322,16 @@ def _check_plots(label: str, sweep: Sweep) -> None:
                 raise SweepError(f'{where}: field "x": the {model} curve is goodput against the '
                                  f"loss probability p, so x must be a swept loss_rate (e.g. "
                                  f'links.L1.loss_rate), got "{plot["x"]}"')
+
+
+def _resolve_plots(label: str, sweep: Sweep) -> None:
+    """Resolve the plots' theory settings from every point's topology (kept in
+    `sweep.resolved_plots`, which the runner saves in the results' sweep.json); raises
+    SweepError when the points do not share what a curve needs."""
+    resolved = []
+    for i, plot in enumerate(sweep.plots):
+        if plot.get("theory") is not None:
+            where = f"{label}: plots[{i}]"
             plot = dict(plot, theory=resolve_theory(where, plot, sweep))
         resolved.append(plot)
     sweep.resolved_plots = resolved

@@ -165,6 +165,18 @@ def test_total_runs_are_capped_before_the_points_are_built(tmp_path, monkeypatch
     assert built == []
 
 
+def test_metrics_and_plots_are_checked_before_the_points_are_built(tmp_path, monkeypatch):
+    built = []
+    monkeypatch.setattr("netsim.sweep_file.Sweep.points", lambda self: built.append(1) or [])
+    plot = {"file": "g.png", "x": "links.L1.rate_mbps", "y": "flows.F1.goodput_mbps"}
+    assert error_of(write(tmp_path, dict(GOOD, plots=[plot]))).endswith(
+        'plots[0]: field "x": "links.L1.rate_mbps" is not a swept parameter (did you mean '
+        '"links.L1.delay_ms"?); parameters: links.L1.delay_ms, flows.F1.data_mb')
+    assert error_of(write(tmp_path, dict(GOOD, metrics=["flows.F9.goodput_mbps"]))).endswith(
+        'field "metrics": "flows.F9.goodput_mbps": no flow "F9" (did you mean "F1"?)')
+    assert built == []
+
+
 # -- the base topology ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("content, expected", [
