@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from netsim import load_topology, simulate  # noqa: E402
-from validation.conftest import dumbbell  # noqa: E402
+from networks import dumbbell  # noqa: E402
 
 QUEUES = {
     "droptail": None,
