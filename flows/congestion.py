@@ -555,11 +555,12 @@ def _public_names(cls: type) -> set:
 def check_algorithm_class(cls: type) -> str | None:
     """Why the CongestionControl subclass `cls` cannot be registered (None if it can): it
     overrides none of `GROWTH_HOOKS`, a public name of it is a near miss of the interface's
-    (a misspelt hook would never be called), or a class attribute the transport reads has a
-    value it cannot use (`class_attribute_problem`). One line, naming the class."""
+    (a misspelt hook would never be called), a class attribute the transport reads has a
+    value it cannot use (`class_attribute_problem`), or a method it replaces cannot take the
+    arguments the transport passes (`hook_signature_problem`). One line, naming the class."""
     import difflib  # (only plugins are checked: not at every start-up)
 
-    problem = class_attribute_problem(cls)
+    problem = class_attribute_problem(cls) or hook_signature_problem(cls)
     if problem is not None:
         return f"class {cls.__name__}: {problem}"
 
@@ -573,6 +574,43 @@ def check_algorithm_class(cls: type) -> str | None:
                for hook in GROWTH_HOOKS):
         return (f"class {cls.__name__} overrides none of the hooks that move the window "
                 f"({', '.join(GROWTH_HOOKS)}): its window would never change")
+    return None
+
+
+def hook_signature_problem(cls: type) -> str | None:
+    """Why a method of `cls` that replaces one of CongestionControl's (a hook, a helper such as
+    `standard_growth`, `param_problem`, or `__init__`) cannot be called the way the transport
+    calls the one it replaces, with as many positional arguments (None if every one can): e.g.
+    ``on_ack(self)`` for ``on_ack(self, acked_pkts)``, or ``on_ack = None``. A callable object
+    other than a function is not looked into."""
+    import inspect
+
+    for name in ("__init__", *sorted(n for n in vars(CongestionControl) if n[0] != "_")):
+        base = inspect.getattr_static(CongestionControl, name)
+        if not isinstance(base, (classmethod, staticmethod)) and not inspect.isfunction(base):
+            continue                                  # (an attribute, not a method)
+        mine = inspect.getattr_static(cls, name)
+        if mine is base:
+            continue
+        wanted = list(inspect.signature(getattr(base, "__func__", base)).parameters)
+        shown = f"{name}({', '.join(wanted)})"
+        if isinstance(mine, staticmethod):
+            function, count = mine.__func__, len(wanted) - 1       # (no self or cls)
+        elif isinstance(mine, classmethod) or inspect.isfunction(mine):
+            function, count = getattr(mine, "__func__", mine), len(wanted)
+        elif callable(mine):
+            continue
+        else:
+            return f"{name} = {mine!r} is not a method; the transport calls {shown}"
+        try:
+            signature = inspect.signature(function)
+        except (TypeError, ValueError):               # (no signature to read: not checked)
+            continue
+        try:
+            signature.bind(*range(count))
+        except TypeError as exc:
+            return (f"{name}{signature} cannot be called as the transport calls {shown}: "
+                    f"{exc}")
     return None
 
 

@@ -120,6 +120,56 @@ def test_a_plugin_misspelling_is_one_line_naming_the_file(tmp_path):
     assert message.endswith("did you mean on_ack?") and "\n" not in message
 
 
+@pytest.mark.parametrize("body, expected", [
+    ({"on_ack": lambda self: None},
+     "on_ack(self) cannot be called as the transport calls on_ack(self, acked_pkts): too many "
+     "positional arguments"),
+    ({"ssthresh": lambda self, flight: 2.0},
+     "ssthresh(self, flight) cannot be called as the transport calls ssthresh(self): missing a "
+     "required argument: 'flight'"),
+    ({"__init__": lambda self, flow: None},
+     "__init__(self, flow) cannot be called as the transport calls __init__(self, flow, params): "
+     "too many positional arguments"),
+    ({"on_state": staticmethod(lambda new: None)},
+     "on_state(new) cannot be called as the transport calls on_state(self, old, new): too many "
+     "positional arguments"),
+    ({"param_problem": classmethod(lambda cls, name: None)},
+     "param_problem(cls, name) cannot be called as the transport calls param_problem(cls, name, "
+     "value): too many positional arguments"),
+    ({"tick": None}, "tick = None is not a method; the transport calls tick(self)"),
+])
+def test_a_method_the_transport_cannot_call_is_refused_with_one_line(body, expected):
+    cls = type("Sig", (CongestionControl,), {"name": "sig", "on_rtt": lambda self, rtt_s: None,
+                                             **body})
+    with pytest.raises(ValueError) as caught:
+        register_algorithm(cls)
+    assert str(caught.value) == f"class Sig: {expected}"
+
+
+def test_methods_that_take_more_than_the_transport_passes_are_accepted():
+    class Loose(CongestionControl):
+        name = "loose"
+
+        def __init__(self, flow, params=None, extra=1):
+            super().__init__(flow, params)
+
+        def on_ack(self, acked_pkts, *more):
+            self.standard_growth(acked_pkts)
+
+        def ssthresh(self, *args, **options):
+            return 2.0
+
+        @staticmethod
+        def on_state(old, new, note=None):
+            pass
+
+        @classmethod
+        def param_problem(cls, name, value, /):
+            return None
+
+    assert check_algorithm_class(Loose) is None
+
+
 @pytest.mark.parametrize("name", sorted(flows.BUILTIN_ALGORITHMS))
 def test_every_built_in_passes_the_checks(name):
     assert check_algorithm_class(ALGORITHMS[name]) is None
