@@ -83,7 +83,7 @@ from __future__ import annotations
 
 import math
 from enum import Enum
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     import random
@@ -592,12 +592,13 @@ def hook_signature_problem(cls: type) -> str | None:
         mine = inspect.getattr_static(cls, name)
         if mine is base:
             continue
-        wanted = list(inspect.signature(getattr(base, "__func__", base)).parameters)
+        base_function: Any = getattr(base, "__func__", base)
+        wanted = list(inspect.signature(base_function).parameters)
         shown = f"{name}({', '.join(wanted)})"
         if isinstance(mine, staticmethod):
             function, count = mine.__func__, len(wanted) - 1       # (no self or cls)
         elif isinstance(mine, classmethod) or inspect.isfunction(mine):
-            function, count = getattr(mine, "__func__", mine), len(wanted)
+            function, count = mine.__func__ if isinstance(mine, classmethod) else mine, len(wanted)
         elif callable(mine):
             continue
         else:

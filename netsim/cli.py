@@ -576,9 +576,11 @@ class HeldSignals:
 
 def execute_interruptibly(simulation, held: HeldSignals | None = None):
     """Run `simulation`; the first SIGINT or SIGTERM stops it at the current event (its results
-    are then kept, stop reason "interrupted"), a second one acts as usual (with `held`, the
-    handlers from before it). Returns the results and the number of the signal that stopped the
-    run (None if none did); the handlers in place before are back (`held`'s)."""
+    are then kept, stop reason "interrupted"), or, when it comes while a plugin's code runs,
+    in that code (`netsim.plugins.HookInterrupted`: a hook may never return); a second one acts
+    as usual (with `held`, the handlers from before it). Returns the results and the number of
+    the signal that stopped the run (None if none did); the handlers in place before are back
+    (`held`'s)."""
     previous: dict = {}
     received: list = []
 
@@ -588,6 +590,9 @@ def execute_interruptibly(simulation, held: HeldSignals | None = None):
         usual = held.previous if held is not None and held.previous else previous
         for sig, handler in usual.items():        # a second signal acts at once
             signal.signal(sig, handler)
+        from netsim.plugins import HookInterrupted, plugin_code_running
+        if plugin_code_running(frame):            # it may never return to the event loop
+            raise HookInterrupted(signum)
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         previous[sig] = signal.signal(sig, stop)

@@ -105,6 +105,11 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
         print(f"warning: the run lasted {end_s:g} s, less than one sampling interval "
               f"({interval_s:g} s): its figures have one sample each; a shorter --interval, "
               f"e.g. {end_s / 20:.2g}, shows how it went", file=sys.stderr)
+    if failure_line is not None and signum is not None and (
+            results.summary["stop_reason"] == "interrupted"):   # (stopped in a plugin's hook)
+        print(f"{failure_line} (at t={results.summary['end_time_s']:.3f} s; partial results "
+              f"written to {out}/)", file=sys.stderr)
+        return 128 + signum
     if failure_line is not None:
         print(f"error: {failure_line} (at t={results.summary['end_time_s']:.3f} s; partial "
               f"results written to {out}/)", file=sys.stderr)

@@ -197,6 +197,32 @@ def _may_declare(group: str) -> bool:
     return False
 
 
+class HookInterrupted(Exception):
+    """SIGINT or SIGTERM came while a plugin's code was running (a hook that may never return
+    by itself, e.g. a loop): raised there by the command line's handler, so that the run stops
+    in that hook with its results so far (stop reason "interrupted", exit status 128 + the
+    signal's number) instead of waiting for the hook to end."""
+
+    def __init__(self, signum: int):
+        import signal
+        super().__init__(f"interrupted ({signal.Signals(signum).name}) while the hook ran")
+        self.signum = signum
+
+
+def plugin_code_running(frame) -> bool:
+    """Whether plugin code is on the stack of `frame` (a signal handler's frame argument)."""
+    if not _shown:
+        return False
+    while frame is not None:
+        try:
+            if Path(frame.f_code.co_filename).resolve() in _shown:
+                return True
+        except (OSError, ValueError):
+            pass
+        frame = frame.f_back
+    return False
+
+
 def _source_file(cls):
     try:
         name = inspect.getsourcefile(cls)
@@ -221,6 +247,8 @@ def failure_line(exc: BaseException, flows=()) -> str | None:
     message = str(exc).splitlines()[0] if str(exc) else ""
     if isinstance(exc, SystemExit):
         message = f"called sys.exit({exc.code!r})"
+    elif isinstance(exc, HookInterrupted):
+        pass
     elif not checked:
         message = f"{type(exc).__name__}{': ' + message if message else ''}"
     frames = []

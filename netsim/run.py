@@ -355,7 +355,11 @@ class Run:
                 self._close_traces()
         else:
             self._finish_after_failure()
-        reason = "error" if failure is not None else sim.stop_reason or "duration"
+        if failure is None:
+            reason = sim.stop_reason or "duration"
+        else:                     # (a signal can stop a plugin's hook: netsim/cli.py)
+            from netsim.plugins import HookInterrupted
+            reason = "interrupted" if isinstance(failure, HookInterrupted) else "error"
         if reason == "completed":
             detail = "all flows completed"
         elif reason == "stalled":

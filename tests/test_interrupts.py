@@ -134,3 +134,46 @@ def test_a_signal_while_the_data_files_are_written_is_held_until_they_are_whole(
     assert json.loads((out / "summary.json").read_text())["stop_reason"] == "duration"
     assert (out / "check.json").is_file() and not list(out.glob("*.png"))
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler      # put back
+
+
+LOOPING_PLUGIN = """
+from pathlib import Path
+from flows.congestion import CongestionControl
+
+class Stuck(CongestionControl):
+    name = "stuck"
+
+    def on_ack(self, acked_pkts):
+        self.standard_growth(acked_pkts)
+        if self.flow.snd_una > 20:
+            Path(__file__).with_name("looping").touch()
+            while True:
+                pass
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_a_plugin_hook_that_never_returns(tmp_path, sig):
+    plugin = tmp_path / "stuck.py"
+    plugin.write_text(LOOPING_PLUGIN)
+    topology = tmp_path / "endless.json"
+    topology.write_text(json.dumps(ENDLESS))
+    out = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, str(ROOT / "initializer.py"), str(topology),
+                             "--plugin", str(plugin), "--algorithm", "stuck", "--no-plots",
+                             "--quiet", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60          # a guard against a hang, not a timing
+    while not (tmp_path / "looping").exists():
+        assert time.time() < deadline and proc.poll() is None, "the hook never began its loop"
+        time.sleep(0.02)
+    proc.send_signal(sig)                # once: the hook is stopped, not waited for
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig
+    summary = json.loads((out / "summary.json").read_text())
+    assert stderr.splitlines() == [     # (the loop's line: its `while` or its body)
+        f"plugin {plugin}, line {line}, in hook on_ack: interrupted ({signal.Signals(sig).name}) "
+        f"while the hook ran (at t={summary['end_time_s']:.3f} s; partial results written to "
+        f"{out}/)" for line in (12, 13) if f", line {line}," in stderr]
+    assert summary["stop_reason"] == "interrupted"
+    assert summary["flows"]["F1"]["delivered_bytes"] > 0
