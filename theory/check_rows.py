@@ -112,6 +112,23 @@ def _path_losses(model, fid: str, window: Window, mbps: float) -> tuple:
     return overflow, random, busiest, busiest_util, discipline
 
 
+def _reordering(model, fid: str) -> str | None:
+    """What reorders the packets of the flow's data path, as its link direction and impairment
+    (None if nothing does): packets held back (`reorder_rate`), or jitter that may reorder
+    (`jitter_reorder`, or netem's jitter). The response functions assume in-order delivery, so
+    that every window cut answers a loss."""
+    for hop in model.paths[fid][0]:
+        impairment = hop.link.impairments[hop.index]
+        where = f"{hop.link.id} {hop.label}"
+        if impairment.reorder_rate > 0:
+            return f"{where}: reorder_rate {impairment.reorder_rate:g}"
+        if impairment.jitter_s > 0 and impairment.jitter_reorder:
+            return f"{where}: jitter_reorder"
+        if impairment.jitter_s > 0 and impairment.jitter_mode == "netem":
+            return f"{where}: netem jitter"
+    return None
+
+
 def sawtooth_mean_fraction(flow_model: str | None, beta: float, region: str | None) -> float:
     """The mean of the window's sawtooth that the response function assumes, as a fraction of its
     peak W: Padhye/Mathis (Reno halves, the window runs linearly from W/2 to W) 3/4; CUBIC's
@@ -139,7 +156,8 @@ def loss_row(results, model, fid: str, window: Window, rate_floor: float, mbps: 
     """(reason, None) when the response function does not apply, else (None, row).
 
     It applies when the losses are random (more than `OVERFLOW_SHARE` of the data path's losses
-    being buffer overflows, which the loss rate p leaves out, is outside it) and the round trip
+    being buffer overflows, which the loss rate p leaves out, is outside it), the data path
+    delivers in order (`_reordering`: reordered packets cut the window too) and the round trip
     does not depend on the window: the busiest link of the data path must carry at most the mean
     of the model's sawtooth as a share of its peak (`sawtooth_mean_fraction`: 3/4 for
     Padhye/Mathis), otherwise the windows' peaks fill the link, a queue forms and absorbs each
@@ -149,6 +167,11 @@ def loss_row(results, model, fid: str, window: Window, rate_floor: float, mbps: 
     if p <= 0.0:
         return (f"no random loss on the data path of {fid}: its losses are buffer overflows "
                 f"(drop-tail synchronisation), which the response functions do not describe"), None
+    reordering = _reordering(model, fid)
+    if reordering is not None:
+        return (f"the data path of {fid} reorders packets ({reordering}): duplicate ACKs of "
+                f"reordered packets start fast retransmits that cut the window as losses do, "
+                f"which the loss rate does not count"), None
     overflow, random, busiest, util, discipline = _path_losses(model, fid, window, mbps)
     if overflow > OVERFLOW_SHARE * (overflow + random):
         what = ("buffer overflows and a queue discipline's drops and marks" if discipline
