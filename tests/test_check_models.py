@@ -225,6 +225,21 @@ def test_bbr_dumbbell_two_flows_fair_share_and_queue_bound():
     assert backlog["simulated"] > 0.5 * bdp_kb      # the bound is not vacuous
 
 
+def test_a_bbr_queue_bound_the_buffer_enforces_anyway_is_not_compared():
+    """The shipped dumbbell's 55 KB buffer is below BBR's bound (85 KB): compared, a clipped
+    bound passed any tolerance, alone on a run whose rate rows had no model."""
+    topology = dumbbell(2, rate_mbps=10, delay_ms=10, buffer_kb=20, algorithm="bbr",
+                        duration_s=8)
+    results, report = checked(topology, settle_s=2.0)
+    backlogs = rows(report, "backlog_kb")
+    assert backlogs and all(row["predicted"] is None for row in backlogs)
+    bdp_kb = sum(5e6 / 8 * results.summary["flows"][f]["base_rtt_ms"] / 1e3 for f in ("F0", "F1"))
+    reason = backlogs[0]["no_model"]
+    assert reason.startswith("BBR's queue bound at L R1->R2 (") and reason.endswith(
+        " is at least its buffer (20 KB): no backlog can exceed it")
+    assert f"({1.5 * bdp_kb / 1000:.3f} KB)" in reason
+
+
 # -- DCTCP ---------------------------------------------------------------------------------------
 
 def dctcp_dumbbell(n, k_pkts, queue="step", duration_s=5.0):

@@ -290,9 +290,15 @@ def bbr_rows(results, model, fids: list, window: Window, rate_floor: float, mbps
             cwnd_gain, probe_gain = bbr_gains(_params(model, fids[k]))
             gain = cwnd_gain * (probe_gain if len(sharing) > 1 else 1.0) - 1.0
             bound += gain * rates[k] * load[r, k] * rtprop[fids[k]]
-        bound_kb = min(bound / kb, summary["links"][resource.link]["buffer_kb"])
-        rows.append(dict(row("link", resource.id, "backlog_kb",
-                             window.backlog_kb(resource.link, resource.directions), 0.0,
+        buffer_kb = summary["links"][resource.link]["buffer_kb"]
+        simulated = window.backlog_kb(resource.link, resource.directions)
+        if bound / kb >= buffer_kb:       # a bound the buffer enforces anyway: nothing to test
+            rows.append(no_model("link", resource.id, "backlog_kb", simulated, (
+                f"BBR's queue bound at {resource.id} ({bound / kb:.3f} KB) is at least its "
+                f"buffer ({buffer_kb:g} KB): no backlog can exceed it")))
+            continue
+        bound_kb = bound / kb
+        rows.append(dict(row("link", resource.id, "backlog_kb", simulated, 0.0,
                              max(bound_kb, packet_kb), max(bound_kb, packet_kb)),
                          model=ROW_LABELS["rate"]))
     return rows
