@@ -82,6 +82,7 @@ interface").
 from __future__ import annotations
 
 import math
+import sys
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -463,6 +464,8 @@ class WindowError(AlgorithmValueError):
 
 
 def _shown(value) -> str:
+    if isinstance(value, int) and not -10**20 < value < 10**20:   # (str() of 5 000 digits fails)
+        return f"an int of {value.bit_length()} bits"
     return f"{value!r} ({type(value).__name__})"
 
 
@@ -485,11 +488,17 @@ def tick_problem(value) -> str | None:
     return None
 
 
+_FLOAT_MAX = sys.float_info.max
+
+
 def is_count(value, inf_ok: bool = False) -> bool:
     """Whether `value` is a number of packets the transport can use: an int or a float (not a
-    bool), > 0 and finite (or infinite, with `inf_ok`)."""
+    bool), > 0 and finite (or infinite, with `inf_ok`); an int only within a float's range
+    (10**400 is finite, but no float: the statistics could not read it)."""
     if value.__class__ is bool or not isinstance(value, (int, float)):
         return False
+    if isinstance(value, int):
+        return 0 < value <= _FLOAT_MAX
     return 0.0 < value <= math.inf if inf_ok else 0.0 < value < math.inf
 
 

@@ -56,6 +56,7 @@ def test_an_exception_in_a_hook_is_one_line_and_keeps_the_partial_results(write_
 @pytest.mark.parametrize("value, shown", [
     ("float('nan')", "nan (float)"), ("0.0", "0.0 (float)"), ("-3", "-3 (int)"),
     ("'ten'", "'ten' (str)"), ("float('inf')", "inf (float)"),
+    ("10 ** 400", "an int of 1329 bits"),           # finite, but beyond a float's range
 ])
 def test_a_window_that_is_not_a_finite_positive_number_is_refused(write_plugin, tmp_path, run_cli,
                                                                   value, shown):
