@@ -57,9 +57,14 @@ def _where(path: Path, exc: BaseException) -> str:
 
 
 def _register_all(classes: list, origin: str) -> list:
-    from flows import register_algorithm
+    from flows import ALGORITHMS, register_algorithm
     names = []
     for cls in classes:
+        taken = ALGORITHMS.get(cls.__dict__.get("name"))
+        source = None if taken is None or taken is cls else _source_file(taken)
+        if source in _shown:               # another plugin's: named by its file, as given
+            raise PluginError(f'{origin}: class {cls.__name__}: name "{cls.name}" is already '
+                              f"taken by class {taken.__qualname__} of {_shown[source]}")
         try:
             register_algorithm(cls)
         except ValueError as exc:

@@ -99,8 +99,11 @@ def test_two_plugins_with_the_same_name_clash(tmp_path):
             "    on_ack = CongestionControl.standard_growth\n")
     load_plugin(write(tmp_path, "one.py", text))
     assert load_plugin(tmp_path / "one.py") == ["same"]          # loading again: a no-op
-    with pytest.raises(PluginError, match="already taken"):
+    with pytest.raises(PluginError) as caught:
         load_plugin(write(tmp_path, "two.py", text))
+    one = tmp_path / "one.py"             # (named as it was given, not by its module's name)
+    assert str(caught.value) == (f'--plugin {tmp_path / "two.py"}: class A: name "same" is '
+                                 f"already taken by class A of {one}")
 
 
 def test_register_algorithm_refuses_builtins_and_nameless_classes():
