@@ -61,7 +61,8 @@ def draw_routing_figure(fig: Figure, link_series: list[Series], routes: list[Rou
         ax.text(0.5, 0.5, "no route changed for the selected routers", ha="center",
                 va="center", transform=ax.transAxes, color="0.4")
     ax.set_ylabel("route cost (ms)")
-    title = "router \u2192 destination\n\u25cf next hop changed\n(labelled with the new one)"
+    title = ("router \u2192 destination\n\u25cf next hop changed\n(labelled with the new one;"
+             "\na dotted line at its time" + (",\nacross both panels)" if len(axes) > 1 else ")"))
     if routes and not any(len(r.changes) for r in routes):
         title = "router \u2192 destination\n(cost changes only:\nno next hop changed)"
     if any(r.also for r in routes):
