@@ -7,6 +7,16 @@
   // plotly reads <b>, <br>, <a href> and &...; in the text it is given as markup: an id holding
   // such characters is shown as it is (its own strings: docs/report.md)
   const plain = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  // an id in a chart's legend, shortened by an ellipsis in its middle past LEGEND_ID_CHARS (as
+  // the PNG figures' legends: plot_tool/layout.py), so that long ids leave the charts their width
+  const LEGEND_ID_CHARS = 28;
+  const short = (s) => {
+    const text = String(s);
+    if (text.length <= LEGEND_ID_CHARS) return plain(text);
+    const head = Math.ceil((LEGEND_ID_CHARS - 1) / 2), tail = Math.floor((LEGEND_ID_CHARS - 1) / 2);
+    return plain(text.slice(0, head) + "\u2026" + text.slice(text.length - tail));
+  };
+  const shortDir = (dir) => String(dir).split("->").map(short).join("-&gt;");
 
   async function inflate(id) {
     const text = document.getElementById(id).textContent.trim();
@@ -400,7 +410,7 @@
         if (!selected.links.has(l.id)) return;
         l.dirs.forEach((d) => {
           const color = PALETTE[c++ % PALETTE.length];
-          const name = `${plain(l.id)} ${plain(d.dir)}`;
+          const name = `${short(l.id)} ${shortDir(d.dir)}`;
           const base = { type: "scatter", mode: "lines", x: T, xaxis: "x", legendgroup: name,
             line: { color, width: 1.5 } };
           out.push({ ...base, y: d.series.rate_mbps, yaxis: "y", name: `${name} rate` });
@@ -422,14 +432,14 @@
         if (!selected.flows.has(f.id)) return;
         const base = { type: "scatter", mode: "lines", x: T, xaxis: "x", legendgroup: f.id,
           line: { color: f.color, width: 1.5 } };
-        out.push({ ...base, y: f.series.arrival_rate_mbps, yaxis: "y4", name: `${plain(f.id)} arrival rate` });
+        out.push({ ...base, y: f.series.arrival_rate_mbps, yaxis: "y4", name: `${short(f.id)} arrival rate` });
         if (f.series.send_rate_mbps) out.push({ ...base, y: f.series.send_rate_mbps, yaxis: "y4",
-          name: `${plain(f.id)} send rate`, line: { color: f.color, width: 1, dash: "dot" }, visible: "legendonly" });
-        out.push({ ...base, y: f.series.window_pkts, yaxis: "y5", name: `${plain(f.id)} window`, showlegend: false });
-        out.push({ ...base, y: f.series.rtt_ms, yaxis: "y6", name: `${plain(f.id)} RTT`, showlegend: false });
-        out.push(...predictionTraces(`flow:${f.id}`, "rate_mbps", 3, f.color, `${plain(f.id)} rate`));
-        out.push(...predictionTraces(`flow:${f.id}`, "window_pkts", 4, f.color, `${plain(f.id)} window`));
-        out.push(...predictionTraces(`flow:${f.id}`, "rtt_ms", 5, f.color, `${plain(f.id)} RTT`));
+          name: `${short(f.id)} send rate`, line: { color: f.color, width: 1, dash: "dot" }, visible: "legendonly" });
+        out.push({ ...base, y: f.series.window_pkts, yaxis: "y5", name: `${short(f.id)} window`, showlegend: false });
+        out.push({ ...base, y: f.series.rtt_ms, yaxis: "y6", name: `${short(f.id)} RTT`, showlegend: false });
+        out.push(...predictionTraces(`flow:${f.id}`, "rate_mbps", 3, f.color, `${short(f.id)} rate`));
+        out.push(...predictionTraces(`flow:${f.id}`, "window_pkts", 4, f.color, `${short(f.id)} window`));
+        out.push(...predictionTraces(`flow:${f.id}`, "rtt_ms", 5, f.color, `${short(f.id)} RTT`));
       });
       return out;
     }

@@ -346,3 +346,24 @@ def test_ids_that_look_like_markup_are_shown_as_they_are(driver, tmp_path):
         " svg.flatMap((s) => [...s.querySelectorAll('text')]).map((t) => t.textContent)];")
     assert links == 0 and bold == 0
     assert '<b>F1</b>&amp; route' in shown and '<a href="https://example.com/x">H1</a>' in shown
+
+
+@needs_browser
+def test_long_ids_are_shortened_in_the_chart_legends_but_not_in_the_network(driver, tmp_path):
+    """Ids of 60 characters made the time series' legend take two thirds of the page's width."""
+    from netsim.cli import main
+    long_id = "H1_" + "x" * 47 + "_end_of_id"                            # 60 characters
+    topology = json.loads((ROOT / "topologies" / "test_case_0.json").read_text())
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(topology).replace('"H1"', json.dumps(long_id)))
+    assert main([str(path), "--out", str(tmp_path / "r"), "--no-plots", "--quiet", "--report",
+                 "--duration", "2"]) == 0
+    open_report(driver, tmp_path / "r" / "report.html")
+    names = driver.execute_script("return netsimReport.seriesNames()")
+    shortened = "H1_" + "x" * 11 + "\u2026" + "x" * 3 + "_end_of_id"     # 14 + ... + 13
+    assert any(shortened in name for name in names), names
+    assert not any(long_id in name for name in names)
+    texts = driver.execute_script(
+        "return [...document.querySelectorAll('#topology svg text')].map((t) => t.textContent)")
+    assert long_id in texts
+
