@@ -62,7 +62,7 @@ def _register_all(classes: list, origin: str) -> list:
     for cls in classes:
         taken = ALGORITHMS.get(cls.__dict__.get("name"))
         source = None if taken is None or taken is cls else _source_file(taken)
-        if source in _shown:               # another plugin's: named by its file, as given
+        if taken is not None and source in _shown:   # another plugin's: named by its file
             raise PluginError(f'{origin}: class {cls.__name__}: name "{cls.name}" is already '
                               f"taken by class {taken.__qualname__} of {_shown[source]}")
         try:
