@@ -57,6 +57,12 @@ def _read_rows(path: Path) -> dict:
     optional = [table[name].tolist() if name in table else [math.nan] * len(columns[0])
                 for name in ("window_pkts", "rtt_ms")]
     for flow, time_s, recv, window, rtt in zip(*columns, *optional):
+        for name, value, empty_ok in (("time_s", time_s, False), ("recv_rate_mbps", recv, False),
+                                      ("window_pkts", window, True), ("rtt_ms", rtt, True)):
+            if not math.isfinite(value) and not (empty_ok and math.isnan(value)):
+                shown = "empty" if math.isnan(value) else repr(value)
+                raise IperfJsonError(f"{path}: flow {flow!r}: {name} is {shown}; expected a "
+                                     f"finite number")
         rows.setdefault(flow, []).append((
             float(time_s), float(recv), None if math.isnan(window) else float(window),
             None if math.isnan(rtt) else float(rtt)))

@@ -339,8 +339,20 @@ def _read_check(path: Path) -> dict:
     return check
 
 
+# summary.json and check.json of the largest runs are tens of MB (40 000 link directions at
+# 10 000 routers); a file past this is no file netsim wrote, and is not read whole
+MAX_JSON_BYTES = 1 << 30
+
+
 def _read_json(path: Path) -> dict:
-    """The JSON object in the file `path` (ValueError when it is not JSON or not an object)."""
+    """The JSON object in the file `path` (ValueError when it is not a regular file of at most
+    MAX_JSON_BYTES, not JSON or not an object: a pipe or a device would block or never end)."""
+    if not path.is_file():
+        raise ValueError(f"{path}: not a regular file")
+    size = path.stat().st_size
+    if size > MAX_JSON_BYTES:
+        raise ValueError(f"{path}: {size} bytes, more than any results file netsim writes "
+                         f"(at most {MAX_JSON_BYTES} are read)")
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -383,7 +395,10 @@ def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset
         chunks: list[list[np.ndarray]] = [[] for _ in header]
         first = 0                                  # data rows before the chunk
         while True:
-            chunk = list(itertools.islice(reader, READ_CHUNK_ROWS))
+            try:
+                chunk = list(itertools.islice(reader, READ_CHUNK_ROWS))
+            except csv.Error as exc:   # (a field past the csv module's limit, a NUL byte)
+                raise ValueError(f"{path}, line {reader.line_num}: not a CSV row: {exc}") from None
             if not chunk:
                 break
             rows = [row for row in chunk if row]   # blank lines (e.g. a trailing one) skipped

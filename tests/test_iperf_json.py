@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import shutil
 
 import pytest
 
@@ -154,6 +155,25 @@ def test_several_flows_one_stream_each(root, tmp_path):
         assert interval["sum"]["bytes"] == sum(s["bytes"] for s in interval["streams"])
     assert data["end"]["sum_received"]["bytes"] == sum(
         f["delivered_bytes"] for f in summary["flows"].values())
+
+
+@pytest.mark.parametrize("column, value, shown", [
+    ("recv_rate_mbps", "", "empty"), ("recv_rate_mbps", "inf", "inf"), ("time_s", "nan", "empty"),
+    ("window_pkts", "1e400", "inf"), ("rtt_ms", "-inf", "-inf"),
+])
+def test_a_value_that_is_no_finite_number_in_flows_csv_is_one_line(tc0, tmp_path, capsys, column,
+                                                                    value, shown):
+    copy = tmp_path / "r"
+    shutil.copytree(tc0, copy)
+    lines = (copy / "flows.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    fields = lines[3].split(",")
+    fields[header.index(column)] = value
+    lines[3] = ",".join(fields)
+    (copy / "flows.csv").write_text("\n".join(lines) + "\n")
+    assert iperf_main([str(copy), "-o", str(tmp_path / "x.json")]) == 2
+    assert capsys.readouterr().err == (f"error: {copy / 'flows.csv'}: flow {fields[1]!r}: {column} "
+                                       f"is {shown}; expected a finite number\n")
 
 
 def test_bad_directory_is_one_line(tmp_path, capsys):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -324,6 +325,15 @@ def test_malformed_files_give_clear_errors(results_dir: Path) -> None:
         read_results(results_dir)
     (results_dir / "summary.json").write_text("{not json")
     with pytest.raises(ValueError, match=r"summary\.json.*not valid JSON"):
+        read_results(results_dir)
+
+
+def test_a_row_the_csv_module_cannot_read_is_named_by_its_line(results_dir: Path) -> None:
+    with open(results_dir / "links.csv", "a") as f:                 # a field past csv's limit
+        f.write("0.1,L1," + "x" * 200_000 + "\n")
+    lines = (results_dir / "links.csv").read_text().count("\n")
+    with pytest.raises(ValueError, match=rf"links\.csv, line {lines}: not a CSV row: field "
+                                         rf"larger than field limit"):
         read_results(results_dir)
 
 
@@ -691,6 +701,20 @@ def test_malformed_check_files(checked_dir: Path) -> None:
         read_results(checked_dir)
     (checked_dir / "check.json").write_text("{oops")
     with pytest.raises(ValueError, match=r"check\.json.*not valid JSON"):
+        read_results(checked_dir)
+    (checked_dir / "check.json").unlink()
+    os.mkfifo(checked_dir / "check.json")           # (read, a pipe would block for ever)
+    with pytest.raises(ValueError, match=r"check\.json: not a regular file"):
+        read_results(checked_dir)
+    (checked_dir / "check.json").unlink()
+    (checked_dir / "check.json").symlink_to("/dev/zero")             # (or never end)
+    with pytest.raises(ValueError, match=r"check\.json: not a regular file"):
+        read_results(checked_dir)
+    (checked_dir / "check.json").unlink()
+    with open(checked_dir / "check.json", "wb") as f:               # sparse: no disk used
+        f.truncate((1 << 30) + 1)
+    with pytest.raises(ValueError, match=r"check\.json: 1073741825 bytes, more than any results "
+                                         r"file netsim writes"):
         read_results(checked_dir)
     (checked_dir / "check.json").unlink()
     (checked_dir / "predictions.csv").write_text("start_s,end_s,kind,id,quantity,low,high\n")
