@@ -15,6 +15,7 @@ import csv
 import json
 import math
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -147,37 +148,60 @@ def check_sweep(sweep: Mapping[str, Any], path: PathLike) -> None:
                 raise refuse(f"plots[{i}].{name}", kind, value)
 
 
+# a run record, a summary.json or a topology file read for its units: the loader's limit of a
+# topology file (topologies/validation.py MAX_FILE_BYTES); larger, it is not read
+MAX_UNITS_FILE_BYTES = 32 * 1024 * 1024
+
+
+def _units_source(path: Path) -> Any:
+    """The JSON in `path` if it is a regular file of at most MAX_UNITS_FILE_BYTES (a pipe would
+    block, a device never end), else None."""
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_UNITS_FILE_BYTES:
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
 def sweep_units(sweep_dir: PathLike, sweep: dict | None = None) -> dict:
     """The units of a sweep's metrics (``{"system", "bits_per_mbit", ...}`` as in summary.json).
 
-    From the first ``summary.json`` found (the sweep directory, then one or two levels below it),
-    else from the ``units`` field of the topology file ``sweep.json`` names, else {} (unknown).
+    From the first stored run record (``runs/<digest>.json``: its summary's units), else the first
+    ``summary.json`` found (the sweep directory, then one or two levels below it: the layouts of
+    older sweeps), else, when `sweep` (the sweep file's fields, as the sweep that draws its figures
+    has them) is given, from the ``units`` of the topology file it names, else {} (unknown). The
+    report passes no `sweep`: it reads the results directory only. Only regular files of at most
+    MAX_UNITS_FILE_BYTES are read.
     """
     directory = Path(sweep_dir)
+    for path in sorted((directory / "runs").glob("*.json")):
+        record = _units_source(path)
+        summary = record.get("summary") if isinstance(record, dict) else None
+        units = summary.get("units") if isinstance(summary, dict) else None
+        if isinstance(units, dict) and units:
+            return dict(units)
     candidates = [directory / SUMMARY_FILE]
     candidates += sorted(directory.glob(f"*/{SUMMARY_FILE}"))
     candidates += sorted(directory.glob(f"*/*/{SUMMARY_FILE}"))
     for path in candidates:
-        try:
-            units = json.loads(path.read_text()).get("units")
-        except (OSError, ValueError, AttributeError):
-            continue
+        summary = _units_source(path)
+        units = summary.get("units") if isinstance(summary, dict) else None
         if isinstance(units, dict) and units:
             return dict(units)
     topology = (sweep or {}).get("topology")
     if isinstance(topology, str):
         for path in (Path(topology), directory / topology):
-            try:
-                system = json.loads(path.read_text()).get("units", "si")
-            except (OSError, ValueError, AttributeError):
+            data = _units_source(path)
+            if not isinstance(data, dict):
                 continue
-            if system == "binary":
+            if data.get("units", "si") == "binary":
                 return {"system": "binary", "bits_per_mbit": 1048576, "bytes_per_kb": 1024,
                         "bytes_per_mb": 1048576}
             return {"system": "si", "bits_per_mbit": 1000000, "bytes_per_kb": 1000,
                     "bytes_per_mb": 1000000}
     return {}
-
 
 
 def check_file_name(directory: Path, name: Any) -> Path:

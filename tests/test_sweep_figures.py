@@ -432,6 +432,21 @@ def test_axis_labels_and_units(tmp_path: Path) -> None:
     assert sweep_units(directory, sweep)["system"] == "si"
 
 
+def test_units_come_from_the_run_records_and_only_regular_files_are_read(tmp_path) -> None:
+    import os
+    directory = _write_sweep(tmp_path / "units", _rows(), PLOTS)
+    os.mkfifo(directory / "summary.json")          # read, a pipe would block for ever
+    (directory / "notes").mkdir()
+    (directory / "notes" / "summary.json").symlink_to("/dev/zero")    # or never end
+    fifo = tmp_path / "topology.json"
+    os.mkfifo(fifo)
+    assert sweep_units(directory, {"topology": str(fifo)}) == {}
+    (directory / "runs").mkdir(exist_ok=True)
+    binary = {"system": "binary", "bits_per_mbit": 1048576}
+    (directory / "runs" / "ab12.json").write_text(json.dumps({"summary": {"units": binary}}))
+    assert sweep_units(directory) == binary
+
+
 def test_binary_units_default_for_theory(csv_rows: list[dict]) -> None:
     theory = {"model": "mathis", "mss_bytes": 1000, "rtt_ms": 100}   # no units_bits_per_mbit
     plot = dict(PLOTS[0], theory=theory)
