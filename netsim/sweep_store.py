@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import math
 import os
 from pathlib import Path
@@ -20,6 +21,8 @@ from pathlib import Path
 from netsim.results_dir import json_text
 from netsim.sweep_parameters import SweepError
 from netsim.sweep_points import Sweep
+
+log = logging.getLogger(__name__)
 
 SWEEP_FILE = "sweep.json"
 RESULTS_FILE = "results.csv"
@@ -201,14 +204,36 @@ def _record_path(out: Path, digest: str) -> Path:
 
 
 def read_record(out: Path, digest: str):
-    try:
-        record = json.loads(_record_path(out, digest).read_text())
-    except (OSError, ValueError):
+    """The stored record of the run `digest`, or None when there is none or it cannot be used
+    (then the run is simulated again): not a regular file, not strict JSON (records are written
+    without NaN or Infinity), of another format or run, or a summary whose fields the metrics
+    and figures read have other types (`plot_tool.json_fields.check_fields`, as the readers of a
+    results directory check summary.json). A damaged record is logged as a warning."""
+    from plot_tool.json_fields import check_fields
+    from plot_tool.schema import SUMMARY_FIELDS
+    path = _record_path(out, digest)
+    if not path.is_file():
+        if path.exists():        # (a new record could not replace it: refused, as not ours)
+            raise SweepError(f"{path}: not a run record netsim wrote (not a regular file): "
+                             f"move it, or give the sweep another --out")
         return None
-    if (not isinstance(record, dict) or record.get("format") != RECORD_FORMAT
-            or record.get("config_digest") != digest or not isinstance(record.get("summary"), dict)):
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"), parse_constant=_not_strict)
+        if (not isinstance(record, dict) or record.get("format") != RECORD_FORMAT
+                or record.get("config_digest") != digest
+                or not isinstance(record.get("summary"), dict)):
+            raise ValueError(f"{path}: not a run record of this sweep's format")
+        check_fields(record["summary"], SUMMARY_FIELDS, f"{path}: summary")
+    except (OSError, ValueError, RecursionError) as exc:
+        text = (str(exc).splitlines() or [type(exc).__name__])[0]
+        log.warning("%s; the run is simulated again",
+                    text if text.startswith(f"{path}: ") else f"{path}: {text}")
         return None
     return record
+
+
+def _not_strict(constant: str):
+    raise ValueError(f"{constant} is not strict JSON")
 
 
 def save_record(out: Path, record: dict) -> None:

@@ -38,12 +38,14 @@ from typing import Any, Union
 
 import numpy as np
 
-from plot_tool.schema import CHECK_FIELDS, CHECK_FILE, SUMMARY_FIELDS, SUMMARY_FILE, TABLES, JsonField
+from plot_tool.json_fields import check_fields
+from plot_tool.schema import CHECK_FIELDS, CHECK_FILE, SUMMARY_FIELDS, SUMMARY_FILE, TABLES
 
 READ_CHUNK_ROWS = 65536          # CSV rows turned into numpy columns at a time (`_read_table`)
 
 Table = dict[str, np.ndarray]
 PathLike = Union[str, "os.PathLike[str]"]
+
 
 # Each CSV file's required columns, in the order the simulator writes them, and which of them hold
 # identifiers (strings), from the one schema (`plot_tool.schema`). Any other column is numeric.
@@ -60,10 +62,6 @@ OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
 # the file is absent.
 OPTIONAL_FILES = frozenset(name for name, table in TABLES.items() if table.optional)
 
-# The largest magnitude of a number or integer of summary.json and check.json (a 20-digit
-# integer is the largest an input may hold): a reader may multiply it (bytes x 8, ms x 1000)
-# and still get a finite float.
-MAX_MAGNITUDE = 1e20
 
 
 @dataclass
@@ -235,102 +233,6 @@ def check_summary(summary: dict, path: PathLike, required: Sequence[str] = ()) -
                              f"({end / interval:.3g} intervals)")
 
 
-def check_fields(data: dict, fields: Sequence[JsonField], path: PathLike,
-                 required: Sequence[str] = ()) -> None:
-    """ValueError naming the file `path`, the field and what was expected for the first of
-    `fields` (`plot_tool.schema.JsonField`) that `data` (a parsed JSON object) holds with another
-    type, or lacks while it is required (by the field or by its name in `required`)."""
-    needed = set(required)
-    for spec in fields:
-        level: list[tuple[dict, Any]] = [(data, None)]      # (object, its linked JSON path)
-        for key in spec.path[:-1]:      # (the fields before have checked these are objects)
-            level = [(value, (where, name)) for obj, where in level
-                     for name, value in (obj.items() if key == "*" else
-                                         [(key, obj[key])] if key in obj else [])
-                     if isinstance(value, dict)]
-        last = spec.path[-1]
-        for obj, where in level:
-            items = obj.items() if last == "*" else [(last, obj[last])] if last in obj else []
-            if not items and last != "*" and (spec.required or spec.name in needed):
-                raise ValueError(f"{path}: {_path_text((where, last))}: missing, "
-                                 f"expected {_expected(spec.type)}")
-            for name, value in items:
-                problem = _type_problem(value, spec.type, (where, name))
-                if problem is not None:
-                    raise ValueError(f"{path}: {problem}")
-
-
-def _path_text(where: Any) -> str:
-    from topologies.validation import path_text
-    return path_text(where)
-
-
-_ARTICLES = {"object": "an object", "integer": "an integer", "time": "a time in seconds",
-             "positive time": "a positive time in seconds",
-             "list of [start, end]": "a list of [start, end] times",
-             "pair of strings": "a list of two strings"}
-
-
-def _expected(kind: str) -> str:
-    """The words of a JsonField type for a message: "a number or null"."""
-    base, null, _ = kind.partition(" or null")
-    return _ARTICLES.get(base, f"a {base}") + (" or null" if null else "")
-
-
-def _type_problem(value: Any, kind: str, where: Any) -> str | None:
-    """None when `value` has the JsonField type `kind`, else "<field>: expected ..., got ..."
-    (the field, or the item of a list, that is wrong)."""
-    from topologies.validation import show
-    base, null, _ = kind.partition(" or null")
-    if value is None and null:
-        return None
-    problem: str | None = None
-    if base in ("number", "positive number", "integer", "time", "positive time"):
-        problem = _number_problem(value, base)
-    elif base == "pair of strings":
-        if not isinstance(value, list) or len(value) != 2:
-            problem = "expected a list of two strings"
-        else:
-            return next((f"{_path_text((where, i))}: expected a string, got {show(item)}"
-                         for i, item in enumerate(value) if not isinstance(item, str)), None)
-    elif base == "list of [start, end]":
-        if not isinstance(value, list):
-            problem = "expected a list of [start, end] times"
-        else:
-            for i, span in enumerate(value):
-                if not isinstance(span, list) or len(span) != 2:
-                    return f"{_path_text((where, i))}: expected [start, end], got {show(span)}"
-                for j, time_s in enumerate(span):
-                    wrong = _type_problem(time_s, "time", ((where, i), j))
-                    if wrong is not None:
-                        return wrong
-    elif not isinstance(value, _TYPES[base]):
-        problem = f"expected {_expected(base)}"
-    if problem is None:
-        return None
-    return f"{_path_text(where)}: {problem}{' or null' if null else ''}, got {show(value)}"
-
-
-_TYPES: dict[str, type] = {"object": dict, "string": str, "boolean": bool}
-
-
-def _number_problem(value: Any, kind: str) -> str | None:
-    """None when `value` is a JSON number of the JsonField type `kind` (an int for "integer";
-    from 0 for "time", a time value of an input for "positive time", topologies/bounds.py; > 0
-    for "positive number"; at most MAX_MAGNITUDE in magnitude), else "expected ..."."""
-    integer = kind == "integer"
-    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
-        return f"expected {_expected(kind)}"
-    if kind == "positive time":                  # (an interval: the run's input, checked so)
-        from topologies.bounds import time_problem
-        return time_problem(value, zero=False)
-    if kind == "time" and not 0 <= value <= MAX_MAGNITUDE:   # (NaN too)
-        return f"expected {_expected(kind)} from 0 to {MAX_MAGNITUDE:g}"
-    if not abs(value) <= MAX_MAGNITUDE:           # (NaN and infinities too)
-        return f"expected {_expected(kind)} (of magnitude at most {MAX_MAGNITUDE:g})"
-    if kind.startswith("positive") and not value > 0:
-        return f"expected {_expected(kind)}"
-    return None
 
 
 def _read_check(path: Path) -> dict:

@@ -371,9 +371,9 @@ CHECK_FILE = "check.json"
 
 # ---------------------------------------------------------------------------------------------
 # The fields of summary.json and check.json that the readers use (the report, iperf3.json, the
-# figures' titles and tiers), with their types: `plot_tool.results.check_fields` checks them when
-# the file is read, so that a damaged file is one line naming the file, the field and what was
-# expected, never a traceback in a reader.
+# figures' titles and tiers), with their types: `plot_tool.json_fields.check_fields` checks them
+# when the file is read, so that a damaged file is one line naming the file, the field and what
+# was expected, never a traceback in a reader.
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from netsim import sweep_execute
 from topologies.spec import config_digest
 from netsim.sweep import (RECORDS_DIR, SweepConflict, load_sweep, plan, point_spec,
                               run_sweep)
+from netsim.sweep_parameters import SweepError
 
 LOSS = "links.L1.impairments.H1->H2.loss_rate"
 SMALL = {
@@ -86,6 +87,42 @@ def test_resume_after_a_lost_record_reruns_that_run_only(tmp_path, counted):
     assert counted == [lost]
     assert [{k: v for k, v in r.items() if k != "wall_time_s"} for r in again] == \
         [{k: v for k, v in r.items() if k != "wall_time_s"} for r in first]
+
+
+@pytest.mark.parametrize("damage, logged", [
+    (lambda r: r["summary"]["flows"]["F1"].update(goodput_mbps="fast"),
+     'summary: flows.F1.goodput_mbps: expected a number, got "fast"'),
+    (lambda r: r["summary"]["flows"]["F1"].update(goodput_mbps=float("nan")),
+     "NaN is not strict JSON"),
+    (lambda r: r["summary"].update(flows=[]), "summary: flows: expected an object, got a list"),
+])
+def test_a_damaged_record_is_run_again_with_a_warning(tmp_path, counted, caplog, damage, logged):
+    path = write(tmp_path, SMALL)
+    first = run_sweep(load_sweep(path), tmp_path / "out", jobs=1)
+    damaged = first[1]["config_digest"]
+    record_path = tmp_path / "out" / RECORDS_DIR / f"{damaged}.json"
+    record = json.loads(record_path.read_text())
+    damage(record)
+    record_path.write_text(json.dumps(record))
+    counted.clear()
+    again = run_sweep(load_sweep(path), tmp_path / "out", jobs=1)
+    assert counted == [damaged]
+    assert [r["flows.F1.goodput_mbps"] for r in again] == \
+        [r["flows.F1.goodput_mbps"] for r in first]
+    assert [f"{record_path}: {logged}; the run is simulated again"] == [
+        r.getMessage() for r in caplog.records if r.name == "netsim.sweep_store"]
+
+
+def test_a_record_that_is_not_a_file_is_refused_in_one_line(tmp_path):
+    path = write(tmp_path, SMALL)
+    first = run_sweep(load_sweep(path), tmp_path / "out", jobs=1)
+    record_path = tmp_path / "out" / RECORDS_DIR / f"{first[0]['config_digest']}.json"
+    record_path.unlink()
+    record_path.mkdir()
+    with pytest.raises(SweepError) as caught:
+        run_sweep(load_sweep(path), tmp_path / "out", jobs=1)
+    assert str(caught.value) == (f"{record_path}: not a run record netsim wrote (not a regular "
+                                 f"file): move it, or give the sweep another --out")
 
 
 def test_a_changed_duration_reruns_every_point(tmp_path, counted):
