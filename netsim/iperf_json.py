@@ -85,7 +85,10 @@ def _packet_bytes(flow: dict) -> int:
 
 
 def _rate(nbytes: float, seconds: float) -> float:
-    return nbytes * 8 / seconds if seconds > 0 else 0.0
+    """Bits per second over `seconds`; 0 over a span shorter than the clock's resolution (a
+    rounding remainder, or a damaged end_time_s of 1e-320, would give an infinite rate)."""
+    from topologies.bounds import TIME_RESOLUTION_S
+    return nbytes * 8 / seconds if seconds >= TIME_RESOLUTION_S else 0.0
 
 
 class _Grid:
@@ -162,7 +165,7 @@ def _flow_streams(grid: _Grid, socket: int, rows: list, size: int, bits_per_mbit
         stream = {
             "socket": socket, "start": round(start - grid.t0, 6), "end": round(stop - grid.t0, 6),
             "seconds": round(seconds, 6), "bytes": round(delivered),
-            "bits_per_second": delivered * 8 / seconds if seconds > 0 else 0.0}
+            "bits_per_second": _rate(delivered, seconds)}
         if with_retransmits:
             stream["retransmits"] = retx_per[i]
         stream.update({"snd_cwnd": cwnd, "rtt": round(mean_rtt * 1000),
@@ -204,7 +207,7 @@ def _interval_sums(streams_by_interval: list, with_retransmits: bool) -> list:
         seconds = streams[0]["seconds"]
         interval_sum = {"start": streams[0]["start"], "end": streams[0]["end"],
                         "seconds": seconds, "bytes": total,
-                        "bits_per_second": total * 8 / seconds if seconds > 0 else 0.0}
+                        "bits_per_second": _rate(total, seconds)}
         if with_retransmits:
             interval_sum["retransmits"] = sum(s["retransmits"] for s in streams)
         interval_sum.update({"omitted": False, "sender": True})
@@ -219,7 +222,7 @@ def _total(end_streams: list, part: str, with_retransmits: bool) -> dict:
     stop = max(s["end"] for s in items)
     nbytes = sum(s["bytes"] for s in items)
     out = {"start": start, "end": stop, "seconds": round(stop - start, 6), "bytes": nbytes,
-           "bits_per_second": nbytes * 8 / (stop - start) if stop > start else 0.0}
+           "bits_per_second": _rate(nbytes, stop - start)}
     if with_retransmits:
         out["retransmits"] = sum(s["retransmits"] for s in items)
     out["sender"] = True
@@ -382,8 +385,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         modules_available("reading flows.csv", ("numpy",), NUMPY_REMEDY)   # (Debian's PyPy)
-        if args.interval is not None and not args.interval > 0:
-            raise IperfJsonError(f"-i: expected a positive number of seconds, got {args.interval}")
+        if args.interval is not None:
+            from topologies.bounds import time_problem
+            problem = (time_problem(args.interval, zero=False) if math.isfinite(args.interval)
+                       else "expected a positive number of seconds")
+            if problem is not None:
+                raise IperfJsonError(f"-i: {problem}, got {args.interval}")
         if args.out is not None:
             from netsim.output_paths import OutputPathError, check_output_file
             try:

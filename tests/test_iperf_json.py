@@ -176,6 +176,30 @@ def test_a_value_that_is_no_finite_number_in_flows_csv_is_one_line(tc0, tmp_path
                                        f"is {shown}; expected a finite number\n")
 
 
+@pytest.mark.parametrize("value, expected", [
+    ("inf", "expected a positive number of seconds, got inf"),
+    ("nan", "expected a positive number of seconds, got nan"),
+    ("1e308", "expected a time from 1e-09 s to 1e+06 s, got 1e+308"),
+    ("0", "expected a time from 1e-09 s to 1e+06 s, got 0.0"),
+])
+def test_an_interval_out_of_bounds_is_one_line(tc0, tmp_path, capsys, value, expected):
+    assert iperf_main([str(tc0), "-i", value, "-o", str(tmp_path / "x.json")]) == 2
+    assert capsys.readouterr().err == f"error: -i: {expected}\n"
+
+
+def test_a_run_shorter_than_the_clock_resolution_has_rates_of_zero(tc0, tmp_path):
+    copy = tmp_path / "r"
+    shutil.copytree(tc0, copy)
+    summary = json.loads((copy / "summary.json").read_text())
+    summary["end_time_s"] = 1e-320                   # (damaged, but within the readers' range)
+    (copy / "summary.json").write_text(json.dumps(summary))
+    assert iperf_main([str(copy), "-o", str(tmp_path / "x.json")]) == 0
+    def refuse(constant):
+        raise AssertionError(f"{constant} in iperf3.json")
+    document = json.loads((tmp_path / "x.json").read_text(), parse_constant=refuse)
+    assert [interval["sum"]["bits_per_second"] for interval in document["intervals"]] == [0.0]
+
+
 def test_bad_directory_is_one_line(tmp_path, capsys):
     assert iperf_main([str(tmp_path)]) == 2
     err = capsys.readouterr().err
