@@ -31,7 +31,6 @@ from netsim.probes import (
 )
 from netsim.results import Results
 from netsim.traces import RouteLog, TraceFile
-from netsim.workloads import start_workloads
 from simulator.garbage import collection_paused
 from simulator.sampling import Sampler
 from topologies.bounds import MAX_RUN_TIME_S, MAX_TRACE_ROWS, time_problem, trace_rows
@@ -155,7 +154,10 @@ class Run:
         self._interrupted = False                      # `interrupt` was called (a signal)
         try:
             self._open_traces()
-            self.workloads = start_workloads(self)      # fct.csv (netsim/workloads.py)
+            self.workloads: list = []
+            if spec.workloads:              # (imported only by the runs that have some)
+                from netsim.workloads import start_workloads
+                self.workloads = start_workloads(self)  # fct.csv (netsim/workloads.py)
         except BaseException:
             self.close()                   # the temporary directory goes with the failed build
             raise

@@ -54,6 +54,31 @@ def test_a_run_without_figures_imports_nothing_heavy(tmp_path):
     assert modules & set(HEAVY) == set()
 
 
+# netsim's own modules a run uses only when its topology asks for them
+OPTIONAL = {"routing.distance_vector": "Bellman-Ford", "routing.ecmp": "ECMP",
+            "netsim.workloads": "workloads", "topologies.load_workloads": "workloads",
+            "flows.cbr": "cbr/onoff flows", "flows.linux_sender": "the Linux stack",
+            **{f"flows.{name}": name for name in ("tahoe", "reno", "newreno", "vegas", "cubic",
+                                                   "bbr", "dctcp")}}
+
+
+def own_modules_after(code: str, *args) -> set:
+    script = (code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", script, *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_a_run_imports_only_the_parts_of_netsim_its_topology_uses(tmp_path):
+    """Test case 0: static routing, one FAST flow, the classic stack, no workloads."""
+    code = ("import sys\nfrom netsim.cli import main\n"
+            "assert main([sys.argv[1], '--duration', '1', '--no-plots', '--quiet', '--out',\n"
+            "             sys.argv[2]]) == 0")
+    modules = own_modules_after(code, ROOT / "topologies" / "test_case_0.json", tmp_path / "r")
+    assert "flows.fast" in modules and "routing.static" in modules
+    assert {name: why for name, why in OPTIONAL.items() if name in modules} == {}
+
+
 @pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_a_run_with_figures_imports_only_what_drawing_needs(tmp_path):
     code = ("import sys\nfrom netsim.cli import main\n"

@@ -71,7 +71,7 @@ def watched(monkeypatch):
         return agents
 
     monkeypatch.setattr(dv.DistanceVectorAgent, "_recompute", checked)
-    monkeypatch.setattr("topologies.build.start_distance_vector", started)
+    monkeypatch.setattr(dv, "start_distance_vector", started)   # (build imports it when it runs)
     return found
 
 

@@ -1,15 +1,18 @@
 """Turn a validated `TopologySpec` into simulation objects wired together."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from components.link import Link
 from components.node import GuardedRouter, Host, Router
 from flows import ALGORITHMS
-from flows.cbr import RateFlow
 from flows.transport import Flow
-from routing.distance_vector import start_distance_vector
 from routing.static import ShortestPaths, install_static_routes
 from simulator.engine import Simulator
 from topologies.spec import NO_IMPAIRMENT, TopologySpec
+
+if TYPE_CHECKING:
+    from flows.cbr import RateFlow
 
 
 class Network:
@@ -90,6 +93,7 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
     sizes = spec.packet_sizes
     for fs in spec.flows:
         if fs.kind != "bulk":
+            from flows.cbr import RateFlow  # (imported by the runs that have such flows)
             flows[fs.id] = RateFlow(sim, fs.id, hosts[fs.src], hosts[fs.dst], fs.data_bytes,
                                     fs.start_s, fs.rate_bps, sizes.data_bytes, kind=fs.kind,
                                     on_s=fs.on_s, off_s=fs.off_s, periods=fs.periods)
@@ -116,6 +120,7 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
                      for router in router_list}
     net.initial_routes = initial_route_entries(spec, net, static, installed)
     if installed is not None:
+        from routing.distance_vector import start_distance_vector  # (Bellman-Ford runs only)
         net.agents = start_distance_vector(
             sim, router_list, host_list, update_interval_s=spec.routing.update_interval_s,
             settle_s=spec.routing.settle_s, packet_bytes=sizes.routing_bytes,

@@ -126,8 +126,6 @@ def read_workloads(top: Where, data: dict, ctx: FlowContext) -> list:
             for where, item in entries(top, data, "workloads", "workload")]
 
 
-
-
 def check_workload_names(top: Where, flows: list, workloads: list) -> None:
     """A workload names the flows it opens `<its id>#1`, `#2`, ... (netsim/workloads.py): a
     flow of the file may not have such an id, which would then name two flows in fct.csv,

@@ -41,11 +41,17 @@ from topologies.load_settings import (
     read_units,
 )
 from topologies.load_transport import TRANSPORT_RULES, read_file_transport, with_stack
-from topologies.load_workloads import check_workload_names, read_workloads, shipped_sizes
 from topologies.spec import DEFAULT_DUPLEX, TopologySpec
 from topologies.validation import check_plain, one_line, read_json, show
 
 __all__ = ["TRANSPORT_RULES", "TopologyError", "load_topology", "shipped_sizes"]
+
+
+def shipped_sizes(name: str):
+    """A shipped flow-size distribution by name (`topologies.load_workloads.shipped_sizes`)."""
+    from topologies.load_workloads import shipped_sizes as sizes
+    return sizes(name)
+
 
 DICT_SOURCE = "<dict>"
 PLAIN_DATA_KIND = "topology files"   # in "jsonpickle tag ... is not allowed; <kind> are plain JSON data"
@@ -94,8 +100,11 @@ def _build(label: str, data, default_name: str, override: str | None,
                       packet_sizes.data_bytes, access_rates(kinds, links))
     flows = read_flows(top, data, ctx)
     events = read_events(top, data, links)
-    workloads = read_workloads(top, data, ctx)
-    check_workload_names(top, flows, workloads)
+    workloads: list = []
+    if "workloads" in data:           # (imported by the files that have some)
+        from topologies.load_workloads import check_workload_names, read_workloads
+        workloads = read_workloads(top, data, ctx)
+        check_workload_names(top, flows, workloads)
     if stack is not None:                         # --stack: every flow, whatever its own block
         flows = [replace(f, transport=with_stack(f.transport, stack)) for f in flows]
         workloads = [replace(w, transport=with_stack(w.transport, stack)) for w in workloads]
