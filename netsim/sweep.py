@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 from contextlib import closing
+from functools import partial
 from pathlib import Path
 
 from netsim import sweep_execute
@@ -90,12 +91,19 @@ def _reused_rows(sweep: Sweep, out: Path, runs: list, want_check: bool):
             except Exception:                     # a new run would fail the same way: the
                 pass                              # row records the error (_row)
         if record is None:
-            todo[run.digest] = (point_data(sweep, run.params), run.digest, run.seed,
-                                sweep.interval_s, want_check, sweep.plugins)
+            todo[run.digest] = (run.params, run.digest, run.seed, sweep.interval_s,
+                                want_check, sweep.plugins)      # (its topology: `_task`)
             continue
         rows[run.run_id] = _row(sweep, run, {"status": "ok", "error": "", "record": record,
                                              "wall_time_s": record.get("wall_time_s")})
     return rows, todo, by_digest
+
+
+def _task(sweep: Sweep, planned: tuple) -> tuple:
+    """The task `run_one` takes for a planned one (params, digest, ...): its point's topology
+    is made here, as the task is handed out, so that a sweep of thousands of runs holds the
+    topologies of the runs going on, not of every run it plans."""
+    return (point_data(sweep, planned[0]), *planned[1:])
 
 
 def _run_missing(sweep: Sweep, out: Path, tasks: list, by_digest: dict, rows: dict, columns: list,
@@ -104,7 +112,7 @@ def _run_missing(sweep: Sweep, out: Path, tasks: list, by_digest: dict, rows: di
     with open(out / RESULTS_FILE, "a", newline="") as fh, sweep_execute.StopSignals() as stop:
         writer = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
         with closing(sweep_execute.execute_runs(tasks, options["jobs"], options["scheduler"],
-                                                stop)) as results:
+                                                stop, prepare=partial(_task, sweep))) as results:
             for result in results:
                 options["simulated"] += 1
                 if result["status"] == "ok":

@@ -7,6 +7,7 @@ the runs that had finished are yielded. Workers never outlive the process that s
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -143,13 +144,20 @@ class StopSignals:
         return False
 
 
-def execute_runs(tasks: list, jobs: int | None, scheduler: str | None, stop: StopSignals):
+def _as_is(task):
+    return task
+
+
+def execute_runs(tasks: list, jobs: int | None, scheduler: str | None, stop: StopSignals,
+                 prepare=_as_is):
     """Yield run_one's results as runs finish; SweepInterrupted when `stop` is asked, after
-    yielding the runs that had finished."""
+    yielding the runs that had finished. `prepare(task)` makes the task run_one takes (its
+    topology) as it is handed out: in this process or to a pool, a few runs ahead of those
+    going on (`_execute_pool`), so that memory holds the runs in progress, not every task."""
     if not tasks:
         return
     if scheduler:
-        yield from _execute_dask(tasks, scheduler, stop)
+        yield from _execute_dask([prepare(task) for task in tasks], scheduler, stop)
         return
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1:
@@ -157,13 +165,13 @@ def execute_runs(tasks: list, jobs: int | None, scheduler: str | None, stop: Sto
             stop.check()
             stop.interruptible = True
             try:
-                result = run_one(task)
+                result = run_one(prepare(task))
             finally:
                 stop.interruptible = False
             yield result
         stop.check()
         return
-    yield from _execute_pool(tasks, min(jobs, len(tasks)), stop)
+    yield from _execute_pool(tasks, min(jobs, len(tasks)), stop, prepare)
 
 
 class _Pool(ProcessPoolExecutor):
@@ -177,7 +185,11 @@ class _Pool(ProcessPoolExecutor):
         _adjust_process_count = ProcessPoolExecutor._adjust_process_count_cpython  # type: ignore[attr-defined]
 
 
-def _execute_pool(tasks: list, jobs: int, stop: StopSignals):
+# tasks handed to a pool beyond its workers' (so that none waits for its next one)
+AHEAD_PER_WORKER = 2
+
+
+def _execute_pool(tasks: list, jobs: int, stop: StopSignals, prepare=_as_is):
     import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
     context = multiprocessing.get_context("spawn")     # workers are children of this process
@@ -204,7 +216,10 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals):
     try:
         pool = _Pool(max_workers=jobs, mp_context=context,
                                    initializer=_worker_init, initargs=(os.getpid(), scratch))
-        pending = {pool.submit(run_one, task): task for task in tasks}
+        waiting = iter(tasks)
+        pending: dict = {}
+        for task in itertools.islice(waiting, jobs * AHEAD_PER_WORKER):
+            pending[pool.submit(run_one, prepare(task))] = task
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
@@ -228,6 +243,14 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals):
                         yield {"config_digest": task[1], "status": "error", "record": None,
                                "wall_time_s": None, "error": f"worker process died: {exc}"}
             stop.check()
+            for task in itertools.islice(waiting, len(done)):      # (one for each finished)
+                try:
+                    pending[pool.submit(run_one, prepare(task))] = task
+                except BrokenProcessPool as exc:      # (the pool broke: the rest fail so)
+                    for failed in (task, *waiting):
+                        yield {"config_digest": failed[1], "status": "error", "record": None,
+                               "wall_time_s": None, "error": f"worker process died: {exc}"}
+                    break
     finally:
         _kill_workers(pool)
         shutil.rmtree(scratch, ignore_errors=True)
