@@ -88,6 +88,16 @@ def run_problem(spec: TopologySpec, duration_s: float | None, interval_s: float,
     entities = 2 * len(spec.links) + len(spec.flows) + len(spec.hosts)
     if length_known(spec, duration_s):
         rows = trace_rows(duration_s, interval_s, entities)   # type: ignore[arg-type]
+        for index, workload in enumerate(spec.workloads):      # fct.csv: a row per flow
+            end_s = duration_s if workload.stop_s is None else min(workload.stop_s, duration_s)
+            flows = workload.arrivals_per_s * max(0.0, end_s - workload.start_s)  # (the mean)
+            if rows + flows > MAX_TRACE_ROWS:
+                return (f'{spec.source}: workloads[{index}] "{workload.id}": about {flows:.3g} '
+                        f"flows in the run's {duration_s:g} s ({workload.arrivals_per_s:g} per "
+                        f"s), a row of fct.csv each: with the other trace files more than the "
+                        f"{MAX_TRACE_ROWS:.3g} rows a run writes; use fewer arrivals_per_s or a "
+                        f"shorter {duration_name}")
+            rows += flows
         if rows > MAX_TRACE_ROWS:
             shortest = duration_s * entities / MAX_TRACE_ROWS  # type: ignore[operator]
             return (f"{interval_name}: {interval_s!r} s over a {duration_s:g} s run of "

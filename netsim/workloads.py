@@ -29,7 +29,7 @@ from flows.transport import Flow
 from netsim.traces import csv_field
 from plot_tool.schema import FCT
 from routing.ecmp import set_flow_hashes
-from topologies.bounds import MAX_FLOWS_ALIVE
+from topologies.bounds import MAX_FLOWS_ALIVE, MAX_TRACE_ROWS
 
 FCT_COLUMNS = FCT.names     # the results schema's order (the row below follows it)
 BUCKETS = ("all", "under_100kb", "100kb_to_10mb", "over_10mb")   # sizes in the topology's units
@@ -281,6 +281,12 @@ class Workload:
                 self.stop(f"workload {spec.id}: {self.alive[0]} workload flows in progress at "
                           f"once, the limit (MAX_FLOWS_ALIVE); the offered load "
                           f"({spec.arrivals_per_s:g} flows/s) is more than the network carries")
+                return
+        if len(self.fct_file) + self.alive[0] >= MAX_TRACE_ROWS:   # a row each once finished
+            if self.stop is not None:
+                self.stop(f"workload {spec.id}: fct.csv would pass its limit of "
+                          f"{MAX_TRACE_ROWS:.3g} rows ({len(self.fct_file)} written, "
+                          f"{self.alive[0]} flows in progress)")
                 return
         rng = sim.rng
         src = self.src[int(rng.random() * len(self.src))]

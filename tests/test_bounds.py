@@ -172,6 +172,40 @@ def test_an_overloaded_workload_stops_cleanly_at_the_flow_limit_and_keeps_its_re
     assert (tmp_path / "r" / "fct.csv").exists()
 
 
+def test_a_workload_whose_flows_would_pass_the_row_limit_is_refused_before_it_runs():
+    """1e6 one-byte flows a second for 1e6 s: 1e12 rows of fct.csv, accepted and stopped by
+    nothing (its flows finish in nanoseconds, so the flow limit never fires)."""
+    from netsim.run import run_problem
+    data = json.loads(json.dumps(WEBSEARCH))
+    data["workloads"][0]["arrivals_per_s"] = 1e6
+    data["duration_s"] = 1e6
+    spec = load_topology(data)
+    assert run_problem(spec, spec.duration_s, 1.0, "cli") == (
+        '<dict>: workloads[0] "W": about 1e+12 flows in the run\'s 1e+06 s (1e+06 per s), a '
+        "row of fct.csv each: with the other trace files more than the 2e+07 rows a run "
+        "writes; use fewer arrivals_per_s or a shorter --duration")
+    data["duration_s"] = 10                             # 1e7 flows: within the limit
+    spec = load_topology(data)
+    assert run_problem(spec, spec.duration_s, 1.0, "cli") is None
+
+
+def test_a_workload_stops_cleanly_when_fct_csv_reaches_the_row_limit(monkeypatch):
+    """What arrives beyond the mean (or past the check) is stopped at the limit, its results
+    kept, as at the limit of flows in progress."""
+    import netsim.workloads
+    from netsim import simulate
+    monkeypatch.setattr(netsim.workloads, "MAX_TRACE_ROWS", 40)
+    data = json.loads(json.dumps(WEBSEARCH))
+    data["workloads"][0]["arrivals_per_s"] = 200          # about 400 flows in 2 s
+    data["duration_s"] = 2
+    results = simulate(load_topology(data))
+    assert results.summary["stop_reason"] == "limit"
+    assert results.summary["stop_detail"].startswith(
+        "stopped at a bound: workload W: fct.csv would pass its limit of 40 rows (")
+    workload = results.summary["workloads"]["W"]
+    assert workload["flows_started"] == 40 and workload["flows_completed"] <= 40
+
+
 def test_an_interval_writing_too_many_rows_is_refused_with_the_smallest_that_fits(tmp_path,
                                                                                    run_cli):
     path = tmp_path / "t.json"
