@@ -77,6 +77,8 @@ def test_an_arrival_rate_whose_gap_is_below_the_resolution_is_refused():
                                             r"arrivals per second \(a mean gap of at least 1e-09 s\), "
                                             r"got 1000000000000\.0"):
         load_topology(data)
+    data["workloads"][0]["arrivals_per_s"] = 1e9     # the bound itself (1 / 1e-9 rounds below)
+    assert load_topology(data).workloads[0].arrivals_per_s == 1e9
 
 
 @pytest.mark.parametrize("kind, extra", [("cbr", {}), ("onoff", {"on_s": 0.1, "off_s": 0.1})])

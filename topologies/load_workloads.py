@@ -5,7 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from flows import ALGORITHMS
-from topologies.bounds import MAX_ARRIVALS_PER_S, MAX_DATA_BYTES, TIME_RESOLUTION_S
+from topologies.bounds import (
+    BOUND_ROUNDING,
+    MAX_ARRIVALS_PER_S,
+    MAX_DATA_BYTES,
+    TIME_RESOLUTION_S,
+)
 from topologies.load_algorithms import flow_algorithm
 from topologies.load_fields import (
     NON_NEGATIVE,
@@ -91,7 +96,9 @@ def _workload(where: Where, item: dict, ctx: FlowContext) -> WorkloadSpec:
             if a != b and not connected(a, b, ctx.components):
                 raise where.error(f"hosts {quote(a)} and {quote(b)} are not connected")
     rate = float(number(where, "arrivals_per_s", item["arrivals_per_s"], POSITIVE))
-    if rate > MAX_ARRIVALS_PER_S:            # the mean gap would vanish against the clock
+    # the mean gap would vanish against the clock (1 / 1e-9 is 999999999.9999999: the bound
+    # is met within rounding, as every bound given in another unit, topologies/bounds.py)
+    if rate > MAX_ARRIVALS_PER_S * (1.0 + BOUND_ROUNDING):
         raise where.field_error("arrivals_per_s",
                                 f"expected at most {MAX_ARRIVALS_PER_S:g} arrivals per second (a mean "
                                 f"gap of at least {TIME_RESOLUTION_S:g} s), got "
