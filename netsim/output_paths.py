@@ -162,12 +162,39 @@ def check_inputs_outside(option: str, directory, inputs) -> None:
                                   f"would delete or overwrite; choose another directory")
 
 
+def remove_stale_partials(path: Path) -> None:
+    """Remove the temporary files an `AtomicFile` for `path` left when its process was killed
+    (``.<name>.partial-<pid>-<random>`` beside it, the process gone), as a results directory's
+    staging directories are (netsim/results_dir.py): a killed long --trace run's can be large."""
+    prefix = f".{path.name}.partial-"
+    try:
+        entries = [entry for entry in os.scandir(path.parent) if entry.name.startswith(prefix)]
+    except OSError:
+        return
+    for entry in entries:
+        pid, dash, _ = entry.name[len(prefix):].partition("-")
+        if not (pid.isdigit() and dash) or not entry.is_file(follow_symlinks=False):
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue                         # (its process runs: its file is in use)
+        except ProcessLookupError:
+            pass
+        except (PermissionError, OverflowError, ValueError):
+            continue
+        try:
+            os.unlink(entry.path)
+        except OSError:
+            pass
+
+
 class AtomicFile:
     """A file written under a hidden temporary name beside `path` and renamed into place by
     `commit`; `discard` (or an exception in a ``with`` block) removes it."""
 
     def __init__(self, path, mode: str = "w", **open_args):
         self.path = Path(path)
+        remove_stale_partials(self.path)
         fd, name = tempfile.mkstemp(prefix=f".{self.path.name}.partial-{os.getpid()}-",
                                     dir=self.path.parent)
         self.partial = Path(name)

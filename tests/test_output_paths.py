@@ -278,6 +278,26 @@ def test_a_run_refused_after_the_trace_was_opened_leaves_no_partial_trace(tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["endless.json"]
 
 
+def test_a_killed_runs_partial_trace_is_removed_by_the_next_run(tmp_path):
+    """kill -9 during a --trace run left its hidden partial file; eight such runs left 45 MB
+    beside the trace for good. A process's own is kept while it runs; a file of the user's that
+    only looks alike (no pid) is kept."""
+    from netsim.output_paths import AtomicFile
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)
+    dead = int(ended.stdout)                         # (exited: its pid runs nothing of ours)
+    stale = tmp_path / f".t.csv.partial-{dead}-abc123"
+    live = tmp_path / f".t.csv.partial-{os.getpid()}-def456"
+    mine = tmp_path / ".t.csv.partial-notes"
+    for path in (stale, live, mine):
+        path.write_text("partial")
+    atomic = AtomicFile(tmp_path / "t.csv")
+    atomic.fh.write("x\n")
+    atomic.commit()
+    assert not stale.exists() and live.exists() and mine.exists()
+    assert (tmp_path / "t.csv").read_text() == "x\n"
+
+
 # -- an existing file is replaced only if netsim wrote it (or with --force) ----------------------
 
 def _run(run_cli, out, *extra):
