@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from netsim.sweep_points import Sweep, point_spec
 
@@ -20,13 +21,13 @@ class PlannedRun:
 def plan(sweep: Sweep) -> list:
     """Every run of the sweep with its configuration digest, in run order."""
     from topologies.spec import config_digest
-    specs = {}
     out = []
     plugin_code = "".join(hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in sweep.plugins)
-    for run_id, index, seed, point in sweep.runs():
-        if index not in specs:
-            specs[index] = point_spec(sweep, point)
-        spec = specs[index]
+    loaded: Any = (-1, None)    # (point, its spec): runs go point by point, so one spec at a
+    for run_id, index, seed, point in sweep.runs():      # time, never every point's
+        if loaded[0] != index:
+            loaded = (index, point_spec(sweep, point))
+        spec = loaded[1]
         digest = config_digest(spec, duration_s=spec.duration_s, seed=seed,
                                interval_s=sweep.interval_s)
         if sweep.plugins:             # an edited plugin file re-runs the runs

@@ -58,7 +58,6 @@ class Sweep:
         return out
 
 
-
 def point_data(sweep: Sweep, point) -> dict:
     """The topology dict of one point: the base with the point's parameters and the sweep's
     duration set."""
