@@ -91,7 +91,7 @@ def run_problem(spec: TopologySpec, duration_s: float | None, interval_s: float,
         for index, workload in enumerate(spec.workloads):      # fct.csv: a row per flow
             end_s = duration_s if workload.stop_s is None else min(workload.stop_s, duration_s)
             flows = workload.arrivals_per_s * max(0.0, end_s - workload.start_s)  # (the mean)
-            if rows + flows > MAX_TRACE_ROWS:
+            if rows <= MAX_TRACE_ROWS < rows + flows:   # (the traces alone: the interval, below)
                 return (f'{spec.source}: workloads[{index}] "{workload.id}": about {flows:.3g} '
                         f"flows in the run's {duration_s:g} s ({workload.arrivals_per_s:g} per "
                         f"s), a row of fct.csv each: with the other trace files more than the "

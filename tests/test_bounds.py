@@ -189,6 +189,8 @@ def test_a_workload_whose_flows_would_pass_the_row_limit_is_refused_before_it_ru
     data["duration_s"] = 10                             # 1e7 flows: within the limit
     spec = load_topology(data)
     assert run_problem(spec, spec.duration_s, 1.0, "cli") is None
+    # an interval too fine for the traces alone is the interval's problem, not the workload's
+    assert run_problem(spec, spec.duration_s, 1e-6, "cli").startswith("--interval: 1e-06 s over")
 
 
 def test_a_workload_stops_cleanly_when_fct_csv_reaches_the_row_limit(monkeypatch):
