@@ -214,7 +214,7 @@ def read_summary(path: PathLike, required: Sequence[str] = ()) -> dict:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: missing ({SUMMARY_FILE} is written at the end of a run)")
-    summary = _read_json(path)
+    summary = read_json_object(path)
     check_summary(summary, path, required)
     return summary
 
@@ -236,7 +236,7 @@ def check_summary(summary: dict, path: PathLike, required: Sequence[str] = ()) -
 
 
 def _read_check(path: Path) -> dict:
-    check = _read_json(path)
+    check = read_json_object(path)
     check_fields(check, CHECK_FIELDS, path)
     return check
 
@@ -246,9 +246,10 @@ def _read_check(path: Path) -> dict:
 MAX_JSON_BYTES = 1 << 30
 
 
-def _read_json(path: Path) -> dict:
+def read_json_object(path: Path) -> dict:
     """The JSON object in the file `path` (ValueError when it is not a regular file of at most
-    MAX_JSON_BYTES, not JSON or not an object: a pipe or a device would block or never end)."""
+    MAX_JSON_BYTES, not JSON or not an object: a pipe or a device would block or never end):
+    summary.json, check.json, and a sweep's run records (`plot_tool.sweep_data.sweep_units`)."""
     if not path.is_file():
         raise ValueError(f"{path}: not a regular file")
     size = path.stat().st_size

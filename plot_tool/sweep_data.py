@@ -15,7 +15,6 @@ import csv
 import json
 import math
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from plot_tool.results import read_json_object
 from plot_tool.sweep_names import axis_label, quantity_name
 from plot_tool.sweep_stats import (
     RESULTS_FILE,
@@ -148,20 +148,13 @@ def check_sweep(sweep: Mapping[str, Any], path: PathLike) -> None:
                 raise refuse(f"plots[{i}].{name}", kind, value)
 
 
-# a run record, a summary.json or a topology file read for its units: the loader's limit of a
-# topology file (topologies/validation.py MAX_FILE_BYTES); larger, it is not read
-MAX_UNITS_FILE_BYTES = 32 * 1024 * 1024
-
-
 def _units_source(path: Path) -> Any:
-    """The JSON in `path` if it is a regular file of at most MAX_UNITS_FILE_BYTES (a pipe would
-    block, a device never end), else None."""
+    """The JSON object in `path` as the results' readers read one (`read_json_object`: only a
+    regular file of at most MAX_JSON_BYTES: a pipe would block, a device never end), else
+    None."""
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_UNITS_FILE_BYTES:
-            return None
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        return read_json_object(path)
+    except (OSError, ValueError):
         return None
 
 
@@ -173,7 +166,7 @@ def sweep_units(sweep_dir: PathLike, sweep: dict | None = None) -> dict:
     older sweeps), else, when `sweep` (the sweep file's fields, as the sweep that draws its figures
     has them) is given, from the ``units`` of the topology file it names, else {} (unknown). The
     report passes no `sweep`: it reads the results directory only. Only regular files of at most
-    MAX_UNITS_FILE_BYTES are read.
+    MAX_JSON_BYTES are read (`_units_source`).
     """
     directory = Path(sweep_dir)
     for path in sorted((directory / "runs").glob("*.json")):
