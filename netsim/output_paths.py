@@ -34,7 +34,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from netsim.results_dir import current_umask
+from netsim.results_dir import current_umask, pid_alive
 from topologies.validation import one_line
 
 
@@ -175,12 +175,7 @@ def remove_stale_partials(path: Path) -> None:
         pid, dash, _ = entry.name[len(prefix):].partition("-")
         if not (pid.isdigit() and dash) or not entry.is_file(follow_symlinks=False):
             continue
-        try:
-            os.kill(int(pid), 0)
-            continue                         # (its process runs: its file is in use)
-        except ProcessLookupError:
-            pass
-        except (PermissionError, OverflowError, ValueError):
+        if pid_alive(int(pid)):              # (its process runs: its file is in use)
             continue
         try:
             os.unlink(entry.path)

@@ -474,13 +474,17 @@ def _one_line_encoder():
                            ", ", False, False, False)
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` may still run (one of another user's counts; a pid no process can
+    have does not): the owner of a staging directory or a partial file."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
+    except (OverflowError, ValueError):
+        return False
     return True
 
 
@@ -492,7 +496,7 @@ def _remove_stale(parent: Path, name: str) -> None:
         return
     for entry in entries:
         match = _STAGING.match(entry.name)
-        if match and match["name"] == name and not _pid_alive(int(match["pid"])):
+        if match and match["name"] == name and not pid_alive(int(match["pid"])):
             shutil.rmtree(entry, ignore_errors=True)
 
 
