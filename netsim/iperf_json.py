@@ -32,6 +32,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from topologies.bounds import TIME_RESOLUTION_S, time_problem
+
 IPERF_FILE = "iperf3.json"
 DEFAULT_INTERVAL_S = 1.0           # iperf3's -i default
 FIRST_SOCKET = 5
@@ -87,7 +89,6 @@ def _packet_bytes(flow: dict) -> int:
 def _rate(nbytes: float, seconds: float) -> float:
     """Bits per second over `seconds`; 0 over a span shorter than the clock's resolution (a
     rounding remainder, or a damaged end_time_s of 1e-320, would give an infinite rate)."""
-    from topologies.bounds import TIME_RESOLUTION_S
     return nbytes * 8 / seconds if seconds >= TIME_RESOLUTION_S else 0.0
 
 
@@ -386,7 +387,6 @@ def main(argv=None) -> int:
     try:
         modules_available("reading flows.csv", ("numpy",), NUMPY_REMEDY)   # (Debian's PyPy)
         if args.interval is not None:
-            from topologies.bounds import time_problem
             problem = (time_problem(args.interval, zero=False) if math.isfinite(args.interval)
                        else "expected a positive number of seconds")
             if problem is not None:

@@ -240,20 +240,24 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals, prepare=_as_is):
                     yield future.result()
                 except BrokenProcessPool as exc:      # a worker died (killed, out of memory)
                     if stop.signum is None:           # not a casualty of the interrupt
-                        yield {"config_digest": task[1], "status": "error", "record": None,
-                               "wall_time_s": None, "error": f"worker process died: {exc}"}
+                        yield _died(task, exc)
             stop.check()
             for task in itertools.islice(waiting, len(done)):      # (one for each finished)
                 try:
                     pending[pool.submit(run_one, prepare(task))] = task
                 except BrokenProcessPool as exc:      # (the pool broke: the rest fail so)
                     for failed in (task, *waiting):
-                        yield {"config_digest": failed[1], "status": "error", "record": None,
-                               "wall_time_s": None, "error": f"worker process died: {exc}"}
+                        yield _died(failed, exc)
                     break
     finally:
         _kill_workers(pool)
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _died(task, exc: BaseException) -> dict:
+    """run_one's result for `task` when the pool that had it, or was to get it, broke."""
+    return {"config_digest": task[1], "status": "error", "record": None, "wall_time_s": None,
+            "error": f"worker process died: {exc}"}
 
 
 def _kill_workers(pool: ProcessPoolExecutor) -> None:
