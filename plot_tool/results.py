@@ -270,6 +270,17 @@ def read_json_object(path: Path) -> dict:
     return data
 
 
+def iter_table(path: PathLike, name: str, chunk_rows: int = READ_CHUNK_ROWS) -> Iterator[Table]:
+    """One CSV file of a results directory as consecutive Tables of at most `chunk_rows` rows each,
+    in file order, read as `read_table` reads it (the same checks and errors, raised when the
+    chunk holding the bad line is reached): the memory of a reader that reduces the rows as they
+    come is one chunk, whatever the length of the file. An extra column (not in the schema) is
+    float64 in a chunk where every value is a number, else text."""
+    schema = TABLES[name]
+    return _iter_table(Path(path), schema.required, schema.string_columns,
+                       schema.optional_numbers, chunk_rows)
+
+
 def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset[str],
                 optional: tuple[str, ...] = ()) -> Table:
     """Read one long-format CSV file into a Table.
@@ -278,6 +289,33 @@ def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset
     must hold numbers when present; extra columns are kept, as float64 when every value parses as
     a number and as strings otherwise.
     """
+    chunks: list[Table] = []
+    header: list[str] = []
+    for chunk in _iter_table(path, required, string_columns, optional, READ_CHUNK_ROWS,
+                             extra_as_text=True, header_out=header):
+        chunks.append(chunk)
+    table: Table = {}
+    for name in header:
+        parts = [chunk[name] for chunk in chunks]
+        if name in string_columns:
+            table[name] = np.concatenate(parts) if parts else np.array((), dtype=str)
+        elif name in required or name in optional:
+            table[name] = np.concatenate(parts) if parts else np.array((), dtype=np.float64)
+        else:                                      # numbers if every value is one, else text
+            text = np.concatenate(parts) if parts else np.array((), dtype=str)
+            try:
+                table[name] = _to_float(text.tolist(), path, name)
+            except ValueError:
+                table[name] = text
+    return table
+
+
+def _iter_table(path: Path, required: tuple[str, ...], string_columns: frozenset[str],
+                optional: tuple[str, ...], chunk_rows: int, *, extra_as_text: bool = False,
+                header_out: list[str] | None = None) -> Iterator[Table]:
+    """The data rows of one long-format CSV file, `chunk_rows` at a time, as Tables (see
+    `iter_table`; `extra_as_text`: extra columns stay text, for `_read_table` to decide on the
+    whole column; `header_out` receives the header)."""
     if not path.is_file():
         raise FileNotFoundError(f"{path}: missing")
     with open(path, newline="", encoding="utf-8") as f:
@@ -293,13 +331,14 @@ def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset
         duplicates = sorted({name for name in header if header.count(name) > 1})
         if duplicates:
             raise ValueError(f"{path}: duplicate column(s) {', '.join(duplicates)}")
-        # read in chunks of rows, each turned into columns at once: the memory of a big trace
-        # (3 million rows of flows.csv) is its numpy columns, not a Python list of every row
-        chunks: list[list[np.ndarray]] = [[] for _ in header]
+        if header_out is not None:
+            header_out[:] = header
+        # rows are read a chunk at a time, each turned into columns at once: the memory of a big
+        # trace (3 million rows of flows.csv) is its numpy columns, not a Python list of every row
         first = 0                                  # data rows before the chunk
         while True:
             try:
-                chunk = list(itertools.islice(reader, READ_CHUNK_ROWS))
+                chunk = list(itertools.islice(reader, chunk_rows))
             except csv.Error as exc:   # (a field past the csv module's limit, a NUL byte)
                 raise ValueError(f"{path}, line {reader.line_num}: not a CSV row: {exc}") from None
             if not chunk:
@@ -312,26 +351,23 @@ def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset
                                    if len(row) != len(header))
                 raise ValueError(f"{path}, line {number}: {len(row)} fields, "
                                  f"expected {len(header)} ({','.join(header)})")
+            table: Table = {}
             # one tuple per column, transposed in C (appending field by field cost a third)
-            for name, values, parts in zip(header, zip(*rows), chunks):
-                if name in string_columns or (name not in required and name not in optional):
-                    parts.append(np.array(values, dtype=str))
+            for name, values in zip(header, zip(*rows)):
+                if name in string_columns:
+                    table[name] = np.array(values, dtype=str)
+                elif name in required or name in optional:
+                    table[name] = _to_float(values, path, name, first)
+                elif extra_as_text:
+                    table[name] = np.array(values, dtype=str)
                 else:
-                    parts.append(_to_float(values, path, name, first))
+                    try:
+                        table[name] = np.array([text or "nan" for text in values],
+                                               dtype=np.float64)
+                    except ValueError:
+                        table[name] = np.array(values, dtype=str)
             first += len(rows)
-    table: Table = {}
-    for name, parts in zip(header, chunks):
-        if name in string_columns:
-            table[name] = np.concatenate(parts) if parts else np.array((), dtype=str)
-        elif name in required or name in optional:
-            table[name] = np.concatenate(parts) if parts else np.array((), dtype=np.float64)
-        else:                                      # numbers if every value is one, else text
-            text = np.concatenate(parts) if parts else np.array((), dtype=str)
-            try:
-                table[name] = _to_float(text.tolist(), path, name)
-            except ValueError:
-                table[name] = text
-    return table
+            yield table
 
 
 def _numbered_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
