@@ -35,6 +35,7 @@ from plot_tool.series import (
     Panel,
     PredictionSeries,
     Series,
+    column_total,
 )
 
 _LINK_VALUES = ("rate_mbps", "buffer_kb", "buffer_pkts", "backlog_kb", "drops", "failure_drops",
@@ -177,7 +178,7 @@ def _loss_causes(series: Sequence[Series]) -> tuple[LossCause, ...]:
                            if c.endswith("_drops") and c not in known)
     causes = list(LOSS_CAUSES) + [LossCause(c, c, OTHER_LOSS_STYLE) for c in others]
     return tuple(cause for cause in causes
-                 if any(np.nansum(s.values.get(cause.column, np.zeros(0))) > 0 for s in series))
+                 if any(column_total(s, cause.column) > 0 for s in series))
 
 
 def link_legend_title(series: Sequence[Series]) -> str:

@@ -114,7 +114,8 @@ def _write_figures(results: Any, out_dir: PathLike | None, **selection: Any
     source_dir: Path | None = None
     if isinstance(results, (str, os.PathLike)):
         source_dir = Path(results)
-        results = read_results(source_dir)
+        # the traces stay on disk: a long run's lines are streamed and reduced (plot_tool.run_data)
+        results = read_results(source_dir, traces_in_memory=False)
         source_dir = results.directory or source_dir
     for attribute in ("summary", "links", "flows", "hosts"):
         if not hasattr(results, attribute):

@@ -22,13 +22,15 @@ GAP_FACTOR = 1.5
 
 
 def _run_starts(time: np.ndarray, values: np.ndarray, interval_s: float | None,
-                idle_is_zero: bool) -> np.ndarray:
+                idle_is_zero: bool, resolution_s: float = 0.0) -> np.ndarray:
     """Indices of the samples that begin a run (0 first): a sample more than `GAP_FACTOR`
-    sampling intervals after the previous one, unless `idle_is_zero` and both bound a gap with
-    zero values (an idle entity: zero all along the gap)."""
+    sampling intervals (plus `resolution_s` for a reduced line, whose consecutive samples may be
+    that far apart without a gap: `plot_tool.line_reduction`) after the previous one, unless
+    `idle_is_zero` and both bound a gap with zero values (an idle entity: zero all along the
+    gap)."""
     if interval_s is None or len(time) < 2:
         return np.zeros(1 if len(time) else 0, dtype=np.intp)
-    gap = np.diff(time) > GAP_FACTOR * interval_s
+    gap = np.diff(time) > GAP_FACTOR * interval_s + resolution_s
     if idle_is_zero:
         gap &= ~((values[:-1] == 0) & (values[1:] == 0))
     return np.concatenate(([0], np.flatnonzero(gap) + 1))
@@ -43,7 +45,7 @@ def interval_start(time: np.ndarray, interval_s: float | None) -> np.ndarray:
 
 
 def line_arrays(time: np.ndarray, values: np.ndarray, *, style: str,
-                 interval_s: float | None, idle_is_zero: bool
+                 interval_s: float | None, idle_is_zero: bool, resolution_s: float = 0.0
                  ) -> tuple[np.ndarray, np.ndarray]:
     """The x and y arrays that draw one series in one panel: the one place deciding where lines
     break.
@@ -59,7 +61,7 @@ def line_arrays(time: np.ndarray, values: np.ndarray, *, style: str,
     values = np.asarray(values, dtype=np.float64)
     if not len(time):
         return time, values
-    starts = _run_starts(time, values, interval_s, idle_is_zero)
+    starts = _run_starts(time, values, interval_s, idle_is_zero, resolution_s)
     if style == "instant":
         later = starts[1:]
         if not len(later):
@@ -79,7 +81,7 @@ def line_arrays(time: np.ndarray, values: np.ndarray, *, style: str,
 
 
 def isolated(time: np.ndarray, values: np.ndarray, interval_s: float | None,
-              idle_is_zero: bool) -> np.ndarray:
+              idle_is_zero: bool, resolution_s: float = 0.0) -> np.ndarray:
     """Mask of the samples with a value whose neighbours in their run are both missing: drawn
     as a step of one interval only, so they also get a dot."""
     n = len(time)
@@ -87,7 +89,7 @@ def isolated(time: np.ndarray, values: np.ndarray, interval_s: float | None,
         return np.zeros(0, dtype=bool)
     finite = np.isfinite(values)
     starts = np.zeros(n, dtype=bool)
-    starts[_run_starts(time, values, interval_s, idle_is_zero)] = True
+    starts[_run_starts(time, values, interval_s, idle_is_zero, resolution_s)] = True
     ends = np.append(starts[1:], True)
     left_missing = starts | np.concatenate(([True], ~finite[:-1]))
     right_missing = ends | np.append(~finite[1:], True)

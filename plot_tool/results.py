@@ -34,7 +34,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Union, cast
 
 import numpy as np
 
@@ -43,7 +43,13 @@ from plot_tool.schema import CHECK_FIELDS, CHECK_FILE, SUMMARY_FIELDS, SUMMARY_F
 
 READ_CHUNK_ROWS = 65536          # CSV rows turned into numpy columns at a time (`_read_table`)
 
+
+# rows of a chunk of `iter_table`: its memory is the chunk's rows as Python strings (about 8 MB)
+STREAM_CHUNK_ROWS = 8192
+
 Table = dict[str, np.ndarray]
+
+TRACE_TABLES = ("links", "flows", "hosts")    # the traces sampled at every interval
 PathLike = Union[str, "os.PathLike[str]"]
 
 
@@ -62,6 +68,22 @@ OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
 # the file is absent.
 OPTIONAL_FILES = frozenset(name for name, table in TABLES.items() if table.optional)
 
+
+
+@dataclass(frozen=True)
+class TraceFile:
+    """A trace of a results directory (links.csv, flows.csv or hosts.csv) left on disk by
+    ``read_results(..., traces_in_memory=False)``: `read` loads it whole, `chunks` streams it
+    (`iter_table`), for a reader whose memory must not grow with the length of the run."""
+
+    path: Path
+    name: str                     # its table in the schema: "links", "flows" or "hosts"
+
+    def read(self) -> Table:
+        return read_table(self.path, self.name)
+
+    def chunks(self) -> Iterator[Table]:
+        return iter_table(self.path, self.name)
 
 
 @dataclass
@@ -120,9 +142,12 @@ class ResultSet:
         return f"ResultSet(topology={self.topology!r}, {rows}, directory={self.directory!s})"
 
 
-def read_results(out_dir: PathLike) -> ResultSet:
+def read_results(out_dir: PathLike, *, traces_in_memory: bool = True) -> ResultSet:
     """Read ``summary.json``, ``links.csv``, ``flows.csv``, ``hosts.csv``, ``routes.csv`` and,
     when present, ``predictions.csv``, ``check.json`` and ``fct.csv``.
+
+    With ``traces_in_memory=False``, ``links``, ``flows`` and ``hosts`` are `TraceFile` objects
+    (their files checked to exist, not read): the figures stream them (`plot_tool.run_data`).
 
     `out_dir` may also be the path of the ``summary.json`` file itself. Raises FileNotFoundError
     (naming the missing path) when the directory or a required file is missing, and ValueError
@@ -140,15 +165,22 @@ def read_results(out_dir: PathLike) -> ResultSet:
         raise NotADirectoryError(f"not a results directory: {directory}")
     summary = read_summary(directory / SUMMARY_FILE)
     tables: dict[str, Table | None] = {}
+    traces: dict[str, TraceFile] = {}
     for name, schema in TABLES.items():
         path = directory / schema.file_name
         if schema.optional and not path.exists():
             tables[name] = None
             continue
+        if not traces_in_memory and name in TRACE_TABLES:
+            if not path.is_file():
+                raise FileNotFoundError(f"{path}: missing")
+            traces[name] = TraceFile(path, name)
+            continue
         tables[name] = read_table(path, name)
     check_path = directory / CHECK_FILE
     check = _read_check(check_path) if check_path.exists() else None
-    links, flows, hosts = tables["links"], tables["flows"], tables["hosts"]
+    # (a TraceFile in a Table's place: only the figures ask for one, and they accept both)
+    links, flows, hosts = (cast(Any, traces.get(name)) or tables[name] for name in TRACE_TABLES)
     assert links is not None and flows is not None and hosts is not None   # required files
     return ResultSet(summary=summary, links=links, flows=flows, hosts=hosts, directory=directory,
                      routes=tables["routes"], predictions=tables["predictions"], check=check,
@@ -270,15 +302,16 @@ def read_json_object(path: Path) -> dict:
     return data
 
 
-def iter_table(path: PathLike, name: str, chunk_rows: int = READ_CHUNK_ROWS) -> Iterator[Table]:
+def iter_table(path: PathLike, name: str, chunk_rows: int | None = None) -> Iterator[Table]:
     """One CSV file of a results directory as consecutive Tables of at most `chunk_rows` rows each,
     in file order, read as `read_table` reads it (the same checks and errors, raised when the
     chunk holding the bad line is reached): the memory of a reader that reduces the rows as they
-    come is one chunk, whatever the length of the file. An extra column (not in the schema) is
-    float64 in a chunk where every value is a number, else text."""
+    come is one chunk (default `STREAM_CHUNK_ROWS` rows), whatever the length of the file. An
+    extra column (not in the schema) is float64 in a chunk where every value is a number, else
+    text."""
     schema = TABLES[name]
     return _iter_table(Path(path), schema.required, schema.string_columns,
-                       schema.optional_numbers, chunk_rows)
+                       schema.optional_numbers, chunk_rows or STREAM_CHUNK_ROWS)
 
 
 def _read_table(path: Path, required: tuple[str, ...], string_columns: frozenset[str],

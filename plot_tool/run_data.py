@@ -9,7 +9,8 @@ workloads; routing.png when dynamic routing changed a forwarding table.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from plot_tool.entity_series import (
@@ -24,7 +25,8 @@ from plot_tool.entity_series import (
     prediction_series,
 )
 from plot_tool.fct_data import FCT_FILENAME, normalize_fct
-from plot_tool.results import Table
+from plot_tool.line_reduction import Unstreamable, reduction_bucket_s, stream_lines
+from plot_tool.results import Table, TraceFile
 from plot_tool.routes_data import (
     ROUTING_FILENAME,
     RouteSeries,
@@ -48,6 +50,8 @@ from plot_tool.series import (
     figure_size,
     run_end_s,
 )
+
+log = logging.getLogger(__name__)
 
 # Beyond this many lines in a figure whose entities the user did not choose (-l / -F), the figure
 # draws one aggregate line per group instead: the mean over the group at each sample time, with
@@ -89,46 +93,69 @@ def plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection 
     prediction_table = (None if raw_predictions is None or predictions is False
                         else normalize_table(raw_predictions, "predictions"))
 
+    bucket_s = reduction_bucket_s(summary)
     jobs: list[FigureData] = []
     link_series: list[Series] = []
     if link_ids:
-        link_table = normalize_table(results.links, "links")
-        link_series = link_series_of(summary, link_table, link_ids)
+        grouped: list[dict[str, str]] = []     # the groups of the link lines, when aggregated
+
+        def link_lines(table: Table) -> list[Series]:
+            series = link_series_of(summary, table, link_ids)
+            groups = None
+            if links is None and len(series) > MAX_TIERED_LINK_LINES:
+                groups = link_groups(summary, series,
+                                     at_most=MAX_TIERED_LINK_LINES, untiered_at_most=MAX_LINK_LINES)
+            if groups is None:
+                return series
+            grouped[:] = [groups]
+            return aggregate_series(series, groups, summary, idle_is_zero=True)
+
+        link_series, link_columns = _lines(results.links, "links", link_lines, bucket_s)
         link_predictions: list[PredictionSeries] = []
-        groups = None
-        if links is None and len(link_series) > MAX_TIERED_LINK_LINES:
-            groups = link_groups(summary, link_series,
-                                  at_most=MAX_TIERED_LINK_LINES, untiered_at_most=MAX_LINK_LINES)
-        if groups is not None:
-            link_series = aggregate_series(link_series, groups, summary, idle_is_zero=True)
+        if grouped:
             spec = dataclasses.replace(links_figure_spec(link_series),
                                        legend_title=AGGREGATE_TITLE.format(what="link directions"))
             jobs.append(_spec_job(spec, link_series, summary))
-        elif prediction_table is not None and "backlog_kb" in link_table:
+        elif prediction_table is not None and "backlog_kb" in link_columns:
             link_predictions = prediction_series(prediction_table, link_series, "link",
                                                   ("backlog_kb",))
         if not any(s.members > 1 for s in link_series):
             jobs.append(_spec_job(links_figure_spec(link_series, backlog=bool(link_predictions)),
                                   link_series, summary, link_predictions))
     if flow_ids:
-        flow_table = normalize_table(results.flows, "flows")
-        flow_series = flow_series_of(flow_table, flow_ids)
+        aggregated: list[bool] = []
+
+        def flow_lines(table: Table) -> list[Series]:
+            series = flow_series_of(table, flow_ids)
+            if flows is None and len(series) > MAX_LINES:
+                aggregated[:] = [True]
+                return aggregate_series(series, flow_groups(summary, series), summary,
+                                        idle_is_zero=False)
+            return series
+
+        flow_series, flow_columns = _lines(results.flows, "flows", flow_lines, bucket_s)
         flow_predictions: list[PredictionSeries] = []
-        spec = FLOWS_FIGURE if "arrival_rate_mbps" in flow_table else FLOWS_FIGURE_GOODPUT
-        if flows is None and len(flow_series) > MAX_LINES:
-            flow_series = aggregate_series(flow_series, flow_groups(summary, flow_series), summary,
-                                     idle_is_zero=False)
+        spec = FLOWS_FIGURE if "arrival_rate_mbps" in flow_columns else FLOWS_FIGURE_GOODPUT
+        if aggregated:
             spec = dataclasses.replace(spec, legend_title=AGGREGATE_TITLE.format(what="flows"))
         elif prediction_table is not None:
             flow_predictions = prediction_series(prediction_table, flow_series, "flow",
                                                   ("rate_mbps", "rtt_ms"))
         jobs.append(_spec_job(spec, flow_series, summary, flow_predictions))
     if host_ids:
-        host_series = host_series_of(normalize_table(results.hosts, "hosts"), host_ids)
+        host_aggregated: list[bool] = []
+
+        def host_lines(table: Table) -> list[Series]:
+            series = host_series_of(table, host_ids)
+            if hosts is None and len(series) > MAX_LINES:
+                host_aggregated[:] = [True]
+                return aggregate_series(series, {s.key: "all hosts" for s in series}, summary,
+                                        idle_is_zero=True)
+            return series
+
+        host_series, _ = _lines(results.hosts, "hosts", host_lines, bucket_s)
         spec = HOSTS_FIGURE
-        if hosts is None and len(host_series) > MAX_LINES:
-            host_series = aggregate_series(host_series, {s.key: "all hosts" for s in host_series},
-                                     summary, idle_is_zero=True)
+        if host_aggregated:
             spec = dataclasses.replace(spec, legend_title=AGGREGATE_TITLE.format(what="hosts"))
         jobs.append(_spec_job(spec, host_series, summary))
     fct = getattr(results, "fct", None)
@@ -140,6 +167,30 @@ def plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection 
                                           end_s=run_end_s(summary))
         jobs.append(_routing_job(link_series, chosen, omitted, summary))
     return jobs
+
+
+def _lines(source: Any, name: str, build: Callable[[Table], list[Series]],
+           bucket_s: float | None) -> tuple[list[Series], frozenset[str]]:
+    """The lines `build` makes of the trace `name` ("links", "flows", "hosts"), and the columns
+    of the trace. `source` is a Table (or table-like), or a `TraceFile` left on disk: a long
+    run's (`bucket_s` not None) is streamed and its lines reduced (`plot_tool.line_reduction`),
+    so that the memory does not grow with its length; a shorter run's is read whole."""
+    if isinstance(source, TraceFile):
+        if bucket_s is not None:
+            columns: set[str] = set()
+
+            def build_chunk(chunk: Table) -> list[Series]:
+                table = normalize_table(chunk, name)
+                columns.update(table)
+                return build(table)
+
+            try:
+                return stream_lines(source.chunks(), build_chunk, bucket_s), frozenset(columns)
+            except Unstreamable as exc:
+                log.info("%s: read whole, not streamed (%s)", source.path, exc)
+        source = source.read()
+    table = normalize_table(source, name)
+    return build(table), frozenset(table)
 
 
 def _spec_job(spec: FigureSpec, series: list[Series], summary: dict,

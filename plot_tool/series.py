@@ -51,6 +51,20 @@ class Series:
     members: int = 1
     low: dict[str, np.ndarray] | None = None
     high: dict[str, np.ndarray] | None = None
+    # A reduced line (`plot_tool.line_reduction`, a long run read from disk): the samples kept
+    # are those of each bucket of `resolution_s` seconds that draw it (first, last, minimum,
+    # maximum), so a line breaks only across a gap of more than GAP_FACTOR intervals plus
+    # `resolution_s` (`plot_tool.lines`); `totals` are the sums of each column over every sample.
+    resolution_s: float = 0.0
+    totals: dict[str, float] | None = None
+
+
+def column_total(series: Series, column: str) -> float:
+    """The sum of `column` over every sample of `series` (NaN as 0; 0 when it lacks the column),
+    also for a reduced line, whose `values` keep only the samples that draw it."""
+    if series.totals is not None and column in series.totals:
+        return series.totals[column]
+    return float(np.nansum(series.values.get(column, np.zeros(0))))
 
 
 @dataclass

@@ -35,6 +35,7 @@ from plot_tool.series import (
     Panel,
     PredictionSeries,
     Series,
+    column_total,
     sampling_interval_s,
 )
 
@@ -112,9 +113,9 @@ def _plot_band(ax: Any, s: Series, column: str, *, style: str, interval_s: float
     the line is (`line_arrays`)."""
     assert s.low is not None and s.high is not None
     x, low = line_arrays(s.time, s.low[column], style=style, interval_s=interval_s,
-                          idle_is_zero=idle_is_zero)
+                          idle_is_zero=idle_is_zero, resolution_s=s.resolution_s)
     _, high = line_arrays(s.time, s.high[column], style=style, interval_s=interval_s,
-                           idle_is_zero=idle_is_zero)
+                           idle_is_zero=idle_is_zero, resolution_s=s.resolution_s)
     ax.fill_between(x, low, high, where=np.isfinite(low) & np.isfinite(high), color=s.color,
                     alpha=0.2, linewidth=0, zorder=1.5, label="_nolegend_",
                     step=None if style == "instant" else "pre")
@@ -124,11 +125,11 @@ def _plot_values(ax: Any, s: Series, values: np.ndarray, *, style: str,
                  interval_s: float | None, idle_is_zero: bool, linestyle: str,
                  label: str) -> None:
     x, y = line_arrays(s.time, values, style=style, interval_s=interval_s,
-                        idle_is_zero=idle_is_zero)
+                        idle_is_zero=idle_is_zero, resolution_s=s.resolution_s)
     ax.plot(x, y, color=s.color, linestyle=linestyle, linewidth=LINE_WIDTH, label=label,
             drawstyle="default" if style == "instant" else "steps-pre")
     if style == "sparse":
-        alone = isolated(s.time, values, interval_s, idle_is_zero)
+        alone = isolated(s.time, values, interval_s, idle_is_zero, s.resolution_s)
         if alone.any():
             t = s.time[alone]
             ax.plot((interval_start(t, interval_s) + t) / 2, values[alone], linestyle="none",
@@ -154,7 +155,7 @@ def _plot_losses(ax: Any, series: Sequence[Series], causes: Sequence[LossCause],
         total = 0.0
         for s in series:
             values = s.values[cause.column]
-            total += float(np.nansum(values)) * s.members    # an aggregate: mean x members
+            total += column_total(s, cause.column) * s.members   # an aggregate: mean x members
             _plot_values(ax, s, values, style="interval", interval_s=interval_s,
                          idle_is_zero=idle_is_zero, linestyle=cause.linestyle,
                          label="_nolegend_")
