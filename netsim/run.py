@@ -12,6 +12,7 @@ not grow with simulated time; see docs/outputs.md for what each column means.
 from __future__ import annotations
 
 import logging
+import math
 import tempfile
 import time
 from pathlib import Path
@@ -44,6 +45,7 @@ STALL_TIMEOUT_S = 1800.0     # thirty times the RFC 6298 maximum RTO: a flow ret
                              # 50 % loss gets thirty attempts (odds of all failing ~1e-9) before it
                              # counts as stalled; waiting costs only timer events
 STALL_CHECK_S = 1.0
+CUT_OFF_WAIT_CAP_S = 60.0    # a cut-off flow waits at most this long (RFC 6298's maximum RTO)
 PROGRESS_STEPS = 500         # progress reports over a run of known length
 
 
@@ -107,6 +109,20 @@ def run_problem(spec: TopologySpec, duration_s: float | None, interval_s: float,
     return None
 
 
+def cut_off_wait_s(spec: TopologySpec) -> float:
+    """How long a flow cut off for good waits before it counts as stalled: longer than any of
+    its packets can still be on its way (one hop per router and one more, each the longest
+    delay, jitter and full buffer drain of any link, at its slowest rate), at least a check
+    interval, at most CUT_OFF_WAIT_CAP_S."""
+    hop_s = 0.0
+    for ls in spec.links:
+        rate_bps = min([ls.rate_bps, *(rate for _, rate in ls.rate_schedule)])
+        delay_s = max([ls.delay_s, *(delay for _, delay in ls.delay_schedule)])
+        extra_s = max(i.jitter_s + i.reorder_delay_s for i in ls.impairments)
+        hop_s = max(hop_s, delay_s + extra_s + (ls.buffer_bytes + 65536) * 8 / rate_bps)
+    return min(CUT_OFF_WAIT_CAP_S, max(STALL_CHECK_S, (len(spec.routers) + 1) * hop_s))
+
+
 class RunError(ValueError):
     """The topology cannot be run as asked (e.g. a flow without end and no duration)."""
 
@@ -150,6 +166,11 @@ class Run:
         self._endless = bool(endless) or bool(spec.workloads)   # workloads run to the duration
         self._stall_detail: str | None = None
         self._limit_detail: str | None = None
+        # no link comes up after this: from then on, a flow whose hosts no path of up links
+        # joins can never progress (`_cut_off`), and waits only `_cut_off_wait_s`
+        self._last_repair_s = max((e.at_s for e in spec.events if e.action == "up"),
+                                  default=-math.inf)
+        self._cut_off_wait_s = cut_off_wait_s(spec)
         self._progress_step_s = 0.0
         if trace_dir is None:
             self._tempdir: tempfile.TemporaryDirectory | None = tempfile.TemporaryDirectory(
@@ -276,7 +297,7 @@ class Run:
         now = self.sim.now
         flows = self.network.flows.values()
         active = [f for f in flows if f.started and not f.finished]
-        if active and all(now - f.last_progress_s >= self.stall_timeout_s for f in active):
+        if active and all(self._stalled(f, now) for f in active):
             self._stall_detail = "; ".join(self._why_stalled(f) for f in active)
             log.info("stall guard: %s", self._stall_detail)
             self.sim.stop("stalled")
@@ -287,6 +308,37 @@ class Run:
             if waiting:
                 next_s = max(next_s, min(waiting))
         self.sim.schedule_at(next_s, self._check_stall)
+
+    def _stalled(self, f, now: float) -> bool:
+        """Whether `f` counts as stalled: no progress for `stall_timeout_s`, or, cut off for good
+        (`_cut_off`), for `_cut_off_wait_s`."""
+        idle_s = now - f.last_progress_s
+        if idle_s >= self.stall_timeout_s:
+            return True
+        return (idle_s >= min(self._cut_off_wait_s, self.stall_timeout_s)
+                and now >= self._last_repair_s and self._cut_off(f) is not None)
+
+    def _cut_off(self, f) -> str | None:
+        """Why no packet of `f` can reach its destination any more (no path of up links joins
+        its hosts: only routers forward), or None when one can."""
+        src, dst = f.src, f.dst
+        seen = {src}
+        frontier = [src]
+        while frontier:
+            node = frontier.pop()
+            for link in node.links:
+                if not link.up:
+                    continue
+                for other in link.ends:
+                    if other is dst:
+                        return None
+                    if other not in seen and other.id in self.network.routers:
+                        seen.add(other)
+                        frontier.append(other)
+        down = sorted(link.id for link in self.network.links.values() if not link.up)
+        return (f"no path of up links joins {src.id} and {dst.id} (down: "
+                f"{', '.join(down[:5])}{', ...' if len(down) > 5 else ''}) and no link "
+                f"comes up later")
 
     def _why_stalled(self, f) -> str:
         no_route = sum(r.no_route_drops for r in self.network.routers.values())
@@ -302,6 +354,9 @@ class Run:
                       f"of {total} unacknowledged after {f.timeouts} timeouts (RTO {f.rto:.3g} "
                       f"s, state {f.state}), its receiver holding the first "
                       f"{f.receiver.rcv_nxt} in order")
+        cut_off = self._cut_off(f) if self.sim.now >= self._last_repair_s else None
+        if cut_off is not None:
+            reason += f"; {cut_off}"
         if no_route:
             reason += f"; routers dropped {no_route} packets for lack of a route"
         looped = sum(r.loop_drops for r in self.network.routers.values())

@@ -1,10 +1,9 @@
 """Every run ends: completion, duration, the stall guard, and runs that cannot end."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import copy
 import json
+from pathlib import Path
 
 import pytest
 
@@ -175,3 +174,58 @@ def test_a_run_without_duration_ends_at_the_largest_time(monkeypatch):
                                       "of 20 s; give a duration to end sooner")
     assert summary["end_time_s"] == 20.0
     assert summary["flows"]["F1"]["completed"] is False
+
+
+# H1 - R1 - R2 - R3 - H2: M (R2-R3) fails for good at 0.5 s, and with it every path.
+CHAIN = {
+    "hosts": ["H1", "H2"], "routers": ["R1", "R2", "R3"],
+    "routing": {"protocol": "bellman-ford", "update_interval_s": 0.001, "settle_s": 0.0005},
+    "links": [
+        {"id": "A", "ends": ["H1", "R1"], "rate_mbps": 10, "delay_ms": 1, "buffer_kb": 50},
+        {"id": "L", "ends": ["R1", "R2"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 50},
+        {"id": "M", "ends": ["R2", "R3"], "rate_mbps": 10, "delay_ms": 5, "buffer_kb": 50},
+        {"id": "B", "ends": ["R3", "H2"], "rate_mbps": 10, "delay_ms": 1, "buffer_kb": 50}],
+    "flows": [{"id": "F1", "src": "H1", "dst": "H2", "data_mb": 5, "algorithm": "reno"}],
+    "events": [{"at_s": 0.5, "link": "M", "action": "down"}],
+}
+
+
+@pytest.mark.parametrize("protocol", ["bellman-ford", "static"])
+def test_a_flow_cut_off_for_good_stops_the_run_soon(protocol):
+    """No path of up links joins the flow's hosts and no link comes up later: it can never
+    progress, so it waits only as long as its packets could still be on their way (here the
+    1 s check), not the 1800 s of the stall guard (under 1 ms Bellman-Ford rounds, half an hour
+    of CPU for 30 routers)."""
+    from netsim.run import cut_off_wait_s
+    data = copy.deepcopy(CHAIN)
+    data["routing"]["protocol"] = protocol
+    spec = load_topology(data)
+    assert cut_off_wait_s(spec) == 1.0          # 4 hops of 5 ms plus 50 kB at 10 Mb/s: < 1 s
+    run = Run(spec)
+    summary = run.execute().summary
+    assert summary["stop_reason"] == "stalled"
+    assert "no path of up links joins H1 and H2 (down: M) and no link comes up later" \
+        in summary["stop_detail"]
+    progress_s = run.network.flows["F1"].last_progress_s
+    assert progress_s < 0.6
+    assert progress_s + 1.0 <= summary["end_time_s"] <= progress_s + 2.0 < 3.0
+
+
+def test_a_flow_cut_off_until_a_repair_waits_for_it():
+    data = copy.deepcopy(CHAIN)
+    data["events"].append({"at_s": 40.0, "link": "M", "action": "up"})
+    summary = simulate(load_topology(data)).summary
+    assert summary["stop_reason"] == "completed"
+    assert summary["end_time_s"] > 40.0
+
+
+def test_a_cut_off_flow_waits_while_its_packets_may_still_arrive():
+    """The wait covers one hop per router and one more, each the slowest link's delay and full
+    buffer: at most CUT_OFF_WAIT_CAP_S."""
+    from netsim.run import CUT_OFF_WAIT_CAP_S, cut_off_wait_s
+    data = copy.deepcopy(CHAIN)
+    data["links"][1].update(rate_mbps=1, buffer_kb=100, delay_ms=50)     # 0.9 s a hop
+    wait_s = cut_off_wait_s(load_topology(data))
+    assert wait_s == pytest.approx(4 * (0.05 + (100_000 + 65536) * 8 / 1e6))
+    data["links"][1].update(rate_mbps=0.01)
+    assert cut_off_wait_s(load_topology(data)) == CUT_OFF_WAIT_CAP_S
