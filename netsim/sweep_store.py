@@ -209,7 +209,7 @@ def read_record(out: Path, digest: str):
     without NaN or Infinity), of another format or run, or a summary whose fields the metrics
     and figures read have other types (`plot_tool.json_fields.check_fields`, as the readers of a
     results directory check summary.json). A damaged record is logged as a warning."""
-    from plot_tool.json_fields import check_fields
+    from plot_tool.json_fields import MAX_JSON_BYTES, check_fields
     from plot_tool.schema import SUMMARY_FIELDS
     path = _record_path(out, digest)
     if not path.is_file():
@@ -218,6 +218,10 @@ def read_record(out: Path, digest: str):
                              f"move it, or give the sweep another --out")
         return None
     try:
+        size = path.stat().st_size
+        if size > MAX_JSON_BYTES:
+            raise ValueError(f"{path}: {size} bytes, more than any run record netsim writes "
+                             f"(at most {MAX_JSON_BYTES} are read)")
         record = json.loads(path.read_text(encoding="utf-8"), parse_constant=_not_strict)
         if (not isinstance(record, dict) or record.get("format") != RECORD_FORMAT
                 or record.get("config_digest") != digest

@@ -17,6 +17,12 @@ PathLike = Union[str, "os.PathLike[str]"]
 MAX_MAGNITUDE = 1e20
 
 
+# summary.json and check.json of the largest runs are tens of MB (40 000 link directions at
+# 10 000 routers), and a sweep's run record holds one summary: a file past this is no file
+# netsim wrote, and is not read whole
+MAX_JSON_BYTES = 1 << 30
+
+
 def check_fields(data: dict, fields: Sequence[JsonField], path: PathLike,
                  required: Sequence[str] = ()) -> None:
     """ValueError naming the file `path`, the field and what was expected for the first of

@@ -38,7 +38,7 @@ from typing import Any, Union, cast
 
 import numpy as np
 
-from plot_tool.json_fields import check_fields
+from plot_tool.json_fields import MAX_JSON_BYTES, check_fields
 from plot_tool.schema import CHECK_FIELDS, CHECK_FILE, SUMMARY_FIELDS, SUMMARY_FILE, TABLES
 
 READ_CHUNK_ROWS = 65536          # CSV rows turned into numpy columns at a time (`_read_table`)
@@ -273,9 +273,6 @@ def _read_check(path: Path) -> dict:
     return check
 
 
-# summary.json and check.json of the largest runs are tens of MB (40 000 link directions at
-# 10 000 routers); a file past this is no file netsim wrote, and is not read whole
-MAX_JSON_BYTES = 1 << 30
 
 
 def read_json_object(path: Path) -> dict:

@@ -113,6 +113,23 @@ def test_a_damaged_record_is_run_again_with_a_warning(tmp_path, counted, caplog,
         r.getMessage() for r in caplog.records if r.name == "netsim.sweep_store"]
 
 
+def test_a_record_larger_than_any_netsim_writes_is_not_read(tmp_path, counted, caplog,
+                                                             monkeypatch):
+    """Past the bound (1 GiB; here made 100 bytes) a record is not read whole: run again."""
+    import plot_tool.json_fields
+    path = write(tmp_path, SMALL)
+    first = run_sweep(load_sweep(path), tmp_path / "out", jobs=1)
+    record_path = tmp_path / "out" / RECORDS_DIR / f"{first[0]['config_digest']}.json"
+    size = record_path.stat().st_size
+    monkeypatch.setattr(plot_tool.json_fields, "MAX_JSON_BYTES", 100)
+    counted.clear()
+    run_sweep(load_sweep(path), tmp_path / "out", jobs=1)
+    assert len(counted) == 4
+    assert (f"{record_path}: {size} bytes, more than any run record netsim writes (at most 100 "
+            f"are read); the run is simulated again") in [
+        r.getMessage() for r in caplog.records if r.name == "netsim.sweep_store"]
+
+
 def test_a_record_that_is_not_a_file_is_refused_in_one_line(tmp_path):
     path = write(tmp_path, SMALL)
     first = run_sweep(load_sweep(path), tmp_path / "out", jobs=1)
