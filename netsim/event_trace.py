@@ -31,6 +31,7 @@ fails (a full disk) or is killed never leaves a truncated trace.
 from __future__ import annotations
 
 import json
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,9 @@ class EventTrace:
             self.fh.write(",".join(FIELDS) + "\n")
         self.lines = 0
         self.flow_of: dict = {}
+        self.forget_after_s = 60.0        # a finished workload flow's name is kept this long
+        # (time to forget, name, ids) of the finished workload flows, in time order
+        self.finished: deque = deque()
         self.wrapper_classes: dict = {}
         self.direction_of: dict = {}      # id(failure guard) -> its direction (kept alive by it)
         # link id -> time of its last scheduled rate or delay change (after 0)
@@ -133,9 +137,12 @@ class EventTrace:
         for flow in network.flows.values():
             self._name_flow(flow)
         listeners = getattr(network, "flow_listeners", None)
-        if listeners is not None:                 # the flows workloads open as the run goes
-            listeners.append(self._name_flow)
         spec = getattr(network, "spec", None)
+        if listeners is not None:                 # the flows workloads open as the run goes
+            if spec is not None:
+                from netsim.run import cut_off_wait_s
+                self.forget_after_s = cut_off_wait_s(spec)
+            listeners.append(self._name_workload_flow)
         for ls in (spec.links if spec is not None else ()):
             times = [t_s for t_s, _ in (*ls.rate_schedule, *ls.delay_schedule) if t_s > 0]
             if times:
@@ -159,6 +166,30 @@ class EventTrace:
             endpoint = getattr(flow, part, None)
             if endpoint is not None:
                 self.flow_of[id(endpoint)] = flow.id
+
+    def _name_workload_flow(self, flow) -> None:
+        """Name a workload flow's packets (`_name_flow`) until `forget_after_s` after it
+        finishes, when none of its packets can be on its way any more: the names kept are those
+        of the flows alive or just finished, not of every flow the run opened."""
+        finished = self.finished
+        now = flow.sim.now
+        flow_of = self.flow_of
+        while finished and finished[0][0] <= now:       # (no event of its own: the run's
+            _, name, keys = finished.popleft()          # events stay the same with a trace)
+            for key in keys:
+                if flow_of.get(key) == name:            # (not a later flow's, at a reused id)
+                    del flow_of[key]
+        self._name_flow(flow)
+        keys = tuple(id(part) for part in (flow, getattr(flow, "sender", None),
+                                           getattr(flow, "receiver", None)) if part is not None)
+        finish = flow.on_finish
+
+        def on_finish(f, _finish=finish, _keys=keys) -> None:
+            if _finish is not None:
+                _finish(f)
+            finished.append((f.sim.now + self.forget_after_s, f.id, _keys))
+
+        flow.on_finish = on_finish
 
     def _queued_drop(self, packet, d, cause: str) -> None:
         """A queue discipline dropped a packet it had queued (CoDel at dequeue, FQ-CoDel's

@@ -290,3 +290,24 @@ def test_every_packet_of_a_flow_names_it_cbr_and_workload_flows_too(tmp_path):
     assert all(row["flow"] == "" for row in rows if row["kind"] == "routing")
     workload_flows = {row["flow"] for row in rows if row["flow"].startswith("W#")}
     assert len(workload_flows) == results.summary["workloads"]["W"]["flows_started"]
+
+
+def test_workload_flows_names_are_kept_while_their_packets_may_be_on_their_way(tmp_path):
+    """A finished workload flow's name is dropped once none of its packets can still arrive
+    (`cut_off_wait_s` after it finished, here 1 s): the trace's memory follows the flows alive,
+    not every flow the run opened, and every packet is still named."""
+    data = {"hosts": ["H1", "H2"], "routers": ["R1"], "duration_s": 20.0,
+            "links": [{"id": "A", "ends": ["H1", "R1"], "rate_mbps": 10, "delay_ms": 1,
+                       "buffer_kb": 64},
+                      {"id": "B", "ends": ["R1", "H2"], "rate_mbps": 10, "delay_ms": 1,
+                       "buffer_kb": 64}],
+            "workloads": [{"id": "W", "src": ["H1"], "dst": ["H2"], "arrivals_per_s": 50,
+                           "sizes": [[1000, 0.0], [5000, 1.0]], "algorithm": "reno"}]}
+    results, trace = traced_run(load_topology(data), tmp_path / "t.csv")
+    started = results.summary["workloads"]["W"]["flows_started"]
+    assert started > 900
+    assert trace.forget_after_s == 1.0
+    assert len(trace.flow_of) <= 3 * 150         # the last second's flows, three ids each
+    with open(tmp_path / "t.csv", newline="") as fh:
+        named = {row["flow"] for row in csv.DictReader(fh)}
+    assert "" not in named and len(named) == started
