@@ -148,9 +148,9 @@ def aggregate_series(series: Sequence[Series], groups: dict[str, str], summary: 
             for i, s in enumerate(members):
                 if column in s.values:
                     matrix[i, np.searchsorted(time, s.time)] = s.values[column]
+            mean[column] = _member_mean(matrix)
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)   # an instant with no value
-                mean[column] = np.nanmean(matrix, axis=0)
                 low[column], high[column] = np.nanpercentile(matrix, AGGREGATE_QUANTILES, axis=0)
         what = "link directions" if members[0].directions else (
             "flows" if not idle_is_zero else "hosts")
@@ -161,6 +161,22 @@ def aggregate_series(series: Sequence[Series], groups: dict[str, str], summary: 
                           entity="", members=len(members), low=low, high=high,
                           aqm=any(s.aqm for s in members)))
     return out
+
+
+def _member_mean(matrix: np.ndarray) -> np.ndarray:
+    """The mean of each column of `matrix` (members x sample times) over its values (NaN: none;
+    NaN where a column has none), summed member by member: the same sums whatever the times
+    alongside (numpy's own reduction sums a single column pairwise), so that a long run's
+    aggregate lines built a chunk of times at a time (`plot_tool.line_reduction`) are those of
+    the whole table."""
+    total = np.zeros(matrix.shape[1])
+    count = np.zeros(matrix.shape[1])
+    for row in matrix:
+        present = ~np.isnan(row)
+        total += np.where(present, row, 0.0)
+        count += present
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / count, np.nan)
 
 
 def _other_loss_columns(table: Table) -> list[str]:

@@ -134,15 +134,27 @@ def _run(tmp, name, *generate, duration, interval="0.002"):
 
 @pytest.fixture(scope="module")
 def long_runs(tmp_path_factory):
-    """Runs of more than REDUCE_ABOVE samples: 2 flows (one line each), and 24 flows with 30
-    link directions (aggregate lines)."""
+    """Runs of 1 200 samples: 2 flows (one line each), and 24 flows with 52 link directions
+    (aggregate lines)."""
     tmp = tmp_path_factory.mktemp("long")
-    return {"lines": _run(tmp, "lines", "--pairs", "2", duration=12),
-            "aggregates": _run(tmp, "aggregates", "--pairs", "12", "--flows", "24", duration=9)}
+    return {"lines": _run(tmp, "lines", "--pairs", "2", duration=12, interval="0.01"),
+            "aggregates": _run(tmp, "aggregates", "--pairs", "12", "--flows", "24",
+                               duration=12, interval="0.01")}
+
+
+@pytest.fixture
+def few_buckets(monkeypatch):
+    """Reduction from 400 samples on, into 100 buckets: a short run has many samples per
+    bucket, as a long one does with the figures' 1 000; chunks of 1 024 rows."""
+    import plot_tool.line_reduction as reduction
+    import plot_tool.results as results
+    monkeypatch.setattr(reduction, "DRAWN_BUCKETS", 100)
+    monkeypatch.setattr(reduction, "REDUCE_ABOVE", 400)
+    monkeypatch.setattr(results, "STREAM_CHUNK_ROWS", 1024)
 
 
 @pytest.mark.parametrize("case", ["lines", "aggregates"])
-def test_streamed_lines_are_the_whole_lines_reduced(long_runs, case):
+def test_streamed_lines_are_the_whole_lines_reduced(long_runs, case, few_buckets):
     """Streaming the traces in chunks gives exactly the lines of the whole tables, reduced."""
     directory = long_runs[case]
     whole = plan_figures(read_results(directory))
@@ -171,7 +183,7 @@ def test_streamed_lines_are_the_whole_lines_reduced(long_runs, case):
         assert any(s.members > 1 for job in streamed for s in job.series)
 
 
-def test_a_trace_out_of_time_order_is_read_whole(long_runs, tmp_path, caplog):
+def test_a_trace_out_of_time_order_is_read_whole(long_runs, tmp_path, caplog, few_buckets):
     import shutil
     directory = tmp_path / "shuffled"
     shutil.copytree(long_runs["lines"], directory)
@@ -199,17 +211,11 @@ def _plan_peak_bytes(directory) -> int:
         tracemalloc.stop()
 
 
-def test_the_figures_memory_does_not_grow_with_the_run(tmp_path, monkeypatch):
+def test_the_figures_memory_does_not_grow_with_the_run(tmp_path, few_buckets):
     """4x the simulated time (and rows): about the same peak memory while planning the
-    figures (reading the whole tables takes about 4x). Fewer buckets than a figure has, so that
-    both runs have many samples per bucket, as a long run does."""
-    import plot_tool.line_reduction as reduction
-    import plot_tool.results as results
-    monkeypatch.setattr(reduction, "DRAWN_BUCKETS", 50)
-    monkeypatch.setattr(reduction, "REDUCE_ABOVE", 200)
-    monkeypatch.setattr(results, "STREAM_CHUNK_ROWS", 1024)     # many chunks in both runs
-    short = _run(tmp_path, "short", "--pairs", "1", duration=5)
-    long = _run(tmp_path, "long", "--pairs", "1", duration=20)
+    figures (reading the whole tables takes about 4x)."""
+    short = _run(tmp_path, "short", "--pairs", "1", duration=6, interval="0.005")
+    long = _run(tmp_path, "long", "--pairs", "1", duration=24, interval="0.005")
     _plan_peak_bytes(short)                    # the modules imported, the caches filled
     short_bytes = _plan_peak_bytes(short)
     assert _plan_peak_bytes(long) < 1.3 * short_bytes
