@@ -72,12 +72,12 @@ OPTIONAL_FILES = frozenset(name for name, table in TABLES.items() if table.optio
 
 @dataclass(frozen=True)
 class TraceFile:
-    """A trace of a results directory (links.csv, flows.csv or hosts.csv) left on disk by
+    """A trace of a results directory (links.csv, flows.csv, hosts.csv, routes.csv) left on disk by
     ``read_results(..., traces_in_memory=False)``: `read` loads it whole, `chunks` streams it
     (`iter_table`), for a reader whose memory must not grow with the length of the run."""
 
     path: Path
-    name: str                     # its table in the schema: "links", "flows" or "hosts"
+    name: str                     # its table in the schema: "links", "flows", "hosts", "routes"
 
     def read(self) -> Table:
         return read_table(self.path, self.name)
@@ -146,8 +146,9 @@ def read_results(out_dir: PathLike, *, traces_in_memory: bool = True) -> ResultS
     """Read ``summary.json``, ``links.csv``, ``flows.csv``, ``hosts.csv``, ``routes.csv`` and,
     when present, ``predictions.csv``, ``check.json`` and ``fct.csv``.
 
-    With ``traces_in_memory=False``, ``links``, ``flows`` and ``hosts`` are `TraceFile` objects
-    (their files checked to exist, not read): the figures stream them (`plot_tool.run_data`).
+    With ``traces_in_memory=False``, ``links``, ``flows``, ``hosts`` and ``routes`` (when the
+    file exists) are `TraceFile` objects (their files checked to exist, not read): the figures
+    stream the traces and read the routes only when they may have changed (`plot_tool.run_data`).
 
     `out_dir` may also be the path of the ``summary.json`` file itself. Raises FileNotFoundError
     (naming the missing path) when the directory or a required file is missing, and ValueError
@@ -171,7 +172,7 @@ def read_results(out_dir: PathLike, *, traces_in_memory: bool = True) -> ResultS
         if schema.optional and not path.exists():
             tables[name] = None
             continue
-        if not traces_in_memory and name in TRACE_TABLES:
+        if not traces_in_memory and (name in TRACE_TABLES or name == "routes"):
             if not path.is_file():
                 raise FileNotFoundError(f"{path}: missing")
             traces[name] = TraceFile(path, name)
@@ -183,8 +184,8 @@ def read_results(out_dir: PathLike, *, traces_in_memory: bool = True) -> ResultS
     links, flows, hosts = (cast(Any, traces.get(name)) or tables[name] for name in TRACE_TABLES)
     assert links is not None and flows is not None and hosts is not None   # required files
     return ResultSet(summary=summary, links=links, flows=flows, hosts=hosts, directory=directory,
-                     routes=tables["routes"], predictions=tables["predictions"], check=check,
-                     fct=tables["fct"])
+                     routes=cast(Any, traces.get("routes")) or tables["routes"],
+                     predictions=tables["predictions"], check=check, fct=tables["fct"])
 
 
 def read_table(path: PathLike, name: str) -> Table:

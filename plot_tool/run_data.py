@@ -84,6 +84,11 @@ def plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection 
     flow_ids = _choose("flow", flows, summary.get("flows", {}))
     host_ids = _choose("host", hosts, summary.get("hosts", {}))
     raw_routes = getattr(results, "routes", None)
+    if isinstance(raw_routes, TraceFile):
+        # a static run's tables never change after t = 0: no routing.png, and its routes.csv
+        # (every entry on a flow's path: 2 million rows at k = 16) is not read
+        static = (summary.get("routing") or {}).get("protocol") == "static"
+        raw_routes = None if static else raw_routes.read()
     routes = None if raw_routes is None else normalize_table(raw_routes, "routes")
     router_ids = _choose("router", routers, known_routers(summary, routes))
     raw_predictions = getattr(results, "predictions", None)

@@ -86,3 +86,30 @@ def test_omitted_counts_routes() -> None:
     chosen, omitted = routes_to_plot(routes, end_s=END_S)
     assert len(chosen) == 6 and chosen[-1].label == "R1 \u2192 H8\nR2 \u2192 H8"
     assert omitted == 2                                # R1 -> H1 and R1 -> H2
+
+
+def test_a_static_runs_routes_are_not_read_for_the_figures(tmp_path, run_cli) -> None:
+    """Static routing never changes a table after t = 0: no routing.png, and routes.csv (2
+    million rows for a k = 16 fat tree with an all-to-all workload) is not read."""
+    import json
+    import subprocess
+    import sys
+
+    import pytest
+
+    from plot_tool.results import read_results
+    from plot_tool.run_data import plan_figures
+
+    topology = tmp_path / "db.json"
+    subprocess.run([sys.executable, "-m", "netsim", "generate", "dumbbell", "--pairs", "1",
+                    "--duration", "1", "--long-lived", "-o", str(topology)], check=True,
+                   capture_output=True)
+    assert run_cli(topology, "--no-plots", "--out", tmp_path / "out").returncode == 0
+    directory = tmp_path / "out"
+    assert json.loads((directory / "summary.json").read_text())["routing"]["protocol"] == \
+        "static"
+    (directory / "routes.csv").write_text("not,a,routes,table\n")
+    jobs = plan_figures(read_results(directory, traces_in_memory=False))
+    assert [job.filename for job in jobs] == ["links.png", "flows.png", "hosts.png"]
+    with pytest.raises(ValueError, match="routes.csv: missing column"):
+        read_results(directory)

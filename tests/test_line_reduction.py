@@ -219,3 +219,4 @@ def test_the_figures_memory_does_not_grow_with_the_run(tmp_path, few_buckets):
     _plan_peak_bytes(short)                    # the modules imported, the caches filled
     short_bytes = _plan_peak_bytes(short)
     assert _plan_peak_bytes(long) < 1.3 * short_bytes
+
