@@ -128,8 +128,8 @@ def link_lines(summary: dict, links: list, rows: int, busiest: bool = False) -> 
                      f"{d['avg_buffer_kb']:>11.2f}{d['avg_buffer_pkts']:>10.2f}   "
                      f"{d['drops']:>14}{d['impairment_drops']:>8}{d['failure_drops']:>9}{extra}")
     if len(listed) < count:
-        which = (f"the {len(listed)} that lost the most packets, then the busiest, are listed; "
-                 if chosen else "")
+        most = "lost or CE-marked the most packets" if aqm else "lost the most packets"
+        which = f"the {len(listed)} that {most}, then the busiest, are listed; " if chosen else ""
         lines += [f"... {count - len(listed)} more link directions ({which}all "
                   f"{count} in summary.json and links.csv)", ""]
         lines += link_aggregate([*chain.from_iterable(map(dict.values, every))])
