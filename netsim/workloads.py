@@ -4,8 +4,12 @@ Each workload of the topology (`WorkloadSpec`, docs/topology-format.md "Workload
 at the arrivals of a Poisson process of rate `arrivals_per_s` from `start_s` to `stop_s` (or the
 end of the run); each flow goes from a sender drawn uniformly from `src` to a receiver drawn
 uniformly from `dst` (drawn again until it differs from the sender), with a size drawn from the
-workload's CDF (inverse transform, linear between the CDF's points, at least 1 byte). Every draw
-comes from the run's one generator (`sim.rng`), so a run is reproducible from its seed.
+workload's CDF (inverse transform, linear between the CDF's points, at least 1 byte). These draws
+come from the workload's own stream, seeded when the run is built by a draw from the run's one
+generator (`sim.rng`), in the order the workloads are listed: a run is reproducible from its seed,
+and with the same seed every run offers the same flows at the same times, whatever else draws
+from `sim.rng` as it goes (BBR's random phase, random loss, RED, jitter): common random numbers,
+so that algorithms or queues compared at equal seeds see the same traffic.
 
 When a flow finishes, one row goes to `fct.csv` (streamed: nothing is kept per flow) and its
 completion time and slowdown go into fixed-size log histograms, per workload and size bucket, from
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import random
 
 from flows import ALGORITHMS
 from flows.transport import Flow
@@ -246,6 +251,8 @@ class Workload:
         self.alive = alive if alive is not None else [0]   # flows in progress, all workloads
         self.stop = stop                    # called with a reason at MAX_FLOWS_ALIVE
         self.sim = network.sim
+        # the workload's own stream (module docstring): seeded now, before anything runs
+        self.rng = random.Random(self.sim.rng.getrandbits(64))
         self.hosts = network.hosts
         self.src = [network.hosts[h] for h in spec.src]
         self.dst = [network.hosts[h] for h in spec.dst]
@@ -270,7 +277,7 @@ class Workload:
         self.sim.schedule_at(spec.start_s + self._gap(), self._arrival)
 
     def _gap(self) -> float:
-        return self.sim.rng.expovariate(self.spec.arrivals_per_s)
+        return self.rng.expovariate(self.spec.arrivals_per_s)
 
     def _arrival(self, _=None) -> None:
         sim, spec = self.sim, self.spec
@@ -288,7 +295,7 @@ class Workload:
                           f"{MAX_TRACE_ROWS:.3g} rows ({len(self.fct_file)} written, "
                           f"{self.alive[0]} flows in progress)")
                 return
-        rng = sim.rng
+        rng = self.rng
         src = self.src[int(rng.random() * len(self.src))]
         dst = src
         while dst is src:
