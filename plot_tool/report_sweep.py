@@ -5,6 +5,7 @@ table of runs.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -74,6 +75,10 @@ def sweep_chart(plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
                      range=[-0.5, len(data.categories) - 0.5])
     yaxis: dict[str, Any] = {"title": {"text": plain(data.ylabel)},
                              "type": "log" if data.logy else None}
+    if data.logy:                         # numbers, not plotly's lone digits ("2 3 4 ... 8")
+        ticks = _log_ticks(traces)
+        if ticks:
+            yaxis.update(tickmode="array", tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
     if data.y_from_zero:                  # from 0 to 5 % above the top of what is drawn, as the
         yaxis["range"] = [0, _top(traces) * 1.05]         # figure (error bars may reach below 0)
     layout = {"title": {"text": plain(data.title)}, "xaxis": xaxis, "yaxis": yaxis,
@@ -94,6 +99,30 @@ def plain(text: str) -> str:
     strings it is given as markup, so an id holding them (ids may) would be shown as another
     name, or as a link out of the page."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _log_ticks(traces: list) -> list[float]:
+    """Ticks of a logarithmic y axis over what `traces` draw (error bars included): 1, 2 and 5
+    times the powers of ten within the range, or 1 to 9 times them when that gives fewer than
+    three; each labelled with its value, as the PNG's are."""
+    values = []
+    for trace in traces:
+        ys = [float(y) for y in trace.get("y", []) if isinstance(y, (int, float))]
+        error = trace.get("error_y") or {}
+        ups = error.get("array") or [0.0] * len(ys)
+        downs = error.get("arrayminus") or ups
+        for y, up, down in zip(ys, ups, downs):
+            values += [v for v in (y, y + up, y - down) if np.isfinite(v) and v > 0]
+    if not values:
+        return []
+    low, high = min(values), max(values)
+    for mantissas in ((1, 2, 5), (1, 2, 3, 4, 5, 6, 7, 8, 9)):
+        ticks = [float(f"{m * 10.0 ** k:.12g}")
+                 for k in range(math.floor(math.log10(low)), math.floor(math.log10(high)) + 1)
+                 for m in mantissas if low <= m * 10.0 ** k <= high]
+        if len(ticks) >= 3:
+            break
+    return ticks
 
 
 def _top(traces: list) -> float:

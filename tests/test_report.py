@@ -133,6 +133,16 @@ def test_sweep_report_has_the_charts_and_the_runs(tmp_path):
     assert theory["line"]["dash"] == "dash" and theory["name"].startswith("Mathis")
 
 
+def test_a_logarithmic_sweep_axis_labels_its_ticks_with_numbers():
+    """plotly labels a log axis within a decade or two with lone digits ("2 3 4 ... 8": a p99
+    slowdown of 39 read as "4"); the report's ticks are the PNG's numbers."""
+    from plot_tool.report_sweep import _log_ticks
+    traces = [{"y": [3.0, 9.5, 39.0], "error_y": {"array": [0.5, 1.0, 20.0]}}]
+    assert _log_ticks(traces) == [5.0, 10.0, 20.0, 50.0]
+    assert _log_ticks([{"y": [2.0, 7.0]}]) == [2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+    assert _log_ticks([{"y": [0.0, float("nan")]}]) == []
+
+
 def test_a_long_run_stays_bounded(tmp_path):
     """Decimated series: at most 2000 points per series, 1000 slider frames."""
     out = tmp_path / "long"
