@@ -444,16 +444,20 @@
       return out;
     }
 
-    const gap = 0.03, h = (1 - gap * (ROWS.length - 1)) / ROWS.length;
+    // a run without flows of its own (workloads only) has the link rows only, the time axis
+    // under the last of them, and a figure as much shorter
+    const rowCount = flows.length ? ROWS.length : 3;
+    if (rowCount < ROWS.length) seriesDiv.style.height = `${Math.round(900 * (rowCount + 1) / (ROWS.length + 1))}px`;
+    const gap = 0.03, h = (1 - gap * (rowCount - 1)) / rowCount;
     const seriesLayout = {
       margin: { l: 70, r: 10, t: TOOLBAR_PX, b: 40 }, hovermode: "x unified", uirevision: "series",
       legend: { orientation: "v", x: 1.01, y: 1 },
-      xaxis: { title: { text: "time (s)" }, anchor: "y6", range: [0, data.end_time_s] },
+      xaxis: { title: { text: "time (s)" }, anchor: "y" + rowCount, range: [0, data.end_time_s] },
       shapes: [{ type: "line", xref: "x", yref: "paper", x0: 0, x1: 0, y0: 0, y1: 1,
         line: { color: "rgba(0,0,0,0.4)", width: 1 } }],
       datarevision: 0,
     };
-    ROWS.forEach(([title], i) => {
+    ROWS.slice(0, rowCount).forEach(([title], i) => {
       const top = 1 - i * (h + gap);
       seriesLayout["yaxis" + (i === 0 ? "" : i + 1)] = { domain: [top - h, top], anchor: "x",
         title: { text: title.replace(" (", "<br>("), font: { size: 11 } }, rangemode: "tozero" };

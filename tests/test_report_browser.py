@@ -367,3 +367,29 @@ def test_long_ids_are_shortened_in_the_chart_legends_but_not_in_the_network(driv
         "return [...document.querySelectorAll('#topology svg text')].map((t) => t.textContent)")
     assert long_id in texts
 
+
+
+@needs_browser
+@pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
+def test_a_run_without_flows_of_its_own_has_the_link_rows_only(driver, tmp_path):
+    """A workload-only run drew its time axis under the first row and 400 px of empty flow
+    rows below the link rows."""
+    from netsim.cli import main
+    topology = json.loads((ROOT / "topologies" / "test_case_0.json").read_text())
+    topology["workloads"] = [{"id": "W", "src": ["H1"], "dst": ["H2"], "arrivals_per_s": 50,
+                              "sizes": [[1000, 0.0], [20000, 1.0]], "algorithm": "reno"}]
+    topology["flows"] = []
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(topology))
+    assert main([str(path), "--out", str(tmp_path / "r"), "--no-plots", "--quiet", "--report",
+                 "--duration", "2"]) == 0
+    open_report(driver, tmp_path / "r" / "report.html")
+    layout = driver.execute_script(
+        "const l = document.getElementById('series').layout;"
+        "return {anchor: l.xaxis.anchor, axes: Object.keys(l).filter((k) => /^yaxis\\d*$/.test(k)),"
+        " bottom: l.yaxis3.domain[0], height: document.getElementById('series').offsetHeight};")
+    assert layout["anchor"] == "y3"
+    assert sorted(layout["axes"]) == ["yaxis", "yaxis2", "yaxis3"]
+    assert layout["bottom"] == pytest.approx(0.0, abs=1e-9)
+    assert layout["height"] < 600
+    assert not severe_console_messages(driver)
