@@ -272,6 +272,11 @@ class Run:
         self.stop_at_limit(f"simulated time reached its limit of {MAX_RUN_TIME_S:g} s; give a "
                            f"duration to end sooner")
 
+    def _stop_at_instant_limit(self, _=None) -> None:
+        self.stop_at_limit(f"the run reached its limit of {MAX_TRACE_ROWS:.3g} sampling "
+                           f"intervals (every {self.interval_s!r} s); use a longer "
+                           f"{self.interval_name}")
+
     def _check_rows(self, _=None) -> None:
         written = sum(len(self.traces[name]) for name in ("links", "flows", "hosts"))
         if written + MAX_TRACE_ROWS // 10 > MAX_TRACE_ROWS:   # the next period could pass it
@@ -395,6 +400,11 @@ class Run:
             sim.schedule(0.0, self._report_progress)
         if not self.length_known:
             sim.schedule(self.row_check_s, self._check_rows)
+            # idle entities write no rows, but every sampling instant counts: the readers take
+            # at most MAX_TRACE_ROWS of them (plot_tool.results.check_summary)
+            last_instant_s = (MAX_TRACE_ROWS - 1) * self.interval_s
+            if last_instant_s < (self.duration_s or MAX_RUN_TIME_S):
+                sim.schedule_at(last_instant_s, self._stop_at_instant_limit)
         if self.duration_s is None:   # every run ends (a flow can progress for ever, slowly)
             sim.schedule_at(MAX_RUN_TIME_S, self._stop_at_time_limit)
         wall_start = time.perf_counter()

@@ -106,8 +106,15 @@ def read_sweep(sweep_dir: PathLike) -> tuple[dict, list[dict[str, str]]]:
     if not isinstance(sweep, dict):
         raise ValueError(f"{sweep_path}: expected a JSON object at the top level")
     check_sweep(sweep, sweep_path)
-    with open(results_path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    with open(results_path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        try:
+            rows = list(reader)
+        except csv.Error as exc:       # (a field past the csv module's limit, a NUL byte)
+            raise ValueError(f"{results_path}, line {reader.line_num}: not a CSV row: "
+                             f"{exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{results_path}: not UTF-8 text: {exc}") from None
     return sweep, rows
 
 

@@ -139,7 +139,7 @@ def test_the_data_bound_follows_the_fastest_rate_of_a_rate_schedule():
 
 @pytest.mark.parametrize("kind, extra", [("bulk", {}), ("cbr", {"rate_mbps": 1})])
 def test_absurd_data_sizes_are_refused_whatever_the_links(kind, extra):
-    data = chain(access_mbps=(1e15, 1e15))
+    data = chain(access_mbps=(1e12, 1e12))          # (the fastest links accepted)
     data["flows"][0].update(kind=kind, data_mb=1e300, **extra)
     with pytest.raises(TopologyError, match=r'field "data_mb": expected at most 1e\+12 \(1e\+18 '
                                             r'bytes, the largest flow\), got 1e\+300'):
@@ -431,3 +431,46 @@ def test_a_time_exactly_at_a_printed_bound_is_accepted(value, unit, ok):
     if not ok:
         assert problem == (f"expected 0 or a time from {1e-6 if unit == 'ms' else 1e-9:g} {unit} "
                            f"to {1e9 if unit == 'ms' else 1e6:g} {unit}")
+
+
+@pytest.mark.parametrize("field, value, expected", [
+    ("buffer_kb", 1e21, "expected a number >= 0 and at most 1e+15, got 1e+21"),
+    ("rate_mbps", 1e21, "expected a positive number at most 1e+12, got 1e+21"),
+])
+def test_link_rates_and_buffers_stay_within_what_the_results_readers_take(field, value,
+                                                                         expected):
+    """A buffer of 1e21 kB ran, then its summary.json (magnitudes at most 1e20) was refused by
+    the figures: a traceback after the run, and the run lost."""
+    data = small()
+    data["links"][0][field] = value
+    with pytest.raises(TopologyError) as caught:
+        load_topology(data)
+    assert str(caught.value).endswith(f'links[0] "L1": field "{field}": {expected}')
+
+
+def test_an_initial_window_is_bounded():
+    """1e9 packets sent in the flow's first event: an event that never ended, deaf to Ctrl-C."""
+    with pytest.raises(TopologyError, match=r'field "transport.initial_cwnd_pkts": expected a '
+                                            r'positive number of at most 100000, got '
+                                            r'1000000000.0$'):
+        load_topology(small(transport={"initial_cwnd_pkts": 1e9}))
+    assert load_topology(small(transport={"initial_cwnd_pkts": 1e5}))
+
+
+def test_a_run_idle_for_more_sampling_intervals_than_the_readers_take_stops_at_the_limit(
+        monkeypatch, tmp_path):
+    """Idle entities write no rows, so the row count never reached the limit: a 0.5 s run at
+    1e-9 s ran to its end and its summary (5e8 intervals) was refused by the figures."""
+    from netsim import run as run_module
+    from plot_tool.results import read_results
+    monkeypatch.setattr(run_module, "MAX_TRACE_ROWS", 1000)
+    monkeypatch.setattr(bounds, "MAX_TRACE_ROWS", 1000)
+    data = small(start_s=1.0)                           # nothing happens before 1 s
+    data["duration_s"] = 0.5
+    results = run_module.simulate(load_topology(data), interval_s=1e-4)
+    summary = results.summary
+    assert summary["stop_reason"] == "limit"
+    assert "the run reached its limit of 1e+03 sampling intervals" in summary["stop_detail"]
+    assert summary["end_time_s"] == pytest.approx(999 * 1e-4)
+    results.write(tmp_path / "out")
+    assert read_results(tmp_path / "out").summary["stop_reason"] == "limit"

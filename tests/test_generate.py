@@ -259,6 +259,8 @@ def test_every_option_is_in_the_help_with_its_default(capsys):
                                         "buffer (the smallest is 55 kB), got 60"),
     (["parking-lot", "--hops", "0"], "--hops: expected an integer >= 1, got 0"),
     (["random", "--routers", "4", "--degree", "5"], "--degree: at most 3 with 4 routers"),
+    (["random", "--routers", "10", "--degree", "1e308"], "--degree: at most 9 with 10 routers, "
+                                                         "got 1e+308"),
     (["fat-tree", "--k", "200"], "the topology would have 6000000 links; at most 300000"),
     (["ring"], "argument KIND: invalid choice: 'ring'"),
     (["fat-tree", "--name", "a/b"], 'field "name": expected a plain file name'),

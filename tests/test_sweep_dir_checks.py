@@ -62,3 +62,20 @@ def test_an_undamaged_sweep_directory_still_gives_its_report(sweep_dir, tmp_path
     done = run_cli("report", sweep_dir, "-o", tmp_path / "page.html")
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "page.html").stat().st_size > 0
+
+
+@pytest.mark.parametrize("tail, expected", [
+    ("x" * 131073 + "\n", "not a CSV row: field larger than field limit (131072)"),
+    ("\xff\n", "not UTF-8 text"),
+])
+def test_a_damaged_results_csv_is_one_line(sweep_dir, tmp_path, run_cli, tail, expected):
+    copy = tmp_path / "sweep"
+    shutil.copytree(sweep_dir, copy)
+    path = copy / "results.csv"
+    with open(path, "ab") as fh:
+        fh.write(tail.encode("latin-1"))
+    done = run_cli("report", copy, "-o", tmp_path / "page.html")
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: report {copy}: {path}") and expected in line

@@ -64,6 +64,13 @@ MIN_TIMER_INTERVAL_S = MIN_TICK_INTERVAL_S  # a periodic timer of one flow or li
                                # tick_interval_s), PIE's tupdate_ms
 MAX_DATA_BYTES = 10 ** 18     # a flow's data (1 EB; the integers an input may hold have 20 digits)
 MAX_RWND_KB = MAX_DATA_BYTES / 1000.0   # a receive window, kB of 1000 bytes (1e15: 1 EB)
+# a link's rate and buffer, in the topology's units: 1e18 bit/s and 1 EB, so that every number
+# of summary.json stays within the readers' magnitude (plot_tool.json_fields.MAX_MAGNITUDE)
+MAX_RATE_MBPS = 1e12
+# a flow's initial window: the packets it sends at once when it starts, in one event (1e9 made
+# that event last for ever, deaf to Ctrl-C); 100 000 packets is 150 MB, beyond any path's BDP
+MAX_INITIAL_CWND_PKTS = 1e5
+MAX_BUFFER_KB = 1e15
 
 
 def min_rate_bps(packet_bytes: int) -> float:

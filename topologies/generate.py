@@ -420,6 +420,8 @@ def random_graph(routers: int = 100, *, degree: float = 4.0, hosts: int = 20,
     _integer("--hosts", hosts, 2)
     _number("--degree", degree, positive=True)
     possible = routers * (routers - 1) // 2
+    if routers * degree / 2 >= possible + 0.5:   # (before round(): 1e308 * routers is inf)
+        raise GenerateError(f"--degree: at most {routers - 1} with {routers} routers, got {degree:g}")
     edges = max(routers - 1, round(routers * degree / 2))
     if edges > possible:
         raise GenerateError(f"--degree: at most {routers - 1} with {routers} routers, got {degree:g}")

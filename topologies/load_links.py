@@ -4,7 +4,14 @@ Impairments are read by `topologies.load_impairments`."""
 from __future__ import annotations
 
 from components.link import DUPLEX_MODES
-from topologies.bounds import MAX_TIME_S, MIN_TIMER_INTERVAL_S, min_rate_bps, time_problem
+from topologies.bounds import (
+    MAX_BUFFER_KB,
+    MAX_RATE_MBPS,
+    MAX_TIME_S,
+    MIN_TIMER_INTERVAL_S,
+    min_rate_bps,
+    time_problem,
+)
 from topologies.load_fields import (
     NON_NEGATIVE,
     POSITIVE,
@@ -154,6 +161,8 @@ def _schedule(where: Where, item: dict, name: str, rule: Rule, factor: float,
 
 
 _NUMBERS = frozenset((int, float))     # (exact types: a bool is not a number here)
+_RATE = Rule(f"a positive number at most {MAX_RATE_MBPS:g}", 0, False, maximum=MAX_RATE_MBPS)
+_BUFFER = Rule(f"a number >= 0 and at most {MAX_BUFFER_KB:g}", 0, True, maximum=MAX_BUFFER_KB)
 _FIELDS = Fields(LINK_FIELDS, LINK_REQUIRED)
 
 
@@ -175,10 +184,10 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
         bool(rate and delay and buffer)
     converted = known.get(key) if cacheable else None
     if converted is None:
-        rate = number(where, "rate_mbps", rate, POSITIVE)
+        rate = number(where, "rate_mbps", rate, _RATE)
         _rate_floor(where, "rate_mbps", rate, units.bits_per_mbit, packet_bytes, item["rate_mbps"])
         delay = number(where, "delay_ms", delay, NON_NEGATIVE)
-        buffer = number(where, "buffer_kb", buffer, NON_NEGATIVE)
+        buffer = number(where, "buffer_kb", buffer, _BUFFER)
         buffer_bytes = round(scaled(where, "buffer_kb", buffer, units.bytes_per_kb))
     else:
         rate_bps, delay_s, buffer_bytes = converted
@@ -202,7 +211,7 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
         duplex=link_duplex,
         cost_s=None if cost is None else cost / 1000.0,
         impairments=read_impairments(where, item, ends, link_duplex),
-        rate_schedule=_schedule(where, item, "rate_schedule", POSITIVE, units.bits_per_mbit,
+        rate_schedule=_schedule(where, item, "rate_schedule", _RATE, units.bits_per_mbit,
                                 packet_bytes),
         delay_schedule=_schedule(where, item, "delay_schedule", NON_NEGATIVE, 1e-3),
         queue=_queue(where, item.get("queue"), units, buffer_bytes, item["buffer_kb"]),

@@ -3,7 +3,7 @@ the file's field by field (docs/topology-format.md, "`transport`")."""
 from __future__ import annotations
 
 from flows.linux_stack import RWND_BYTES_PER_KB, STACKS
-from topologies.bounds import MAX_RWND_KB
+from topologies.bounds import MAX_INITIAL_CWND_PKTS, MAX_RWND_KB
 from topologies.load_fields import (
     POSITIVE,
     POSITIVE_INT,
@@ -24,9 +24,13 @@ STACK = "a stack name"           # a rule: one of flows.linux_stack.STACKS
 RWND = Rule(f"a positive number of at most {MAX_RWND_KB:g} (1e+18 bytes, the largest flow)", 0,
             False, maximum=MAX_RWND_KB)
 
+# an initial window: at most MAX_INITIAL_CWND_PKTS (topologies/bounds.py)
+INITIAL_CWND = Rule(f"a positive number of at most {MAX_INITIAL_CWND_PKTS:g}", 0, False,
+                    maximum=MAX_INITIAL_CWND_PKTS)
+
 # TransportSpec field -> (rule, null allowed); the stack and the mechanisms: flows/linux_stack.py
 TRANSPORT_RULES: dict[str, tuple[object, bool]] = {
-    "initial_cwnd_pkts": (POSITIVE, False),
+    "initial_cwnd_pkts": (INITIAL_CWND, False),
     "initial_ssthresh_pkts": (POSITIVE, True),
     "initial_rto_s": (POSITIVE, False),
     "min_rto_s": (POSITIVE, False),
