@@ -3,8 +3,10 @@ flows in the structure and field names of ``iperf3 -J`` output, so that scripts 
 iperf3 results (plots of bits_per_second, snd_cwnd, rtt, retransmits) read netsim's unchanged.
 
 Built from a results directory only (summary.json and flows.csv), so it also works for earlier
-results. One stream per reliable flow (file order; ``cbr``/``onoff`` flows have no window and
-are left out), socket 5, 6, ...; addresses and ports as in the packet captures (netsim/pcap.py).
+results; flows.csv is read a chunk at a time, each interval's sums kept as its rows come, so the
+memory is the document's (its intervals), not the trace's. One stream per reliable flow (file
+order; ``cbr``/``onoff`` flows have no window and are left out), socket 5, 6, ...; addresses and
+ports as in the packet captures (netsim/pcap.py).
 The report's interval is the whole number of sampling intervals (``--interval``) nearest to
 iperf3's default of 1 s (at least one); times are seconds from the first flow's start.
 
@@ -51,24 +53,72 @@ def _ip(index: int) -> str:
 
 def _read_rows(path: Path) -> dict:
     """flows.csv rows by flow: lists of (time_s, recv_rate, window_pkts, rtt_ms or None), read
-    with the results' one CSV reader (plot_tool.results.read_table)."""
+    whole with the results' one CSV reader (plot_tool.results.read_table): the way for a file
+    whose rows of a flow are not in time order (`_stream_rows` does the rest)."""
     from plot_tool.results import read_table
     table = read_table(path, "flows")
     rows: dict = {}
-    columns = [table[name].tolist() for name in ("flow", "time_s", "recv_rate_mbps")]
-    optional = [table[name].tolist() if name in table else [math.nan] * len(columns[0])
-                for name in ("window_pkts", "rtt_ms")]
-    for flow, time_s, recv, window, rtt in zip(*columns, *optional):
-        for name, value, empty_ok in (("time_s", time_s, False), ("recv_rate_mbps", recv, False),
-                                      ("window_pkts", window, True), ("rtt_ms", rtt, True)):
-            if not math.isfinite(value) and not (empty_ok and math.isnan(value)):
-                shown = "empty" if math.isnan(value) else repr(value)
-                raise IperfJsonError(f"{path}: flow {flow!r}: {name} is {shown}; expected a "
-                                     f"finite number")
+    for flow, time_s, recv, window, rtt in _columns(table):
+        problem = _row_problem(path, flow, time_s, recv, window, rtt)
+        if problem is not None:
+            raise problem
         rows.setdefault(flow, []).append((
             float(time_s), float(recv), None if math.isnan(window) else float(window),
             None if math.isnan(rtt) else float(rtt)))
     return rows
+
+
+def _columns(table: dict):
+    """(flow, time_s, recv_rate_mbps, window_pkts, rtt_ms) of each row of a flows table (a
+    column the file lacks: NaN)."""
+    columns = [table[name].tolist() for name in ("flow", "time_s", "recv_rate_mbps")]
+    optional = [table[name].tolist() if name in table else [math.nan] * len(columns[0])
+                for name in ("window_pkts", "rtt_ms")]
+    return zip(*columns, *optional)
+
+
+def _row_problem(path: Path, flow, time_s, recv, window, rtt) -> IperfJsonError | None:
+    """The error of a row with a time or rate that is not a finite number, or a window or RTT
+    that is neither empty nor finite."""
+    for name, value, empty_ok in (("time_s", time_s, False), ("recv_rate_mbps", recv, False),
+                                  ("window_pkts", window, True), ("rtt_ms", rtt, True)):
+        if not math.isfinite(value) and not (empty_ok and math.isnan(value)):
+            shown = "empty" if math.isnan(value) else repr(value)
+            return IperfJsonError(f"{path}: flow {flow!r}: {name} is {shown}; expected a "
+                                  f"finite number")
+    return None
+
+
+class _OutOfOrder(Exception):
+    """A flow's row belongs to an earlier report interval than its previous row."""
+
+
+def _stream_rows(path: Path, builders: dict) -> bool:
+    """Feed flows.csv's rows to the builders of their flows (`_FlowStreams`) as they are read,
+    a chunk at a time (plot_tool.results.iter_table): the memory is a chunk, not the file.
+    Every row is checked as `_read_rows` checks it (the file's own errors first, as reading it
+    whole raises them before any row is looked at; then the first bad row). False when a flow's
+    rows are not in the order of the report's intervals: the caller reads the file whole."""
+    from plot_tool.results import iter_table
+    problem = None
+    for chunk in iter_table(path, "flows"):
+        if problem is not None:
+            continue                      # (read on: the file's own errors come first)
+        for flow, time_s, recv, window, rtt in _columns(chunk):
+            problem = _row_problem(path, flow, time_s, recv, window, rtt)
+            if problem is not None:
+                break
+            builder = builders.get(flow)
+            if builder is not None:
+                try:
+                    builder.add(float(time_s), float(recv),
+                                None if math.isnan(window) else float(window),
+                                None if math.isnan(rtt) else float(rtt))
+                except _OutOfOrder:
+                    return False
+    if problem is not None:
+        raise problem
+    return True
 
 
 def _packet_bytes(flow: dict) -> int:
@@ -176,6 +226,82 @@ def _flow_streams(grid: _Grid, socket: int, rows: list, size: int, bits_per_mbit
     return streams, max_cwnd, rtt_tracker.max_rtt
 
 
+class _FlowStreams:
+    """One flow's stream objects (`_flow_streams`'s, bit for bit) built as its rows come, in
+    file order: an interval is closed when a row of a later one comes, so the memory is the
+    streams written so far (the document's) and one interval's running sums. A row of an
+    earlier interval than the previous row's raises `_OutOfOrder`."""
+
+    def __init__(self, grid: _Grid, socket: int, size: int, bits_per_mbit: float,
+                 retx_rows: dict | None, with_retransmits: bool):
+        self.grid, self.socket, self.size = grid, socket, size
+        self.bits_per_mbit = bits_per_mbit
+        self.with_retransmits = with_retransmits
+        self.retx_per = [0] * grid.n
+        for j, count in (retx_rows or {}).items():
+            self.retx_per[grid.of_sample(j)] += count
+        self.rtt_tracker = _RttTracker()
+        self.cwnd = self.max_cwnd = 0
+        self.previous = grid.origin
+        self.streams: list = []
+        self.current = 0                  # the interval the rows go to
+        self._clear()
+
+    def _clear(self) -> None:
+        self.delivered: Any = 0           # (as sum(): from the integer 0)
+        self.rtt_sum: Any = 0
+        self.rtt_count = 0
+        self.last_window: float | None = None
+        self.max_window: float | None = None
+
+    def add(self, time_s: float, recv: float, window: float | None, rtt: float | None) -> None:
+        i = self.grid.of_time(time_s)
+        if i < self.current:
+            raise _OutOfOrder
+        while self.current < i:
+            self._close()
+        self.delivered += recv * self.bits_per_mbit / 8 * max(0.0, time_s - self.previous)
+        self.previous = time_s
+        if rtt is not None:
+            self.rtt_tracker.add(rtt)
+            self.rtt_sum += rtt
+            self.rtt_count += 1
+        if window is not None:
+            self.last_window = window
+            if self.max_window is None or window > self.max_window:
+                self.max_window = window
+
+    def _close(self) -> None:
+        """The stream of the current interval (as `_flow_streams` makes it)."""
+        i = self.current
+        start, stop = self.grid.bounds(i)
+        if self.last_window is not None and self.max_window is not None:
+            self.cwnd = round(self.last_window * self.size)
+            self.max_cwnd = max(self.max_cwnd, round(self.max_window * self.size))
+        tracker = self.rtt_tracker
+        mean_rtt = self.rtt_sum / self.rtt_count if self.rtt_count else (tracker.srtt or 0.0)
+        seconds = max(stop - start, 0.0)
+        delivered = self.delivered
+        stream = {
+            "socket": self.socket, "start": round(start - self.grid.t0, 6),
+            "end": round(stop - self.grid.t0, 6), "seconds": round(seconds, 6),
+            "bytes": round(delivered), "bits_per_second": _rate(delivered, seconds)}
+        if self.with_retransmits:
+            stream["retransmits"] = self.retx_per[i]
+        stream.update({"snd_cwnd": self.cwnd, "rtt": round(mean_rtt * 1000),
+                       "rttvar": round((tracker.rttvar or 0.0) * 1000), "pmtu": self.size,
+                       "omitted": False, "sender": True})
+        self.streams.append(stream)
+        self.current += 1
+        self._clear()
+
+    def finish(self) -> tuple:
+        """(the flow's stream in every interval, its largest window in bytes, its largest RTT)."""
+        while self.current < self.grid.n:
+            self._close()
+        return self.streams, self.max_cwnd, self.rtt_tracker.max_rtt
+
+
 def _end_stream(grid: _Grid, socket: int, fid: str, flow: dict, size: int, max_cwnd: int,
                 max_rtt: float) -> dict:
     """A flow's `end.streams[]` entry: sender and receiver totals from summary.json."""
@@ -259,18 +385,16 @@ REQUIRED_FIELDS = ("end_time_s", "interval_s", "units.bits_per_mbit", "flows.*.s
                    "flows.*.retransmissions")
 
 
-def _read(results_dir: Path) -> tuple:
-    """summary.json, checked (a field of another type: one line naming it), and flows.csv."""
-    from plot_tool.results import read_summary
+def _reading(results_dir: Path, read):
+    """`read()`, its errors as one line: a missing or unreadable file names the directory, a
+    malformed one names the file and the field or line."""
     try:
-        summary = read_summary(results_dir / "summary.json", REQUIRED_FIELDS)
-        rows = _read_rows(results_dir / "flows.csv")
+        return read()
     except OSError as exc:
         raise IperfJsonError(f"{results_dir}: not a readable results directory "
                              f"(summary.json and flows.csv): {exc}") from None
     except ValueError as exc:             # (the message names the file, and the field or line)
         raise IperfJsonError(str(exc)) from None
-    return summary, rows
 
 
 def build(results_dir, interval_s: float | None = None, packet_bytes: dict | None = None,
@@ -281,11 +405,15 @@ def build(results_dir, interval_s: float | None = None, packet_bytes: dict | Non
     interval number j (the interval ending at j x interval_s): retransmissions sent in it}, as
     `RetransmitCounter` counts them during a run (without it, intervals have no `retransmits`)."""
     results_dir = Path(results_dir)
-    summary, rows = _read(results_dir)
+    from plot_tool.results import read_summary
+    summary = _reading(results_dir, lambda: read_summary(results_dir / "summary.json",
+                                                         REQUIRED_FIELDS))
+    flows_csv = results_dir / "flows.csv"
     address = {host: _ip(i) for i, host in enumerate(summary.get("hosts", {}))}
     flows = [(i, fid, f) for i, (fid, f) in enumerate(summary["flows"].items())
              if f.get("kind", "bulk") == "bulk"]                  # cbr/onoff: no window
     if not flows:
+        _reading(results_dir, lambda: _stream_rows(flows_csv, {}))    # (its errors first)
         raise IperfJsonError(f"{results_dir}: no flow with a transport (iperf3 streams are TCP)")
     end_s = float(summary["end_time_s"])
     grid = _Grid(float(summary["interval_s"]), interval_s,
@@ -295,17 +423,28 @@ def build(results_dir, interval_s: float | None = None, packet_bytes: dict | Non
     if not (isinstance(run_bytes, int) and run_bytes > 0):
         run_bytes = None
     with_retransmits = retransmits is not None
+    sizes = {fid: (packet_bytes or {}).get(fid) or run_bytes or _packet_bytes(flow)
+             for _, fid, flow in flows}
+    # each flow's streams as flows.csv is read, a chunk at a time (a file whose rows of a flow
+    # go back in time, which netsim does not write: read whole)
+    builders = {fid: _FlowStreams(grid, socket, sizes[fid], bits_per_mbit,
+                                  (retransmits or {}).get(fid), with_retransmits)
+                for socket, (_, fid, _) in enumerate(flows, start=FIRST_SOCKET)}
+    if _reading(results_dir, lambda: _stream_rows(flows_csv, builders)):
+        built = {fid: builder.finish() for fid, builder in builders.items()}
+    else:
+        rows = _reading(results_dir, lambda: _read_rows(flows_csv))
+        built = {fid: _flow_streams(grid, socket, rows.get(fid, []), sizes[fid], bits_per_mbit,
+                                    (retransmits or {}).get(fid), with_retransmits)
+                 for socket, (_, fid, _) in enumerate(flows, start=FIRST_SOCKET)}
     streams_by_interval: list = [[] for _ in range(grid.n)]
     end_streams = []
     connected = []
     for socket, (index, fid, flow) in enumerate(flows, start=FIRST_SOCKET):
-        size = (packet_bytes or {}).get(fid) or run_bytes or _packet_bytes(flow)
-        streams, max_cwnd, max_rtt = _flow_streams(
-            grid, socket, rows.get(fid, []), size, bits_per_mbit,
-            (retransmits or {}).get(fid), with_retransmits)
+        streams, max_cwnd, max_rtt = built[fid]
         for i, stream in enumerate(streams):
             streams_by_interval[i].append(stream)
-        end_streams.append(_end_stream(grid, socket, fid, flow, size, max_cwnd, max_rtt))
+        end_streams.append(_end_stream(grid, socket, fid, flow, sizes[fid], max_cwnd, max_rtt))
         connected.append({"socket": socket, "local_host": address.get(flow.get("src"), ""),
                           "local_port": 10000 + index % 55536,
                           "remote_host": address.get(flow.get("dst"), ""),
@@ -364,11 +503,16 @@ def _counting_class(base: Any, flow_of: dict, dt: float, sim, data_kind: int) ->
 
 def write(results_dir, path=None, interval_s: float | None = None,
           packet_bytes: dict | None = None, retransmits: dict | None = None) -> Path:
-    """Write the document of `results_dir` to `path` (default `results_dir`/iperf3.json)."""
-    from netsim.output_paths import write_atomic
+    """Write the document of `results_dir` to `path` (default `results_dir`/iperf3.json),
+    whole or not at all. It is encoded into the file a piece at a time: with an indent,
+    ``json.dumps`` would first hold every piece of the text (ten times the size of the file)."""
+    from netsim.output_paths import AtomicFile
     document = build(results_dir, interval_s, packet_bytes, retransmits)
     path = Path(path) if path is not None else Path(results_dir) / IPERF_FILE
-    return write_atomic(path, json.dumps(document, indent=1, allow_nan=False) + "\n")
+    with AtomicFile(path, "w", encoding="utf-8", newline="\n") as out:
+        json.dump(document, out.fh, indent=1, allow_nan=False)
+        out.fh.write("\n")
+        return out.commit()
 
 
 def main(argv=None) -> int:

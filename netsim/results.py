@@ -343,6 +343,16 @@ class Results:
             self._tables[name] = read_table(self.directory / f"{name}.csv", name)
         return self._tables[name]
 
+    def trace_chunks(self, name: str):
+        """The trace `name` ("links", "flows" or "hosts") as consecutive tables of a few
+        thousand rows each, in file order (`plot_tool.results.iter_table`, with `read_table`'s
+        checks), the file read as they are asked for: for a reader whose memory must not grow
+        with the run (`--check`'s means, theory/window_means.py). The rows are the file's, not
+        filled in as `trace` fills them."""
+        self._check_open(f"the {name} table")
+        from plot_tool.results import iter_table
+        return iter_table(self.directory / f"{name}.csv", name)
+
     def frame(self, name: str):
         """The trace `name` as a pandas DataFrame when pandas is installed (the ``pandas``
         extra), else as a list of row dicts (docs/notebook.md)."""

@@ -34,7 +34,18 @@ The report is shown and written by `theory.check_report`.
 """
 from __future__ import annotations
 
-from theory.check_rows import Window, bbr_rows, dctcp_rows, loss_row, no_model, row
+from theory.check_rows import (
+    FLOW_MEANS,
+    LINK_MEANS,
+    LINK_SUMS,
+    Window,
+    bbr_rows,
+    dctcp_rows,
+    loss_row,
+    no_model,
+    row,
+    trace_series,
+)
 from theory.fluid import DEFAULT_SETTLE_S, Model, is_delay_based, predict
 from theory.models import (
     has_slow_start,
@@ -45,6 +56,7 @@ from theory.models import (
     no_model_reason,
 )
 from theory.paths import run_paths, workload_hops
+from theory.window_means import TraceMeans
 from theory.windows import route_changes, simulated_intervals
 
 RATE_FLOOR_FRACTION = 0.005
@@ -123,6 +135,14 @@ class _Comparison:
         self.flow_reasons: dict = {}      # flow -> the first reason it was not compared
         self.path_reasons, self.path_footprint = path_problems(results, model)
         self._path_troubles: dict = {}    # active flows -> (flow -> reason, resources touched)
+        # every compared window's means and sums, from the traces streamed on the first query
+        # (`theory.window_means`): memory by windows and series, not by the traces' rows
+        intervals = simulated_intervals(self.summary)
+        flows, links = trace_series(model, [fid for _, _, active in intervals for fid in active])
+        self.means = TraceMeans(results, [self._bounds(start, end) for start, end, _ in intervals],
+                                self.step, flows, links, means={"flows": FLOW_MEANS,
+                                                                "links": LINK_MEANS},
+                                sums={"links": LINK_SUMS})
 
     def path_troubles(self, active: list) -> tuple:
         """(flow -> why its path is not the model's, resource indices of such flows' data
@@ -156,14 +176,19 @@ class _Comparison:
             self._path_troubles[key] = (bad, set(touched))
         return self._path_troubles[key]
 
-    def window_of(self, start: float, end: float) -> Window:
-        """The compared part of [start, end]: the settling time and the last round trip before
-        a departure left out."""
+    def _bounds(self, start: float, end: float) -> tuple:
+        """(from_s, until_s): the compared part of [start, end], the settling time and the last
+        round trip before a departure left out."""
         skip = min(self.settle_s, end - start)
         departing = [f["avg_rtt_ms"] or 0.0 for f in self.summary["flows"].values()
                      if f["finish_s"] is not None and abs(f["finish_s"] - end) < 1e-9]
         until = max(start + skip, end - max(departing, default=0.0) / 1e3)
-        return Window(self.results, start + skip, until, self.step)
+        return start + skip, until
+
+    def window_of(self, start: float, end: float) -> Window:
+        """The compared part of [start, end] (`_bounds`)."""
+        from_s, until_s = self._bounds(start, end)
+        return Window(self.results, from_s, until_s, self.step, self.means)
 
     def interval_reason(self, window: Window, start: float, end: float) -> str | None:
         """Why nothing in the window of [start, end] can be compared (not settled, too short,

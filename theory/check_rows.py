@@ -52,22 +52,55 @@ def no_model(kind: str, entity: str, quantity: str, simulated, reason: str) -> d
             "no_model": reason}
 
 
+# What `Window` asks of the traces, declared for `theory.window_means` to compute in streamed
+# passes over them: the means of these flow columns; of every link direction a flow's data
+# crosses or a resource holds, the means and sums of these columns (and, on a half-duplex link,
+# of its two directions summed).
+FLOW_MEANS = ("recv_rate_mbps", "rtt_ms")
+LINK_MEANS = ("rate_mbps", "backlog_kb")
+LINK_SUMS = ("drops", "aqm_drops", "marks", "impairment_drops")
+
+
+def trace_series(model, fids) -> tuple:
+    """(flows, link -> directions) whose series `Window` may ask for in a check of `model` on
+    the flows `fids` (a direction None: a link's two directions summed)."""
+    links: dict = {}
+    for data_path, _ in model.paths.values():
+        for hop in data_path:
+            labels = links.setdefault(hop.link.id, set())
+            labels.add(hop.label)
+            if getattr(hop.link, "duplex", "full") == "half":
+                labels.add(None)
+    for resource in model.resources:
+        links.setdefault(resource.link, set()).update(resource.directions)
+    return list(dict.fromkeys(fids)), links
+
+
 class Window:
     """One compared window of a run: [from_s, until_s] of a simulated interval, the sampling
-    interval, and time-weighted means of the traces over it."""
+    interval, and time-weighted means of the traces over it: from `means` (a
+    `theory.window_means.TraceMeans` declaring this window: the traces streamed once for every
+    window), else from ``results.trace`` (the whole table)."""
 
-    def __init__(self, results, from_s: float, until_s: float, step_s: float):
+    def __init__(self, results, from_s: float, until_s: float, step_s: float, means=None):
         self.results, self.from_s, self.until_s, self.step_s = results, from_s, until_s, step_s
+        self.means = means
 
     def flow_mean(self, fid: str, column: str) -> float | None:
+        if self.means is not None:
+            return self.means.mean("flows", (self.from_s, self.until_s), fid, column)
         t, values = self.results.trace("flows", fid, column)
         return window_mean(t, values, self.from_s, self.until_s, self.step_s)
 
     def link_mean(self, link: str, column: str, direction) -> float | None:
+        if self.means is not None:
+            return self.means.mean("links", (self.from_s, self.until_s), link, column, direction)
         t, values = self.results.trace("links", link, column, direction=direction)
         return window_mean(t, values, self.from_s, self.until_s, self.step_s)
 
     def link_sum(self, link: str, column: str, direction) -> float:
+        if self.means is not None:
+            return self.means.sum("links", (self.from_s, self.until_s), link, column, direction)
         t, values = self.results.trace("links", link, column, direction=direction)
         return window_sum(t, values, self.from_s, self.until_s, self.step_s)
 
