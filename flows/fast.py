@@ -29,6 +29,10 @@ MIN_UPDATE_INTERVAL_S = MIN_TICK_INTERVAL_S
 MAX_RTT_SAMPLES = 10 ** 6      # RTT samples averaged (a deque's length must fit a C size)
 
 
+MIN_ALPHA_PKTS = 1e-3           # packets a flow keeps queued: the range a check can solve
+MAX_ALPHA_PKTS = 1e6
+
+
 class Fast(CongestionControl):
     """FAST TCP: periodic delay-based window update towards alpha packets queued."""
 
@@ -56,6 +60,11 @@ class Fast(CongestionControl):
             return problem
         if name == "gamma" and value > 1:
             return "expected a number in (0, 1]"
+        if name == "alpha" and not MIN_ALPHA_PKTS <= value <= MAX_ALPHA_PKTS:
+            # (beyond, --check's fluid model has no solution in floating point: 1e-20 and 1e19
+            # failed; FAST's papers use 20 to 200)
+            return (f"expected a number of packets from {MIN_ALPHA_PKTS:g} to "
+                    f"{MAX_ALPHA_PKTS:g}")
         if name == "rtt_samples" and (not isinstance(value, int) or not 1 <= value <= MAX_RTT_SAMPLES):
             return f"expected a whole number of samples from 1 to {MAX_RTT_SAMPLES}"
         if name == "update_interval_s" and value < MIN_UPDATE_INTERVAL_S:

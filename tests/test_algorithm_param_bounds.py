@@ -58,6 +58,11 @@ def test_every_parameter_at_its_extremes_is_refused_or_runs(algorithm, name, sta
                             "fixed point: cube_factor = 2^40 / (C x 1024) keeps 10 bits), got 1e+308"),
     ("fast", {"rtt_samples": 10 ** 19}, '"params.rtt_samples": expected a whole number of samples '
                                         "from 1 to 1000000, got 10000000000000000000"),
+    # (--check's fluid model had no solution for these: a traceback after the run)
+    ("fast", {"alpha": 1e-20}, '"params.alpha": expected a number of packets from 0.001 to '
+                               "1e+06, got 1e-20"),
+    ("fast", {"alpha": 1e19}, '"params.alpha": expected a number of packets from 0.001 to '
+                              "1e+06, got 1e+19"),
 ])
 def test_a_parameter_beyond_its_bound_is_one_line_naming_flow_and_parameter(tmp_path, run_cli,
                                                                            algorithm, params,
