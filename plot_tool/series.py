@@ -21,7 +21,7 @@ import numpy as np
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-IdSelection = str | Iterable[str] | None
+IdSelection = Union[str, Iterable[str], None]  # noqa: UP007 (evaluated: no X | Y in 3.9)
 
 
 WIDTH_IN = 11.0

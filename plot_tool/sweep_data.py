@@ -18,7 +18,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
 
@@ -33,7 +33,7 @@ from plot_tool.sweep_stats import (
 )
 from theory.response import cubic_goodput_mbps, mathis_goodput_mbps
 
-PathLike = str | os.PathLike[str]
+PathLike = Union[str, "os.PathLike[str]"]
 
 SWEEP_FILE = "sweep.json"
 SUMMARY_FILE = "summary.json"
