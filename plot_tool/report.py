@@ -23,17 +23,24 @@ at most 2000 points per series. The time slider has at most ``MAX_FRAMES`` frame
 of its bucket of samples (the samples themselves when there are no more than ``MAX_FRAMES``).
 Values are quantized to 1/QUANT of the largest magnitude of their series. The full data stays in
 the CSV files.
+
+Memory bound. `make_report` reads links.csv and flows.csv a chunk at a time and keeps per series
+only what the page embeds (`plot_tool.report_series`): its memory depends on the page (series x
+buckets), not on the length of the run. `run_data` of a ResultSet held in memory (the Python API)
+reduces its tables whole, to the same numbers.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Union, cast
 
 import numpy as np
 
-from plot_tool.report_grid import Buckets, encode, grid_index, sampling_grid, sig
+# (Buckets and sampling_grid are imported from here by the tests and the Python API)
+from plot_tool.report_grid import Buckets, encode, sampling_grid, sig  # noqa: F401
 from plot_tool.report_network import (
     check_line,
     network_nodes,
@@ -43,8 +50,17 @@ from plot_tool.report_network import (
     tier_names,
 )
 from plot_tool.report_page import render_page
+from plot_tool.report_series import (
+    Key,
+    PlanOf,
+    Reduced,
+    Sampling,
+    TracePlan,
+    reduce_table,
+    stream_trace,
+)
 from plot_tool.report_sweep import sweep_data
-from plot_tool.results import ResultSet, Table, read_results
+from plot_tool.results import ResultSet, Table, TraceFile, read_results
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -75,7 +91,8 @@ def make_report(results_dir: PathLike, out: PathLike | None = None, *,
                              "select: links and flows apply to a run's results directory")
         data = sweep_data(directory)
     else:
-        data = run_data(read_results(directory), links=links, flows=flows)
+        data = run_data(read_results(directory, traces_in_memory=False), links=links,
+                        flows=flows)
     page = render_page(data)
     path = Path(out) if out is not None else directory / REPORT_FILE
     partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
@@ -104,36 +121,21 @@ def _unknown_ids(kind: str, wanted: Sequence[str], known: Sequence[str]) -> None
         raise ValueError(problem)
 
 
-class _Sampling:
-    """The run's sampling grid, its slider frames, and how its series are decimated."""
-
-    def __init__(self, summary: Mapping[str, Any]):
-        self.grid = sampling_grid(summary)
-        self.n = n = len(self.grid)
-        self.frames = Buckets(n, MAX_FRAMES)
-        self.decimate = n > 2 * MAX_BUCKETS
-        self.buckets = Buckets(n, MAX_BUCKETS)
-        if self.decimate:
-            self.series_t = np.empty(2 * len(self.buckets.starts))
-            self.series_t[0::2] = self.grid[self.buckets.starts]
-            self.series_t[1::2] = self.grid[self.buckets.ends - 1]
-        else:
-            self.series_t = self.grid
-
-    def series(self, values: np.ndarray) -> Any:
-        """A series as embedded: the samples, or each bucket's min and max."""
-        return encode(self.buckets.extremes(values) if self.decimate else values)
-
-
 def run_data(rs: ResultSet, *, links: Sequence[str] | None = None,
-             flows: Sequence[str] | None = None) -> dict:
-    """Everything the run page draws, as plain JSON-able data."""
+             flows: Sequence[str] | None = None, chunk_rows: int | None = None) -> dict:
+    """Everything the run page draws, as plain JSON-able data. Traces left on disk
+    (``read_results(..., traces_in_memory=False)``) are read `chunk_rows` rows at a time."""
     summary = rs.summary
-    sampling = _Sampling(summary)
+    sampling = Sampling(summary, MAX_FRAMES, MAX_BUCKETS)
     grid, frames = sampling.grid, sampling.frames
     link_ids = list(summary["links"])
     flow_ids = list(summary["flows"])
-    out_links, busy = _link_entries(rs, sampling)
+    link_plan, link_series = _trace_series(rs.links, _link_plan(rs.predictions is not None),
+                                           sampling, _link_keys(summary), chunk_rows)
+    flow_plan, flow_series = _trace_series(rs.flows, _flow_plan, sampling,
+                                           [(fid,) for fid in flow_ids], chunk_rows)
+    rs = _tables_read(rs)
+    out_links, busy = _link_entries(summary, sampling, link_plan, link_series)
     nodes = network_nodes(summary)
     _unknown_ids("links", links or [], link_ids)
     _unknown_ids("flows", flows or [], flow_ids)
@@ -149,7 +151,7 @@ def run_data(rs: ResultSet, *, links: Sequence[str] | None = None,
         "title": str(summary.get("topology", "run")),
         "units": "binary" if units.get("system") == "binary" else "",
         "interval_s": summary.get("interval_s"), "end_time_s": summary.get("end_time_s"),
-        "frame_t": [sig(float(t)) for t in grid[frames.ends - 1]],
+        "frame_t": [sig(float(t)) for t in grid.at(frames.ends - 1)],
         "frames_exact": bool(sampling.n <= MAX_FRAMES),
         "series_t": [sig(float(t), 8) for t in sampling.series_t],
         "decimated": bool(sampling.decimate),
@@ -157,7 +159,7 @@ def run_data(rs: ResultSet, *, links: Sequence[str] | None = None,
         "nodes": nodes,
         "tiers": tier_names(summary, nodes),
         "links": out_links,
-        "flows": _flow_entries(rs, sampling),
+        "flows": _flow_entries(summary, flow_plan, flow_series),
         "routes": route_changes(rs, nodes),
         "predictions": predictions_data(rs.predictions),
         "selected": {"links": selected_links, "flows": selected_flows},
@@ -166,92 +168,132 @@ def run_data(rs: ResultSet, *, links: Sequence[str] | None = None,
     }
 
 
-def _link_columns(rs: ResultSet) -> list[str]:
-    """The links.csv columns the page shows (backlog only for a --check run's predictions)."""
-    extra = [c for c in rs.links if "mark" in c.lower()
-             and c not in LINK_SERIES and rs.links[c].dtype.kind == "f"]
-    columns = [c for c in (*LINK_SERIES, "backlog_kb", *extra) if c in rs.links]
-    if rs.predictions is None and "backlog_kb" in columns:
-        columns.remove("backlog_kb")             # the queue is buffer_kb; backlog for --check
-    return columns
+def _trace_series(trace: Table | TraceFile, plan_of: PlanOf, sampling: Sampling,
+                  entities: list[Key], chunk_rows: int | None
+                  ) -> tuple[TracePlan, dict[Key, Reduced]]:
+    """A trace's series for the page: streamed from its file, or reduced from a Table."""
+    if isinstance(trace, TraceFile):
+        return stream_trace(trace, plan_of, sampling, entities, chunk_rows)
+    plan = plan_of(trace, False)
+    assert plan is not None                     # (None: strict only)
+    return plan, reduce_table(trace, plan, sampling, entities)
 
 
-def _link_entries(rs: ResultSet, sampling: _Sampling) -> tuple[list[dict], dict[str, float]]:
+def _tables_read(rs: ResultSet) -> ResultSet:
+    """`rs` with routes.csv and predictions.csv read, when a reader left them on disk
+    (`TraceFile`): predictions.csv whole, routes.csv streamed for the rows towards the flows'
+    destinations, all the page's flow paths need (`route_changes`): an all-to-all workload's
+    routes.csv of a k = 16 fat tree is 2.1 million rows, none of them drawn."""
+    routes, predictions = cast(Any, rs.routes), cast(Any, rs.predictions)
+    if isinstance(routes, TraceFile):
+        destinations = {str(f.get("dst")) for f in rs.summary["flows"].values()}
+        kept: list[Table] = []
+        for chunk in routes.chunks() if destinations else ():
+            rows = np.isin(chunk["destination"], list(destinations))
+            kept.append({name: values[rows] for name, values in chunk.items()})
+        table = ({name: np.concatenate([part[name] for part in kept]) for name in kept[0]}
+                 if kept else None)
+        rs = dataclasses.replace(rs, routes=table)
+    if isinstance(predictions, TraceFile):
+        rs = dataclasses.replace(rs, predictions=predictions.read())
+    return rs
+
+
+def _link_plan(predictions: bool) -> PlanOf:
+    """The plan of links.csv for a table of those columns (see `report_series.stream_trace`):
+    the links.csv columns the page shows, backlog only for a --check run's predictions, and any
+    numeric column whose name holds "mark" (strict: a chunk reading one as text decides
+    nothing)."""
+
+    def plan_of(table: Table, strict: bool) -> TracePlan | None:
+        marks = [c for c in table if "mark" in c.lower() and c not in LINK_SERIES]
+        if strict and any(table[c].dtype.kind != "f" for c in marks):
+            return None
+        extra = [c for c in marks if table[c].dtype.kind == "f"]
+        columns = [c for c in (*LINK_SERIES, "backlog_kb", *extra) if c in table]
+        if not predictions and "backlog_kb" in columns:
+            columns.remove("backlog_kb")         # the queue is buffer_kb; backlog for --check
+        return TracePlan(keys=("link", "direction"), columns=tuple(columns), fill_nan=False,
+                         always=frozenset(("rate_mbps", "buffer_kb")),
+                         mean_columns=("rate_mbps", "buffer_kb"),
+                         positive_column="failure_drops")
+    return plan_of
+
+
+def _flow_plan(table: Table, strict: bool) -> TracePlan:
+    """The plan of flows.csv: the flow series the page shows, NaN where a flow has no row."""
+    columns = tuple(c for c in FLOW_SERIES if c in table)
+    return TracePlan(keys=("flow",), columns=columns, fill_nan=True,
+                     always=frozenset(columns))
+
+
+def _link_directions(info: Mapping[str, Any]) -> list[str]:
+    ends = list(info.get("ends", []))
+    return list((info.get("directions") or {}).keys()) or [f"{ends[0]}->{ends[1]}",
+                                                            f"{ends[1]}->{ends[0]}"]
+
+
+def _link_keys(summary: Mapping[str, Any]) -> list[Key]:
+    return [(lid, d) for lid, info in summary["links"].items() for d in _link_directions(info)]
+
+
+def _link_entries(summary: Mapping[str, Any], sampling: Sampling, plan: TracePlan,
+                  series: Mapping[Key, Reduced]) -> tuple[list[dict], dict[str, float]]:
     """Each link with its directions' frames and series on the grid, and each link's highest
     utilization (the busiest are shown first)."""
-    summary, grid, n, frames = rs.summary, sampling.grid, sampling.n, sampling.frames
-    link_columns = _link_columns(rs)
-    rows_of = _rows_by(rs.links, ("link", "direction"))
+    frames = sampling.frames
     out_links = []
     busy: dict[str, float] = {}
     for lid in summary["links"]:
         info = summary["links"][lid]
         ends = list(info.get("ends", []))
-        dirs = list((info.get("directions") or {}).keys()) or [f"{ends[0]}->{ends[1]}",
-                                                                 f"{ends[1]}->{ends[0]}"]
+        dirs = _link_directions(info)
         link = {"id": lid, "ends": ends, "rate_mbps": info.get("rate_mbps"),
                 "delay_ms": info.get("delay_ms"), "buffer_kb": info.get("buffer_kb"),
                 "duplex": info.get("duplex", "full"), "dirs": []}
-        down = np.zeros(n, dtype=bool)
+        down = np.zeros(len(frames.starts), dtype=bool)      # per frame
         for d in dirs:
-            rows = rows_of.get((lid, d))
-            full = {c: np.zeros(n) for c in link_columns}
-            if rows is not None:
-                idx = grid_index(grid, rs.links["time_s"][rows])
-                for c in link_columns:
-                    full[c][idx] = rs.links[c][rows]
-            if "failure_drops" in full:
-                down |= full["failure_drops"] > 0
+            reduced = series[(lid, d)]
+            if reduced.positive is not None:                 # failure_drops > 0
+                down |= reduced.positive
             stats = (info.get("directions") or {}).get(d, {})
             busy[lid] = max(busy.get(lid, 0.0), float(stats.get("utilization") or 0.0))
             link["dirs"].append({
                 "dir": d,
-                "frame_rate": encode(frames.means(full["rate_mbps"])),
-                "frame_buffer": encode(frames.means(full["buffer_kb"])),
-                "series": {c: sampling.series(full[c]) for c in link_columns
-                           if c in ("rate_mbps", "buffer_kb") or np.any(full[c] != 0)},
+                "frame_rate": encode(reduced.means["rate_mbps"]),
+                "frame_buffer": encode(reduced.means["buffer_kb"]),
+                "series": {c: encode(reduced.points[c]) for c in plan.columns
+                           if c in reduced.points},
             })
         if info.get("down_s") is not None:             # the link's down spans, from the run
-            down = np.zeros(n, dtype=bool)
-            for start_s, stop_s in info["down_s"]:
-                down |= (grid > start_s) & (grid - summary.get("interval_s", 0.0) < stop_s)
-        link["frame_down"] = encode(frames.means(down.astype(float)) > 0) if down.any() else None
+            down = _down_frames(sampling, info["down_s"], summary.get("interval_s", 0.0))
+        link["frame_down"] = encode(down) if down.any() else None
         out_links.append(link)
     return out_links, busy
 
 
-def _flow_entries(rs: ResultSet, sampling: _Sampling) -> list[dict]:
+def _down_frames(sampling: Sampling, spans: Sequence[Sequence[float]], interval: Any) -> np.ndarray:
+    """Per frame, whether some sampling interval of it overlaps a down span: the instants t
+    with t > start and t - interval < stop, a run of consecutive grid instants per span."""
+    grid, frames = sampling.grid, sampling.frames
+    down = np.zeros(len(frames.starts), dtype=bool)
+    for start_s, stop_s in spans:
+        first = grid.first(lambda t: t > start_s)                 # noqa: B023 (called here)
+        stop = grid.first(lambda t: not t - interval < stop_s)    # noqa: B023
+        if first < stop:
+            down |= (frames.starts < stop) & (frames.ends > first)
+    return down
+
+
+def _flow_entries(summary: Mapping[str, Any], plan: TracePlan,
+                  series: Mapping[Key, Reduced]) -> list[dict]:
     """Each flow with its series on the grid (NaN where it has no row)."""
-    summary, grid, n = rs.summary, sampling.grid, sampling.n
-    flow_rows = _rows_by(rs.flows, ("flow",))
     out_flows = []
     for fid in summary["flows"]:
         info = summary["flows"][fid]
-        rows = flow_rows.get((fid,))
-        full = {c: np.full(n, np.nan) for c in FLOW_SERIES if c in rs.flows}
-        if rows is not None:
-            idx = grid_index(grid, rs.flows["time_s"][rows])
-            for c in full:
-                full[c][idx] = rs.flows[c][rows]
+        reduced = series[(fid,)]
         out_flows.append({"id": fid, "src": info.get("src"), "dst": info.get("dst"),
                           "algorithm": info.get("algorithm"), "start_s": info.get("start_s"),
                           "finish_s": info.get("finish_s"),
-                          "series": {c: sampling.series(v) for c, v in full.items()}})
+                          "series": {c: encode(reduced.points[c]) for c in plan.columns}})
     return out_flows
-
-
-def _rows_by(table: Table, keys: tuple[str, ...]) -> dict[tuple, np.ndarray]:
-    """Row indices of each entity, sorted by time (rows are not globally time-sorted)."""
-    if not len(table.get("time_s", ())):
-        return {}
-    columns = [np.asarray(table[k]) for k in keys]
-    order = np.lexsort((table["time_s"], *reversed(columns)))
-    out: dict[tuple, np.ndarray] = {}
-    keyed = list(zip(*(c[order].tolist() for c in columns)))
-    start = 0
-    for i in range(1, len(order) + 1):
-        if i == len(order) or keyed[i] != keyed[start]:
-            out[keyed[start]] = order[start:i]
-            start = i
-    return out
-
