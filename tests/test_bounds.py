@@ -434,8 +434,8 @@ def test_a_time_exactly_at_a_printed_bound_is_accepted(value, unit, ok):
 
 
 @pytest.mark.parametrize("field, value, expected", [
-    ("buffer_kb", 1e21, "expected a number >= 0 and at most 1e+15, got 1e+21"),
-    ("rate_mbps", 1e21, "expected a positive number at most 1e+12, got 1e+21"),
+    ("buffer_kb", 1e21, "expected at most 1e+15 (an exabyte), got 1e+21"),
+    ("rate_mbps", 1e21, "expected at most 1e+12 (1e18 bit/s), got 1e+21"),
 ])
 def test_link_rates_and_buffers_stay_within_what_the_results_readers_take(field, value,
                                                                          expected):
@@ -450,9 +450,9 @@ def test_link_rates_and_buffers_stay_within_what_the_results_readers_take(field,
 
 def test_an_initial_window_is_bounded():
     """1e9 packets sent in the flow's first event: an event that never ended, deaf to Ctrl-C."""
-    with pytest.raises(TopologyError, match=r'field "transport.initial_cwnd_pkts": expected a '
-                                            r'positive number of at most 100000, got '
-                                            r'1000000000.0$'):
+    with pytest.raises(TopologyError, match=r'field "transport.initial_cwnd_pkts": expected at '
+                                            r'most 100000 packets \(sent at once when the flow '
+                                            r'starts\), got 1000000000.0$'):
         load_topology(small(transport={"initial_cwnd_pkts": 1e9}))
     assert load_topology(small(transport={"initial_cwnd_pkts": 1e5}))
 
