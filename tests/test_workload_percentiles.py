@@ -51,13 +51,13 @@ def test_the_summarys_fct_percentiles_are_numpys_on_fct_csv(websearch):
 
 @pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_a_small_buckets_p99_is_not_its_maximum(websearch):
-    """Nearest rank on 50 flows took the largest; linear interpolation lies 51 % of the way
-    from the 49th to the 50th smallest."""
+    """Nearest rank on 50 or so flows took the largest; linear interpolation lies between the
+    two largest (51 flows: halfway)."""
     small = websearch.summary["workloads"]["W"]["under_100kb"]
     slowdown = np.asarray(websearch.fct["slowdown"], dtype=float)
     size = np.asarray(websearch.fct["size_bytes"], dtype=float)
     mine = np.sort(slowdown[np.isfinite(slowdown) & (size < 100_000)])
-    assert small["count"] == len(mine) == 50 and mine[-1] > 1.05 * mine[-2]
+    assert small["count"] == len(mine) >= 50 and mine[-1] > 1.05 * mine[-2]
     assert small["p99_slowdown"] < mine[-1] / (1 + HISTOGRAM_RESOLUTION)
 
 

@@ -82,11 +82,14 @@ def test_log_histogram_percentiles_are_numpys_within_six_percent(values, q):
 
 @pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_at_low_load_the_slowdown_is_close_to_one():
+    """At 1 % load most flows find the network empty: the median slowdown is 1. (Not the mean:
+    with websearch's heavy tail, two small flows that arrive just behind a 20 MB one wait
+    110 times their own FCT, and 61 flows' mean was 4.75.)"""
     data = topology("websearch", 1, 60, rate_mbps=1000)
     summary = simulate(load_topology(data)).summary["workloads"]["W"]
     assert summary["sizes"] == "websearch" and summary["flows_unfinished"] == 0
     assert summary["all"]["count"] >= 50
-    assert summary["all"]["mean_slowdown"] == pytest.approx(1.0, abs=0.05)
+    assert summary["all"]["p50_slowdown"] == pytest.approx(1.0, abs=0.05)
     assert sum(summary[b]["count"] for b in ("under_100kb", "100kb_to_10mb", "over_10mb")) \
         == summary["all"]["count"]
 
@@ -135,11 +138,16 @@ def test_mean_fct_grows_with_load_as_mD1(rho):
     window), so Pollaczek-Khinchine: mean slowdown = 1 + rho / (2 (1 - rho)); within 5 %."""
     size = 100000
     arrivals = rho * 100e6 / 8 / size
-    summary = simulate(load_topology(topology([[size, 1]], arrivals, 25))).summary
-    w = summary["workloads"]["W"]
-    assert w["offered_mbps"] == pytest.approx(rho * 100)
-    assert w["all"]["count"] > 800
-    assert w["all"]["mean_slowdown"] == pytest.approx(1 + rho / (2 * (1 - rho)), rel=0.05)
+    flows = slowdown = 0.0
+    for seed in (1, 2, 3, 4):     # a mean over ~4 000 flows: one seed's ~1 000 vary by 5 %
+        data = topology([[size, 1]], arrivals, 25)
+        data["seed"] = seed
+        w = simulate(load_topology(data)).summary["workloads"]["W"]
+        assert w["offered_mbps"] == pytest.approx(rho * 100)
+        assert w["all"]["count"] > 800
+        flows += w["all"]["count"]
+        slowdown += w["all"]["count"] * w["all"]["mean_slowdown"]
+    assert slowdown / flows == pytest.approx(1 + rho / (2 * (1 - rho)), rel=0.05)
 
 
 def test_fct_csv_is_streamed_and_matches_the_summary(tmp_path):
