@@ -245,12 +245,18 @@ def summary_tables(summary: Mapping[str, Any]) -> list[dict]:
                           *([str(s.get("aqm_drops", "-")), str(s.get("marks", "-")),
                              num(s.get("avg_sojourn_ms"), ".3f"),
                              num(s.get("p99_sojourn_ms"), ".3f")] if aqm else [])])
+    flow_table = {"title": "Flows", "columns": ["flow", "algorithm", "path", "start s",
+                                                "finish s", f"goodput Mbps{binary}", "RTT ms",
+                                                "retx", "RTOs", *(["ECN cuts"] if ecn else []),
+                                                "in order"], "rows": flows}
+    if not flows:                     # (a run of workloads only: not an empty table's headers)
+        where = ("its workloads' flows, one row each in fct.csv, are summed up per workload in "
+                 "summary.json" if summary.get("workloads") else "")
+        flow_table = {"title": "Flows", "columns": [""],
+                      "rows": [["none listed in the topology" + (f"; {where}" if where else "")]]}
     return [
         {"title": "Run", "columns": ["", ""], "rows": facts},
-        {"title": "Flows", "columns": ["flow", "algorithm", "path", "start s", "finish s",
-                                       f"goodput Mbps{binary}", "RTT ms", "retx", "RTOs",
-                                       *(["ECN cuts"] if ecn else []),
-                                       "in order"], "rows": flows},
+        flow_table,
         {"title": "Links", "columns": ["link", "direction", f"rate Mbps{binary}", "util",
                                        f"buffer KB{binary}", "lost: overflow", "random",
                                        "failure", *(["AQM drops", "marks", "sojourn ms",

@@ -196,3 +196,15 @@ def test_the_check_line_says_when_nothing_was_compared():
                                    "OUT OF TOLERANCE")
     some = {"compared": 3, "max_error_pct": 2.5, "passed": True}
     assert check_line(some).endswith("; largest error 2.50 %; within tolerance")
+
+
+def test_a_run_of_workloads_only_says_where_its_flows_are():
+    """Its Flows table was the headers of an empty table."""
+    from plot_tool.report_network import summary_tables
+    summary = {"flows": {}, "links": {}, "workloads": {"W": {}}}
+    flows = next(t for t in summary_tables(summary) if t["title"] == "Flows")
+    assert flows["rows"] == [["none listed in the topology; its workloads' flows, one row each "
+                              "in fct.csv, are summed up per workload in summary.json"]]
+    del summary["workloads"]
+    flows = next(t for t in summary_tables(summary) if t["title"] == "Flows")
+    assert flows["rows"] == [["none listed in the topology"]]
