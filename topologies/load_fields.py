@@ -89,7 +89,9 @@ class Where:
 @dataclass(frozen=True)
 class Rule:
     """A numeric constraint: value > minimum (or >= when inclusive), optionally an integer, and
-    optionally value <= maximum (or < when not max_inclusive)."""
+    optionally value <= maximum (or < when not max_inclusive). A value past the maximum is
+    refused with `above` when given (e.g. "at most 1e+12 (1e18 bit/s)"), so that a value below
+    the minimum keeps the plain `expected` ("a positive number")."""
 
     expected: str
     minimum: float
@@ -97,6 +99,7 @@ class Rule:
     integer: bool = False
     maximum: float | None = None
     max_inclusive: bool = True
+    above: str | None = None
 
 
 POSITIVE = Rule("a positive number", 0, False)
@@ -149,7 +152,8 @@ def _number_checked(where: Where, name: str, value, rule: Rule, nullable: bool):
     high_ok = (rule.maximum is None or
                (value <= rule.maximum if rule.max_inclusive else value < rule.maximum))
     if not (low_ok and high_ok):
-        raise where.field_error(name, f"expected {rule.expected}{or_null}, got {show(value)}")
+        expected = rule.above if low_ok and rule.above else rule.expected
+        raise where.field_error(name, f"expected {expected}{or_null}, got {show(value)}")
     _check_time(where, name, value)
     return int(value) if rule.integer else float(value)
 

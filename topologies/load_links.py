@@ -148,8 +148,6 @@ def _schedule(where: Where, item: dict, name: str, rule: Rule, factor: float,
         if problem:
             raise where.field_error(label, f"{problem}, got {show(entry[0])}")
         value = number(where, label, entry[1], rule)
-        if packet_bytes:
-            _at_most(where, label, value, MAX_RATE_MBPS, "1e18 bit/s", entry[1])
         problem = time_problem(value, unit="ms") if name == "delay_schedule" else None
         if problem:
             raise where.field_error(label, f"{problem}, got {show(entry[1])}")
@@ -164,13 +162,12 @@ def _schedule(where: Where, item: dict, name: str, rule: Rule, factor: float,
 
 _NUMBERS = frozenset((int, float))     # (exact types: a bool is not a number here)
 
-
-def _at_most(where: Where, name: str, value: float, maximum: float, what: str, given) -> float:
-    """`value` (a number already checked against its lower bound), unless beyond `maximum`
-    (topologies/bounds.py: every number of summary.json stays within its readers' magnitude)."""
-    if value > maximum:
-        raise where.field_error(name, f"expected at most {maximum:g} ({what}), got {show(given)}")
-    return value
+# the largest rate and buffer (topologies/bounds.py: every number of summary.json stays within
+# its readers' magnitude); a value below the minimum keeps the plain message
+_RATE = Rule("a positive number", 0, False, maximum=MAX_RATE_MBPS,
+             above=f"at most {MAX_RATE_MBPS:g} (1e18 bit/s)")
+_BUFFER = Rule("a number >= 0", 0, True, maximum=MAX_BUFFER_KB,
+               above=f"at most {MAX_BUFFER_KB:g} (an exabyte)")
 _FIELDS = Fields(LINK_FIELDS, LINK_REQUIRED)
 
 
@@ -192,12 +189,10 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
         bool(rate and delay and buffer)
     converted = known.get(key) if cacheable else None
     if converted is None:
-        rate = _at_most(where, "rate_mbps", number(where, "rate_mbps", rate, POSITIVE),
-                        MAX_RATE_MBPS, "1e18 bit/s", item["rate_mbps"])
+        rate = number(where, "rate_mbps", rate, _RATE)
         _rate_floor(where, "rate_mbps", rate, units.bits_per_mbit, packet_bytes, item["rate_mbps"])
         delay = number(where, "delay_ms", delay, NON_NEGATIVE)
-        buffer = _at_most(where, "buffer_kb", number(where, "buffer_kb", buffer, NON_NEGATIVE),
-                          MAX_BUFFER_KB, "an exabyte", item["buffer_kb"])
+        buffer = number(where, "buffer_kb", buffer, _BUFFER)
         buffer_bytes = round(scaled(where, "buffer_kb", buffer, units.bytes_per_kb))
     else:
         rate_bps, delay_s, buffer_bytes = converted
@@ -221,7 +216,7 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
         duplex=link_duplex,
         cost_s=None if cost is None else cost / 1000.0,
         impairments=read_impairments(where, item, ends, link_duplex),
-        rate_schedule=_schedule(where, item, "rate_schedule", POSITIVE, units.bits_per_mbit,
+        rate_schedule=_schedule(where, item, "rate_schedule", _RATE, units.bits_per_mbit,
                                 packet_bytes),
         delay_schedule=_schedule(where, item, "delay_schedule", NON_NEGATIVE, 1e-3),
         queue=_queue(where, item.get("queue"), units, buffer_bytes, item["buffer_kb"]),

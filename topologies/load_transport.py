@@ -24,9 +24,14 @@ STACK = "a stack name"           # a rule: one of flows.linux_stack.STACKS
 RWND = Rule(f"a positive number of at most {MAX_RWND_KB:g} (1e+18 bytes, the largest flow)", 0,
             False, maximum=MAX_RWND_KB)
 
+# an initial window: at most MAX_INITIAL_CWND_PKTS (topologies/bounds.py)
+INITIAL_CWND = Rule("a positive number", 0, False, maximum=MAX_INITIAL_CWND_PKTS,
+                    above=f"at most {MAX_INITIAL_CWND_PKTS:g} packets (sent at once when the "
+                          f"flow starts)")
+
 # TransportSpec field -> (rule, null allowed); the stack and the mechanisms: flows/linux_stack.py
 TRANSPORT_RULES: dict[str, tuple[object, bool]] = {
-    "initial_cwnd_pkts": (POSITIVE, False),
+    "initial_cwnd_pkts": (INITIAL_CWND, False),
     "initial_ssthresh_pkts": (POSITIVE, True),
     "initial_rto_s": (POSITIVE, False),
     "min_rto_s": (POSITIVE, False),
@@ -52,11 +57,7 @@ def _field(where: Where, key: str, value):
     if rule is STACK:
         return choice(where, key, value, STACKS)
     assert isinstance(rule, Rule)
-    result = number(where, key, value, rule, nullable=nullable)
-    if key == "initial_cwnd_pkts" and result > MAX_INITIAL_CWND_PKTS:   # (topologies/bounds.py)
-        raise where.field_error(key, f"expected at most {MAX_INITIAL_CWND_PKTS:g} packets (sent "
-                                     f"at once when the flow starts), got {show(value)}")
-    return result
+    return number(where, key, value, rule, nullable=nullable)
 
 
 def read_transport(where: Where, block, base: TransportSpec,
