@@ -171,6 +171,8 @@ class Run:
         self._last_repair_s = max((e.at_s for e in spec.events if e.action == "up"),
                                   default=-math.inf)
         self._cut_off_wait_s = cut_off_wait_s(spec)
+        self._parts: dict = {}                # `_router_parts`, labelled at `_parts_at`
+        self._parts_at = -math.inf
         self._progress_step_s = 0.0
         if trace_dir is None:
             self._tempdir: tempfile.TemporaryDirectory | None = tempfile.TemporaryDirectory(
@@ -321,29 +323,47 @@ class Run:
         if idle_s >= self.stall_timeout_s:
             return True
         return (idle_s >= min(self._cut_off_wait_s, self.stall_timeout_s)
-                and now >= self._last_repair_s and self._cut_off(f) is not None)
+                and now >= self._last_repair_s and self._cut_off(f))
 
-    def _cut_off(self, f) -> str | None:
-        """Why no packet of `f` can reach its destination any more (no path of up links joins
-        its hosts: only routers forward), or None when one can."""
-        src, dst = f.src, f.dst
-        seen = {src}
-        frontier = [src]
-        while frontier:
-            node = frontier.pop()
-            for link in node.links:
-                if not link.up:
-                    continue
-                for other in link.ends:
-                    if other is dst:
-                        return None
-                    if other not in seen and other.id in self.network.routers:
-                        seen.add(other)
-                        frontier.append(other)
-        down = sorted(link.id for link in self.network.links.values() if not link.up)
-        return (f"no path of up links joins {src.id} and {dst.id} (down: "
-                f"{', '.join(down[:5])}{', ...' if len(down) > 5 else ''}) and no link "
-                f"comes up later")
+    def _cut_off(self, f) -> bool:
+        """Whether no path of up links joins `f`'s hosts any more (only routers forward): its
+        hosts' up links reach no common component of routers (`_router_parts`), nor each other."""
+        parts = self._router_parts()
+        ends = []
+        for host, other in ((f.src, f.dst), (f.dst, f.src)):
+            reached = set()
+            for link in host.links:
+                if link.up:
+                    for node in link.ends:
+                        if node is other:
+                            return False
+                        if node is not host and node.id in parts:
+                            reached.add(parts[node.id])
+            ends.append(reached)
+        return not ends[0] & ends[1]
+
+    def _router_parts(self) -> dict:
+        """Router id -> its component in the graph of up router-to-router links, labelled once
+        per simulated instant (links change only at events): a stall check costs one pass over
+        the links, whatever the number of flows it asks about."""
+        if self._parts_at == self.sim.now:
+            return self._parts
+        routers = self.network.routers
+        parent = {rid: rid for rid in routers}
+
+        def root(rid):
+            while parent[rid] != rid:
+                parent[rid] = parent[parent[rid]]
+                rid = parent[rid]
+            return rid
+
+        for link in self.network.links.values():
+            a, b = (node.id for node in link.ends)
+            if link.up and a in routers and b in routers:
+                parent[root(a)] = root(b)
+        self._parts = {rid: root(rid) for rid in routers}
+        self._parts_at = self.sim.now
+        return self._parts
 
     def _why_stalled(self, f) -> str:
         no_route = sum(r.no_route_drops for r in self.network.routers.values())
@@ -359,9 +379,11 @@ class Run:
                       f"of {total} unacknowledged after {f.timeouts} timeouts (RTO {f.rto:.3g} "
                       f"s, state {f.state}), its receiver holding the first "
                       f"{f.receiver.rcv_nxt} in order")
-        cut_off = self._cut_off(f) if self.sim.now >= self._last_repair_s else None
-        if cut_off is not None:
-            reason += f"; {cut_off}"
+        if self.sim.now >= self._last_repair_s and self._cut_off(f):
+            down = sorted(link.id for link in self.network.links.values() if not link.up)
+            reason += (f"; no path of up links joins {f.src.id} and {f.dst.id} (down: "
+                       f"{', '.join(down[:5])}{', ...' if len(down) > 5 else ''}) and no link "
+                       f"comes up later")
         if no_route:
             reason += f"; routers dropped {no_route} packets for lack of a route"
         looped = sum(r.loop_drops for r in self.network.routers.values())
