@@ -105,14 +105,7 @@ def _log_ticks(traces: list) -> list[float]:
     """Ticks of a logarithmic y axis over what `traces` draw (error bars included): 1, 2 and 5
     times the powers of ten within the range, or 1 to 9 times them when that gives fewer than
     three; each labelled with its value, as the PNG's are."""
-    values = []
-    for trace in traces:
-        ys = [float(y) for y in trace.get("y", []) if isinstance(y, (int, float))]
-        error = trace.get("error_y") or {}
-        ups = error.get("array") or [0.0] * len(ys)
-        downs = error.get("arrayminus") or ups
-        for y, up, down in zip(ys, ups, downs):
-            values += [v for v in (y, y + up, y - down) if np.isfinite(v) and v > 0]
+    values = [v for point in _drawn(traces) for v in point if np.isfinite(v) and v > 0]
     if not values:
         return []
     low, high = min(values), max(values)
@@ -125,15 +118,21 @@ def _log_ticks(traces: list) -> list[float]:
     return ticks
 
 
-def _top(traces: list) -> float:
-    """The highest y any trace reaches with its error bar (1 when nothing positive is drawn)."""
-    top = 0.0
+def _drawn(traces: list):
+    """(y, top, bottom) of every point the traces draw: its value and its error bar's ends."""
     for trace in traces:
         ys = [float(y) for y in trace.get("y", []) if isinstance(y, (int, float))]
-        ups = (trace.get("error_y") or {}).get("array") or [0.0] * len(ys)
-        for y, up in zip(ys, ups):
-            if np.isfinite(y + up):
-                top = max(top, y + up)
+        error = trace.get("error_y") or {}
+        ups = error.get("array") or [0.0] * len(ys)
+        downs = error.get("arrayminus") or ups
+        for y, up, down in zip(ys, ups, downs):
+            yield y, y + up, y - down
+
+
+def _top(traces: list) -> float:
+    """The highest y any trace reaches with its error bar (1 when nothing positive is drawn)."""
+    tops = [top for _, top, _ in _drawn(traces) if np.isfinite(top)]
+    top = max(tops, default=0.0)
     return top if top > 0 else 1.0
 
 
