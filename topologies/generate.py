@@ -28,6 +28,7 @@ one line naming the option as the command line spells it.
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -420,11 +421,10 @@ def random_graph(routers: int = 100, *, degree: float = 4.0, hosts: int = 20,
     _integer("--hosts", hosts, 2)
     _number("--degree", degree, positive=True)
     possible = routers * (routers - 1) // 2
-    if routers * degree / 2 >= possible + 0.5:   # (before round(): 1e308 * routers is inf)
+    wanted = routers * degree / 2                # (1e308 x routers is infinite: no round())
+    if not math.isfinite(wanted) or round(wanted) > possible:
         raise GenerateError(f"--degree: at most {routers - 1} with {routers} routers, got {degree:g}")
-    edges = max(routers - 1, round(routers * degree / 2))
-    if edges > possible:
-        raise GenerateError(f"--degree: at most {routers - 1} with {routers} routers, got {degree:g}")
+    edges = max(routers - 1, round(wanted))
     _check_links(edges + hosts)
     _number("--rate-mbps", rate_mbps, positive=True)
     _number("--delay-ms", delay_ms)
