@@ -147,6 +147,8 @@ def route_changes(rs: ResultSet, nodes: Sequence[Mapping[str, Any]]) -> list[dic
     distinct = sorted(set(times.tolist())) or [0.0]
     if not len(times) or distinct[0] > 0:
         distinct = [0.0, *[t for t in distinct if t > 0]]
+    if (summary.get("routing") or {}).get("protocol") == "static":
+        distinct = [0.0]    # the tables never change; later rows are a workload's pairs
     i = 0
     previous = None
     for t in distinct:

@@ -84,11 +84,15 @@ def plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection 
     flow_ids = _choose("flow", flows, summary.get("flows", {}))
     host_ids = _choose("host", hosts, summary.get("hosts", {}))
     raw_routes = getattr(results, "routes", None)
+    if (summary.get("routing") or {}).get("protocol") == "static":
+        # a static run's tables never change: no routing.png (its rows after t = 0 are a
+        # workload's pairs, logged as first drawn), and its routes.csv is not read
+        raw_routes = None if isinstance(raw_routes, TraceFile) else raw_routes
+        routes_fixed = True
+    else:
+        routes_fixed = False
     if isinstance(raw_routes, TraceFile):
-        # a static run's tables never change after t = 0: no routing.png, and its routes.csv
-        # (every entry on a flow's path: 2 million rows at k = 16) is not read
-        static = (summary.get("routing") or {}).get("protocol") == "static"
-        raw_routes = None if static else raw_routes.read()
+        raw_routes = raw_routes.read()
     routes = None if raw_routes is None else normalize_table(raw_routes, "routes")
     router_ids = _choose("router", routers, known_routers(summary, routes))
     raw_predictions = getattr(results, "predictions", None)
@@ -166,7 +170,7 @@ def plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection 
     fct = getattr(results, "fct", None)
     if fct is not None and len(fct.get("slowdown", ())):
         jobs.append(_fct_job(normalize_fct(fct), summary))
-    if router_ids and routes is not None and routes_changed(routes):
+    if router_ids and routes is not None and not routes_fixed and routes_changed(routes):
         ecmp = bool((summary.get("routing") or {}).get("ecmp"))
         chosen, omitted = routes_to_plot(route_series(routes, router_ids, ecmp=ecmp),
                                           end_s=run_end_s(summary))

@@ -196,7 +196,8 @@ _HOST_COLUMNS = (
 _ROUTE_COLUMNS = (
     Column('time_s', 'float', 's',
            'When the router installed the entry (exact time, not a sampling instant); `0` for the '
-           'initial tables'),
+           "initial tables; under static routing, for a workload's entries, the start of its first "
+           'flow between the two hosts'),
     Column('router', 'string', NO_UNIT,
            'Router id'),
     Column('destination', 'string', NO_UNIT,

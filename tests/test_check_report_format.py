@@ -64,3 +64,32 @@ def test_rtprop_reasons_keep_four_significant_digits():
     assert reason.startswith(f"the DCTCP flows sharing {LONG} have round trips from 0.1099 ms to "
                              f"0.3223 ms apart from its queue")
     assert "RTprops from 0.1046 ms to 0.1219 ms" in reason
+
+
+def test_consecutive_intervals_not_compared_for_one_reason_are_one_line():
+    """An incast's flows finish one by one, each interval shorter than the settling time: one
+    line for them (check.json keeps each), not a table and a numbered reason per interval."""
+    short = "the interval is not one sampling interval (0.1 s) longer than the settling time"
+
+    def interval(start, end, flows, rows):
+        return {"start_s": start, "end_s": end, "compared_from_s": end, "compared_until_s": end,
+                "flows": flows, "rows": rows}
+    ivs = [interval(0.01, 0.012, ["F1", "F2", "F3"],
+                    [no_model("flow", f, "rate_mbps", None, short) for f in ("F1", "F2", "F3")]),
+           interval(0.012, 0.013, ["F1", "F3"],
+                    [no_model("flow", f, "rate_mbps", None, short) for f in ("F1", "F3")]),
+           interval(0.013, 0.02, ["F3"], [no_model("flow", "F3", "rate_mbps", None, "other")]),
+           interval(0.02, 0.5, ["F3", "F4"], [row("flow", "F3", "rate_mbps", 1.0, 1.0, 1.0, 0.1),
+                                              no_model("flow", "F4", "rate_mbps", 1.0, short)])]
+    text = format_report({"settle_s": 2.0, "tolerance_pct": None, "unmatched": [],
+                          "completion": [], "intervals": ivs,
+                          "no_model_reasons": [short, "other"], "not_compared": 6,
+                          "compared": 1, "max_error_pct": 0.0})
+    lines = text.splitlines()
+    assert ("[0.01 s, 0.013 s] 2 intervals as flows joined or left, none compared: see reason 1 "
+            "(active: F1, F2, F3)") in lines
+    # a lone interval, and one with a row compared, keep their tables
+    assert "[0.013 s, 0.02 s] active: F3 (not compared: see the reasons below)" in lines
+    assert "[0.02 s, 0.5 s] active: F3, F4 (compared 0.5-0.5 s)" in lines
+    assert sum(line.strip().startswith("flow") for line in lines) == 3
+    assert "  1. " + short in lines and "  2. other" in lines

@@ -69,7 +69,7 @@ def test_the_console_says_the_short_interval_was_not_compared():
                                  tolerance_pct=50.0))
     assert "[0 s, 1 s] active: F1 (not compared: see the reasons below)" in text
     assert "[1 s, 12 s] active: F1, F2 (compared 3-12 s)" in text
-    assert ("  1. the interval (1 s) is not one sampling interval longer than the settling time "
-            "(2 s, --check-settle): its flows may not have settled") in text
+    assert ("  1. the interval is not one sampling interval (0.1 s) longer than the settling "
+            "time (2 s, --check-settle): its flows may not have settled") in text
     assert text.endswith("% tolerance (1 row outside every model's regime not counted: see the "
                          "reasons above)")

@@ -14,7 +14,7 @@ from theory.check_report import format_report
 
 ROOT = Path(__file__).resolve().parent.parent
 LOSSY = str(ROOT / "topologies" / "lossy_link.json")
-SETTLING = ("the interval (0.892 s) is not one sampling interval longer than the settling time "
+SETTLING = ("the interval is not one sampling interval (0.1 s) longer than the settling time "
             "(2 s, --check-settle): its flows may not have settled")
 
 

@@ -1,6 +1,6 @@
 """routes.csv at t = 0 (topologies.build.initial_route_entries): with static routing only the
-entries on the flows' data and ACK paths, with Bellman-Ford every router's entry towards the
-flows' hosts; then every change."""
+entries on the flows' data and ACK paths (a workload's pairs when it first draws them), with
+Bellman-Ford every router's entry towards the flows' hosts; then every change."""
 from __future__ import annotations
 
 from netsim import load_topology, simulate
@@ -38,17 +38,97 @@ def test_static_logs_the_entries_on_the_data_and_ack_paths_only():
     assert results.summary["routing"]["route_changes"] == len(results.routes["time_s"]) == 6
 
 
-def test_static_without_flows_logs_nothing_and_a_workload_logs_its_pairs():
+def rows_of(results):
+    routes = results.routes
+    return [(float(t), str(r), str(d), str(h), str(k), float(c)) for t, r, d, h, k, c in zip(
+        routes["time_s"], routes["router"], routes["destination"], routes["next_hop"],
+        routes["link"], routes["cost_ms"])]
+
+
+def first_draws(results):
+    """{(src, dst): start of the first workload flow between them} from fct.csv (every flow
+    of these tests finishes)."""
+    import csv
+    with open(results.directory / "fct.csv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    first: dict = {}
+    for row in rows:
+        first.setdefault((row["src"], row["dst"]), float(row["start_s"]))
+        first[(row["src"], row["dst"])] = min(first[(row["src"], row["dst"])],
+                                              float(row["start_s"]))
+    return first
+
+
+WORKLOAD = [{"id": "W", "src": ["H0"], "dst": ["H2", "H3"], "arrivals_per_s": 20,
+             "sizes": [[1000, 1.0]], "start_s": 0.5}]
+
+
+def test_static_without_flows_logs_nothing_and_a_workload_that_draws_nothing_neither():
     assert initial_rows(simulate(load_topology(ring(flows=[])))) == []
-    workload = [{"id": "W", "src": ["H0"], "dst": ["H2", "H3"], "arrivals_per_s": 1,
-                 "sizes": [[1000, 1.0]], "start_s": 0.5}]
-    rows = initial_rows(simulate(load_topology(ring(flows=[], workloads=workload))))
-    destinations = {(r, d) for r, d, _ in rows}
-    # H0 -> H2 over R0 R1 R2, H0 -> H3 over R0 then R1 or R5 (a tie, first link in the file), back
-    assert {("R0", "H2"), ("R1", "H2"), ("R2", "H2"), ("R0", "H3"), ("R3", "H3"),
-            ("R0", "H0"), ("R2", "H0"), ("R3", "H0")} <= destinations
-    assert all(d in {"H0", "H2", "H3"} for _, d in destinations)
-    assert ("R4", "H2") not in destinations
+    late = [dict(WORKLOAD[0], start_s=5.0)]          # after the run's end
+    results = simulate(load_topology(ring(flows=[], workloads=late)))
+    assert rows_of(results) == [] and results.summary["routing"]["route_changes"] == 0
+
+
+def test_a_workload_logs_a_pair_when_it_first_draws_it_as_a_flow_between_them_would():
+    results = simulate(load_topology(ring(flows=[], workloads=WORKLOAD)))
+    rows = rows_of(results)
+    first = first_draws(results)
+    assert set(first) == {("H0", "H2"), ("H0", "H3")}
+    # every row at the time its pair was first drawn, each entry once, none at t = 0
+    keys = [(r, d) for _, r, d, *_ in rows]
+    assert len(keys) == len(set(keys)) == results.summary["routing"]["route_changes"]
+    times = sorted(first.values())
+    assert sorted({t for t, *_ in rows}) == times and min(times) > 0.5
+    # the entries are those a listed flow between the same hosts logs at t = 0: the first
+    # pair's data and ACK paths, then of the second pair's only what the first did not give
+    expected: list = []
+    for pair in sorted(first, key=first.get):
+        flow = [{"id": "F", "src": pair[0], "dst": pair[1], "data_mb": 0.01, "start_s": 0.1}]
+        listed = {(r, d): (h, k, c) for _, r, d, h, k, c in rows_of(
+            simulate(load_topology(ring(flows=flow))))}
+        expected += [(first[pair], r, d, *listed[(r, d)]) for r, d in listed
+                     if (r, d) not in {(e[1], e[2]) for e in expected}]
+    assert sorted(rows) == sorted(expected)
+
+
+def test_a_pair_a_listed_flow_logged_at_t0_is_not_logged_again():
+    flow = [{"id": "F", "src": "H0", "dst": "H2", "data_mb": 0.01, "start_s": 0.1}]
+    workload = [dict(WORKLOAD[0], dst=["H2"])]
+    results = simulate(load_topology(ring(flows=flow, workloads=workload)))
+    assert all(t == 0 for t, *_ in rows_of(results)) and len(rows_of(results)) == 6
+
+
+def fat_tree_k4(workloads, flows=()):
+    from topologies.generate import Common, fat_tree
+    data = fat_tree(4, common=Common(flows=0, ecmp="flow"))
+    data["flows"] = list(flows)
+    data["workloads"] = workloads
+    data["duration_s"] = 0.05
+    return data
+
+
+def test_with_ecmp_a_drawn_pair_logs_every_member_of_every_set_in_router_order():
+    hosts = ["h_p0_e0_0", "h_p1_e0_0", "h_p2_e1_1", "h_p3_e1_0"]
+    workload = [{"id": "W", "src": hosts, "dst": hosts, "arrivals_per_s": 400,
+                 "sizes": [[2000, 1.0]], "start_s": 0.0}]
+    runs = [simulate(load_topology(fat_tree_k4(workload))) for _ in "ab"]
+    assert (runs[0].directory / "routes.csv").read_bytes() == \
+        (runs[1].directory / "routes.csv").read_bytes()
+    rows, first = rows_of(runs[0]), first_draws(runs[0])
+    assert 2 <= len(first) <= 12 and all(t > 0 for t, *_ in rows)
+    order = {r: i for i, r in enumerate(runs[0].summary["routers"])}
+    seen: set = set()
+    for pair in sorted(first, key=first.get):
+        flow = [{"id": "F", "src": pair[0], "dst": pair[1], "data_mb": 0.001, "start_s": 0.0}]
+        listed = rows_of(simulate(load_topology(fat_tree_k4([], flow))))
+        new = [row[1:] for row in listed if (row[1], row[2]) not in seen]
+        logged = [row[1:] for row in rows if row[0] == first[pair]]
+        # data path first, then the ACK path, each in the routers' file order
+        data = [r for r in logged if r[1] == pair[1]]
+        assert [order[r[0]] for r in data] == sorted(order[r[0]] for r in data)
+        assert sorted(logged) == sorted(new)
+        seen.update((r[0], r[1]) for r in new)
 
 
 def test_bellman_ford_logs_every_router_towards_the_flows_hosts():

@@ -194,9 +194,11 @@ class _Comparison:
         """Why nothing in the window of [start, end] can be compared (not settled, too short,
         routes changing)."""
         if end - start < self.settle_s + self.step - 1e-9:
-            return (f"the interval ({end - start:.3g} s) is not one sampling interval longer "
-                    f"than the settling time ({self.settle_s:g} s, --check-settle): its flows "
-                    f"may not have settled")
+            # (no length: the interval's bounds say it, and a run of short intervals, flows
+            # finishing one by one, shares one reason)
+            return (f"the interval is not one sampling interval ({self.step:g} s) longer than "
+                    f"the settling time ({self.settle_s:g} s, --check-settle): its flows may "
+                    f"not have settled")
         if window.until_s - window.from_s < self.step - 1e-9:
             return (f"the compared window ({window.until_s - window.from_s:.3g} s) is shorter than "
                     f"one sampling interval ({self.step:g} s): nothing to average")

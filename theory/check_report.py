@@ -19,7 +19,15 @@ def format_report(report: dict) -> str:
              f"skipped after each change)"]
     all_rows = [row for iv in report["intervals"] for row in iv["rows"]] + report["completion"]
     widths = _widths(all_rows)
-    for iv in report["intervals"]:
+    for run in _runs(report["intervals"]):
+        if len(run) > 1:                  # one line for them: every row "no model", one reason
+            active = dict.fromkeys(fid for iv in run for fid in iv["flows"])
+            lines.append(f"\n[{_s(run[0]['start_s'])}, {_s(run[-1]['end_s'])}] {len(run)} "
+                         f"intervals as flows joined or left, none compared: see reason "
+                         f"{reasons_index(report, run[0]['rows'][0]['no_model'])} (active: "
+                         f"{', '.join(active)})")
+            continue
+        iv = run[0]
         lines.append(f"\n[{_s(iv['start_s'])}, {_s(iv['end_s'])}] active: {', '.join(iv['flows'])}"
                      f" ({_compared_part(iv)})")
         lines.append("  " + _columns(("", "entity", "quantity", "predicted", "simulated", "error"),
@@ -68,6 +76,24 @@ def format_verdict(report: dict, reasons_at: str = "above") -> str:
         verdict += (f" ({count} row{'' if count == 1 else 's'} outside every model's regime not "
                     f"counted: see the reasons {reasons_at})")
     return verdict
+
+
+def _runs(intervals: list) -> list:
+    """The intervals in order, grouped: consecutive intervals none of whose rows was compared,
+    all for one and the same reason (e.g. an incast's flows finishing one by one, each
+    interval shorter than the settling time), make one group; every other interval is a group
+    of its own."""
+    runs: list = []
+    previous = None
+    for iv in intervals:
+        reasons = {row.get("no_model") for row in iv["rows"]}
+        reason = reasons.pop() if len(reasons) == 1 and iv["rows"] else None
+        if reason is not None and reason == previous:
+            runs[-1].append(iv)
+        else:
+            runs.append([iv])
+        previous = reason
+    return runs
 
 
 def _compared_part(interval: dict) -> str:

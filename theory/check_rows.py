@@ -421,13 +421,19 @@ def dctcp_rows(results, model, fids: list, window: Window, rate_floor: float, mb
     data_on = {fid: {model.hop_resource[hop] for hop in model.paths[fid][0]} for fid in fids}
     unfit: dict = {}
     link_rows = []
-    for r in np.flatnonzero(saturated):
+    pacing = {}                           # saturated resource -> paced_upstream of its flows
+    for index in np.flatnonzero(saturated):
+        sharing = [fid for fid in fids if index in data_on[fid]]
+        if sharing:                       # (saturated by ACKs alone: no data queue to predict)
+            pacing[int(index)] = (sharing, paced_upstream(model, sharing, int(index), saturated,
+                                                          capacity))
+    # where a standing queue forms, in the order of each flow's data path
+    queues_of = {fid: [model.hop_resource[hop] for hop in model.paths[fid][0]
+                       if pacing.get(model.hop_resource[hop], (None, True))[1] is None]
+                 for fid in fids}
+    for r, (sharing, paced) in pacing.items():
         resource = resources[r]
-        sharing = [fid for fid in fids if r in data_on[fid]]
-        if not sharing:
-            continue                      # saturated by ACKs alone: no data queue to predict
         simulated = window.backlog_kb(resource.link, resource.directions)
-        paced = paced_upstream(model, sharing, int(r), saturated, capacity)
         if paced is not None:
             feeders = sorted({resources[u].id for u in paced.values()})
             out = row("link", resource.id, "backlog_kb", simulated, 0.0,
@@ -442,8 +448,10 @@ def dctcp_rows(results, model, fids: list, window: Window, rate_floor: float, mb
             mean_ms = window.flow_mean(fid, "rtt_ms")
             if mean_ms is not None:
                 elsewhere[fid] = max(rtprop[fid], mean_ms / 1e3 - queue_s)
-        reason, queue = _dctcp_bottleneck(model, resource, sharing, rtprop, rate_pps, data_bytes,
-                                          elsewhere)
+        reason, queue = _parking_lot(sharing, queues_of, resources), None
+        if reason is None:
+            reason, queue = _dctcp_bottleneck(model, resource, sharing, rtprop, rate_pps,
+                                              data_bytes, elsewhere)
         if reason is not None or queue is None:
             for fid in sharing:
                 unfit.setdefault(fid, reason)
@@ -471,6 +479,22 @@ def dctcp_rows(results, model, fids: list, window: Window, rate_floor: float, mb
         rows.append(dict(row("flow", fid, "rate_mbps", simulated_rate, predicted, predicted,
                              rate_floor), model=ROW_LABELS["dctcp"]))
     return rows + link_rows
+
+
+def _parking_lot(sharing: list, queues_of: dict, resources: list) -> str | None:
+    """Why DCTCP's analysis does not hold where `sharing` meet, when one of them queues at two
+    or more saturated resources on its data path (a parking lot), else None. Such a flow is
+    marked at each, so it cuts its window for either queue, and it gets less than the fair
+    share that both the analysis (one bottleneck per flow) and max-min fairness give it; its
+    minimum RTT then holds the other queue too, which is why this is asked before the RTTs."""
+    for fid in sharing:
+        queues = queues_of[fid]
+        if len(queues) > 1:
+            names = " and ".join(resources[u].id for u in queues[:2])
+            return (f"{fid} queues at {len(queues)} bottlenecks on its path ({names}): DCTCP "
+                    f"marks it at each, and the analysis (Alizadeh et al. 2010, Section 3.3) "
+                    f"is of flows with one bottleneck")
+    return None
 
 
 def _acks_queued(fids: list, sharing: list, r: int, saturated, data_load, ack_load):

@@ -38,11 +38,20 @@ class Network:
         # made: an event trace names their packets (netsim/event_trace.py)
         self.flow_listeners: list = []
         self.tables_changed = 0   # installations that changed some forwarding entry (log_routes)
+        # static routing with workloads: the routes of a host pair are logged when a workload
+        # first opens a flow between them (`_log_pair_routes`); {destination: {routers logged}}
+        self._static: ShortestPaths | None = None
+        self._logged: dict = {}
+        self._pairs_logged: set = set()
+        self._router_order: dict = {}
 
     def log_routes(self, time_s: float, router, changes: dict) -> None:
         """Record forwarding-table changes: {destination: (cost_s, direction, ECMP group or
         None)}; a group writes one row per member (docs/outputs.md, routes.csv)."""
         self.tables_changed += 1
+        self._append_rows(time_s, router, changes)
+
+    def _append_rows(self, time_s: float, router, changes: dict) -> None:
         for dest, (cost_s, d) in changes.items():
             if d is not None and not hasattr(d, "link"):       # an ECMP group
                 for member in d.hops:
@@ -51,6 +60,29 @@ class Network:
                 continue
             self.route_log.append((time_s, router.id, dest.id, d.dst.id if d else "",
                                    d.link.id if d else "", cost_s))
+
+    def _log_pair_routes(self, flow) -> None:
+        """Static routing: log, at the time `flow` opens, the entries on its data path towards
+        its destination and on its ACK path towards its source that no earlier row gave, the
+        first time a workload opens a flow between these two hosts (docs/outputs.md,
+        routes.csv). The tables are those of t = 0: static ones never change."""
+        pair = (flow.src, flow.dst)
+        if pair in self._pairs_logged:
+            return
+        self._pairs_logged.add(pair)
+        static = self._static
+        assert static is not None
+        ecmp = self.spec.routing.ecmp
+        now = self.sim.now
+        for src, dst in (pair, (flow.dst, flow.src)):
+            logged = self._logged.setdefault(dst, set())
+            marked = _path_routers(static, src.out[0].dst, dst, ecmp, logged)
+            for router in sorted(marked, key=self._router_order.__getitem__):
+                entry = static.entry(router, dst)
+                if entry is not None:
+                    if ecmp:                           # the installed entry: maybe a group
+                        entry = (entry[0], router.routes[dst])
+                    self._append_rows(now, router, {dst: entry})
 
     def flow_paths(self, flow_id: str) -> list:
         """The paths (lists of node ids, source first) flow `flow_id`'s data packets take through
@@ -119,6 +151,13 @@ def build_network(spec: TopologySpec, seed: int | None = None) -> Network:
         installed = {router: _installed_table(router, tables[router], ecmp)
                      for router in router_list}
     net.initial_routes = initial_route_entries(spec, net, static, installed)
+    if installed is None and spec.workloads:  # workload pairs: logged as first drawn
+        net._static = static
+        net._router_order = {router: index for index, router in enumerate(router_list)}
+        for router, table in net.initial_routes:
+            for host in table:
+                net._logged.setdefault(host, set()).add(router)
+        net.flow_listeners.append(net._log_pair_routes)
     if installed is not None:
         from routing.distance_vector import start_distance_vector  # (Bellman-Ford runs only)
         net.agents = start_distance_vector(
@@ -151,7 +190,7 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
     """The t = 0 entries routes.csv logs, as [(router, {host: (cost_s, direction)})] in router
     order, hosts in file order: with static routing the entries the flows' packets use (every
     router on the data path of a flow towards its destination, and on its ACK path towards its
-    source; for a workload, between every sender and receiver it may draw); with Bellman-Ford
+    source; a workload's pairs are logged as it draws them, `Network._log_pair_routes`); with Bellman-Ford
     (`installed`: every router's {host: (cost_s, forwarding entry)} at t = 0, in host order),
     whose later changes may move a flow onto any router, every router's entry towards every host
     a flow or workload sends to, taken from `installed`. Cost O(entries logged + path lengths),
@@ -159,10 +198,9 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
     hosts, routers = net.hosts, net.routers
     ecmp = spec.routing.ecmp
     pairs = [(fs.src, fs.dst) for fs in spec.flows]
-    workload_pairs = [(ws.src, ws.dst) for ws in spec.workloads]
     if installed is not None:
         ends = {h for pair in pairs for h in pair}
-        ends.update(h for sources, sinks in workload_pairs for h in (*sources, *sinks))
+        ends.update(h for ws in spec.workloads for h in (*ws.src, *ws.dst))
         out = []
         if ends:
             for router in routers.values():
@@ -177,30 +215,13 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
     for src, dst in pairs:
         by_destination.setdefault(dst, set()).add(src)
         by_destination.setdefault(src, set()).add(dst)
-    for sources, sinks in workload_pairs:
-        for dst in sinks:
-            by_destination.setdefault(dst, set()).update(sources)
-        for src in sources:
-            by_destination.setdefault(src, set()).update(sinks)
     for dst_id, src_ids in by_destination.items():
         dst = hosts[dst_id]
         marked: set = set()
         prime = not ecmp and len(src_ids) <= PRIME_SOURCES
         for src_id in src_ids:
-            if src_id == dst_id:
-                continue
-            node = hosts[src_id].out[0].dst        # a host has exactly one link
-            if ecmp:                               # every member of every set on the way
-                _mark_ecmp(node, dst, marked)
-                continue
-            if prime:                              # a few sources: search from both ends
-                static.prime(node, dst)
-            while isinstance(node, Router) and node not in marked:
-                marked.add(node)
-                entry = static.entry(node, dst)
-                if entry is None:
-                    break
-                node = entry[1].dst
+            if src_id != dst_id:                   # (a host has exactly one link)
+                _path_routers(static, hosts[src_id].out[0].dst, dst, ecmp, marked, prime)
         for router in marked:
             wanted.setdefault(router, set()).add(dst_id)
     out = []
@@ -220,18 +241,43 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
     return out
 
 
-def _mark_ecmp(node, dst, marked: set) -> None:
-    """Add to `marked` every router on an ECMP path from `node` towards `dst`."""
+def _path_routers(static: ShortestPaths, node, dst, ecmp, marked: set,
+                  prime: bool = False) -> list:
+    """The routers on the path from `node` (a router) towards host `dst` that are not yet in
+    `marked`, added to it; with ECMP every member of every set on the way. Every router of
+    `marked` had its whole path marked with it, so a walk stops at the first one it meets.
+    `prime`: find the path by searching from both ends (`ShortestPaths.prime`)."""
+    if ecmp:
+        return _mark_ecmp(node, dst, marked)
+    if prime:
+        static.prime(node, dst)
+    new = []
+    while isinstance(node, Router) and node not in marked:
+        marked.add(node)
+        new.append(node)
+        entry = static.entry(node, dst)
+        if entry is None:
+            break
+        node = entry[1].dst
+    return new
+
+
+def _mark_ecmp(node, dst, marked: set) -> list:
+    """Add to `marked` every router on an ECMP path from `node` towards `dst` that is not yet
+    in it; return those."""
     from routing.ecmp import members
+    new = []
     stack = [node]
     while stack:
         node = stack.pop()
         if not isinstance(node, Router) or node in marked:
             continue
         marked.add(node)
+        new.append(node)
         route = node.route(dst)           # (computed now if not yet used)
         if route is not None:
             stack.extend(member.dst for member in members(route))
+    return new
 
 
 def _installed_table(router, table: dict, ecmp) -> dict:
