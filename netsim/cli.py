@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         usage="%(prog)s TOPOLOGY [options]\n       %(prog)s sweep SWEEP [options]  "
               "(parameter sweeps: %(prog)s sweep --help)\n       %(prog)s report DIR  "
               "(interactive report.html of earlier results: %(prog)s report --help)"
+              "\n       %(prog)s plot DIR  (the figures of earlier results: %(prog)s plot "
+              "--help)"
               "\n       %(prog)s convert OLD.json [-o NEW.json]  (a 2015 CS/EE 143 file)"
               "\n       %(prog)s generate KIND [options]  (topology generators: %(prog)s "
               "generate --help)",
@@ -161,17 +163,6 @@ def build_report_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def result_ids(directory: Path) -> tuple:
-    """(link ids, flow ids) of the results in `directory` from its summary.json, (None, None)
-    where there is none to read (the report then says what is wrong with the directory)."""
-    import json
-    try:
-        summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
-        return list(summary["links"]), list(summary["flows"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None, None
-
-
 def check_report_ids(directory: Path, links: list, flows: list) -> None:
     """UsageError unless every id of `links` (-l) and `flows` (-F) is one the results in
     `directory` hold; a sweep directory has no time series to select."""
@@ -181,6 +172,7 @@ def check_report_ids(directory: Path, links: list, flows: list) -> None:
         raise UsageError(f"{option}: {directory} is a sweep directory, whose report has no "
                          f"link or flow time series to select; -l and -F apply to a run's "
                          f"results directory")
+    from netsim.plot_cli import result_ids
     known_links, known_flows = result_ids(directory)
     if known_links is not None:               # (else the report says what the directory lacks)
         check_ids("-l", links, known_links)
@@ -363,8 +355,10 @@ def plugin_failure_line(results) -> str | None:
 def write_outputs(args, spec, results, staged, retransmit_counter, held=None):
     """Everything a run writes besides its traces, into the staging directory: summary.json,
     iperf3.json, the check, figures, sequence plots, report.html. Returns the check report
-    (None without --check) and, when a signal came once the simulation was over, (its number,
-    when it came): the figures and the report are then left out."""
+    (None without --check); when a signal came once the simulation was over, (its number,
+    when it came), else None: the figures and the report are then left out; and when drawing
+    them failed (netsim's own bug), what failed, else None: what was drawn is then removed and
+    the data files are kept."""
     report = None
     results.write_summary()
     if args.iperf_json:               # from the results just written (netsim/iperf_json.py)
@@ -385,9 +379,17 @@ def write_outputs(args, spec, results, staged, retransmit_counter, held=None):
     # drawn and keeps the rest, rather than the whole run
     if held is not None:
         if held.signum is not None:
-            return report, (held.signum, "after the simulation")
+            return report, (held.signum, "after the simulation"), None
         held.release()
     before = set(os.listdir(staged.path))
+
+    def remove_drawn() -> None:
+        for name in set(os.listdir(staged.path)) - before:
+            drawn = Path(staged.path) / name
+            if drawn.is_dir() and not drawn.is_symlink():
+                shutil.rmtree(drawn)
+            else:
+                drawn.unlink()
     try:
         if not args.no_plots or args.show:
             from plot_tool import make_figures
@@ -400,21 +402,24 @@ def write_outputs(args, spec, results, staged, retransmit_counter, held=None):
             from plot_tool.report import make_report
             make_report(staged.path, links=args.links or None, flows=args.flows or None)
     except KeyboardInterrupt as exc:
-        for name in set(os.listdir(staged.path)) - before:
-            drawn = Path(staged.path) / name
-            if drawn.is_dir() and not drawn.is_symlink():
-                shutil.rmtree(drawn)
-            else:
-                drawn.unlink()
-        return report, (int(getattr(exc, "signum", signal.SIGINT)), "while drawing the figures")
-    return report, None
+        remove_drawn()
+        signum = int(getattr(exc, "signum", signal.SIGINT))
+        return report, (signum, "while drawing the figures"), None
+    except (OSError, ModuleNotFoundError):
+        raise                         # (a full disk, a module gone: the callers' one line)
+    except Exception as exc:          # a bug in drawing: the simulated run is kept
+        log.debug("drawing the figures failed", exc_info=True)
+        remove_drawn()
+        return report, None, f"{type(exc).__name__}: {exc}"
+    return report, None, None
 
 
 def simulate_and_write(args, spec, out: Path, staged, trace):
     """Simulate (Ctrl-C keeps what was simulated) and write every output into the staging
     directory, then commit it: (results, stopping signal, check report, plugin failure line,
-    (signal, when) for a signal once the simulation was over, the figures then left out), or
-    the exit status after one error line (the staging discarded)."""
+    (signal, when) for a signal once the simulation was over, the figures then left out,
+    what failed when drawing them failed), or the exit status after one error line (the
+    staging discarded)."""
     from netsim.run import Run, RunError
     progress = ProgressBar() if progress_shown(args.quiet) else None
     try:
@@ -460,8 +465,8 @@ def _simulate_and_write(args, spec, out, staged, trace, simulation, captures,
     write_start_s = time.process_time()
     try:
         with collection_paused():     # no collection traverses the network (simulator/garbage.py)
-            report, drawing_stopped = write_outputs(args, spec, results, staged,
-                                                    retransmit_counter, held)
+            report, drawing_stopped, drawing_failed = write_outputs(
+                args, spec, results, staged, retransmit_counter, held)
         staged.commit()
         if trace is not None:
             trace.commit()
@@ -474,7 +479,7 @@ def _simulate_and_write(args, spec, out, staged, trace, simulation, captures,
                      f"no results written to {out}/ (pass --no-plots and leave out --check, "
                      f"--report and --iperf-json, or install it)")
     results.cpu_s["write"] = time.process_time() - write_start_s
-    return results, signum, report, failure_line, drawing_stopped
+    return results, signum, report, failure_line, drawing_stopped, drawing_failed
 
 
 def run(args) -> int:
@@ -612,6 +617,9 @@ def main(argv=None) -> int:
         return sweep_main(argv[1:])
     if argv and argv[0] == "report" and not Path("report").is_file():
         return report_main(argv[1:])
+    if argv and argv[0] == "plot" and not Path("plot").is_file():
+        from netsim.plot_cli import plot_main  # figures of an earlier run
+        return plot_main(argv[1:])
     if argv and argv[0] == "convert" and not Path("convert").is_file():
         from netsim.convert import convert_main  # the 2015 CS/EE 143 files
         return convert_main(argv[1:])

@@ -17,6 +17,7 @@ EXIT_OK = 0
 EXIT_CHECK_FAILED = 1          # --check-tolerance exceeded (a run), or runs failed (a sweep)
 EXIT_RUNS_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_FIGURES_FAILED = 3       # the run is written, but drawing its figures failed (a bug)
 EXIT_INTERRUPTED = 130         # 128 + SIGINT, as shells report it (SIGTERM: 143)
 
 INSTALL_HINT = "pip install -e '.[{extra}]' in the netsim checkout"   # not PyPI's unrelated netsim

@@ -10,7 +10,14 @@ import os
 import signal
 import sys
 
-from netsim.cli_options import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, UsageError, importable
+from netsim.cli_options import (
+    EXIT_BAD_INPUT,
+    EXIT_CHECK_FAILED,
+    EXIT_FIGURES_FAILED,
+    EXIT_OK,
+    UsageError,
+    importable,
+)
 from netsim.console import format_summary  # the console table (netsim/console.py)
 
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
@@ -88,9 +95,10 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
     """Show the end of a run (unless --quiet: the summary table, the check table, where the
     results are; always: warnings, a plugin's failure, an interrupt) and return its exit status.
     `outcome` is (results, the signal that stopped it or None, the check report or None, the
-    plugin's failure line or None, and (the signal, when it came) if one came once the
-    simulation was over, the figures then left out, else None)."""
-    results, signum, report, failure_line, drawing_stopped = outcome
+    plugin's failure line or None, (the signal, when it came) if one came once the
+    simulation was over, the figures then left out, else None, and what failed if drawing the
+    figures or the report failed, else None)."""
+    results, signum, report, failure_line, drawing_stopped, drawing_failed = outcome
     if not args.quiet:
         print(format_summary(results.summary, args.links or link_ids, rows=args.table_rows,
                              busiest=not args.links))
@@ -114,7 +122,13 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
         print(f"error: {failure_line} (at t={results.summary['end_time_s']:.3f} s; partial "
               f"results written to {out}/)", file=sys.stderr)
         return EXIT_BAD_INPUT
-    figures = " without figures" if drawing_stopped is not None else ""
+    if drawing_failed is not None:    # (after a plugin's failure: the figures were drawn)
+        print(f"error: drawing the figures failed ({drawing_failed}): the results are written "
+              f"to {out}/ without figures; `python -m netsim plot {out}` draws them again, and "
+              f"-v DEBUG shows where it failed (please report it)", file=sys.stderr)
+        if signum is None:
+            return EXIT_FIGURES_FAILED
+    figures = " without figures" if drawing_stopped is not None or drawing_failed else ""
     if signum is not None and results.summary["stop_reason"] == "interrupted":
         print(f"interrupted at t={results.summary['end_time_s']:.3f} s: partial results written "
               f"to {out}/{figures}", file=sys.stderr)
