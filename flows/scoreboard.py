@@ -10,7 +10,11 @@ retransmissions of the current episode still in flight (`retx_out`). From them, 
 * ``pipe`` (RFC 6675 SetPipe): outstanding packets, minus those sacked, minus those deemed lost,
   plus the retransmissions in flight;
 * the next hole to repair: the lowest packet deemed lost and not yet retransmitted in this
-  recovery (the search resumes where the previous one stopped, `retx_next`).
+  recovery (the search resumes where the previous one stopped, `retx_next`), RFC 6675 NextSeg
+  rule (1); and when there is none and the transfer has no new data left, once per recovery
+  episode, the highest outstanding packet not selectively acknowledged (rule (4), the "rescue"
+  retransmission, `rescue`). Rule (3), resending packets not deemed lost, is left out
+  (docs/model.md).
 
 The sender also skips sacked packets when it goes back to `snd_una` (go-back-N).
 """
@@ -33,7 +37,7 @@ globals().setdefault("mypyc_attr", plain_mypyc_attr)
 class Scoreboard:
     """Selectively acknowledged packets above snd_una and the retransmissions in flight."""
 
-    __slots__ = ("retx_next", "retx_out", "sacked", "threshold", "top")
+    __slots__ = ("rescue_rxt", "retx_next", "retx_out", "sacked", "threshold", "top")
 
     def __init__(self, threshold: int):
         self.threshold = threshold
@@ -41,6 +45,8 @@ class Scoreboard:
         self.top: list[int] = []           # the (up to) threshold highest of them, ascending
         self.retx_out: set[int] = set()    # SACK recovery: retransmissions of this episode in flight
         self.retx_next = 0                 # SACK recovery: where the search for the next hole resumes
+        self.rescue_rxt = -1               # RFC 6675 RescueRxt: the recovery point of the episode
+        #                                    that made its rescue retransmission (-1: none yet)
 
     def record(self, seq: int) -> None:
         """The receiver reported packet `seq` (above snd_una, not reported before)."""
@@ -97,3 +103,20 @@ class Scoreboard:
             seq += 1
         self.retx_next = seq
         return seq if seq < limit else None
+
+    def rescue(self, snd_una: int, snd_nxt: int, recovery_point: int) -> int | None:
+        """RFC 6675 NextSeg rule (4), when there is no hole to repair and no new data: the
+        highest outstanding packet not selectively acknowledged, once per recovery episode
+        (not while snd_una, HighACK, is at or below the RescueRxt the last rescue set, its
+        episode's recovery point), else None. It does not move HighRxt (`retx_next`) and is not
+        counted as a retransmission in pipe."""
+        if snd_una <= self.rescue_rxt:
+            return None
+        seq = snd_nxt - 1
+        sacked = self.sacked
+        while seq >= snd_una and seq in sacked:
+            seq -= 1
+        if seq < snd_una:
+            return None
+        self.rescue_rxt = recovery_point
+        return seq

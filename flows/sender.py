@@ -237,7 +237,10 @@ class Sender(SenderView):
                 self.high_seq = seq
 
     def _send_sack_recovery(self) -> None:
-        """RFC 6675: while pipe < cwnd, repair the lowest hole, else send new data."""
+        """RFC 6675 §5 (C): while pipe < cwnd, send what NextSeg gives: (1) the lowest hole,
+        else (2) new data, else, once the transfer has no new data left, (4) once per episode
+        a rescue retransmission of the highest packet not selectively acknowledged (which pipe
+        does not count twice: the loop then ends). Rule (3) is left out (docs/model.md)."""
         pacer = self.pacer
         scoreboard = self.scoreboard
         while self.cwnd - scoreboard.pipe(self.snd_una, self.snd_nxt) >= 1.0:
@@ -252,6 +255,10 @@ class Sender(SenderView):
                 self._transmit(seq)                   # new data: not a retransmission
                 self.snd_nxt = self.high_seq = seq + 1
             else:
+                if self.snd_nxt >= self.n_packets:    # rule (4) at the end of the transfer
+                    rescued = scoreboard.rescue(self.snd_una, self.snd_nxt, self.recover)
+                    if rescued is not None:
+                        self._transmit(rescued)
                 break
 
     def _transmit(self, seq: int) -> None:
