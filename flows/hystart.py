@@ -18,8 +18,8 @@ are in packets.
   ``RttThresh = clamp(lastRoundMinRTT / 8, 4 ms, 16 ms)``; if ``currentRoundMinRTT >=
   lastRoundMinRTT + RttThresh`` CSS begins, with ``cssBaselineMinRtt = currentRoundMinRTT``.
 * §4.2 in CSS: the window grows by the slow-start increase divided by CSS_GROWTH_DIVISOR (4).
-  If a round's minimum RTT (over at least N_RTT_SAMPLE samples) falls below the baseline the
-  increase was spurious: back to slow start. After CSS_ROUNDS (5) rounds: congestion avoidance
+  On every ACK, once the round has N_RTT_SAMPLE samples, a minimum RTT below the baseline means
+  the exit was spurious: back to slow start at once (not at the round's end). After CSS_ROUNDS (5) rounds: congestion avoidance
   (ssthresh = cwnd).
 * §4.3: only the initial slow start (ssthresh still unbounded) uses HyStart++; a loss or an ECN
   reaction sets ssthresh and ends it.
@@ -79,7 +79,14 @@ class HyStart:
             self.last_round_min_rtt = self.current_round_min_rtt
             self.current_round_min_rtt = math.inf
             self.rtt_sample_count = 0
-        elif (not self.in_css and self.rtt_sample_count >= N_RTT_SAMPLE
+        elif self.in_css:
+            # §4.2, on every ACK in CSS: a round's minimum RTT (over at least N_RTT_SAMPLE
+            # samples) below the baseline means the exit was spurious: resume slow start now
+            if (self.rtt_sample_count >= N_RTT_SAMPLE
+                    and self.current_round_min_rtt < self.css_baseline_min_rtt):
+                self.in_css = False
+                self.css_baseline_min_rtt = math.inf
+        elif (self.rtt_sample_count >= N_RTT_SAMPLE
               and self.current_round_min_rtt != math.inf and self.last_round_min_rtt != math.inf):
             # §4.2: RttThresh = clamp(lastRoundMinRTT / MIN_RTT_DIVISOR, MIN, MAX)
             thresh = min(max(self.last_round_min_rtt / MIN_RTT_DIVISOR, MIN_RTT_THRESH_S),

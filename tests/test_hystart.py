@@ -83,3 +83,24 @@ def test_hystart_parameter_validation():
     assert Cubic.param_problem("hystart", False) is None
     assert Cubic.param_problem("hystart", 1) is None
     assert Cubic.param_problem("hystart", "yes") is not None
+
+
+def test_a_spurious_exit_is_undone_on_the_ack_not_at_the_rounds_end():
+    """RFC 9406 §4.2 checks the round's minimum RTT against the baseline on every ACK in CSS:
+    slow start resumes as soon as N_RTT_SAMPLE samples of the round show it, mid-round."""
+    hs = HyStart()
+    hs.on_ack(1, 10, 0.0)
+    for _ in range(8):
+        hs.on_rtt(0.100)
+    hs.on_ack(10, 30, 0.1)
+    for _ in range(8):
+        hs.on_rtt(0.120)
+    hs.on_ack(11, 30, 0.15)
+    assert hs.in_css
+    hs.on_ack(30, 50, 0.2)                      # CSS's first round begins (ends at 50)
+    for _ in range(7):
+        hs.on_rtt(0.101)
+    assert not hs.on_ack(31, 50, 0.21) and hs.in_css       # 7 samples: not yet judged
+    hs.on_rtt(0.101)                                       # the 8th, below the baseline
+    assert not hs.on_ack(32, 50, 0.22)
+    assert not hs.in_css and hs.growth_divisor() == 1      # mid-round, slow start again
