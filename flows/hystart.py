@@ -19,8 +19,8 @@ are in packets.
   lastRoundMinRTT + RttThresh`` CSS begins, with ``cssBaselineMinRtt = currentRoundMinRTT``.
 * §4.2 in CSS: the window grows by the slow-start increase divided by CSS_GROWTH_DIVISOR (4).
   On every ACK, once the round has N_RTT_SAMPLE samples, a minimum RTT below the baseline means
-  the exit was spurious: back to slow start at once (not at the round's end). After CSS_ROUNDS (5) rounds: congestion avoidance
-  (ssthresh = cwnd).
+  the exit was spurious: back to slow start at once (not at the round's end). After
+  CSS_ROUNDS (5) rounds: congestion avoidance (ssthresh = cwnd).
 * §4.3: only the initial slow start (ssthresh still unbounded) uses HyStart++; a loss or an ECN
   reaction sets ssthresh and ends it.
 

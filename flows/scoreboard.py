@@ -11,10 +11,10 @@ retransmissions of the current episode still in flight (`retx_out`). From them, 
   plus the retransmissions in flight;
 * the next hole to repair: the lowest packet deemed lost and not yet retransmitted in this
   recovery (the search resumes where the previous one stopped, `retx_next`), RFC 6675 NextSeg
-  rule (1); and when there is none and the transfer has no new data left, once per recovery
-  episode, the highest outstanding packet not selectively acknowledged (rule (4), the "rescue"
-  retransmission, `rescue`). Rule (3), resending packets not deemed lost, is left out
-  (docs/model.md).
+  rule (1); and, once per recovery episode, the "rescue" retransmission of rule (4) (`rescue`:
+  the highest outstanding packet not selectively acknowledged, when the sender decides it may be
+  lost, see `Sender._send_sack_recovery`). Rule (3), resending packets not deemed lost, is left
+  out (docs/model.md).
 
 The sender also skips sacked packets when it goes back to `snd_una` (go-back-N).
 """
@@ -37,7 +37,8 @@ globals().setdefault("mypyc_attr", plain_mypyc_attr)
 class Scoreboard:
     """Selectively acknowledged packets above snd_una and the retransmissions in flight."""
 
-    __slots__ = ("rescue_rxt", "retx_next", "retx_out", "sacked", "threshold", "top")
+    __slots__ = ("rescue_armed", "rescue_rxt", "retx_next", "retx_out", "sacked", "threshold",
+                 "top")
 
     def __init__(self, threshold: int):
         self.threshold = threshold
@@ -47,6 +48,7 @@ class Scoreboard:
         self.retx_next = 0                 # SACK recovery: where the search for the next hole resumes
         self.rescue_rxt = -1               # RFC 6675 RescueRxt: the recovery point of the episode
         #                                    that made its rescue retransmission (-1: none yet)
+        self.rescue_armed = False          # a partial ACK came: the sending it brings may rescue
 
     def record(self, seq: int) -> None:
         """The receiver reported packet `seq` (above snd_una, not reported before)."""
@@ -105,18 +107,17 @@ class Scoreboard:
         return seq if seq < limit else None
 
     def rescue(self, snd_una: int, snd_nxt: int, recovery_point: int) -> int | None:
-        """RFC 6675 NextSeg rule (4), when there is no hole to repair and no new data: the
-        highest outstanding packet not selectively acknowledged, once per recovery episode
-        (not while snd_una, HighACK, is at or below the RescueRxt the last rescue set, its
-        episode's recovery point), else None. It does not move HighRxt (`retx_next`) and is not
-        counted as a retransmission in pipe."""
+        """RFC 6675 NextSeg rule (4): the highest outstanding packet not selectively
+        acknowledged, once per recovery episode (not while snd_una, HighACK, is at or below the
+        RescueRxt the last rescue set, its episode's recovery point), unless it is already
+        being retransmitted; else None. It moves neither HighRxt (`retx_next`) nor pipe."""
         if snd_una <= self.rescue_rxt:
             return None
         seq = snd_nxt - 1
         sacked = self.sacked
         while seq >= snd_una and seq in sacked:
             seq -= 1
-        if seq < snd_una:
+        if seq < snd_una or seq in self.retx_out:
             return None
         self.rescue_rxt = recovery_point
         return seq

@@ -238,9 +238,12 @@ class Sender(SenderView):
 
     def _send_sack_recovery(self) -> None:
         """RFC 6675 §5 (C): while pipe < cwnd, send what NextSeg gives: (1) the lowest hole,
-        else (2) new data, else, once the transfer has no new data left, (4) once per episode
-        a rescue retransmission of the highest packet not selectively acknowledged (which pipe
-        does not count twice: the loop then ends). Rule (3) is left out (docs/model.md)."""
+        else (2) new data, else (4) once per episode the rescue retransmission of the highest
+        packet not selectively acknowledged, but only as FreeBSD does, where it is likely lost:
+        on a partial ACK (the retransmission of a hole arrived; `rescue_armed`) when every
+        packet was sent before the episode began, so the tail's packets, sent before that
+        retransmission, had their chance to be reported. Rule (3) is left out
+        (docs/model.md)."""
         pacer = self.pacer
         scoreboard = self.scoreboard
         while self.cwnd - scoreboard.pipe(self.snd_una, self.snd_nxt) >= 1.0:
@@ -255,11 +258,12 @@ class Sender(SenderView):
                 self._transmit(seq)                   # new data: not a retransmission
                 self.snd_nxt = self.high_seq = seq + 1
             else:
-                if self.snd_nxt >= self.n_packets:    # rule (4) at the end of the transfer
+                if scoreboard.rescue_armed and self.recover >= self.n_packets:   # rule (4)
                     rescued = scoreboard.rescue(self.snd_una, self.snd_nxt, self.recover)
                     if rescued is not None:
                         self._transmit(rescued)
                 break
+        scoreboard.rescue_armed = False
 
     def _transmit(self, seq: int) -> None:
         retx = seq < self.high_seq
@@ -360,6 +364,8 @@ class Sender(SenderView):
             if mode == "reno" or cum >= self.recover:
                 self.loss_recovery = False
                 self.window.end_episode()         # retransmissions still in flight stay counted
+            elif mode == "sack":                      # a partial ACK: may rescue
+                scoreboard.rescue_armed = True
             elif mode == "newreno":                   # RFC 6582 partial ACK
                 self.partial_acks += 1
                 self._transmit(cum)
@@ -391,6 +397,7 @@ class Sender(SenderView):
             scoreboard = self.scoreboard
             sack = self.recovery_mode == "sack"
             self.sack_recoveries += sack
+            scoreboard.rescue_armed = False           # (an episode's partial ACKs arm it)
             if not sack or una not in scoreboard.retx_out:
                 self._transmit(una)                   # fast retransmit
             scoreboard.retransmitting(una)

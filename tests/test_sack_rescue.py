@@ -1,7 +1,8 @@
-"""SACK recovery's rescue retransmission (RFC 6675 §4, NextSeg rule (4)): once the transfer has
-no new data left and no hole is known, the sender resends the highest packet the receiver has
-not selectively acknowledged, once per recovery episode, so a lost tail packet is repaired in
-a round trip instead of by the retransmission timeout (1 s here). Rule (3) is not implemented
+"""SACK recovery's rescue retransmission (RFC 6675 §4, NextSeg rule (4)): on a partial ACK, with
+no hole known and every packet sent before the episode began, the sender resends the highest
+packet the receiver has not selectively acknowledged, once per recovery episode, unless it is
+already being retransmitted, so a lost tail packet is repaired in a round trip instead of by
+the retransmission timeout (1 s here), and no packet still in flight is resent. Rule (3) is not implemented
 (docs/model.md); recoveries without SACK (Reno, NewReno, Tahoe) have no rescue, nor has a tail
 sent after the recovery ended (no duplicate ACK can reveal it: the timeout repairs it).""" 
 from __future__ import annotations
@@ -35,6 +36,18 @@ def test_a_lost_last_packet_in_sack_recovery_is_rescued_without_a_timeout(
     assert flow.finish_s - alone.finish_s < 0.05        # a round trip or so, not the 1 s RTO
 
 
+@pytest.mark.parametrize("algorithm", [Cubic, Dctcp, Reno], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("from_end", [1, 2, 4, 5, 8, 20, 80])
+def test_one_loss_in_the_last_window_costs_one_retransmission(
+        make_flow, drop_at, drop_first_copy, algorithm, from_end):
+    """No rescue of a packet in flight: not at the episode's start (the last packets have not
+    been reported yet), nor of the hole just retransmitted (a loss four packets from the end
+    was resent twice at once)."""
+    flow = run(make_flow, drop_at, drop_first_copy, algorithm, {PACKETS - from_end})
+    assert flow.retransmissions == 1                 # the timeout's, for the last three
+    assert flow.timeouts == (from_end < 4)          # (after them, too few duplicate ACKs)
+
+
 def test_one_rescue_per_episode(make_flow, drop_at, drop_first_copy):
     flow = run(make_flow, drop_at, drop_first_copy, Cubic, {250, PACKETS - 2, PACKETS - 1})
     assert flow.timeouts == 1 and flow.sender.fast_retransmits == 2
@@ -52,6 +65,10 @@ def test_the_scoreboards_rescue_by_hand():
     board = Scoreboard(3)
     for seq in (12, 13, 14, 16):
         board.record(seq)
+    board.retransmitting(17)
+    assert board.rescue(10, 18, 18) is None          # the highest is being retransmitted
+    board.retx_out.clear()
+    board.retx_next = 0
     # outstanding 10..17: the highest not sacked is 17; then none again in this episode
     assert board.rescue(10, 18, 18) == 17
     assert board.rescue(10, 18, 18) is None
