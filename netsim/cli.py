@@ -357,8 +357,8 @@ def write_outputs(args, spec, results, staged, retransmit_counter, held=None):
     iperf3.json, the check, figures, sequence plots, report.html. Returns the check report
     (None without --check); when a signal came once the simulation was over, (its number,
     when it came), else None: the figures and the report are then left out; and when drawing
-    them failed (netsim's own bug), what failed, else None: what was drawn is then removed and
-    the data files are kept."""
+    them failed (netsim's own bug), ("figures" or "report", the error), else None: what that
+    stage drew is then removed and the data files are kept."""
     report = None
     results.write_summary()
     if args.iperf_json:               # from the results just written (netsim/iperf_json.py)
@@ -383,13 +383,14 @@ def write_outputs(args, spec, results, staged, retransmit_counter, held=None):
         held.release()
     before = set(os.listdir(staged.path))
 
-    def remove_drawn() -> None:
-        for name in set(os.listdir(staged.path)) - before:
+    def remove_drawn(since: set) -> None:
+        for name in set(os.listdir(staged.path)) - since:
             drawn = Path(staged.path) / name
             if drawn.is_dir() and not drawn.is_symlink():
                 shutil.rmtree(drawn)
             else:
                 drawn.unlink()
+    stage, stage_before = "figures", before
     try:
         if not args.no_plots or args.show:
             from plot_tool import make_figures
@@ -399,18 +400,19 @@ def write_outputs(args, spec, results, staged, retransmit_counter, held=None):
             from plot_tool.seqplot import make_seq_plots
             make_seq_plots(staged.path)
         if args.report:
+            stage, stage_before = "report", set(os.listdir(staged.path))
             from plot_tool.report import make_report
             make_report(staged.path, links=args.links or None, flows=args.flows or None)
     except KeyboardInterrupt as exc:
-        remove_drawn()
+        remove_drawn(before)
         signum = int(getattr(exc, "signum", signal.SIGINT))
         return report, (signum, "while drawing the figures"), None
     except (OSError, ModuleNotFoundError):
         raise                         # (a full disk, a module gone: the callers' one line)
     except Exception as exc:          # a bug in drawing: the simulated run is kept
-        log.debug("drawing the figures failed", exc_info=True)
-        remove_drawn()
-        return report, None, f"{type(exc).__name__}: {exc}"
+        log.debug("drawing the %s failed", stage, exc_info=True)
+        remove_drawn(stage_before)    # (the figures stay when the report failed)
+        return report, None, (stage, f"{type(exc).__name__}: {exc}")
     return report, None, None
 
 

@@ -123,12 +123,19 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
               f"results written to {out}/)", file=sys.stderr)
         return EXIT_BAD_INPUT
     if drawing_failed is not None:    # (after a plugin's failure: the figures were drawn)
-        print(f"error: drawing the figures failed ({drawing_failed}): the results are written "
-              f"to {out}/ without figures; `python -m netsim plot {out}` draws them again, and "
-              f"-v DEBUG shows where it failed (please report it)", file=sys.stderr)
-        if signum is None:
-            return EXIT_FIGURES_FAILED
-    figures = " without figures" if drawing_stopped is not None or drawing_failed else ""
+        stage, what = drawing_failed
+        if stage == "report":
+            print(f"error: writing report.html failed ({what}): the results and figures are "
+                  f"written to {out}/ without it; `python -m netsim report {out}` writes it "
+                  f"again, and -v DEBUG shows where it failed (please report it)",
+                  file=sys.stderr)
+        else:
+            print(f"error: drawing the figures failed ({what}): the results are written to "
+                  f"{out}/ without figures{' or report.html' if args.report else ''}; `python "
+                  f"-m netsim plot {out}` draws them again, and -v DEBUG shows where it failed "
+                  f"(please report it)", file=sys.stderr)
+    figures = " without figures" if drawing_stopped is not None or (
+        drawing_failed is not None and drawing_failed[0] == "figures") else ""
     if signum is not None and results.summary["stop_reason"] == "interrupted":
         print(f"interrupted at t={results.summary['end_time_s']:.3f} s: partial results written "
               f"to {out}/{figures}", file=sys.stderr)
@@ -144,5 +151,5 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
             from theory.check_report import format_verdict
             print(f"check failed: {format_verdict(report, f'in {out}/check.json')}",
                   file=sys.stderr)
-        return EXIT_CHECK_FAILED
-    return EXIT_OK
+        return EXIT_CHECK_FAILED      # (before a drawing failure: the verdict is on the results)
+    return EXIT_OK if drawing_failed is None else EXIT_FIGURES_FAILED

@@ -36,4 +36,16 @@ def written_by_netsim(path) -> bool:
     return False
 
 
-__all__ = ["SIGNATURE", "SOFTWARE", "written_by_netsim"]
+def refuse_foreign_figures(paths) -> None:
+    """ValueError naming the first of `paths` that exists (or is a symbolic link) and is not a
+    figure netsim wrote: checked before anything is drawn, so that nothing is written when
+    netsim would replace a file of the user's, or write through a link."""
+    for path in paths:
+        path = Path(path)
+        if (path.exists() or path.is_symlink()) and not written_by_netsim(path):
+            raise ValueError(f"{path}: exists and is not a figure netsim wrote (a file of "
+                             f"yours, or a symbolic link): move it, or draw into another "
+                             f"directory")
+
+
+__all__ = ["SIGNATURE", "SOFTWARE", "refuse_foreign_figures", "written_by_netsim"]

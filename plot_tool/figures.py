@@ -37,6 +37,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from plot_tool.figure_files import refuse_foreign_figures
 from plot_tool.matplotlib_loader import load_matplotlib
 from plot_tool.numpy_loader import load_numpy
 
@@ -62,9 +63,10 @@ def make_figures(results: Any, out_dir: PathLike | None = None, *,
             the summary. A figure is written only when at least one of its entities is selected.
             An id that is not in the summary raises ValueError.
         routers: routers whose routes ``routing.png`` shows (None: every router). ``routing.png``
-            is written only when the routes table has entries after t = 0 (dynamic routing
-            changed a forwarding table) and at least one router is selected; its rate panel
-            shows the selected `links`.
+            is written only when dynamic routing changed a forwarding table (the routes table
+            has entries after t = 0 and the run's routing is not static: a static run's later
+            rows are a workload's entries, logged when first used) and at least one router is
+            selected; its rate panel shows the selected `links`.
         predictions: draw the analytic predictions of ``predictions.csv`` (written by a run with
             ``--check``) over the simulated lines: None (default) draws them when the results have
             them (`ResultSet.predictions` is not None), False never, True always (ValueError when
@@ -78,7 +80,8 @@ def make_figures(results: Any, out_dir: PathLike | None = None, *,
     slowdown against its size, with the median and 99th percentile of each size bucket.
 
     The paths are returned in the order links, flows, hosts, fct, routing (figures not written
-    are left out).
+    are left out). An existing file of one of those names that is not a figure netsim wrote (a
+    file of the user's, a symbolic link) raises ValueError before anything is drawn.
     """
     # Importing numpy and matplotlib, reading the tables and drawing allocate many small
     # objects, which trigger garbage collections that traverse every live object (after a run,
@@ -131,6 +134,7 @@ def _write_figures(results: Any, out_dir: PathLike | None, **selection: Any
     written: list[Path] = []
     if not jobs:
         return written, jobs
+    refuse_foreign_figures(out_dir / job.filename for job in jobs)
     out_dir.mkdir(parents=True, exist_ok=True)
     load_matplotlib()           # without the docstrings of Artist.set (plot_tool.matplotlib_loader)
     from plot_tool.png import TextMemo, render, save_png

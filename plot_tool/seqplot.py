@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from plot_tool.figure_files import refuse_foreign_figures
 from plot_tool.schema import (
     PCAP_DIR,
     RECEIVER_PORT,
@@ -100,6 +101,8 @@ def make_seq_plots(results_dir: str | Path) -> list[Path]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from plot_tool.png.common import software_text  # (the tag that says netsim drew it)
+
     out_dir = Path(results_dir)
     with open(out_dir / SUMMARY_FILE, encoding="utf-8") as fh:
         summary = json.load(fh)
@@ -108,12 +111,16 @@ def make_seq_plots(results_dir: str | Path) -> list[Path]:
     bytes_per_mb = float(units.get("bytes_per_mb") or (2 ** 20 if binary else 1e6))
     ylabel = f"sequence (MB of TCP payload as captured{', binary' if binary else ''})"
     written = []
+    drawn = []                                # (port index, flow id, flow, captures, path)
     for k, (flow_id, flow) in enumerate((summary.get("flows") or {}).items()):
         if flow.get("kind") in RATE_KINDS:
             continue
         found = _captures(out_dir / PCAP_DIR, summary, str(flow.get("src", "")))
-        if found is None:
-            continue
+        if found is not None:
+            drawn.append((k, flow_id, flow, found,
+                          out_dir / f"seq_{file_part(str(flow_id))}.png"))
+    refuse_foreign_figures(path for *_, path in drawn)    # (before any is drawn)
+    for k, flow_id, flow, found, path in drawn:
         forward, reverse, where = found
         sent, retx, acks, sacks = _sequence(forward, reverse, sender_port(k), bytes_per_mb)
         fig = Figure(figsize=(9, 5.5))
@@ -139,7 +146,6 @@ def make_seq_plots(results_dir: str | Path) -> list[Path]:
         else:                                 # (a run stopped before the flow started)
             ax.text(0.5, 0.5, "no packets captured: the flow sent nothing",
                     transform=ax.transAxes, ha="center", va="center", color="dimgray")
-        path = out_dir / f"seq_{file_part(str(flow_id))}.png"
-        fig.savefig(path, dpi=100)
+        fig.savefig(path, dpi=100, metadata={"Software": software_text()})
         written.append(path)
     return written

@@ -37,7 +37,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-from plot_tool.figure_files import written_by_netsim
+from plot_tool.figure_files import refuse_foreign_figures
 from plot_tool.png.common import software_text
 from plot_tool.sweep_data import (
     SWEEP_FILE,
@@ -113,10 +113,7 @@ def make_sweep_figures(sweep_dir: PathLike, *, show: bool = False) -> list[Path]
     paths = [check_file_name(directory, plot.get("file")) for plot in plots]
     units = sweep_units(directory, sweep)
     written: list[Path] = []
-    for path in paths:                # (before drawing any: nothing is written if one is not ours)
-        if (path.exists() or path.is_symlink()) and not written_by_netsim(path):
-            raise ValueError(f"{path}: exists and is not a figure netsim wrote (a file of "
-                             f"yours, or a symbolic link): move it, or name another file")
+    refuse_foreign_figures(paths)     # (before drawing any: nothing is written if one is not ours)
     for plot, path in zip(plots, paths):
         fig = Figure(figsize=FIGSIZE_IN, layout="constrained")
         FigureCanvasAgg(fig)

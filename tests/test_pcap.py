@@ -177,6 +177,11 @@ def test_time_sequence_plot_per_flow(root, tmp_path):
     assert main([str(root / "topologies" / "test_case_0.json"), "--algorithm", "reno", "--pcap",
                  "--duration", "4", "--quiet", "--out", str(out)]) == 0
     assert (out / "seq_F1.png").stat().st_size > 10000
+    from plot_tool.figure_files import written_by_netsim
+    assert written_by_netsim(out / "seq_F1.png")       # so `netsim plot` may draw it again
+    seq = (out / "seq_F1.png").read_bytes()
+    assert main(["plot", str(out), "--quiet"]) == 0
+    assert (out / "seq_F1.png").read_bytes() == seq
 
 
 def _drawn(monkeypatch) -> list:
