@@ -52,6 +52,10 @@ def draw(results_dir: Path, out: Path) -> None:
                 load = series.x / FULL_LOAD_FLOWS_PER_S
                 ax.errorbar(load, series.mean, yerr=[series.lower, series.upper], color=color,
                             marker=marker, capsize=4, label=label)
+                few = series.n < len(seeds)       # runs in which no flow of the bucket finished
+                if few.any():
+                    ax.plot(load[few], series.mean[few], linestyle="none", marker=marker,
+                            markersize=11, markerfacecolor="none", markeredgecolor=color)
             ax.set_yscale("log")
             ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 1.5, 2.0, 3.0, 5.0, 7.0)))
             ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
@@ -68,8 +72,10 @@ def draw(results_dir: Path, out: Path) -> None:
                  "DCTCP vs CUBIC", fontsize=13)
     fig.text(0.5, 0.008, f"Each point: mean over {len(seeds)} seeds of 0.4 s; error bars: ± one standard "
              f"deviation over the seeds. Slowdown 1 = as fast as alone on the empty network.\n"
-             f"Large flows: only those finished within the 0.4 s (1 to 5 per run), so their "
-             f"statistics rest on few flows.", ha="center", fontsize=9)
+             f"Large flows: only those finished within the 0.4 s (0 to 5 per run), so their "
+             f"statistics rest on few flows; a ringed point is the value of the seeds in which "
+             f"one finished (fewer than {len(seeds)}, no error bar for one).",
+             ha="center", fontsize=9)
     fig.tight_layout(rect=(0, 0.05, 1, 0.95))
     fig.savefig(out, dpi=100)
     plt.close(fig)
