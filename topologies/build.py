@@ -39,10 +39,10 @@ class Network:
         self.flow_listeners: list = []
         self.tables_changed = 0   # installations that changed some forwarding entry (log_routes)
         # static routing with workloads: the routes of a host pair are logged when a workload
-        # first opens a flow between them (`_log_pair_routes`); {destination: {routers logged}}
+        # first opens a flow between them (`_log_pair_routes`); {destination: {routers logged}},
+        # as large as the rows logged (no set of pairs: an all-to-all workload has hosts^2)
         self._static: ShortestPaths | None = None
         self._logged: dict = {}
-        self._pairs_logged: set = set()
         self._router_order: dict = {}
 
     def log_routes(self, time_s: float, router, changes: dict) -> None:
@@ -65,11 +65,9 @@ class Network:
         """Static routing: log, at the time `flow` opens, the entries on its data path towards
         its destination and on its ACK path towards its source that no earlier row gave, the
         first time a workload opens a flow between these two hosts (docs/outputs.md,
-        routes.csv). The tables are those of t = 0: static ones never change."""
+        routes.csv): a pair seen before stops at its first router, already logged. The tables
+        are those of t = 0: static ones never change."""
         pair = (flow.src, flow.dst)
-        if pair in self._pairs_logged:
-            return
-        self._pairs_logged.add(pair)
         static = self._static
         assert static is not None
         ecmp = self.spec.routing.ecmp
