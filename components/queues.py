@@ -187,18 +187,29 @@ class AqmTransmitter(Transmitter):
 
 
 class FifoAqm(AqmTransmitter):
-    """A FIFO whose discipline acts at enqueue (`decide`: True to enqueue)."""
+    """A FIFO whose discipline acts at enqueue (`decide`: True to enqueue); a packet that
+    overflows the buffer is dropped before it is decided, unless the discipline sees every
+    arrival (`decides_overflow`: RED, whose average counts them, as Linux's red_enqueue)."""
+
+    decides_overflow = False
 
     def __init__(self, *args):
         super().__init__(*args)
         self.fifo: deque = deque()
 
     def admit(self, packet: Packet, d: LinkDirection, now: float) -> bool:
-        if self.overflows(packet.size_bytes):
-            d.dropped += 1
-            return False
-        if not self.decide(packet, d, now):
-            return False
+        if self.decides_overflow:
+            if not self.decide(packet, d, now):
+                return False
+            if self.overflows(packet.size_bytes):
+                d.dropped += 1
+                return False
+        else:
+            if self.overflows(packet.size_bytes):
+                d.dropped += 1
+                return False
+            if not self.decide(packet, d, now):
+                return False
         self.join(packet, d, now)
         self.fifo.append((packet, d, now))
         return True
@@ -236,15 +247,20 @@ class Step(FifoAqm):
 
 
 class Red(FifoAqm):
-    """RED (Floyd & Jacobson 1993) in byte mode with the gentle variant (Floyd 2000).
+    """RED (Floyd & Jacobson 1993) on the bytes waiting (as Linux's sch_red; the probability is
+    not scaled by packet size) with the gentle variant (Floyd 2000).
 
-    The average `avg` is an EWMA (weight w) of the bytes waiting, updated at each arrival; after
-    an idle spell it decays as if m = idle / s small packets had arrived to an empty queue (s: the
-    transmission time of the largest packet seen). Between min and max the probability rises
+    The average `avg` is an EWMA (weight w) of the bytes waiting, updated at each arrival (one
+    the full buffer then drops too, as Floyd and Jacobson §4 and Linux's red_enqueue average
+    every arrival); after an idle spell it is multiplied by (1 - w)^m, as if m = idle / s
+    packets had arrived to an empty queue (s: the transmission time of the largest packet seen;
+    Floyd and Jacobson take a small packet, Linux tc its avpkt). Between min and max the probability rises
     linearly to max_p, spread by the count since the last mark or drop (pa = pb / (1 - count pb));
     gentle: from max to 2 max it rises linearly from max_p to 1, above that every packet is
     dropped. ECN: marks instead of dropping only below max (RFC 3168 §7: above the maximum
     threshold packets are dropped)."""
+
+    decides_overflow = True
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -269,8 +285,7 @@ class Red(FifoAqm):
             idle_start = max(self.idle_since, self.busy_until)
             s = max(self.max_packet, 1) * self.seconds_per_byte
             m = max(0.0, now - idle_start) / s
-            self.avg *= (1.0 - self.weight) ** m
-            self.avg += self.weight * (0 - self.avg)
+            self.avg *= (1.0 - self.weight) ** m      # (Floyd and Jacobson: that alone)
         self.idle_since = None
         return self.avg
 
@@ -314,10 +329,10 @@ class Red(FifoAqm):
 
 class Pie(FifoAqm):
     """PIE (RFC 8033): a drop probability updated every `tupdate` from the queueing delay (§4.2,
-    with the §5.1 scaling of alpha and beta at small probabilities), applied at enqueue (§4.1) with
-    the burst allowance (§4.4). The queueing delay is the bytes waiting over the link rate (the
-    rate is known exactly, §5.2's departure-rate estimate is not needed). ECN (§5.1): mark while
-    the probability is at most 10 %, drop above."""
+    with its scaling of alpha and beta at small probabilities; the 2 % cap of §5.5), applied at
+    enqueue (§4.1) with the burst allowance (§4.4). The queueing delay is the bytes waiting over
+    the link rate (the rate is known exactly, §5.2's departure-rate estimate is not needed). ECN
+    (§5.1): mark while the probability is at most 10 %, drop above."""
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -361,7 +376,11 @@ class Pie(FifoAqm):
         if self.queued_pkts or self.drop_prob > 0.0 or qdelay > 0.0:
             self.sim.schedule(self.tupdate, self._update, epoch)
         else:
-            self.timer = False     # idle: restarted by the next packet that waits
+            # idle: restarted by the next packet that waits. The next update would find both
+            # delays 0 and the probability 0, and restore the burst allowance (§4.4): it does
+            # so now, even when this update could not (the queue emptied as it ran)
+            self.timer = False
+            self.burst_allowance = self.max_burst
 
     def decide(self, packet: Packet, d: LinkDirection, now: float) -> bool:
         if not self.timer:
@@ -445,7 +464,10 @@ class Codel(AqmTransmitter):
         packet = entry[0]
         s.bytes -= packet.size_bytes
         self.leave(packet, entry[1], now)
-        if now - entry[2] < self.target or s.bytes <= self.max_packet:
+        # at most one maximal packet left waiting: the whole discipline's bytes, not this
+        # queue's (one queue in CoDel; with FQ-CoDel Linux's codel_should_drop is given the
+        # qdisc's backlog, so a flow with one packet left among many still counts as above)
+        if now - entry[2] < self.target or self.queued_bytes <= self.max_packet:
             s.first_above = 0.0
             return entry, False
         if s.first_above == 0.0:

@@ -268,3 +268,58 @@ def test_a_shorter_delay_keeps_the_order_through_a_discipline():
     assert seqs == list(range(6))
     times = [t for t, _ in net.arrivals]
     assert times == sorted(times)
+
+
+def test_fq_codel_judges_a_flow_by_the_whole_backlog_as_linux_does():
+    """20 flows, each with two packets waiting at t = 0 and one more every 20 s, as fast as the
+    link (1 packet/s) serves them all: a flow's own queue holds one packet after each dequeue,
+    the link's about 39, so each packet waits about 40 s (target 1.5 s, interval 10 s). Linux's
+    fq_codel gives CoDel the qdisc's backlog and drops; judged by the flow's own backlog (as
+    netsim did) nothing was ever dropped."""
+    net = Net(fq(target_s=1.5, interval_s=10.0), buffer_bytes=100 * SIZE)
+    sinks = [(lambda packet: None) for _ in range(20)]
+    for k, sink in enumerate(sinks):
+        net.send_at(0.0, 1000 * k, deliver=sink)
+        net.send_at(0.0, 1000 * k + 1, deliver=sink)
+        for j in range(1, 10):
+            net.send_at(20.0 * j + k, 1000 * k + 1 + j, deliver=sink)
+    net.run()
+    assert net.ab.aqm_drops > 0 and net.ab.dropped == 0
+
+
+def test_pie_restores_the_burst_allowance_when_it_goes_idle():
+    """RFC 8033 §4.4: the allowance comes back once both delays are under half the target with
+    the probability 0. A queue that empties as the probability reaches 0, with the old delay
+    still above half the target, stops the timer: the allowance is restored then, as the
+    next update on the idle queue would."""
+    sim = Simulator()
+    cfg = {"discipline": "pie", "target_s": 0.015, "tupdate_s": 0.015, "alpha": 0.125,
+           "beta": 1.25, "max_burst_s": 0.15, "ecn": False}
+    pie = Pie(sim, 8e6, 0.0, 10**7, cfg)
+    pie.drop_prob, pie.qdelay_old, pie.burst_allowance, pie.timer = 2e-4, 0.010, 0.0, True
+    pie._update(pie.epoch)                      # the queue is empty: qdelay 0
+    assert pie.drop_prob == 0.0 and not pie.timer
+    assert pie.burst_allowance == pytest.approx(0.15)
+
+
+def test_red_averages_the_arrivals_the_full_buffer_drops():
+    """Floyd and Jacobson §4 and Linux's red_enqueue average every arrival: ten arrivals to a
+    full buffer move the average ten steps towards the 3 000 bytes waiting."""
+    sim = Simulator()
+    cfg = {"discipline": "red", "min_bytes": 10_000.0, "max_bytes": 30_000.0, "max_p": 0.1,
+           "weight": 0.002, "gentle": True, "ecn": False}
+    red = Red(sim, 1e6, 0.0, 3000, cfg)
+    red.queued_bytes, red.queued_pkts, red.idle_since = 3000, 3, None
+    d = Net().ab
+    expected = 0.0
+    for _ in range(10):
+        assert not red.admit(Packet(DATA, None, None, 1000, None), d, 1.0)
+        expected += 0.002 * (3000 - expected)
+    assert d.dropped == 10 and red.avg == pytest.approx(expected)
+
+
+def test_red_decays_the_average_over_an_idle_spell_by_one_minus_w_to_the_m():
+    red = red_transmitter()                     # 1 Mb/s: a 1 000-byte packet takes 8 ms
+    red.max_packet = 1000
+    red.avg, red.idle_since, red.busy_until = 20_000.0, 0.0, 0.0
+    assert red._average(0.8) == pytest.approx(20_000.0 * 0.998 ** 100)    # m = 100
