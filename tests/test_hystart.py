@@ -62,7 +62,9 @@ def test_rtt_increase_enters_css_and_css_rounds_end_slow_start():
     assert done
 
 
-def test_rtt_below_baseline_in_css_resumes_slow_start():
+def in_css() -> HyStart:
+    """A HyStart++ that entered CSS at t = 0.15 s: a first round at 100 ms, the second at 120
+    ms (window_end 30), baseline 120 ms."""
     hs = HyStart()
     hs.on_ack(1, 10, 0.0)
     for _ in range(8):
@@ -72,6 +74,11 @@ def test_rtt_below_baseline_in_css_resumes_slow_start():
         hs.on_rtt(0.120)
     hs.on_ack(11, 30, 0.15)
     assert hs.in_css
+    return hs
+
+
+def test_rtt_below_baseline_in_css_resumes_slow_start():
+    hs = in_css()
     for _ in range(8):
         hs.on_rtt(0.101)                        # below cssBaselineMinRtt (120 ms): spurious
     assert not hs.on_ack(30, 50, 0.3)
@@ -88,15 +95,7 @@ def test_hystart_parameter_validation():
 def test_a_spurious_exit_is_undone_on_the_ack_not_at_the_rounds_end():
     """RFC 9406 §4.2 checks the round's minimum RTT against the baseline on every ACK in CSS:
     slow start resumes as soon as N_RTT_SAMPLE samples of the round show it, mid-round."""
-    hs = HyStart()
-    hs.on_ack(1, 10, 0.0)
-    for _ in range(8):
-        hs.on_rtt(0.100)
-    hs.on_ack(10, 30, 0.1)
-    for _ in range(8):
-        hs.on_rtt(0.120)
-    hs.on_ack(11, 30, 0.15)
-    assert hs.in_css
+    hs = in_css()
     hs.on_ack(30, 50, 0.2)                      # CSS's first round begins (ends at 50)
     for _ in range(7):
         hs.on_rtt(0.101)
