@@ -445,7 +445,9 @@ class Transmitter:
         if self.queue is not None:
             self.queue.clear()
         self.queued_bytes = 0
-        self.busy_until = now
+        # as a transmitter that never began a packet: nothing it accepted is still in flight, so
+        # a shorter delay has nothing to keep in order (Link.set_delay) until it sends again
+        self.busy_until = 0.0
         self.serving = None          # (a packet cut by the failure counts whole)
         self.gaps = self.rate_changes = None
 

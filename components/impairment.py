@@ -82,8 +82,6 @@ class Impairment:
             delay = self.reorder_delay_s
             self.d.held_back()
         copies = 2 if self.duplicate_rate and random() < self.duplicate_rate else 1
-        if copies == 2:
-            self.d.duplicate_delivered()
         if self.netem:                  # the link's delay +- jitter, drawn for this packet
             link: Any = self.d.link
             drawn = link.delay_s + (2.0 * random() - 1.0) * self.jitter_s
@@ -100,13 +98,14 @@ class Impairment:
         if delay <= 0.0:
             self.receive(packet)
             if twin is not None:
+                self.d.duplicate_delivered()
                 self.receive(twin)
             return
         guard = self.d.guard
         if guard is None:               # the link never fails
             self.sim.schedule(delay, self.receive, packet)
             if twin is not None:
-                self.sim.schedule(delay, self.receive, twin)
+                self.sim.schedule(delay, self._deliver_twin, twin)
             return
         # The link may fail while the packet is held: it is still on the link (propagating), so
         # it is not yet delivered, and a failure before its release loses it (`release`).
@@ -114,6 +113,12 @@ class Impairment:
         self.sim.schedule(delay, self.release, (packet, guard, True))
         if twin is not None:
             self.sim.schedule(delay, self.release, (twin, guard, False))
+
+    def _deliver_twin(self, twin: Packet) -> None:
+        """A duplicate's copy at the end of its hold, on a link that never fails: counted as
+        delivered now (`duplicated`: the copies delivered)."""
+        self.d.duplicate_delivered()
+        self.receive(twin)
 
     def release(self, held: tuple) -> None:
         """The end of a hold (reordering, jitter, netem's delay) on a link that may fail:
@@ -124,6 +129,8 @@ class Impairment:
         if guard.live:
             if counted:
                 guard.delivered += 1
+            else:                       # the copy: counted as it is delivered
+                self.d.duplicate_delivered()
             self.receive(packet)
         elif counted:                   # a failure drop, counted when the link failed
             guard(packet)               # (the dead guard delivers nothing; a trace sees it)

@@ -153,8 +153,8 @@ class Link:
             if t.delay_by_impairment:       # netem jitter draws from the link's delay (below)
                 continue
             shorter = t.delay_s - delay_s
-            # (a transmitter that never began a packet -- none in service, idle since time 0 --
-            # has nothing in flight to keep in order, and no buffer yet to hold new packets in)
+            # (a transmitter that never began a packet, or none since a failure emptied it --
+            # none in service, busy_until 0 -- has nothing in flight to keep in order)
             if shorter > 0 and t.busy_until + t.delay_s > now and \
                     (t.serving is not None or t.busy_until > 0.0):
                 t.hold_idle(t.busy_until, t.busy_until + shorter)

@@ -163,7 +163,7 @@ class AqmTransmitter(Transmitter):
         self.epoch += 1
         self.pending = False
         self.queued_bytes = self.queued_pkts = 0
-        self.busy_until = now
+        self.busy_until = 0.0        # (nothing in flight: `Transmitter.reset`)
         self.serving = None
         self.gaps = self.rate_changes = None
         self.clear()

@@ -138,7 +138,9 @@ _LINK_COLUMNS = (
            'Always 0 on a link without `events`'),
     Column('impairment_drops', 'float (integer-valued)', 'packets per interval',
            "Packets of this direction lost during the interval by the link's random-loss impairment "
-           '(`loss_rate` or `loss_model`), counted when they would have arrived. Always 0 on a link '
+           '(`loss_rate` or `loss_model`), counted when they would have arrived (with '
+           '`"jitter_mode": "netem"`, at the end of their transmission, as netem decides losses '
+           'before the delay). Always 0 on a link '
            'without loss impairments'),
     Column('routing_rate_mbps', 'float', 'Mbps (topology units)',
            'Rate of the routing packets offered to this link direction during the interval, counted when '

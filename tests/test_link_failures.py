@@ -140,6 +140,8 @@ def test_a_packet_an_impairment_holds_is_still_on_the_link_when_it_fails(spec, f
     d.send(packet(a, b, got, 1))          # the repaired link delivers what it is given later
     sim.run(until=60.0)
     assert [seq for seq, _ in got] == ([1, 1] if spec.get("duplicate_rate") else [1])
+    # `duplicated` counts the copies delivered: packet 1's, not packet 0's the failure cut
+    assert d.duplicated == (1 if spec.get("duplicate_rate") else 0)
     link.go_down()                        # nothing held now: nothing more lost
     assert d.lost_in_flight == 1
     conserved(link)
@@ -159,3 +161,23 @@ def test_a_held_packet_released_before_any_failure_is_delivered_and_counted():
     assert got == [(0, "B")] and d.guard.delivered == 1
     link.go_down()
     assert d.lost_in_flight == 0
+
+
+def test_a_delay_decrease_during_an_outage_does_not_hold_the_repaired_link():
+    """The failure cut every packet in flight, so a shorter delay set while the link is down has
+    nothing to keep in order: the first packet after the repair is transmitted at once (it
+    waited 0.2 s on the idle link, holding the order of packets that no longer existed)."""
+    sim, a, b, link, got = setup()
+    d = link.direction_from(a)
+    arrivals = []
+    for seq in range(2):                  # 0 propagates until 1.5 s, 1 is in service at 1.2 s
+        d.send(Packet(DATA, a, b, 1024, lambda p: arrivals.append(sim.now), seq))
+    sim.run(until=1.2)
+    link.go_down()
+    sim.schedule_at(1.3, lambda _: link.set_delay(0.1))
+    sim.schedule_at(1.4, lambda _: link.come_up())
+    sim.schedule_at(1.4, lambda _: d.send(Packet(DATA, a, b, 1024,
+                                                 lambda p: arrivals.append(sim.now), 9)))
+    sim.run()
+    assert arrivals == [pytest.approx(1.4 + 1.0 + 0.1)]   # transmission + the new delay
+    conserved(link)
