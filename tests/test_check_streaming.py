@@ -142,6 +142,15 @@ def refuse(*args, **kwargs):
     raise AssertionError("a table was read whole")
 
 
+def read_whole(results, flow: str) -> dict:
+    """Which tables `TraceMeans` read whole to give `flow`'s mean RTT and link L's rate."""
+    means = TraceMeans(results, [(0.5, 4.0)], 0.005, [flow], {"L": {"R1->R2"}},
+                       means={"flows": ("rtt_ms",), "links": ("rate_mbps",)}, sums={})
+    means.mean("flows", (0.5, 4.0), flow, "rtt_ms")
+    means.mean("links", (0.5, 4.0), "L", "rate_mbps", "R1->R2")
+    return means.whole
+
+
 def test_a_file_out_of_time_order_gives_the_same_report(tmp_path):
     """Readers accept rows in any order: the check of a run whose traces were shuffled (read
     whole then) is the same as of the run as written."""
@@ -153,11 +162,7 @@ def test_a_file_out_of_time_order_gives_the_same_report(tmp_path):
         random.Random(2).shuffle(rows)
         path.write_text(header + "".join(rows))
     assert compared(spec, results, settle_s=0.5) == expected
-    means = TraceMeans(results, [(0.5, 4.0)], 0.005, ["F0"], {"L": {"R1->R2"}},
-                       means={"flows": ("rtt_ms",), "links": ("rate_mbps",)}, sums={})
-    means.mean("flows", (0.5, 4.0), "F0", "rtt_ms")
-    means.mean("links", (0.5, 4.0), "L", "rate_mbps", "R1->R2")
-    assert means.whole == {"flows": True, "links": True}
+    assert read_whole(results, "F0") == {"flows": True, "links": True}
 
 
 def test_a_series_out_of_order_among_ordered_ones_is_read_whole_alone(tmp_path):
@@ -170,11 +175,7 @@ def test_a_series_out_of_order_among_ordered_ones_is_read_whole_alone(tmp_path):
     lines[f1[10]], lines[f1[11]] = lines[f1[11]], lines[f1[10]]
     path.write_text("".join(lines))
     assert compared(spec, results, settle_s=0.5) == expected
-    means = TraceMeans(results, [(0.5, 4.0)], 0.005, ["F1"], {"L": {"R1->R2"}},
-                       means={"flows": ("rtt_ms",), "links": ("rate_mbps",)}, sums={})
-    means.mean("flows", (0.5, 4.0), "F1", "rtt_ms")
-    means.mean("links", (0.5, 4.0), "L", "rate_mbps", "R1->R2")
-    assert means.whole == {"flows": True, "links": False}
+    assert read_whole(results, "F1") == {"flows": True, "links": False}
 
 
 def test_missing_series_raise_as_the_whole_table_does(runs):
