@@ -326,6 +326,14 @@ class Red(FifoAqm):
             self.idle_since = now
         return entry
 
+    def clear(self) -> None:
+        """The link failed: the average and the count start again, as Linux's red_reset
+        (red_restart) does when the carrier drops."""
+        super().clear()
+        self.avg = 0.0
+        self.count = -1
+        self.idle_since = 0.0
+
 
 class Pie(FifoAqm):
     """PIE (RFC 8033): a drop probability updated every `tupdate` from the queueing delay (§4.2,
@@ -351,9 +359,8 @@ class Pie(FifoAqm):
         return self.queued_bytes * self.seconds_per_byte
 
     def _update(self, epoch: int) -> None:
-        if epoch != self.epoch:
-            self.timer = False
-            return
+        if epoch != self.epoch:      # a chain of updates from before a failure: it ends (the
+            return                   # failure cleared `timer`; a later packet began a new chain)
         qdelay = self.qdelay()
         p = self.alpha * (qdelay - self.target) + self.beta * (qdelay - self.qdelay_old)
         prob = self.drop_prob
@@ -400,8 +407,13 @@ class Pie(FifoAqm):
         return False
 
     def clear(self) -> None:
+        """The link failed: probability 0, no delay remembered, the whole burst allowance, as
+        Linux's pie_reset (pie_vars_init) does when the carrier drops."""
         super().clear()
         self.timer = False
+        self.drop_prob = 0.0
+        self.qdelay_old = 0.0
+        self.burst_allowance = self.max_burst
 
 
 class CodelState:

@@ -323,3 +323,63 @@ def test_red_decays_the_average_over_an_idle_spell_by_one_minus_w_to_the_m():
     red.max_packet = 1000
     red.avg, red.idle_since, red.busy_until = 20_000.0, 0.0, 0.0
     assert red._average(0.8) == pytest.approx(20_000.0 * 0.998 ** 100)    # m = 100
+
+
+# -- a failure resets the discipline's state, as Linux's qdisc reset does when the carrier drops --
+
+def failing_link(queue):
+    net = Net(queue=queue)
+    net.link.enable_failures()
+    return net
+
+
+def test_red_starts_again_after_a_failure():
+    """red_reset (red_restart): the average and the count from before a failure are forgotten."""
+    net = failing_link({"discipline": "red", "min_bytes": 2 * SIZE, "max_bytes": 6 * SIZE,
+                        "max_p": 0.1, "weight": 0.5, "gentle": True, "ecn": False})
+    for seq in range(12):
+        net.send_at(0.0, seq)
+    red = net.link.directions[0].transmitter
+    net.sim.run(until=3.0)
+    assert red.avg > 2 * SIZE and red.count >= 0
+    net.link.go_down()
+    assert red.avg == 0.0 and red.count == -1 and red.queued_bytes == 0
+    net.link.come_up()
+    net.send_at(net.sim.now + 1.0, 100)
+    net.sim.run()
+    assert net.arrivals[-1][1] == 100               # below min: admitted
+
+
+def test_pie_starts_again_after_a_failure():
+    """pie_reset (pie_vars_init): probability 0, no old delay, the whole burst allowance."""
+    net = failing_link({"discipline": "pie", "target_s": 0.5, "tupdate_s": 1.0, "alpha": 0.125,
+                        "beta": 1.25, "max_burst_s": 1.0, "ecn": False})
+    for seq in range(30):
+        net.send_at(0.0, seq)
+    pie = net.link.directions[0].transmitter
+    net.sim.run(until=10.5)
+    assert pie.drop_prob > 0.0 and pie.qdelay_old > 0.0 and pie.burst_allowance == 0.0
+    net.link.go_down()
+    assert (pie.drop_prob, pie.qdelay_old, pie.burst_allowance, pie.timer) == (0.0, 0.0, 1.0,
+                                                                                False)
+
+
+def test_pie_keeps_one_update_timer_through_a_flap_shorter_than_tupdate():
+    """The chain of updates from before a failure ends when it next fires; it must not stop the
+    chain a packet began after the repair, or the next packet starts a second one."""
+    net = failing_link({"discipline": "pie", "target_s": 0.5, "tupdate_s": 1.0, "alpha": 0.125,
+                        "beta": 1.25, "max_burst_s": 1.0, "ecn": False})
+    pie = net.link.directions[0].transmitter
+    updates = []
+    update = pie._update
+    pie._update = lambda epoch: (updates.append((net.sim.now, epoch == pie.epoch)), update(epoch))
+    for seq in range(6):
+        net.send_at(0.0, seq)
+    net.sim.schedule_at(2.25, lambda _: net.link.go_down())
+    net.sim.schedule_at(2.5, lambda _: net.link.come_up())
+    for seq in range(6, 30):                     # after the stale update at 3 s, too
+        net.send_at(2.75 + 0.25 * (seq - 6), seq)
+    net.sim.run(until=12.0)
+    live = [t for t, current in updates if current and t > 2.75]
+    assert len(live) > 3                         # one chain (the first packet that waits
+    assert live == pytest.approx([live[0] + k for k in range(len(live))])   # began it): 1 s apart

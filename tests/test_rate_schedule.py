@@ -184,4 +184,5 @@ def test_a_rate_schedule_at_the_flows_start_gives_its_first_rtt(duplex):
     bottleneck_ms = (1024 + 64) * 8 / 5e6 * 1e3                  # at 5 Mb/s from the start
     assert first_rtt_ms(results) == pytest.approx(2 * (1 + 10 + 1) + bottleneck_ms +
                                                   (1024 + 64) * 8 / 1e8 * 1e3 * 2)
-    assert results.summary["links"]["L"]["mean_capacity_mbps"] == pytest.approx(5.0)
+    link = results.summary["links"]["L"]      # the entry at 0 is the link's rate (the loader)
+    assert link["rate_mbps"] == pytest.approx(5.0) and "rate_schedule_mbps" not in link

@@ -47,6 +47,7 @@ from theory.check_rows import (
     trace_series,
 )
 from theory.fluid import DEFAULT_SETTLE_S, Model, is_delay_based, predict
+from theory.link_changes import FIXED_LINKS, LinkTimeline
 from theory.models import (
     has_slow_start,
     kind_of,
@@ -134,10 +135,16 @@ class _Comparison:
             for wid, both in model.workload_hops.items()}
         self.flow_reasons: dict = {}      # flow -> the first reason it was not compared
         self.path_reasons, self.path_footprint = path_problems(results, model)
+        # the links' changes cut the intervals; where a flow's links are not the topology's,
+        # no model (`departure`)
+        self.link_timeline = (LinkTimeline(model.spec, units.bits_per_mbit)
+                              if model.spec is not None else None)
+        self.cuts = self.link_timeline.times() if self.link_timeline is not None else []
+        self._departed: dict = {}         # link -> how it departs, in the current interval
         self._path_troubles: dict = {}    # active flows -> (flow -> reason, resources touched)
         # every compared window's means and sums, from the traces streamed on the first query
         # (`theory.window_means`): memory by windows and series, not by the traces' rows
-        intervals = simulated_intervals(self.summary)
+        intervals = simulated_intervals(self.summary, self.cuts)
         flows, links = trace_series(model, [fid for _, _, active in intervals for fid in active])
         self.means = TraceMeans(results, [self._bounds(start, end) for start, end, _ in intervals],
                                 self.step, flows, links, means={"flows": FLOW_MEANS,
@@ -209,10 +216,25 @@ class _Comparison:
                     f"assumes fixed routes")
         return None
 
+    def departure(self, fids) -> str | None:
+        """Why the links of flows `fids` (their data and ACK paths) are not the models' in the
+        current interval: one of them changed (`theory.link_changes`); None if none did."""
+        if not self._departed:
+            return None
+        resources = sorted(set().union(*(self.flow_resources[fid] for fid in fids)))
+        for r in resources:
+            text = self._departed.get(self.resource_list[r].link)
+            if text is not None:
+                return f"{text}: {FIXED_LINKS}"
+        return None
+
     def flow_reason(self, fid: str, active: list, interval_reason: str | None) -> str | None:
         """Why no model applies to flow `fid` in this interval (None if one does)."""
         if interval_reason:
             return interval_reason
+        moved = self.departure([fid])
+        if moved:
+            return moved
         troubled = self.path_troubles(active)[0]
         if fid in troubled:
             return troubled[fid]
@@ -338,16 +360,23 @@ class _Comparison:
     def interval(self, start: float, end: float, active: list, unmatched: list) -> dict | None:
         """The compared rows of one simulated interval (None: nothing to compare in it)."""
         window = self.window_of(start, end)
+        self._departed = self.link_timeline.departures(start) if self.cuts else {}  # type: ignore[union-attr]
         delay_active = [fid for fid in active if fid in self.flow_models]
         predicted = self.by_active.get(tuple(delay_active)) if delay_active else None
         interval_reason = self.interval_reason(window, start, end)
-        if interval_reason is None and delay_active and predicted is None:
+        # the delay-based flows share one equilibrium: a change on the path of one moves all
+        delay_reason = interval_reason or (self.departure(delay_active) if delay_active else None)
+        horizon = self.model.horizon_s
+        if delay_reason is None and predicted is None and horizon is not None and start >= horizon:
+            delay_reason = (f"the predicted timeline ends at {horizon:g} s, where a link on the "
+                            f"delay-based flows' paths changed: {FIXED_LINKS}")
+        if delay_reason is None and delay_active and predicted is None:
             unmatched.append({"start_s": start, "end_s": end, "flows": delay_active})
             if not any(fid in self.other_specs for fid in active):
                 return None
-        rows = self.delay_flow_rows(delay_active, predicted, window, active, interval_reason)
+        rows = self.delay_flow_rows(delay_active, predicted, window, active, delay_reason)
         if predicted is not None:
-            rows += self.backlog_rows(predicted, window, active, interval_reason)
+            rows += self.backlog_rows(predicted, window, active, delay_reason)
         rows += self.other_flow_rows(window, active, interval_reason)
         return {"start_s": start, "end_s": end, "compared_from_s": window.from_s,
                 "compared_until_s": window.until_s, "flows": active, "rows": rows}
@@ -377,8 +406,8 @@ def compare(results, model: Model, *, links=None, settle_s: float = DEFAULT_SETT
     flows only) or `predict_run(spec, results)` (every flow, measured baseRTTs)."""
     comparison = _Comparison(results, model, links, settle_s)
     report: dict = {"settle_s": settle_s, "tolerance_pct": tolerance_pct, "intervals": [],
-                    "completion": [], "unmatched": []}
-    for start, end, active in simulated_intervals(results.summary):
+                    "completion": [], "unmatched": [], "link_changes_s": comparison.cuts}
+    for start, end, active in simulated_intervals(results.summary, comparison.cuts):
         interval = comparison.interval(start, end, active, report["unmatched"])
         if interval is not None:
             report["intervals"].append(interval)

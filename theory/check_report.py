@@ -19,11 +19,15 @@ def format_report(report: dict) -> str:
              f"skipped after each change)"]
     all_rows = [row for iv in report["intervals"] for row in iv["rows"]] + report["completion"]
     widths = _widths(all_rows)
+    changes = set(report.get("link_changes_s", ()))
     for run in _runs(report["intervals"]):
         if len(run) > 1:                  # one line for them: every row "no model", one reason
             active = dict.fromkeys(fid for iv in run for fid in iv["flows"])
+            cuts = [iv["start_s"] in changes for iv in run[1:]]
+            why = ("flows joined or left and links changed" if any(cuts) and not all(cuts) else
+                   "links changed" if all(cuts) else "flows joined or left")
             lines.append(f"\n[{_s(run[0]['start_s'])}, {_s(run[-1]['end_s'])}] {len(run)} "
-                         f"intervals as flows joined or left, none compared: see reason "
+                         f"intervals as {why}, none compared: see reason "
                          f"{reasons_index(report, run[0]['rows'][0]['no_model'])} (active: "
                          f"{', '.join(active)})")
             continue

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from theory.equilibrium import solve_equilibrium
+from theory.link_changes import LinkTimeline
 from theory.models import model_of
 from theory.paths import Hop, NoRouteError, Paths, path_rtt_s
 from topologies.spec import TopologySpec
@@ -128,6 +129,9 @@ class Model:
     run_paths: dict | None = None   # flow id -> `theory.paths.RunPaths` the run took (predict_run)
     # workload id -> (hops its flows' data may cross, their ACKs'): `theory.paths.workload_hops`
     workload_hops: dict = field(default_factory=dict)
+    # the first change of a link on the delay-based flows' paths (`theory.link_changes`): the
+    # timeline and the completion times stop there (None: their links never change)
+    horizon_s: float | None = None
 
 
 def build_model(spec: TopologySpec, *, others_ok: bool = False,
@@ -354,6 +358,10 @@ def predict(spec: TopologySpec, duration_s: float | None = None, *,
     model.measured_base_rtt_s = {fid: (base_rtts_s or {})[fid] for fid in measured}
     end_s = duration_s if duration_s is not None else spec.duration_s
     flows = model.flows
+    used = {hop.link.id for f in flows for path in model.paths[f.id] for hop in path}
+    model.horizon_s = LinkTimeline(spec).first_change_s(used)
+    if model.horizon_s is not None and (end_s is None or model.horizon_s < end_s):
+        end_s = model.horizon_s          # (beyond it the links are not the model's)
     pending = sorted(range(len(flows)), key=lambda i: (flows[i].start_s, i))
     remaining = {i: flows[i].size_bytes for i in range(len(flows))}
     joined: dict = {}
@@ -361,6 +369,8 @@ def predict(spec: TopologySpec, duration_s: float | None = None, *,
     prices = np.zeros(len(model.resources))
     now = flows[pending[0]].start_s if pending else 0.0
     while pending or active:
+        if end_s is not None and now >= end_s:
+            break
         while pending and flows[pending[0]].start_s <= now:
             i = pending.pop(0)
             joined[i] = measured.get(flows[i].id, float(model.M[:, i] @ prices))

@@ -1,6 +1,6 @@
 """The parts of a run `--check` compares: the intervals between the simulated joins and
-departures, time-weighted means and sums of trace columns over a window of an interval, and
-the route changes in a window (every model assumes fixed routes)."""
+departures (and the links' changes), time-weighted means and sums of trace columns over a window
+of an interval, and the route changes in a window (every model assumes fixed routes)."""
 from __future__ import annotations
 
 import itertools
@@ -24,12 +24,14 @@ def window_sum(times, values, start_s: float, end_s: float, interval_s: float) -
     return float(values[rows].sum())
 
 
-def simulated_intervals(summary: dict) -> list:
-    """(start, end, active flow ids) between the simulated joins and departures."""
+def simulated_intervals(summary: dict, cuts=()) -> list:
+    """(start, end, active flow ids) between the simulated joins and departures, and the
+    instants `cuts` (the links' changes: `theory.link_changes`) within the run."""
     flows = summary["flows"]
     end_run = summary["end_time_s"]
     marks = sorted({f["start_s"] for f in flows.values()} |
-                   {f["finish_s"] for f in flows.values() if f["finish_s"] is not None} | {end_run})
+                   {f["finish_s"] for f in flows.values() if f["finish_s"] is not None} | {end_run}
+                   | {t for t in cuts if t < end_run})
     intervals = []
     for start, end in itertools.pairwise(marks):
         active = [fid for fid, f in flows.items() if f["start_s"] <= start and

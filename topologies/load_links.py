@@ -207,6 +207,17 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
     if not optional:
         return LinkSpec(id=item["id"], ends=ends, rate_bps=rate_bps, delay_s=delay_s,
                         buffer_bytes=buffer_bytes, duplex=link_duplex)
+    impairments = read_impairments(where, item, ends, link_duplex)
+    rate_schedule = _schedule(where, item, "rate_schedule", _RATE, units.bits_per_mbit,
+                              packet_bytes)
+    delay_schedule = _schedule(where, item, "delay_schedule", NON_NEGATIVE, 1e-3)
+    # an entry at time 0 is the link's value from the start: the link's rate or delay, so that
+    # everything made from them (the sojourn histogram's resolution, routing costs, the
+    # analytic models, summary.json) sees the value the link has
+    if rate_schedule and rate_schedule[0][0] == 0.0:
+        rate_bps, rate_schedule = rate_schedule[0][1], rate_schedule[1:]
+    if delay_schedule and delay_schedule[0][0] == 0.0:
+        delay_s, delay_schedule = delay_schedule[0][1], delay_schedule[1:]
     return LinkSpec(
         id=item["id"],
         ends=ends,
@@ -215,10 +226,9 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
         buffer_bytes=buffer_bytes,
         duplex=link_duplex,
         cost_s=None if cost is None else cost / 1000.0,
-        impairments=read_impairments(where, item, ends, link_duplex),
-        rate_schedule=_schedule(where, item, "rate_schedule", _RATE, units.bits_per_mbit,
-                                packet_bytes),
-        delay_schedule=_schedule(where, item, "delay_schedule", NON_NEGATIVE, 1e-3),
+        impairments=impairments,
+        rate_schedule=rate_schedule,
+        delay_schedule=delay_schedule,
         queue=_queue(where, item.get("queue"), units, buffer_bytes, item["buffer_kb"]),
     )
 
