@@ -9,7 +9,10 @@ finishes when its last packet arrives (or `DRAIN_S` after sending it, if it was 
 it sends until the run ends. The receiving end counts what arrives.
 
 The packet in flight carries its sequence number (packets, from 0) and send time; `lost` is
-sent - received (at the end of a run it includes the packets still in flight). The attributes the
+sent - received (at the end of a run it includes the packets still in flight). The receiver
+counts each sequence number once: a copy an impairment made of a packet that already arrived is
+not received again (`SeenWindow`, over the last `SEEN_WINDOW_S` of packets at the source's
+rate). The attributes the
 run harness and the flow probe read for bulk flows exist here with neutral values (no window, no
 RTT samples), see docs/outputs.md.
 """
@@ -24,6 +27,49 @@ KINDS = ("cbr", "onoff")
 PERIODS = ("fixed", "exponential")
 DRAIN_S = 1.0     # a source with data finishes when its last packet arrives, or this long after
                   # sending it if it was lost
+SEEN_WINDOW_S = 4.0   # the receiver knows which packets arrived among those the source sent
+                      # in this long (at its rate) before the newest one: a later copy of an
+                      # older packet counts as an arrival (SeenWindow)
+
+
+class SeenWindow:
+    """Which of the newest `size` sequence numbers (a power of two) arrived: a ring of bits,
+    so the memory is the window's, not the packets'. A number older than the window counts as
+    arriving for the first time."""
+
+    __slots__ = ("bits", "mask", "top")
+
+    def __init__(self, size: int):
+        self.bits = bytearray(max(size >> 3, 1))
+        self.mask = size - 1
+        self.top = -1                 # the highest number seen
+
+    def first_time(self, seq: int) -> bool:
+        """Record `seq`; whether it had not arrived before (within the window)."""
+        bits, mask = self.bits, self.mask
+        if seq > self.top:            # the numbers it passes leave the window's oldest end
+            if seq - self.top > mask:
+                bits[:] = bytes(len(bits))
+            else:
+                for old in range(self.top + 1, seq):
+                    bits[(old & mask) >> 3] &= ~(1 << (old & 7)) & 0xFF
+                bits[(seq & mask) >> 3] &= ~(1 << (seq & 7)) & 0xFF
+            self.top = seq
+        elif seq <= self.top - mask - 1:
+            return True               # older than the window: counted
+        i = seq & mask
+        bit = 1 << (i & 7)
+        if bits[i >> 3] & bit:
+            return False
+        bits[i >> 3] |= bit
+        return True
+
+
+def seen_window_size(rate_bps: float, packet_bytes: int) -> int:
+    """The power of two that holds `SEEN_WINDOW_S` of packets at the rate (at least 1 024, at
+    most 2^24: 2 MB)."""
+    packets = SEEN_WINDOW_S * rate_bps / (8.0 * packet_bytes)
+    return 1 << min(24, max(10, math.ceil(math.log2(max(packets, 1.0)))))
 
 
 class RateFlow:
@@ -33,7 +79,7 @@ class RateFlow:
                  "packet_bytes", "on_s", "off_s", "periods", "interval_s", "started", "finish_s",
                  "on_finish", "packets_sent", "bytes_sent", "packets_received", "arrived_bytes",
                  "last_arrival_s", "last_send_s", "_on_until", "_next_seq", "_last_seq", "ecn",
-                 "flow_hash")
+                 "flow_hash", "duplicates_received", "_seen")
 
     # neutral values of what bulk flows report
     algorithm = property(lambda self: self.kind)
@@ -86,6 +132,8 @@ class RateFlow:
         self._on_until = math.inf
         self._next_seq = 0
         self._last_seq = -1       # the last packet, once sent (a source with data_bytes)
+        self.duplicates_received = 0   # copies of packets that had arrived (not received)
+        self._seen: SeenWindow | None = None   # made at the first arrival
         sim.schedule_ahead(start_s, self._start)   # (parked until its slot: simulator/engine.py)
 
     # -- sending ---------------------------------------------------------------------------
@@ -131,6 +179,12 @@ class RateFlow:
 
     # -- receiving -------------------------------------------------------------------------
     def _arrive(self, packet: Packet) -> None:
+        seen = self._seen
+        if seen is None:
+            seen = self._seen = SeenWindow(seen_window_size(self.rate_bps, self.packet_bytes))
+        if not seen.first_time(packet.seq):
+            self.duplicates_received += 1
+            return
         self.packets_received += 1
         self.arrived_bytes += packet.size_bytes
         self.last_arrival_s = self.sim.now

@@ -82,3 +82,36 @@ def test_onoff_draws_from_the_run_generator():
 def test_bad_source_fields_are_errors(flow, message):
     with pytest.raises(TopologyError, match=message):
         load_topology(topology(flow))
+
+
+def test_a_duplicated_packet_is_received_once():
+    """A link that duplicates half the packets (and reorders some): the receiver counts each
+    packet once, so nothing is lost and the goodput is the source's."""
+    data = topology(CBR4, duration_s=5.0)
+    bottleneck = data["links"][0]
+    bottleneck.update({"duplicate_rate": 0.5, "reorder_rate": 0.2, "reorder_delay_ms": 30})
+    summary = simulate(load_topology(data)).summary
+    c = summary["flows"]["C"]
+    assert summary["links"]["L"]["directions"]["R1->R2"]["duplicated"] > 500
+    assert 0 <= c["packets_lost"] <= 10                       # the packets in flight at the end
+    assert c["packets_received"] + c["packets_lost"] == c["packets_sent"]
+    assert 3.9 <= c["goodput_mbps"] <= 4.0
+
+
+@pytest.mark.parametrize("size", [16, 1024])
+def test_the_seen_window_remembers_its_newest_numbers(size):
+    from hypothesis import given, settings, strategies as st
+
+    from flows.cbr import SeenWindow
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.integers(-40, 5), min_size=1, max_size=400))
+    def check(steps):
+        window, seen = SeenWindow(size), set()
+        for step in steps:
+            seq = max(0, window.top + step)
+            expected = seq not in seen or seq <= window.top - size
+            assert window.first_time(seq) == expected
+            seen.add(seq)
+
+    check()
