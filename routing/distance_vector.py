@@ -295,6 +295,8 @@ class DistanceVectorAgent:
 
     def link_changed(self, link) -> None:
         now = self.sim.now
+        if not link.up and self._groups is not None and self._installed:
+            self._drop_dead_members(link)
         for p, d in enumerate(self.ports):
             if d.link is link:
                 self.sent[p] = None                  # tell the neighbour again either way
@@ -310,6 +312,30 @@ class DistanceVectorAgent:
             self._timer.start(self.settle_s)
         if changed or link.up:
             self._advertise(periodic=False)
+
+    def _drop_dead_members(self, link) -> None:
+        """ECMP: take this router's directions on `link`, which just failed, out of the
+        equal-cost sets in use at once, as Linux skips a multipath route's dead next hop: the
+        packets hashed to it go to the set's other members rather than into the failed link
+        until the hold-down installs the recomputed table. An entry with no other member keeps
+        its next hop until then (its packets are failure drops either way)."""
+        installed, groups = self._installed, self._groups
+        routes = dict(self.router.routes)
+        changes = {}
+        for dest, (cost, route) in installed.items():   # type: ignore[union-attr]
+            hops = _members(route)
+            if len(hops) < 2 or not any(d.link is link for d in hops):
+                continue
+            alive = tuple(d for d in hops if d.link is not link)
+            if not alive:
+                continue
+            entry = groups.entry(alive)                  # type: ignore[union-attr]
+            installed[dest] = changes[dest] = (cost, entry)   # type: ignore[index]
+            routes[dest] = entry
+        if changes:
+            self.router.routes = routes
+            if self.on_install is not None:
+                self.on_install(self.sim.now, self.router, changes)
 
     # -- Bellman-Ford ----------------------------------------------------------------------
     def _choose(self, i: int):

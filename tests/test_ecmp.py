@@ -200,6 +200,24 @@ def test_bellman_ford_takes_a_failed_member_out_of_every_set(failed, delay_us):
         assert _sets(dynamic, router) == _sets(static, static.routers[rid]), rid
 
 
+def test_a_router_takes_its_own_failed_member_out_of_its_sets_at_once():
+    """Bellman-Ford: the router at the end of a failed link stops hashing packets onto it at
+    the failure, as Linux skips a multipath route's dead next hop, not after the hold-down."""
+    topology = _fat_tree("flow", flows=0, routing="bellman-ford", duration_s=1.0)
+    failed = "e_p0_0-a_p0_1"
+    topology["events"] = [{"at_s": 0.5, "link": failed, "action": "down"}]
+    net = build_network(load_topology(topology))
+    edge = net.routers["e_p0_0"]
+    net.sim.run(until=0.5 - 1e-9)
+    before = _sets(net, edge)
+    assert any(len(hops) == 2 for hops in before.values())
+    net.sim.run(until=0.5)                         # the failure, and nothing installed since
+    after = _sets(net, edge)
+    for host_id, hops in before.items():
+        kept = [hop for hop in hops if not hop[0] == failed]
+        assert after[host_id] == (kept if kept else hops), host_id
+
+
 def test_routes_csv_lists_every_member(tmp_path):
     topology = _fat_tree("flow", flows=1, data_mb=0.05, duration_s=None)
     Run(load_topology(topology), trace_dir=tmp_path).execute()
