@@ -427,7 +427,7 @@ class Sender(SenderView):
 
     def _finish(self) -> None:
         self.finish_s = self.sim.now
-        self.timer.cancel()
+        self.timer.release()            # (never armed again: nothing is sent once finished)
         self.on_complete()
 
 

@@ -15,7 +15,9 @@ When a flow finishes, one row goes to `fct.csv` (streamed: nothing is kept per f
 completion time and slowdown go into fixed-size log histograms, per workload and size bucket, from
 which the summary reports the count, mean, median and 99th percentile. A finished flow is
 referenced by nothing: workload flows are never registered with the sampler or the run's flow
-table, so memory depends on the number of flows in progress, not on how many have run; and the
+table, and the cycles its objects form are collected every so many finished flows
+(simulator/garbage.py `CycleBudget`), so memory depends on the number of flows in progress, not
+on how many have run; and the
 flows in progress are at most MAX_FLOWS_ALIVE (topologies/bounds.py): an overloaded workload
 stops the run cleanly there (stop reason "limit"), its results written.
 
@@ -34,6 +36,7 @@ from flows.transport import Flow
 from netsim.traces import csv_field
 from plot_tool.schema import FCT
 from routing.ecmp import set_flow_hashes
+from simulator.garbage import CycleBudget
 from topologies.bounds import MAX_FLOWS_ALIVE, MAX_TRACE_ROWS
 
 FCT_COLUMNS = FCT.names     # the results schema's order (the row below follows it)
@@ -246,8 +249,10 @@ class FctFile:
 class Workload:
     """Runs one `WorkloadSpec` in a built network; results in `summary()`."""
 
-    def __init__(self, spec, network, fct_file: FctFile, units, alive=None, stop=None):
+    def __init__(self, spec, network, fct_file: FctFile, units, alive=None, stop=None,
+                 budget=None):
         self.spec = spec
+        self.budget = budget if budget is not None else CycleBudget()   # (shared by a run's)
         self.alive = alive if alive is not None else [0]   # flows in progress, all workloads
         self.stop = stop                    # called with a reason at MAX_FLOWS_ALIVE
         self.sim = network.sim
@@ -342,6 +347,7 @@ class Workload:
             if slowdown == slowdown:
                 self.slowdown[b].add(slowdown)
         flow.on_finish = None
+        self.budget.dropped(self.alive[0])          # (a finished flow is cyclic garbage)
 
     def summary(self, bits_per_mbit: float) -> dict:
         spec = self.spec
@@ -373,5 +379,6 @@ def start_workloads(run) -> list:
     fct_file = FctFile(run.trace_dir / "fct.csv")
     run.traces["fct"] = fct_file
     alive = [0]                     # flows in progress over all workloads (MAX_FLOWS_ALIVE)
-    return [Workload(w, run.network, fct_file, spec.units, alive, run.stop_at_limit)
+    budget = CycleBudget()
+    return [Workload(w, run.network, fct_file, spec.units, alive, run.stop_at_limit, budget)
             for w in spec.workloads]

@@ -241,6 +241,10 @@ class Simulator:
         return self.now
 
 
+def _released() -> None:
+    """The callback of a released `Timer` (never called: the timer is not active)."""
+
+
 class Timer:
     """A restartable, cancellable one-shot timer that calls ``callback()`` when it expires.
 
@@ -271,6 +275,13 @@ class Timer:
     def cancel(self) -> None:
         """Disarm the timer; its heap entry, if any, is ignored when it comes up."""
         self.active = False
+
+    def release(self) -> None:
+        """Disarm the timer for good: its entry, if any, still comes up and does nothing, but
+        no longer keeps `callback`'s object alive until then (a finished flow's sender, until
+        its retransmission timeout would have expired: simulator/garbage.py)."""
+        self.active = False
+        self.callback = _released
 
     def _push(self, time_s: float) -> None:
         self._token += 1

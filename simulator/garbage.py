@@ -45,6 +45,17 @@ the run's CPU on the largest cases, for no garbage found. Two measures, in one p
   on 1 000 routers 42 -> 24 ms. Cyclic garbage, if a run makes any, waits for at most that many
   more objects (a few MB).
 
+* A finished flow is garbage in reference cycles (its flow, sender, receiver and algorithm
+  refer to one another): reference counting does not free it, and with the youngest
+  generation collected that rarely the oldest one is almost never collected while the loop
+  runs. A workload finishes flows for as long as it runs, so `CycleBudget` collects once
+  `DROPPED_PER_COLLECTION` flows have finished since the last collection, or four times the
+  flows in progress if more (each collection traces the objects the run keeps, mostly the
+  flows in progress and their packets, so its cost per finished flow stays constant). Without,
+  a workload of 10 000 flows/s held 0.6-0.8 kB per finished flow: 511 MB after 64 s
+  (acceptance test); a full collection during the loop scans only what the run allocated,
+  since what was built is set aside.
+
 * `set_aside_for_exit` sets every object aside as the command line exits.
 
 Neither changes what a run computes, only when garbage cycles are reclaimed. Interpreters
@@ -146,6 +157,25 @@ def _collect_dropped_runs() -> None:
     elif size - _oldest_then > _oldest_then // 4:
         gc.collect()                  # the runs dropped since
         _oldest_then = 0
+
+
+DROPPED_PER_COLLECTION = 10_000   # finished flows between two collections (at least)
+
+
+class CycleBudget:
+    """Collects the cycles a run drops as it goes (module docstring): `dropped(alive)` after
+    each finished flow, `alive` the flows still in progress."""
+
+    __slots__ = ("count",)
+
+    def __init__(self):
+        self.count = 0
+
+    def dropped(self, alive: int) -> None:
+        self.count += 1
+        if self.count >= DROPPED_PER_COLLECTION and self.count >= 4 * alive:
+            self.count = 0
+            gc.collect()
 
 
 def set_aside_for_exit() -> None:
