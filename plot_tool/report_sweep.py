@@ -66,7 +66,7 @@ def sweep_chart(plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
     xaxis: dict[str, Any] = {"title": {"text": plain(data.xlabel)}, "zeroline": False,  # (a line at
                              # x = 0 looked like an error bar; the figure has none)
                              "type": "log" if data.logx and data.categories is None else None}
-    if data.x_ticks:                      # every swept value labelled, and only those
+    if data.x_ticks and data.label_every_x:    # every swept value labelled, and only those
         xaxis.update(tickmode="array", tickvals=[sig(v) for v in data.x_ticks],
                      ticktext=[f"{v:g}" for v in data.x_ticks])
     elif data.categories is not None:

@@ -44,6 +44,12 @@ ERROR_BAR_TEXT = {"std": "error bars: \u00b11 standard deviation of those runs",
                   "none": "no error bars"}
 
 
+# a numeric x axis labels every swept value up to this many; beyond, labels staggered on rows
+# below the axis would stack (1 600 values: 150 rows and a 3 277-pixel figure), so the axis gets
+# ordinary ticks instead and each swept value a short unlabelled mark
+MAX_LABELLED_X = 20
+
+
 @dataclass
 class Overlay:
     """One theory overlay of a sweep plot, drawn dashed.
@@ -80,9 +86,15 @@ class SweepPlotData:
     logx: bool
     logy: bool
     y_from_zero: bool
-    x_ticks: list[float]               # every x value swept (numeric x), each labelled
+    x_ticks: list[float]               # every x value swept (numeric x)
     footnote: str
     overlays: list[Overlay] = field(default_factory=list)
+
+    @property
+    def label_every_x(self) -> bool:
+        """Whether the numeric x axis has a labelled tick at every swept value (up to
+        `MAX_LABELLED_X` of them), or else ordinary ticks with a short mark at each value."""
+        return len(self.x_ticks) <= MAX_LABELLED_X
 
     def series_label(self, s: SweepSeries) -> str:
         return s.label if self.lines is not None else quantity_name(self.y)

@@ -187,7 +187,7 @@ def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping
                  color="dimgray")
     with warnings.catch_warnings():       # a layout on the way may not fit yet: _grow_to_fit
         warnings.filterwarnings("ignore", message=LAYOUT_GAVE_UP)
-        if data.categories is None:
+        if data.categories is None and data.label_every_x:
             _stagger_labels(fig, ax, data.x_ticks)
         _fit_labels(fig, ax, data)
     _grow_to_fit(fig)
@@ -248,7 +248,10 @@ def _set_axes(ax: Any, data: SweepPlotData) -> None:
                 ax.set_xlim(low / 1.5, high * 1.5)
             else:
                 ax.set_xlim(low - pad, high + pad)
-        _label_every_value(ax, data.x_ticks)
+        if data.label_every_x:
+            _label_every_value(ax, data.x_ticks)
+        else:
+            _mark_every_value(ax, data)
     if data.logy:
         ax.set_yscale("log")
         _plain_log_labels(ax.yaxis)
@@ -273,6 +276,17 @@ def _label_every_value(ax: Any, values: Sequence[float]) -> None:
     ax.xaxis.set_major_locator(FixedLocator(list(values)))
     ax.xaxis.set_major_formatter(FixedFormatter([f"{value:g}" for value in values]))
     ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _mark_every_value(ax: Any, data: SweepPlotData) -> None:
+    """Many swept values (more than `MAX_LABELLED_X`): matplotlib's own ticks, labelled with
+    plain numbers, and an unlabelled minor tick at every swept value."""
+    from matplotlib.ticker import FixedLocator, NullFormatter
+
+    if data.logx:
+        _plain_log_labels(ax.xaxis)
+    ax.xaxis.set_minor_locator(FixedLocator(list(data.x_ticks)))
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 

@@ -162,3 +162,21 @@ def test_a_log_axis_starts_below_the_values_drawn_not_at_a_bar_cut_above_zero():
     low, high = ax.get_ylim()
     assert low == pytest.approx(2.9 / 1.5, rel=0.02)      # the lowest end above zero: 3.2 - 0.28
     assert high > 9.69
+
+
+@pytest.mark.parametrize("count, labelled", [(20, True), (400, False)])
+def test_many_swept_values_get_ordinary_ticks_and_a_figure_of_its_size(count, labelled):
+    """Up to MAX_LABELLED_X values, a labelled tick at each; beyond, matplotlib's own labelled
+    ticks and an unlabelled mark at each value (before, 1 600 values stacked 150 rows of labels
+    under the plot)."""
+    data = [{"run_id": f"p{p}", "point": str(p), "seed": "1", X: str(1 + p / 4),
+             Y: str(p), "status": "ok"} for p in range(count)]
+    fig, ax = draw({"file": "p.png", "x": X, "y": Y}, data)
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert fig.get_size_inches()[1] == pytest.approx(5.0)        # not grown to fit labels
+    if labelled:
+        assert len(labels) == count
+    else:
+        assert 3 <= len(labels) <= 12 and not any("\n" in t for t in labels)
+        marks = set(ax.xaxis.get_minorticklocs()) | set(ax.xaxis.get_majorticklocs())
+        assert {1 + p / 4 for p in range(count)} <= marks     # (a major tick hides its minor)
