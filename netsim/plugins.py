@@ -18,15 +18,14 @@ too.
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.util
-import inspect
 import sys
-import traceback
 from pathlib import Path
 
 ENTRY_POINT_GROUP = "netsim.algorithms"
 
+# (hashlib, inspect and traceback are imported where they are used: every run imports this
+# module to look for entry points, and most load no plugin)
 _loaded: dict = {}            # resolved path -> the classes it defines (a file is imported once)
 _shown: dict = {}             # resolved path -> the path as the command line gave it
 _entry_points_loaded = False
@@ -37,6 +36,7 @@ class PluginError(ValueError):
 
 
 def _module_name(path: Path) -> str:
+    import hashlib
     digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
     stem = "".join(c if c.isalnum() else "_" for c in path.stem)
     return f"netsim_plugin_{stem}_{digest}"
@@ -44,6 +44,7 @@ def _module_name(path: Path) -> str:
 
 def _where(path: Path, exc: BaseException) -> str:
     """'FILE, line N' of the deepest frame of the traceback inside the plugin file."""
+    import traceback
     if isinstance(exc, SyntaxError) and exc.lineno is not None:
         return f"{path}, line {exc.lineno}"
     line = None
@@ -74,6 +75,8 @@ def _register_all(classes: list, origin: str) -> list:
 
 
 def _classes_of(module) -> list:
+    import inspect
+
     from flows.congestion import CongestionControl
     return [obj for _, obj in inspect.getmembers(module, inspect.isclass)
             if issubclass(obj, CongestionControl) and obj is not CongestionControl
@@ -140,6 +143,7 @@ def load_entry_points() -> list:
     _entry_points_loaded = True
     if not _may_declare(ENTRY_POINT_GROUP):
         return []
+    import inspect
     from importlib.metadata import entry_points
     names = []
     if sys.version_info >= (3, 10):   # noqa: UP036 (the CLI also runs under PyPy 3.9)
@@ -229,6 +233,7 @@ def plugin_code_running(frame) -> bool:
 
 
 def _source_file(cls):
+    import inspect
     try:
         name = inspect.getsourcefile(cls)
         return Path(name).resolve() if name else None
@@ -247,6 +252,8 @@ def failure_line(exc: BaseException, flows=()) -> str | None:
     value (parameters that drive it out of range) is ``flow "ID": message``, the flow found
     among `flows` (the run's Flow objects; the message alone if it is not there). None when no
     plugin code is involved otherwise (a bug of netsim's own: the caller lets it through)."""
+    import traceback
+
     from flows.congestion import AlgorithmValueError
     checked = isinstance(exc, AlgorithmValueError)
     message = str(exc).splitlines()[0] if str(exc) else ""
