@@ -218,13 +218,41 @@ def test_an_interval_writing_too_many_rows_is_refused_with_the_smallest_that_fit
                    "--out", tmp_path / "r")
     assert done.returncode == 2
     line = one_line(done)
-    assert line.startswith("error: --interval: 1e-09 s over a 3 s run of 5 traced entities "
-                           "(link directions, flows, hosts) could write up to 1.5e+10 trace rows")
+    assert line.startswith("error: --interval: 1e-09 s over a 3 s run whose 5 busiest traced "
+                           "entities (its flows, the hosts of its flows and workloads, and the "
+                           "directions of their links) write 1.5e+10 trace rows")
     assert line.endswith("at most 2e+07 are written: use an interval of at least 7.5e-07 s")
     assert not (tmp_path / "r").exists()
     done = run_cli(path, "--interval", "7.5e-7", "--duration", "3e-4", "--no-plots", "--quiet",
                    "--out", tmp_path / "r")
     assert done.returncode == 0, done.stderr
+
+
+def mostly_idle(routers: int) -> dict:
+    """One endless flow H1 -> H2 over R0, beside a chain of `routers` idle routers."""
+    chain = [f"R{i}" for i in range(routers)]
+    links = [{"id": "A", "ends": ["H1", "R0"], "rate_mbps": 10, "delay_ms": 1, "buffer_kb": 100},
+             {"id": "B", "ends": ["R0", "H2"], "rate_mbps": 10, "delay_ms": 1, "buffer_kb": 100}]
+    links += [{"id": f"C{i}", "ends": [a, b], "rate_mbps": 10, "delay_ms": 1, "buffer_kb": 100}
+              for i, (a, b) in enumerate(zip(chain, chain[1:]))]
+    return {"hosts": ["H1", "H2"], "routers": chain, "links": links, "duration_s": 10,
+            "flows": [{"id": "F1", "src": "H1", "dst": "H2"}]}
+
+
+def test_idle_links_do_not_make_an_interval_too_fine(monkeypatch):
+    """The bound counts what surely writes every interval (the flows, their hosts and their
+    links' directions: 7 here), not the idle links, which write no rows: 500 routers and 1 000
+    sampling instants are 1 e6 rows at most and 7 000 written. Past what was counted, the run
+    checks its rows and stops cleanly at the limit."""
+    from netsim import run as run_module
+    spec = load_topology(mostly_idle(500))
+    assert run_module.run_problem(spec, 10, 0.01) is None
+    assert run_module.run_problem(spec, 10, 1e-6).startswith(
+        "interval_s: 1e-06 s over a 10 s run whose 7 busiest traced entities")
+    monkeypatch.setattr(run_module, "MAX_TRACE_ROWS", 5000)
+    summary = run_module.simulate(spec, interval_s=0.01).summary
+    assert summary["stop_reason"] == "limit"
+    assert sum(summary["trace_rows"][name] for name in ("links", "flows", "hosts")) <= 5000
 
 
 def test_a_duration_that_only_caps_flows_which_complete_is_not_their_length(tmp_path, run_cli):

@@ -39,10 +39,12 @@ warning, and its results are written (stop reason "limit").
 
 Output. The trace files (links.csv, flows.csv, hosts.csv) get at most MAX_TRACE_ROWS rows, counted
 as sampling instants (duration / interval) times traced entities (link directions, flows,
-hosts): a sampling interval that could write more over a run of known length (nothing but its
-duration ends it) is refused (with the smallest interval that fits); a run of unknown length (no
-duration, or one that only caps flows that may complete first) stops cleanly when it reaches the
-limit (stop reason "limit").
+hosts): a sampling interval with which the busiest entities alone (the flows, the hosts of flows
+and workloads, their links' directions: netsim/run.py `busy_entities`) would write more over a
+run of known length (nothing but its duration ends it) is refused (with the smallest interval
+that fits); a run of unknown length (no duration, or one that only caps flows that may complete
+first), or of known length whose idle entities could pass the limit if they were busy, stops
+cleanly when it reaches the limit (stop reason "limit").
 """
 from __future__ import annotations
 
