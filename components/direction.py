@@ -427,8 +427,8 @@ class Transmitter:
         self.delay_by_impairment = False   # netem jitter: delay_s is 0, the impairment delays
         # what `unfinished` needs to know of the packet in service: the direction of the one
         # whose transmission began last; (start, end) of the idle spells a shorter delay holds
-        # the transmitter for (Link.set_delay); (end, seconds per byte) of the packets accepted
-        # before each rate change (Link.set_rate), which keep the old rate. The two lists only
+        # the transmitter for (Link.set_delay); (end, seconds per byte) of the packet in service
+        # at each rate change (Link.set_rate), which keeps the old rate. The two lists only
         # after such changes, and until they have passed.
         self.serving: LinkDirection | None = None
         self.gaps: list[tuple[float, float]] | None = None
@@ -459,14 +459,65 @@ class Transmitter:
         self.gaps.append((start_s, end_s))
 
     def change_rate(self, rate_bps: float, now: float) -> None:
-        """Transmit at `rate_bps` from now on; the packets accepted so far keep the old rate."""
-        if self.busy_until > now:
-            if self.rate_changes is None:
-                self.rate_changes = []
-            self.rate_changes.append((self.busy_until, self.seconds_per_byte))
+        """Transmit at `rate_bps` from now on. The packet in service finishes at the old rate;
+        the packets waiting are re-timed at the new rate behind it (`_retime`), as Linux's tbf
+        after `tc change` and ns-3's SetDataRate send them (docs/model.md, "Time-varying
+        links")."""
+        queue = self.queue
+        if queue:
+            queue[0][2]._advance(now)                # (what began by now leaves the buffer)
+        old_seconds_per_byte = self.seconds_per_byte
         self.rate_bps = rate_bps
         self.seconds_per_byte = 8.0 / rate_bps
         self.half_seconds_per_byte = 4.0 / rate_bps
+        in_service_end = self._retime(now) if queue else self.busy_until
+        if in_service_end > now:                     # `unfinished`: its rate is the old one
+            if self.rate_changes is None:
+                self.rate_changes = []
+            self.rate_changes.append((in_service_end, old_seconds_per_byte))
+
+    def _retime(self, now: float) -> float:
+        """Re-time the waiting packets at the current rate: each begins when the one before
+        ends (or an idle spell a shorter delay imposed, kept at its length), and arrives after
+        the delay it was accepted with. Moves their buffer entries, their arrivals on the line
+        and `busy_until`; returns when the packet in service ends (now or before if none)."""
+        queue, line = self.queue, self.line
+        assert queue is not None and line is not None
+        n = len(queue)
+        arrivals = [line[i][0] for i in range(len(line) - n, len(line))] if len(line) >= n else []
+        if len(arrivals) != n or any(a < w[0] for a, w in zip(arrivals, queue)):
+            return self.busy_until    # (not the waiting packets' arrivals: left as they are)
+        gaps = [g for g in (self.gaps or ()) if g[1] > now]
+        # what follows the packet in service, in time order: idle spells and waiting packets
+        elements = sorted([(g[0], 0, i) for i, g in enumerate(gaps)] +
+                          [(w[0], 1, i) for i, w in enumerate(queue)])
+        first = elements[0]
+        in_service_end = first[0] if first[1] == 1 or first[0] > now else now
+        cursor = first[0]
+        seconds_per_byte = self.seconds_per_byte
+        waiting, times, spells = [], [], []
+        for k, (_, kind, i) in enumerate(elements):
+            old_end = elements[k + 1][0] if k + 1 < len(elements) else self.busy_until
+            if kind == 0:
+                begin, end = gaps[i]
+                if begin <= now:                     # held idle now: until it ends
+                    spells.append((begin, end))
+                    cursor = end
+                else:
+                    spells.append((cursor, cursor + end - begin))
+                    cursor += end - begin
+                continue
+            at, size, d, wait = queue[i]
+            finish = cursor + size * seconds_per_byte
+            waiting.append((cursor, size, d, wait + cursor - at))
+            times.append(finish + arrivals[i] - old_end)   # (its delay: arrival - old end)
+            cursor = finish
+        queue.clear()
+        queue.extend(waiting)
+        self.sim.retime_line(line, times)
+        self.gaps = spells or None
+        self.busy_until = cursor
+        return in_service_end
 
 
 def unfinished(d: LinkDirection, now: float) -> tuple[float, float]:

@@ -131,10 +131,9 @@ class Link:
 
     # -- time-varying links (rate_schedule, delay_schedule) --------------------------------
     def set_rate(self, rate_bps: float) -> None:
-        """Change the transmission rate now. Packets already accepted keep the departure times
-        computed when they were accepted (at the old rate: those in service finish at it, and so
-        do those waiting); packets accepted from now on are timed at the new rate behind them
-        (docs/model.md, "Time-varying links")."""
+        """Change the transmission rate now: the packet in service finishes at the old rate,
+        those waiting and those accepted from now on are sent at the new one
+        (`Transmitter.change_rate`; docs/model.md, "Time-varying links")."""
         if not rate_bps > 0:
             raise ValueError(f"link {self.id}: rate must be positive, got {rate_bps}")
         self.rate_bps = rate_bps

@@ -253,8 +253,10 @@ def _tracing_class(trace: EventTrace, base: Any) -> type:
         t = self.transmitter
         now = self.sim.now
         before = getattr(t, "busy_until", None)       # when the transmitter is free
-        start = before                                # drop-tail: after every accepted packet
-        if isinstance(t, AqmTransmitter):             # a discipline holds the waiting packets
+        start = before                                # drop-tail: after every accepted packet,
+        if now <= changes_until.get(self.link.id, -1.0):  # unless a change of rate re-times it
+            start = None
+        elif isinstance(t, AqmTransmitter):           # a discipline holds the waiting packets
             # one that decides at enqueue keeps FIFO order: after those waiting, at the rate of
             # now, unless a scheduled change of rate or delay comes first (a new rate times every
             # packet that begins after it, a shorter delay holds the next); CoDel may drop

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from heapq import heappop, heappush, heapreplace
+from heapq import heapify, heappop, heappush, heapreplace
 
 from simulator.garbage import set_aside, take_back
 
@@ -110,6 +110,27 @@ class Simulator:
         entry = (time_s, seq, callback, argument, line)
         line.append(entry)
         heappush(self._heap, entry)
+
+    def retime_line(self, line: deque, times: list) -> None:
+        """Move the last ``len(times)`` events of `line` to `times` (in order, not before now,
+        and keeping the line in time order), each keeping its sequence number, callback and
+        argument: a FIFO link whose waiting packets a rate change re-times
+        (`Transmitter.change_rate`). The line's heap entry follows its first event."""
+        n = len(times)
+        if not n:
+            return
+        head = line[0]
+        moved = [line.pop() for _ in range(n)]
+        moved.reverse()
+        for entry, time_s in zip(moved, times):
+            line.append((time_s, entry[1], entry[2], entry[3], line))
+        if line[0] is not head:                       # its first event moved: so does its entry
+            heap = self._heap
+            for i, entry in enumerate(heap):
+                if entry is head:
+                    heap[i] = line[0]
+                    heapify(heap)
+                    break
 
     def schedule_ahead(self, time_s: float, callback, argument=None) -> None:
         """`schedule_at` for an event that is usually far ahead (a timer, a flow's start): the

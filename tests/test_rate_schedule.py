@@ -30,14 +30,71 @@ def one_link(delay_s=0.5):
     return sim, link, arrivals, send_at
 
 
-def test_packets_accepted_before_a_rate_change_keep_the_old_rate():
+def test_a_rate_change_re_times_the_packets_waiting():
+    """The packet in service finishes at the old rate; those waiting go at the new one behind
+    it, as Linux's tbf after `tc change` and ns-3's SetDataRate (before, they kept the old rate:
+    1.5, 2.5, 3.5, 4.0)."""
     sim, link, arrivals, send_at = one_link()
-    for seq in range(3):                       # accepted at 0: depart at 1, 2, 3 s at the old rate
+    for seq in range(3):                       # accepted at 0: 0 in service until 1 s
         send_at(0.0, seq)
     sim.schedule_at(0.5, lambda _: link.set_rate(2 * RATE))
-    send_at(0.6, 3)                            # accepted after: behind the queue, at the new rate
+    send_at(0.6, 3)                            # accepted after: behind them, at the new rate
     sim.run()
-    assert arrivals == [(1.5, 0), (2.5, 1), (3.5, 2), (4.0, 3)]
+    assert arrivals == [(1.5, 0), (2.0, 1), (2.5, 2), (3.0, 3)]
+    d = link.directions[0]
+    d.settle(sim.now)
+    assert d.soj_sum == pytest.approx(1.0 + 1.5 + 1.4)     # waits until each began
+
+
+@pytest.mark.parametrize("duplex", ["full", "half"])
+def test_a_dip_to_a_low_rate_ends_when_the_rate_comes_back(duplex):
+    """A full buffer at 1/100 of the rate: when the rate is restored, what waits goes at the
+    restored rate (before, the link stayed at the low rate until its old queue had drained:
+    here 10 packets of 100 s each)."""
+    sim = Simulator()
+    a, b = Host("A"), Host("B")
+    link = Link(sim, "L", a, b, RATE, 0.5, 64 * SIZE, duplex)
+    arrivals = []
+    for seq in range(10):
+        sim.schedule_at(0.0, lambda _, seq=seq: a.send(Packet(
+            DATA, a, b, SIZE, lambda p: arrivals.append((sim.now, p.seq)), seq=seq)))
+    sim.schedule_at(0.5, lambda _: link.set_rate(RATE / 100))   # packet 0 still at full rate
+    sim.schedule_at(100.5, lambda _: link.set_rate(RATE))       # 1 in service: low rate
+    sim.run()
+    times = [t for t, _ in arrivals]
+    assert [seq for _, seq in arrivals] == list(range(10))
+    assert times[:2] == pytest.approx([1.5, 101.5])
+    assert times[2:] == pytest.approx([102.5 + k for k in range(8)])
+    d = link.directions[0]
+    d.settle(sim.now)
+    assert d.tx_pkts == 10 and d.q_pkts == 0 and link.transmitters[0].queued_bytes == 0
+
+
+def test_a_rate_change_keeps_the_idle_spell_a_shorter_delay_imposed():
+    """A delay decrease holds the transmitter idle after the packets it had accepted; a rate
+    change then re-times the packets behind the spell, which keeps its length."""
+    sim, link, arrivals, send_at = one_link(delay_s=2.0)
+    send_at(0.0, 0)                            # 0-1 s, arrives at 3 s
+    send_at(0.0, 1)                            # 1-2 s, arrives at 4 s
+    sim.schedule_at(0.5, lambda _: link.set_delay(0.5))   # held idle 2-3.5 s
+    send_at(0.6, 2)                            # 3.5-4.5 s at the old rate, delay 0.5
+    sim.schedule_at(0.7, lambda _: link.set_rate(2 * RATE))
+    sim.run()
+    # 1 re-timed: 1-1.5 s, arrives at 3.5; the spell 1.5-3 s; 2 from 3 to 3.5 s, arrives at 4
+    assert arrivals == [(3.0, 0), (3.5, 1), (4.0, 2)]
+
+
+def test_a_rate_change_while_held_idle_moves_the_first_event_of_the_line():
+    """Nothing in flight, the transmitter held idle by a shorter delay, a packet waiting
+    behind: the line's first event is the waiting packet, and its heap entry moves with it."""
+    sim, link, arrivals, send_at = one_link(delay_s=2.0)
+    send_at(0.0, 0)                            # 0-1 s, arrives at 3 s
+    sim.schedule_at(0.5, lambda _: link.set_delay(0.5))   # held idle 1-2.5 s
+    send_at(3.2, 1)                            # 3.2 s: idle (the spell is over)
+    send_at(1.2, 2)                            # waits behind the spell: 2.5-3.5 s, arrives at 4
+    sim.schedule_at(1.5, lambda _: link.set_rate(4 * RATE))   # 2.5-2.75 s, arrives at 3.25
+    sim.run()
+    assert arrivals == [(3.0, 0), (3.25, 2), (3.2 + 0.25 + 0.5, 1)]
 
 
 def test_a_delay_decrease_keeps_the_order():
