@@ -37,7 +37,7 @@ from netsim.traces import csv_field
 from plot_tool.schema import FCT
 from routing.ecmp import set_flow_hashes
 from simulator.garbage import CycleBudget
-from topologies.bounds import MAX_FLOWS_ALIVE, MAX_TRACE_ROWS
+from topologies.bounds import MAX_FLOWS_ALIVE, MAX_TRACE_ROWS, MAX_WINDOW_PACKETS_ALIVE
 
 FCT_COLUMNS = FCT.names     # the results schema's order (the row below follows it)
 BUCKETS = ("all", "under_100kb", "100kb_to_10mb", "over_10mb")   # sizes in the topology's units
@@ -254,7 +254,10 @@ class Workload:
         self.spec = spec
         self.budget = budget if budget is not None else CycleBudget()   # (shared by a run's)
         self.alive = alive if alive is not None else [0]   # flows in progress, all workloads
-        self.stop = stop                    # called with a reason at MAX_FLOWS_ALIVE
+        self.stop = stop                    # called with a reason at `max_alive`
+        # flows in progress at once (topologies/bounds.py): their first windows held together
+        window = spec.transport.initial_cwnd_pkts or 10.0     # (None: the stack's, 1 or 10)
+        self.max_alive = min(MAX_FLOWS_ALIVE, max(1, int(MAX_WINDOW_PACKETS_ALIVE // window)))
         self.sim = network.sim
         # the workload's own stream (module docstring): seeded now, before anything runs
         self.rng = random.Random(self.sim.rng.getrandbits(64))
@@ -288,10 +291,13 @@ class Workload:
         sim, spec = self.sim, self.spec
         if spec.stop_s is not None and sim.now >= spec.stop_s:
             return
-        if self.alive[0] >= MAX_FLOWS_ALIVE:    # overloaded: memory would grow without bound
+        if self.alive[0] >= self.max_alive:   # overloaded: memory would grow without bound
             if self.stop is not None:
+                limit = ("MAX_FLOWS_ALIVE" if self.max_alive == MAX_FLOWS_ALIVE else
+                         f"MAX_WINDOW_PACKETS_ALIVE / its initial window of "
+                         f"{spec.transport.initial_cwnd_pkts or 10:g} packets")
                 self.stop(f"workload {spec.id}: {self.alive[0]} workload flows in progress at "
-                          f"once, the limit (MAX_FLOWS_ALIVE); the offered load "
+                          f"once, the limit ({limit}); the offered load "
                           f"({spec.arrivals_per_s:g} flows/s) is more than the network carries")
                 return
         if len(self.fct_file) + self.alive[0] >= MAX_TRACE_ROWS:   # a row each once finished

@@ -504,3 +504,20 @@ def test_a_run_idle_for_more_sampling_intervals_than_the_readers_take_stops_at_t
     assert summary["end_time_s"] == pytest.approx(999 * 1e-4)
     results.write(tmp_path / "out")
     assert read_results(tmp_path / "out").summary["stop_reason"] == "limit"
+
+
+def test_a_workload_of_large_initial_windows_keeps_fewer_flows_in_progress():
+    """A flow's first window goes out at once and its sender keeps it until it is acknowledged:
+    the flows in progress are at most MAX_WINDOW_PACKETS_ALIVE / the initial window (50 here),
+    or a fuzzed workload grew 6 GB per simulated second."""
+    from netsim import simulate
+    data = json.loads(json.dumps(WEBSEARCH))
+    workload = data["workloads"][0]
+    workload["arrivals_per_s"] = 50_000
+    workload["transport"] = {"initial_cwnd_pkts": 100_000}
+    data["duration_s"] = 0.1
+    summary = simulate(load_topology(data)).summary
+    assert summary["stop_reason"] == "limit"
+    assert ("50 workload flows in progress at once, the limit (MAX_WINDOW_PACKETS_ALIVE / its "
+            "initial window of 100000 packets)") in summary["stop_detail"]
+    assert summary["workloads"]["W"]["flows_started"] == 50

@@ -34,8 +34,12 @@ run for days of wall time first (topologies/load_flows.py). A transport's receiv
 bounds nothing a flow may send (and its packet count would overflow a float).
 
 Memory. Flows of workloads alive at once are at most MAX_FLOWS_ALIVE (about 2 to 4 kB each
-without their packets): an overloaded workload stops the run cleanly at that point, with a
-warning, and its results are written (stop reason "limit").
+without their packets), and at most MAX_WINDOW_PACKETS_ALIVE / the workload's initial window
+(`initial_cwnd_pkts`): a flow's first window goes out at once, and a sender keeps what it has
+sent until it is acknowledged (about 100-200 bytes a packet in the Linux stack), so 50 000
+flows of an initial window of 100 000 packets would hold gigabytes. An overloaded workload
+stops the run cleanly at that point, with a warning, and its results are written (stop reason
+"limit").
 
 Output. The trace files (links.csv, flows.csv, hosts.csv) get at most MAX_TRACE_ROWS rows, counted
 as sampling instants (duration / interval) times traced entities (link directions, flows,
@@ -58,6 +62,7 @@ MAX_RUN_TIME_S = 2 * MAX_TIME_S  # where a run without a duration stops: a flow 
                               # MAX_TIME_S with data its links carry in MAX_TIME_S
 MAX_ARRIVALS_PER_S = 1.0 / TIME_RESOLUTION_S   # a workload's mean gap >= TIME_RESOLUTION_S
 MAX_FLOWS_ALIVE = 50_000      # workload flows in progress at once
+MAX_WINDOW_PACKETS_ALIVE = 5_000_000   # their initial windows together, in packets
 MAX_TRACE_ROWS = 20_000_000   # rows of the trace files of one run (about 1 GB of CSV)
 MIN_ROUTING_INTERVAL_S = 1e-3  # Bellman-Ford rounds (each router's vector to each neighbour)
 BOUND_ROUNDING = 1e-12        # relative: a value this close to a bound in another unit is at it
