@@ -75,8 +75,6 @@ _LOG_LINE = re.compile(rb"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \S+: ")
 _TRACE_CSV_HEAD = (b"time_s,event,node,link,direction,flow,kind,seq,size_bytes,cause,start_s\n",
                    b"time_s,event,node,link,direction,flow,kind,seq,size_bytes,cause,start_s\r\n")
 _TRACE_JSONL_HEAD = b'{"time_s":'
-_REPORT_HEAD = b"<!DOCTYPE html>"
-_REPORT_TITLE = b"<title>netsim report: "
 HEAD_BYTES = 4096                      # what is read of an existing file to tell whose it is
 KINDS = {"log": "a log file", "trace": "an event trace", "report": "a report"}
 
@@ -99,7 +97,8 @@ def written_by_netsim(path, kind: str) -> bool:
     if kind == "trace":
         return head.startswith(_TRACE_CSV_HEAD) or head.startswith(_TRACE_JSONL_HEAD)
     if kind == "report":
-        return head.startswith(_REPORT_HEAD) and _REPORT_TITLE in head[:512]
+        from plot_tool.figure_files import is_netsims_report
+        return is_netsims_report(head)
     raise ValueError(f"unknown kind of output: {kind!r}")
 
 

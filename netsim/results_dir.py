@@ -68,6 +68,8 @@ def is_results_dir(path: Path) -> bool:
     read whole (the summary of a large network is tens of MB, and a run checks the directory
     it replaces twice)."""
     summary = path / SUMMARY_FILE
+    if not summary.is_file():           # (a FIFO would block, a link to /dev/zero never end)
+        return False
     try:
         with open(summary, "rb") as fh:
             if fh.read(len(_SUMMARY_HEAD)) == _SUMMARY_HEAD:
@@ -83,7 +85,7 @@ def is_sweep_dir(path: Path) -> bool:
     """True when `path` is a directory holding a sweep.json written by netsim (a JSON object
     with the sweep's name, topology and parameters) and its results.csv (a sweep file that
     happens to be called sweep.json does not make its folder a sweep directory)."""
-    if not (path / SWEEP_RESULTS_FILE).is_file():
+    if not (path / SWEEP_RESULTS_FILE).is_file() or not (path / SWEEP_FILE).is_file():
         return False
     try:
         with open(path / SWEEP_FILE, encoding="utf-8") as fh:

@@ -36,8 +36,10 @@ MISSING_SHOWN = 5      # warnings for runs lacking a metric; the rest are counte
 
 
 def _read_bytes(path: Path):
+    """The bytes of a regular file, None for anything else (a FIFO would block, a link to
+    /dev/zero never end)."""
     try:
-        return path.read_bytes()
+        return path.read_bytes() if path.is_file() else None
     except OSError:
         return None
 

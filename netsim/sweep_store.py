@@ -130,8 +130,11 @@ def claim(out: Path, sweep: Sweep, force: bool = False) -> None:
 def _remove_sweep(out: Path, previous: dict) -> None:
     """Remove what the sweep `previous` wrote in `out`, and nothing else: its files, its run
     records (runs/ itself once empty) and its figures."""
-    for name in (SWEEP_FILE, RESULTS_FILE, REPORT_FILE):
+    from plot_tool.figure_files import report_written_by_netsim
+    for name in (SWEEP_FILE, RESULTS_FILE):
         (out / name).unlink(missing_ok=True)
+    if report_written_by_netsim(out / REPORT_FILE):         # (a file of the user's stays)
+        (out / REPORT_FILE).unlink()
     records = out / RECORDS_DIR
     if records.is_dir() and not records.is_symlink():
         prune_records(out, set())
@@ -181,8 +184,9 @@ def foreign_figures(out: Path, plots) -> list:
 def remove_stale(out: Path, plots, *, report: bool, figures: bool) -> list:
     """After results.csv changed: remove the sweep's report (`report`) and figures (`figures`)
     drawn from the earlier results, when they are not drawn again now; the names removed."""
+    from plot_tool.figure_files import report_written_by_netsim
     stale = []
-    if report and (out / REPORT_FILE).is_file():
+    if report and report_written_by_netsim(out / REPORT_FILE):    # (a file of the user's stays)
         (out / REPORT_FILE).unlink()
         stale.append(REPORT_FILE)
     if figures:

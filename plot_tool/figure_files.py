@@ -1,5 +1,6 @@
-"""Which PNG files in a results or sweep directory are figures netsim wrote (standard library
-only: a sweep without figures, and PyPy, read it without numpy or matplotlib)."""
+"""Which PNG files in a results or sweep directory are figures netsim wrote, and whether its
+report.html is netsim's (standard library only: a sweep without figures, and PyPy, read it
+without numpy or matplotlib)."""
 from __future__ import annotations
 
 import struct
@@ -7,6 +8,31 @@ from pathlib import Path
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"   # every PNG file's first eight bytes (plot_tool.png writes it)
 SOFTWARE = "netsim plot_tool"   # the start of every figure's "Software" text (plot_tool.png)
+# how every report page netsim writes begins (plot_tool.report_page `render_page`): its
+# <!DOCTYPE>, and its <title> within the first REPORT_TITLE_WITHIN bytes
+REPORT_HEAD = b"<!DOCTYPE html>"
+REPORT_TITLE = b"<title>netsim report: "
+REPORT_TITLE_WITHIN = 512
+
+
+def is_netsims_report(head: bytes) -> bool:
+    """Whether a file beginning with `head` is a report page netsim wrote."""
+    return head.startswith(REPORT_HEAD) and REPORT_TITLE in head[:REPORT_TITLE_WITHIN]
+
+
+def report_written_by_netsim(path) -> bool:
+    """Whether `path` is a regular file (not a symbolic link) holding a report page netsim
+    wrote, or nothing (nothing to lose), which netsim may replace or remove. Anything else is
+    the user's."""
+    path = Path(path)
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(REPORT_TITLE_WITHIN)
+    except OSError:
+        return False
+    return not head or is_netsims_report(head)
 
 
 def written_by_netsim(path) -> bool:
@@ -48,4 +74,5 @@ def refuse_foreign_figures(paths) -> None:
                              f"directory")
 
 
-__all__ = ["SIGNATURE", "SOFTWARE", "refuse_foreign_figures", "written_by_netsim"]
+__all__ = ["SIGNATURE", "SOFTWARE", "is_netsims_report", "refuse_foreign_figures",
+           "report_written_by_netsim", "written_by_netsim"]

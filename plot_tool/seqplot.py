@@ -62,7 +62,7 @@ def _captures(pcap_dir: Path, summary: dict, src: str) -> tuple[Path, Path, str]
     """(forward capture, reverse capture, where) for a flow sent by `src`: its host capture
     (both directions in one file), else its access link's two direction captures."""
     at_host = pcap_dir / host_capture_name(src)
-    if at_host.exists():
+    if at_host.is_file():               # (not a FIFO, which would block, nor a device)
         return at_host, at_host, f"at {src}"
     access = _access_link(summary, src)
     if access is None:
@@ -70,7 +70,7 @@ def _captures(pcap_dir: Path, summary: dict, src: str) -> tuple[Path, Path, str]
     link_id, other = access
     forward = pcap_dir / link_capture_name(link_id, src, other)
     reverse = pcap_dir / link_capture_name(link_id, other, src)
-    if forward.exists() and reverse.exists():
+    if forward.is_file() and reverse.is_file():
         return forward, reverse, f"on {link_id}"
     return None
 

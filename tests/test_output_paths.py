@@ -518,3 +518,40 @@ def test_a_sweep_never_removes_the_users_files(tmp_path, run_cli):
     assert done.returncode == 0, done.stderr           # another sweep replaces the first
     assert (out / "notes.txt").read_text() == "mine"
     assert (out / "runs" / "mine.json").read_text() == "{}"
+
+
+# -- named pipes and devices where a results or sweep directory's files are ----------------------
+
+@pytest.mark.parametrize("name", ["summary.json"])
+def test_a_named_pipe_in_a_results_directory_is_not_read(tmp_path, run_cli, name):
+    """A FIFO (or a link to /dev/zero) named summary.json: the run refuses to replace the
+    directory, `plot` refuses to read it, in one line each, without blocking (before: both
+    hung on the pipe)."""
+    out = tmp_path / "r"
+    out.mkdir()
+    os.mkfifo(out / name)
+    done = run_cli(TC0, "--duration", "0.2", "--no-plots", "--out", out, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    done = run_cli("plot", out, timeout=60)
+    assert done.returncode == 2
+    one_error_line(done)
+    zero = tmp_path / "z"
+    zero.mkdir()
+    (zero / name).symlink_to("/dev/zero")
+    done = run_cli("plot", zero, timeout=60)
+    assert done.returncode == 2
+    one_error_line(done)
+
+
+def test_a_named_pipe_in_a_sweep_directory_is_not_read(tmp_path, run_cli):
+    sweep = tmp_path / "s.json"
+    sweep.write_text(json.dumps({"name": "s", "topology": "test_case_0", "duration_s": 0.2,
+                                 "parameters": {"links.L1.delay_ms": [5]},
+                                 "metrics": ["flows.F1.goodput_mbps"]}))
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "sweep.json")
+    (out / "results.csv").write_text("")
+    done = run_cli("sweep", sweep, "--out", out, "--no-plots", timeout=60)
+    assert done.returncode == 2
+    one_error_line(done)

@@ -21,10 +21,15 @@ def sweep(tmp_path, out, capsys, *extra, status=0, **changes) -> str:
     return capsys.readouterr().err
 
 
+def netsims_report(text: str) -> str:
+    """A report.html as netsim writes them begin (plot_tool.figure_files is_netsims_report)."""
+    return f"<!DOCTYPE html>\n<html><head><title>netsim report: {text}</title></head></html>"
+
+
 def test_force_removes_the_earlier_sweeps_report(tmp_path, capsys):
     out = tmp_path / "out"
     sweep(tmp_path, out, capsys, "--no-plots")
-    (out / "report.html").write_text("<html>the earlier sweep</html>")
+    (out / "report.html").write_text(netsims_report("the earlier sweep"))
     sweep(tmp_path, out, capsys, "--no-plots", "--force", name="other")
     assert not (out / "report.html").exists()
 
@@ -33,13 +38,13 @@ def test_changed_results_remove_what_is_not_drawn_again(tmp_path, capsys):
     out = tmp_path / "out"
     sweep(tmp_path, out, capsys)
     assert (out / "g.png").is_file()
-    (out / "report.html").write_text("<html>two runs</html>")
+    (out / "report.html").write_text(netsims_report("two runs"))
     sweep(tmp_path, out, capsys, "--no-plots")                  # nothing new: all kept
     assert (out / "report.html").is_file() and (out / "g.png").is_file()
     err = sweep(tmp_path, out, capsys, "--no-plots", seeds=2)   # two more runs
     assert not (out / "report.html").exists() and not (out / "g.png").exists()
     assert "stale: removed report.html, g.png, drawn from the earlier results" in err
-    (out / "report.html").write_text("<html>four runs</html>")
+    (out / "report.html").write_text(netsims_report("four runs"))
     sweep(tmp_path, out, capsys, seeds=3)                       # figures drawn again
     assert (out / "g.png").is_file() and not (out / "report.html").exists()
 
@@ -111,11 +116,27 @@ def test_a_report_drawn_from_other_plots_is_removed(tmp_path, capsys):
     """The report showed the charts of plots the sweep no longer had (results.csv unchanged)."""
     out = tmp_path / "out"
     sweep(tmp_path, out, capsys)
-    (out / "report.html").write_text("<html>the g.png chart</html>")
+    (out / "report.html").write_text(netsims_report("the g.png chart"))
     renamed = [dict(SWEEP["plots"][0], file="g2.png", title="another")]
     err = sweep(tmp_path, out, capsys, plots=renamed)
     assert not (out / "report.html").exists() and (out / "g2.png").is_file()
     assert "stale: removed report.html, drawn from the earlier results or plots" in err
-    (out / "report.html").write_text("<html>the g2.png chart</html>")
+    (out / "report.html").write_text(netsims_report("the g2.png chart"))
     sweep(tmp_path, out, capsys, plots=renamed)                 # nothing changed: kept
     assert (out / "report.html").is_file()
+
+
+def test_a_report_html_of_yours_is_neither_removed_nor_replaced(tmp_path, capsys):
+    """Only a report netsim wrote is stale: a file of the user's named report.html stays through
+    changed results and --force (before, both deleted it), and `report` refuses to replace it."""
+    out = tmp_path / "out"
+    sweep(tmp_path, out, capsys, "--no-plots")
+    (out / "report.html").write_text("my notes")
+    sweep(tmp_path, out, capsys, "--no-plots", seeds=2)         # changed results
+    sweep(tmp_path, out, capsys, "--no-plots", "--force", name="other")
+    assert (out / "report.html").read_text() == "my notes"
+    capsys.readouterr()
+    assert main(["report", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "report.html: exists and is not a report netsim wrote" in err
+    assert (out / "report.html").read_text() == "my notes"
