@@ -351,7 +351,12 @@ def _iter_table(path: Path, required: tuple[str, ...], string_columns: frozenset
         raise FileNotFoundError(f"{path}: missing")
     with open(path, newline="", encoding="utf-8") as f:
         reader = csv.reader(f)
-        header = next(reader, None)
+        try:
+            header = next(reader, None)
+        except csv.Error as exc:       # (the header past the csv module's field limit, a NUL)
+            raise ValueError(f"{path}, line 1: not a CSV header row: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not UTF-8 text: {exc}") from None
         if header is None:
             raise ValueError(f"{path}: empty file (expected a header row: {','.join(required)})")
         header = [name.strip() for name in header]
@@ -372,6 +377,9 @@ def _iter_table(path: Path, required: tuple[str, ...], string_columns: frozenset
                 chunk = list(itertools.islice(reader, chunk_rows))
             except csv.Error as exc:   # (a field past the csv module's limit, a NUL byte)
                 raise ValueError(f"{path}, line {reader.line_num}: not a CSV row: {exc}") from None
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{path}: not UTF-8 text (after line {reader.line_num}): "
+                                 f"{exc}") from None
             if not chunk:
                 break
             rows = [row for row in chunk if row]   # blank lines (e.g. a trailing one) skipped

@@ -337,6 +337,25 @@ def test_a_row_the_csv_module_cannot_read_is_named_by_its_line(results_dir: Path
         read_results(results_dir)
 
 
+@pytest.mark.parametrize("content, message", [
+    ("x" * 131073 + "\n", r"links\.csv, line 1: not a CSV header row: field larger than field"),
+    ("\0" * 200_000 + "\n", r"links\.csv, line 1: not a CSV header row"),
+])
+def test_a_header_the_csv_module_cannot_read_is_one_error(results_dir: Path, content: str,
+                                                          message: str) -> None:
+    """Before: csv.Error escaped as a traceback (found by fuzzing)."""
+    (results_dir / "links.csv").write_text(content)
+    with pytest.raises(ValueError, match=message):
+        read_results(results_dir)
+
+
+def test_bytes_that_are_not_utf8_are_one_error(results_dir: Path) -> None:
+    text = (results_dir / "links.csv").read_bytes()
+    (results_dir / "links.csv").write_bytes(text + b"0.1,L1,\xff\xfe,1,1,1,0\n")
+    with pytest.raises(ValueError, match=r"links\.csv: not UTF-8 text"):
+        read_results(results_dir)
+
+
 def test_tables_are_read_in_chunks_as_one(results_dir: Path, monkeypatch) -> None:
     """`_read_table` turns a few rows at a time into numpy columns (its memory is the columns,
     not a list of every row): the same table, a bad value named by its line in any chunk, an
