@@ -684,6 +684,8 @@ def entry() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = EXIT_OK
     except KeyboardInterrupt as exc:  # outside the simulation (loading, drawing): nothing written
+        for sig in (signal.SIGINT, signal.SIGTERM):   # a second signal while the line is printed
+            signal.signal(sig, signal.SIG_IGN)        # (a group signalled twice) changes nothing
         signum = getattr(exc, "signum", signal.SIGINT)
         if code is None:
             print(f"interrupted ({signal.Signals(signum).name}): no results written",
