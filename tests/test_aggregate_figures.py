@@ -52,6 +52,25 @@ def test_links_grouped_by_tier_pair_with_mean_and_quantiles_of_the_csv(fat_tree_
     assert "10th" in links_job.spec.legend_title and "mean" in links_job.spec.legend_title
 
 
+@pytest.mark.parametrize("cells", [1, 7, 250])
+def test_aggregates_made_a_few_sample_times_at_a_time_are_the_same(fat_tree_run, monkeypatch,
+                                                                   cells):
+    """The members x times matrix is made AGGREGATE_CELLS at a time (a k = 24 fat tree's made
+    83 MB matrices): every mean and quantile is bit for bit the one of the whole matrix."""
+    rs = read_results(fat_tree_run)
+    whole = run_data.plan_figures(rs)
+    monkeypatch.setattr(entity_series, "AGGREGATE_CELLS", cells)
+    chunked = run_data.plan_figures(rs)
+    for job_whole, job_chunked in zip(whole, chunked):
+        for a, b in zip(job_whole.series, job_chunked.series):
+            assert a.label == b.label and np.array_equal(a.time, b.time)
+            for part in ("values", "low", "high"):
+                mine, theirs = getattr(a, part) or {}, getattr(b, part) or {}
+                assert mine.keys() == theirs.keys()
+                for column in mine:
+                    assert np.array_equal(mine[column], theirs[column], equal_nan=True), column
+
+
 def test_flows_grouped_by_algorithm_missing_rows_left_out(fat_tree_run):
     rs = read_results(fat_tree_run)
     flows_job = run_data.plan_figures(rs)[1]
