@@ -37,7 +37,7 @@ def test_an_interval_too_fine_for_a_run_of_known_length_is_refused_up_front(tmp_
     line = done.stderr.strip()
     assert "\n" not in line
     assert line.startswith(f"error: {path}: parameters (flows.F1.data_mb = null): interval_s: "
-                           f"0.001 s over a 100000 s run of")
+                           f"0.001 s over a 100000 s run whose")
     assert line.endswith("use an interval of at least 0.025 s")
     assert not (tmp_path / "out").exists()
 
