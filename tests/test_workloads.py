@@ -175,18 +175,18 @@ def test_finished_flows_do_not_stay_alive_while_the_run_goes(monkeypatch):
     no longer holds it (Timer.release), and the cycles its objects form are collected every
     so many finished flows (simulator/garbage.py CycleBudget). Counted without collecting:
     before, every flow of the last retransmission timeout (1 s) was alive, and then the cycles
-    of all the others (10 000 of 10 000 here)."""
+    of all the others (5 419 at most of 8 000 here)."""
     import simulator.garbage as garbage
     monkeypatch.setattr(garbage, "DROPPED_PER_COLLECTION", 500)
-    spec = load_topology(topology([[1000, 1]], 2000, 5, rate_mbps=1000))
+    spec = load_topology(topology([[1000, 1]], 2000, 4, rate_mbps=1000))
     run = Run(spec)
     counts = []
-    for t in (1.0, 2.0, 3.0, 4.0, 5.0):
+    for t in (1.0, 2.0, 3.0, 4.0):
         run.sim.schedule_at(t, lambda _: counts.append(
             sum(1 for o in gc.get_objects() if isinstance(o, Flow))))
     summary = run.execute().summary
-    assert summary["workloads"]["W"]["flows_completed"] > 9500
-    assert len(counts) == 5 and max(counts) < 1000, counts
+    assert summary["workloads"]["W"]["flows_completed"] > 7500
+    assert len(counts) == 4 and max(counts) < 1000, counts
 
 
 @pytest.mark.slow
