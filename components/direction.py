@@ -441,9 +441,13 @@ class Transmitter:
         self.line = self.sim.line()
 
     def reset(self, now: float) -> None:
-        """Empty buffer and idle transmitter (the link failed)."""
+        """Empty buffer and idle transmitter (the link failed). The packets it had accepted keep
+        their events on the old line (the failure guard drops them as they come up); what it
+        accepts from now on goes on a new one, so that the line's last events are always its
+        waiting packets' (`_retime`)."""
         if self.queue is not None:
             self.queue.clear()
+            self.line = self.sim.line()
         self.queued_bytes = 0
         # as a transmitter that never began a packet: nothing it accepted is still in flight, so
         # a shorter delay has nothing to keep in order (Link.set_delay) until it sends again
@@ -508,6 +512,8 @@ class Transmitter:
                     cursor += end - begin
                 continue
             at, size, d, wait = queue[i]
+            if arrivals[i] < old_end:
+                return self.busy_until    # (not its arrival: left as they are, as above)
             finish = cursor + size * seconds_per_byte
             waiting.append((cursor, size, d, wait + cursor - at))
             times.append(finish + arrivals[i] - old_end)   # (its delay: arrival - old end)

@@ -70,8 +70,9 @@ class EventTrace:
         self.finished: deque = deque()
         self.wrapper_classes: dict = {}
         self.direction_of: dict = {}      # id(failure guard) -> its direction (kept alive by it)
-        # link id -> time of its last scheduled rate or delay change (after 0)
+        # link id -> time of its last scheduled change (after 0): of rate or delay; of rate
         self.changes_until: dict = {}
+        self.rate_changes_until: dict = {}
 
     # -- writing ------------------------------------------------------------------------------
     def emit(self, now, event, node, link, direction, packet, cause="", start_s=None) -> None:
@@ -147,6 +148,9 @@ class EventTrace:
             times = [t_s for t_s, _ in (*ls.rate_schedule, *ls.delay_schedule) if t_s > 0]
             if times:
                 self.changes_until[ls.id] = max(times)
+            rates = [t_s for t_s, _ in ls.rate_schedule if t_s > 0]
+            if rates:
+                self.rate_changes_until[ls.id] = max(rates)
         tracing: dict = {}
         for link in network.links.values():
             for d in link.directions:
@@ -248,13 +252,14 @@ def _tracing_class(trace: EventTrace, base: Any) -> type:
     emit = trace.emit
     send = base.send
     changes_until = trace.changes_until
+    rate_changes_until = trace.rate_changes_until
 
     def traced_send(self, packet):
         t = self.transmitter
         now = self.sim.now
         before = getattr(t, "busy_until", None)       # when the transmitter is free
         start = before                                # drop-tail: after every accepted packet,
-        if now <= changes_until.get(self.link.id, -1.0):  # unless a change of rate re-times it
+        if now <= rate_changes_until.get(self.link.id, -1.0):  # unless a new rate re-times it
             start = None
         elif isinstance(t, AqmTransmitter):           # a discipline holds the waiting packets
             # one that decides at enqueue keeps FIFO order: after those waiting, at the rate of

@@ -98,7 +98,8 @@ def make_report(results_dir: PathLike, out: PathLike | None = None, *,
     path = Path(out) if out is not None else directory / REPORT_FILE
     if out is None and (path.exists() or path.is_symlink()) and not report_written_by_netsim(path):
         raise ValueError(f"{path}: exists and is not a report netsim wrote (a file of yours, or "
-                         f"a symbolic link): move it, or write the report elsewhere with -o")
+                         f"a symbolic link): move it, or write the report elsewhere (report "
+                         f"DIR -o FILE)")
     page = render_page(data)
     partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
     try:

@@ -44,7 +44,8 @@ def fast_pair(schedule) -> dict:
     topology = dumbbell(2, rate_mbps=10, delay_ms=10, buffer_kb=500, algorithm="fast",
                         params={"alpha": 20}, start_s=[0.0, 4.0], duration_s=16)
     bottleneck = next(link for link in topology["links"] if link["id"] == "L")
-    bottleneck["rate_schedule"] = schedule
+    if schedule:
+        bottleneck["rate_schedule"] = schedule
     return topology
 
 
@@ -79,3 +80,17 @@ def test_a_schedule_entry_at_time_zero_is_the_links_value():
     assert link.rate_bps == pytest.approx(5e6) and link.rate_schedule == ((8.0, 1e7),)
     assert LinkTimeline(spec).departures(7.0) == {}
     assert LinkTimeline(spec).departures(9.0)["L"].startswith("link L runs at 10 Mb/s (since 8 s")
+
+
+def test_a_change_on_a_link_no_flow_crosses_cuts_nothing():
+    """Each cut costs the settling time: a schedule on an idle link must not leave every
+    interval too short to compare (found in review: 12 one-second intervals, none compared)."""
+    topology = fast_pair([])
+    topology["links"].append({"id": "X", "ends": ["R1", "R2"], "rate_mbps": 1, "delay_ms": 100,
+                              "buffer_kb": 10, "rate_schedule": [[t, 2 + t % 2] for t in
+                                                                 range(1, 16)]})
+    report = check(topology)
+    assert report["link_changes_s"] == []
+    assert [(iv["start_s"], iv["end_s"]) for iv in report["intervals"]] == [(0.0, 4.0),
+                                                                            (4.0, 16.0)]
+    assert report["compared"] > 0

@@ -243,3 +243,21 @@ def test_a_rate_schedule_at_the_flows_start_gives_its_first_rtt(duplex):
                                                   (1024 + 64) * 8 / 1e8 * 1e3 * 2)
     link = results.summary["links"]["L"]      # the entry at 0 is the link's rate (the loader)
     assert link["rate_mbps"] == pytest.approx(5.0) and "rate_schedule_mbps" not in link
+
+
+def test_a_rate_change_after_a_failure_re_times_the_packets_accepted_since():
+    """The packets a failure cut keep their events on the line they were on; those accepted
+    after the repair go on a new one, which a later rate change re-times (before, it moved the
+    dead packets' events instead: packet 200 overtook 102 and 103, found in review)."""
+    sim, link, arrivals, send_at = one_link()
+    link.enable_failures()
+    for seq in range(10):
+        send_at(0.0, seq)
+    sim.schedule_at(2.2, lambda _: link.go_down())
+    sim.schedule_at(2.3, lambda _: link.come_up())
+    for seq in range(100, 104):
+        send_at(3.0, seq)                      # 100 in service 3-4 s at the old rate
+    sim.schedule_at(3.5, lambda _: link.set_rate(4 * RATE))
+    send_at(3.6, 200)
+    sim.run()
+    assert arrivals == [(1.5, 0), (4.5, 100), (4.75, 101), (5.0, 102), (5.25, 103), (5.5, 200)]

@@ -140,3 +140,10 @@ def test_a_report_html_of_yours_is_neither_removed_nor_replaced(tmp_path, capsys
     err = capsys.readouterr().err
     assert "report.html: exists and is not a report netsim wrote" in err
     assert (out / "report.html").read_text() == "my notes"
+    # and a sweep asked for its report says so before it runs anything (found in review)
+    before = (out / "results.csv").read_text()
+    err = sweep(tmp_path, out, capsys, "--no-plots", "--report", status=2, name="other",
+                seeds=3)
+    assert err.startswith(f"error: {out / 'report.html'}: exists and is not a report netsim "
+                          f"wrote") and "run without --report" in err
+    assert (out / "results.csv").read_text() == before                   # nothing was run

@@ -139,7 +139,13 @@ class _Comparison:
         # no model (`departure`)
         self.link_timeline = (LinkTimeline(model.spec, units.bits_per_mbit)
                               if model.spec is not None else None)
-        self.cuts = self.link_timeline.times() if self.link_timeline is not None else []
+        # the changes of links the flows' or workloads' paths cross (a change elsewhere cuts
+        # nothing: each cut costs the settling time)
+        crossed = {self.resource_list[r].link for rs in self.flow_resources.values() for r in rs}
+        crossed |= {self.resource_list[r].link for both in self.workload_resources.values()
+                    for rs in both for r in rs}
+        self.cuts = (self.link_timeline.times(crossed) if self.link_timeline is not None
+                     else [])
         self._departed: dict = {}         # link -> how it departs, in the current interval
         self._path_troubles: dict = {}    # active flows -> (flow -> reason, resources touched)
         # every compared window's means and sums, from the traces streamed on the first query

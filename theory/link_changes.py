@@ -39,9 +39,9 @@ class LinkTimeline:
         self.changes = sorted(changes + events, key=lambda c: c.time_s)   # (stable: schedules
                                                                           # first at one time)
 
-    def times(self) -> list:
-        """The instants at which some link changes, in order."""
-        return sorted({c.time_s for c in self.changes})
+    def times(self, links=None) -> list:
+        """The instants at which some link (of `links`, ids, if given) changes, in order."""
+        return sorted({c.time_s for c in self.changes if links is None or c.link in links})
 
     def first_change_s(self, links) -> float | None:
         """The first instant at which one of `links` (ids) changes, None if none ever does."""
