@@ -488,9 +488,9 @@ class Transmitter:
         queue, line = self.queue, self.line
         assert queue is not None and line is not None
         n = len(queue)
-        arrivals = [line[i][0] for i in range(len(line) - n, len(line))] if len(line) >= n else []
-        if len(arrivals) != n or any(a < w[0] for a, w in zip(arrivals, queue)):
-            return self.busy_until    # (not the waiting packets' arrivals: left as they are)
+        if len(line) < n:             # (not the waiting packets' arrivals: left as they are)
+            return self.busy_until
+        arrivals = [line[i][0] for i in range(len(line) - n, len(line))]
         gaps = [g for g in (self.gaps or ()) if g[1] > now]
         # what follows the packet in service, in time order: idle spells and waiting packets
         elements = sorted([(g[0], 0, i) for i, g in enumerate(gaps)] +
@@ -512,8 +512,8 @@ class Transmitter:
                     cursor += end - begin
                 continue
             at, size, d, wait = queue[i]
-            if arrivals[i] < old_end:
-                return self.busy_until    # (not its arrival: left as they are, as above)
+            if arrivals[i] < old_end:     # (not its arrival: left as they are, as above)
+                return self.busy_until
             finish = cursor + size * seconds_per_byte
             waiting.append((cursor, size, d, wait + cursor - at))
             times.append(finish + arrivals[i] - old_end)   # (its delay: arrival - old end)

@@ -51,9 +51,8 @@ class SeenWindow:
             if seq - self.top > mask:
                 bits[:] = bytes(len(bits))
             else:
-                for old in range(self.top + 1, seq):
-                    bits[(old & mask) >> 3] &= ~(1 << (old & 7)) & 0xFF
-                bits[(seq & mask) >> 3] &= ~(1 << (seq & 7)) & 0xFF
+                for new in range(self.top + 1, seq + 1):   # (their slots held older numbers)
+                    bits[(new & mask) >> 3] &= ~(1 << (new & 7)) & 0xFF
             self.top = seq
         elif seq <= self.top - mask - 1:
             return True               # older than the window: counted
@@ -79,7 +78,7 @@ class RateFlow:
                  "packet_bytes", "on_s", "off_s", "periods", "interval_s", "started", "finish_s",
                  "on_finish", "packets_sent", "bytes_sent", "packets_received", "arrived_bytes",
                  "last_arrival_s", "last_send_s", "_on_until", "_next_seq", "_last_seq", "ecn",
-                 "flow_hash", "duplicates_received", "_seen")
+                 "flow_hash", "_seen")
 
     # neutral values of what bulk flows report
     algorithm = property(lambda self: self.kind)
@@ -132,7 +131,6 @@ class RateFlow:
         self._on_until = math.inf
         self._next_seq = 0
         self._last_seq = -1       # the last packet, once sent (a source with data_bytes)
-        self.duplicates_received = 0   # copies of packets that had arrived (not received)
         self._seen: SeenWindow | None = None   # made at the first arrival
         sim.schedule_ahead(start_s, self._start)   # (parked until its slot: simulator/engine.py)
 
@@ -183,8 +181,7 @@ class RateFlow:
         if seen is None:
             seen = self._seen = SeenWindow(seen_window_size(self.rate_bps, self.packet_bytes))
         if not seen.first_time(packet.seq):
-            self.duplicates_received += 1
-            return
+            return                            # a copy of a packet that had arrived
         self.packets_received += 1
         self.arrived_bytes += packet.size_bytes
         self.last_arrival_s = self.sim.now
