@@ -35,6 +35,7 @@ import tempfile
 from pathlib import Path
 
 from netsim.results_dir import current_umask, pid_alive
+from plot_tool.figure_files import file_kind
 from topologies.validation import one_line
 
 
@@ -117,11 +118,7 @@ def check_output_file(option: str, path, *, inputs=(), outputs=(), replaced_dirs
         raise OutputPathError(f"{shown}: is a symbolic link; give the path of a regular file")
     target = _stat(path)
     if target is not None and not stat.S_ISREG(target.st_mode):
-        what = ("a directory" if stat.S_ISDIR(target.st_mode) else
-                "a device" if stat.S_ISCHR(target.st_mode) or stat.S_ISBLK(target.st_mode) else
-                "a named pipe" if stat.S_ISFIFO(target.st_mode) else
-                "a socket" if stat.S_ISSOCK(target.st_mode) else "not a regular file")
-        raise OutputPathError(f"{shown}: is {what}, not a file netsim may write")
+        raise OutputPathError(f"{shown}: is {file_kind(path)}, not a file netsim may write")
     for role, others in (("input", inputs), ("output", outputs)):
         for other in others:
             if other is None:

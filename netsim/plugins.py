@@ -92,7 +92,10 @@ def load_plugin(path) -> list:
     if resolved in _loaded:
         return _register_all(_loaded[resolved], f"--plugin {given}")
     if not resolved.is_file():
-        raise PluginError(f"--plugin {given}: no such file")
+        from plot_tool.figure_files import file_kind
+        what = file_kind(resolved)
+        raise PluginError(f"--plugin {given}: " + ("no such file" if what == "missing" else
+                                                   f"{what}, not a Python file"))
     if resolved.suffix != ".py":
         raise PluginError(f"--plugin {given}: expected a Python file (.py)")
     name = _module_name(resolved)

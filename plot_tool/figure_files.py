@@ -3,6 +3,8 @@ report.html is netsim's (standard library only: a sweep without figures, and PyP
 without numpy or matplotlib)."""
 from __future__ import annotations
 
+import os
+import stat
 import struct
 from pathlib import Path
 
@@ -33,6 +35,21 @@ def report_written_by_netsim(path) -> bool:
     except OSError:
         return False
     return not head or is_netsims_report(head)
+
+
+def file_kind(path) -> str:
+    """What is at `path` when it is not a regular file, in words for an error line: "missing",
+    "a directory", "a device", "a named pipe", "a socket" or "not a regular file" ("a regular
+    file" when it is one). Symbolic links are followed."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):           # missing, a NUL in the name, too long...
+        return "missing"
+    return ("a regular file" if stat.S_ISREG(mode) else
+            "a directory" if stat.S_ISDIR(mode) else
+            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+            "a named pipe" if stat.S_ISFIFO(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
 
 
 def written_by_netsim(path) -> bool:
@@ -74,5 +91,5 @@ def refuse_foreign_figures(paths) -> None:
                              f"directory")
 
 
-__all__ = ["SIGNATURE", "SOFTWARE", "is_netsims_report", "refuse_foreign_figures",
+__all__ = ["SIGNATURE", "SOFTWARE", "file_kind", "is_netsims_report", "refuse_foreign_figures",
            "report_written_by_netsim", "written_by_netsim"]

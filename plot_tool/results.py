@@ -174,7 +174,7 @@ def read_results(out_dir: PathLike, *, traces_in_memory: bool = True) -> ResultS
             continue
         if not traces_in_memory and (name in TRACE_TABLES or name == "routes"):
             if not path.is_file():
-                raise FileNotFoundError(f"{path}: missing")
+                raise _not_a_file(path)
             traces[name] = TraceFile(path, name)
             continue
         tables[name] = read_table(path, name)
@@ -246,7 +246,7 @@ def read_summary(path: PathLike, required: Sequence[str] = ()) -> dict:
     is missing, ValueError (one line naming the file and the field) when it is malformed."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: missing ({SUMMARY_FILE} is written at the end of a run)")
+        raise _not_a_file(path, f" ({SUMMARY_FILE} is written at the end of a run)")
     summary = read_json_object(path)
     check_summary(summary, path, required)
     return summary
@@ -274,6 +274,17 @@ def _read_check(path: Path) -> dict:
     return check
 
 
+
+
+def _not_a_file(path: Path, missing_why: str = "") -> OSError:
+    """The error for a results file that is not a regular file: FileNotFoundError "missing"
+    (with `missing_why`), or, for a directory, a named pipe or a device there, an OSError
+    naming it (never read: a pipe would block)."""
+    from plot_tool.figure_files import file_kind
+    what = file_kind(path)
+    if what == "missing":
+        return FileNotFoundError(f"{path}: missing{missing_why}")
+    return OSError(f"{path}: {what}, not a file netsim wrote")
 
 
 def read_json_object(path: Path) -> dict:
@@ -348,7 +359,7 @@ def _iter_table(path: Path, required: tuple[str, ...], string_columns: frozenset
     `iter_table`; `extra_as_text`: extra columns stay text, for `_read_table` to decide on the
     whole column; `header_out` receives the header)."""
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: missing")
+        raise _not_a_file(path)
     with open(path, newline="", encoding="utf-8") as f:
         reader = csv.reader(f)
         try:

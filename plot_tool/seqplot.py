@@ -34,7 +34,11 @@ RATE_KINDS = ("cbr", "onoff")      # flows without a transport: UDP, no sequence
 def _frames(path: Path) -> Iterator[tuple[float, Any]]:
     import dpkt
     with open(path, "rb") as fh:
-        for ts, buf in dpkt.pcap.Reader(fh):
+        try:
+            reader = dpkt.pcap.Reader(fh)
+        except (ValueError, dpkt.dpkt.Error) as exc:    # (not what --pcap writes)
+            raise ValueError(f"{path}: not a pcap capture: {exc}") from None
+        for ts, buf in reader:
             ip = dpkt.ethernet.Ethernet(buf).data
             if isinstance(getattr(ip, "data", None), dpkt.tcp.TCP):
                 yield ts, ip.data

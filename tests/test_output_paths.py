@@ -555,3 +555,21 @@ def test_a_named_pipe_in_a_sweep_directory_is_not_read(tmp_path, run_cli):
     done = run_cli("sweep", sweep, "--out", out, "--no-plots", timeout=60)
     assert done.returncode == 2
     one_error_line(done)
+
+
+def test_what_is_not_a_file_is_named_for_what_it_is(tmp_path, run_cli):
+    """A named pipe given as --plugin, or in place of a results file, is said to be one (before:
+    "no such file" and "missing")."""
+    pipe = tmp_path / "p.py"
+    os.mkfifo(pipe)
+    done = run_cli(TC0, "--plugin", pipe, "--no-plots", "--out", tmp_path / "o", timeout=60)
+    assert done.returncode == 2
+    assert one_error_line(done).endswith(f"--plugin {pipe}: a named pipe, not a Python file")
+    out = tmp_path / "r"
+    assert run_cli(TC0, "--duration", "0.3", "--no-plots", "--quiet", "--out", out,
+                   timeout=60).returncode == 0
+    (out / "links.csv").unlink()
+    os.mkfifo(out / "links.csv")
+    done = run_cli("plot", out, timeout=60)
+    assert done.returncode == 2
+    assert one_error_line(done).endswith("links.csv: a named pipe, not a file netsim wrote")

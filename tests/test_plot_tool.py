@@ -962,3 +962,6 @@ def test_sequence_plot_reads_the_results_directory_alone(tmp_path: Path) -> None
     sent, retransmitted, acks, _ = _sequence(forward, reverse, sender_port(0), 1e6)
     assert len(sent) + len(retransmitted) == flow["packets_sent"]
     assert len(retransmitted) == flow["retransmissions"] > 0 and acks
+    forward.write_bytes(b"not a capture")                # one error naming the file (fuzzing)
+    with pytest.raises(ValueError, match=rf"{forward.name}: not a pcap capture"):
+        make_seq_plots(copy)
