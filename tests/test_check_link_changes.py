@@ -72,6 +72,9 @@ def test_a_rate_that_returns_leaves_the_link_as_the_models_take_it():
     assert timeline.times() == [8.0, 12.0]
     assert list(timeline.departures(8.0)) == ["L"]
     assert timeline.departures(7.9) == {} and timeline.departures(12.0) == {}
+    assert list(timeline.departures(8.0)) == ["L"]            # (asked again, earlier)
+    same = LinkTimeline(load_topology(fast_pair([[8, 10]])))  # a change to the value it has
+    assert same.departures(9.0) == {}
 
 
 def test_a_schedule_entry_at_time_zero_is_the_links_value():

@@ -34,10 +34,16 @@ class LinkTimeline:
         for ls in spec.links:
             changes += [LinkChange(t, ls.id, "rate", v) for t, v in ls.rate_schedule if t > 0]
             changes += [LinkChange(t, ls.id, "delay", v) for t, v in ls.delay_schedule if t > 0]
-        changes.sort(key=lambda c: c.time_s)
         events = [LinkChange(e.at_s, e.link, e.action, None) for e in spec.events]
         self.changes = sorted(changes + events, key=lambda c: c.time_s)   # (stable: schedules
                                                                           # first at one time)
+        self._reset()
+
+    def _reset(self) -> None:
+        """`departures`' walk back at time 0: no change applied yet."""
+        self._applied = 0             # changes applied to `_state`
+        self._state: dict = {}        # link -> (rate, delay, up) after them
+        self._since: dict = {}        # link -> time of its last change of state
 
     def times(self, links=None) -> list:
         """The instants at which some link (of `links`, ids, if given) changes, in order."""
@@ -49,12 +55,14 @@ class LinkTimeline:
 
     def departures(self, at_s: float) -> dict:
         """link id -> how it departs at `at_s` (after the changes up to and including `at_s`)
-        from the topology's fixed values, in words; links that do not are left out."""
-        state: dict = {}
-        since: dict = {}
-        for c in self.changes:
-            if c.time_s > at_s:
-                break
+        from the topology's fixed values, in words; links that do not are left out. Asked in
+        time order (the check's intervals), it applies each change once."""
+        if self._applied and self.changes[self._applied - 1].time_s > at_s:
+            self._reset()                                 # (asked about an earlier time)
+        state, since, changes = self._state, self._since, self.changes
+        while self._applied < len(changes) and changes[self._applied].time_s <= at_s:
+            c = changes[self._applied]
+            self._applied += 1
             rate, delay, up = state.get(c.link, (*self.initial[c.link], True))
             if c.what == "rate":
                 rate = c.value
@@ -68,6 +76,8 @@ class LinkTimeline:
         out = {}
         for link, (rate, delay, up) in state.items():
             rate0, delay0 = self.initial[link]
+            if up and rate == rate0 and delay == delay0:
+                continue                  # (changed back, or to the value it had)
             when = f"since {since[link]:g} s"
             if not up:
                 out[link] = f"link {link} is down ({when}, its events)"
