@@ -107,9 +107,9 @@ def sweep_main(argv) -> int:
         return EXIT_BAD_INPUT
     out = Path(args.out) if args.out else Path("results") / "sweeps" / sweep.name
     if args.report:                           # before any run: its report.html would be refused
-        from plot_tool.figure_files import report_written_by_netsim
+        from plot_tool.figure_files import foreign_report
         page = out / "report.html"
-        if (page.exists() or page.is_symlink()) and not report_written_by_netsim(page):
+        if foreign_report(page):
             print(f"error: {page}: exists and is not a report netsim wrote (a file of yours, "
                   f"or a symbolic link): move it, or run without --report", file=sys.stderr)
             return EXIT_BAD_INPUT

@@ -256,8 +256,8 @@ class Workload:
         self.alive = alive if alive is not None else [0]   # flows in progress, all workloads
         self.stop = stop                    # called with a reason at `max_alive`
         # flows in progress at once (topologies/bounds.py): their first windows held together
-        window = spec.transport.initial_cwnd_pkts or 10.0     # (None: the stack's, 1 or 10)
-        self.max_alive = min(MAX_FLOWS_ALIVE, max(1, int(MAX_WINDOW_PACKETS_ALIVE // window)))
+        self.window = spec.transport.initial_cwnd_pkts or 10.0   # (None: the stack's, 1 or 10)
+        self.max_alive = min(MAX_FLOWS_ALIVE, max(1, int(MAX_WINDOW_PACKETS_ALIVE // self.window)))
         self.sim = network.sim
         # the workload's own stream (module docstring): seeded now, before anything runs
         self.rng = random.Random(self.sim.rng.getrandbits(64))
@@ -294,8 +294,8 @@ class Workload:
         if self.alive[0] >= self.max_alive:   # overloaded: memory would grow without bound
             if self.stop is not None:
                 limit = ("MAX_FLOWS_ALIVE" if self.max_alive == MAX_FLOWS_ALIVE else
-                         f"MAX_WINDOW_PACKETS_ALIVE / its initial window of "
-                         f"{spec.transport.initial_cwnd_pkts or 10:g} packets")
+                         f"MAX_WINDOW_PACKETS_ALIVE / its initial window of {self.window:g} "
+                         f"packets")
                 self.stop(f"workload {spec.id}: {self.alive[0]} workload flows in progress at "
                           f"once, the limit ({limit}); the offered load "
                           f"({spec.arrivals_per_s:g} flows/s) is more than the network carries")

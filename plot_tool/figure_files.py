@@ -37,6 +37,13 @@ def report_written_by_netsim(path) -> bool:
     return not head or is_netsims_report(head)
 
 
+def foreign_report(path) -> bool:
+    """Whether something is at `path` (a file, or a symbolic link) that is not a report page
+    netsim wrote: a report must not be written there."""
+    path = Path(path)
+    return (path.exists() or path.is_symlink()) and not report_written_by_netsim(path)
+
+
 def file_kind(path) -> str:
     """What is at `path` when it is not a regular file, in words for an error line: "missing",
     "a directory", "a device", "a named pipe", "a socket" or "not a regular file" ("a regular
@@ -91,5 +98,6 @@ def refuse_foreign_figures(paths) -> None:
                              f"directory")
 
 
-__all__ = ["SIGNATURE", "SOFTWARE", "file_kind", "is_netsims_report", "refuse_foreign_figures",
+__all__ = ["SIGNATURE", "SOFTWARE", "file_kind", "foreign_report", "is_netsims_report",
+           "refuse_foreign_figures",
            "report_written_by_netsim", "written_by_netsim"]

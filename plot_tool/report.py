@@ -39,7 +39,7 @@ from typing import Any, Union, cast
 
 import numpy as np
 
-from plot_tool.figure_files import report_written_by_netsim
+from plot_tool.figure_files import foreign_report
 
 # (Buckets and sampling_grid are imported from here by the tests and the Python API)
 from plot_tool.report_grid import Buckets, encode, sampling_grid, sig  # noqa: F401
@@ -96,7 +96,7 @@ def make_report(results_dir: PathLike, out: PathLike | None = None, *,
         data = run_data(read_results(directory, traces_in_memory=False), links=links,
                         flows=flows)
     path = Path(out) if out is not None else directory / REPORT_FILE
-    if out is None and (path.exists() or path.is_symlink()) and not report_written_by_netsim(path):
+    if out is None and foreign_report(path):
         raise ValueError(f"{path}: exists and is not a report netsim wrote (a file of yours, or "
                          f"a symbolic link): move it, or write the report elsewhere (report "
                          f"DIR -o FILE)")
