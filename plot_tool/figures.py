@@ -137,9 +137,12 @@ def _write_figures(results: Any, out_dir: PathLike | None, **selection: Any
     refuse_foreign_figures(out_dir / job.filename for job in jobs)
     out_dir.mkdir(parents=True, exist_ok=True)
     load_matplotlib()           # without the docstrings of Artist.set (plot_tool.matplotlib_loader)
+    from plot_tool.missing_glyphs import glyphs_reported
     from plot_tool.png import TextMemo, render, save_png
 
-    with TextMemo():            # each string measured and shaped once (plot_tool.png.agg_text)
+    # each string measured and shaped once (plot_tool.png.agg_text); a character the font does
+    # not have is said once (plot_tool.missing_glyphs)
+    with glyphs_reported(), TextMemo():
         for job in jobs:
             path = out_dir / job.filename
             save_png(render(job), path)

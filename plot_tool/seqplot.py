@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from plot_tool.figure_files import refuse_foreign_figures
+from plot_tool.missing_glyphs import glyphs_reported
 from plot_tool.schema import (
     PCAP_DIR,
     RECEIVER_PORT,
@@ -102,11 +103,6 @@ def _sequence(forward: Path, reverse: Path, port: int, bytes_per_mb: float
 def make_seq_plots(results_dir: str | Path) -> list[Path]:
     """Draw seq_<flow>.png into the results directory `results_dir` for every reliable flow whose
     sender host, or else first link, has a capture under ``pcap/``; returns the paths written."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    from plot_tool.png.common import software_text  # (the tag that says netsim drew it)
-
     out_dir = Path(results_dir)
     with open(out_dir / SUMMARY_FILE, encoding="utf-8") as fh:
         summary = json.load(fh)
@@ -114,7 +110,7 @@ def make_seq_plots(results_dir: str | Path) -> list[Path]:
     binary = units.get("system") == "binary"
     bytes_per_mb = float(units.get("bytes_per_mb") or (2 ** 20 if binary else 1e6))
     ylabel = f"sequence (MB of TCP payload as captured{', binary' if binary else ''})"
-    written = []
+    written: list[Path] = []
     drawn = []                                # (port index, flow id, flow, captures, path)
     for k, (flow_id, flow) in enumerate((summary.get("flows") or {}).items()):
         if flow.get("kind") in RATE_KINDS:
@@ -124,6 +120,18 @@ def make_seq_plots(results_dir: str | Path) -> list[Path]:
             drawn.append((k, flow_id, flow, found,
                           out_dir / f"seq_{file_part(str(flow_id))}.png"))
     refuse_foreign_figures(path for *_, path in drawn)    # (before any is drawn)
+    with glyphs_reported():           # a character the font has not, said once
+        _draw_sequences(drawn, ylabel, bytes_per_mb, written)
+    return written
+
+
+def _draw_sequences(drawn: list, ylabel: str, bytes_per_mb: float, written: list) -> None:
+    """Draw and save each of `drawn`'s time-sequence figures, appending its path to `written`."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from plot_tool.png.common import software_text  # (the tag that says netsim drew it)
+
     for k, flow_id, flow, found, path in drawn:
         forward, reverse, where = found
         sent, retx, acks, sacks = _sequence(forward, reverse, sender_port(k), bytes_per_mb)
@@ -152,4 +160,3 @@ def make_seq_plots(results_dir: str | Path) -> list[Path]:
                     transform=ax.transAxes, ha="center", va="center", color="dimgray")
         fig.savefig(path, dpi=100, metadata={"Software": software_text()})
         written.append(path)
-    return written

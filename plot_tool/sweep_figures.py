@@ -38,6 +38,7 @@ from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from plot_tool.figure_files import refuse_foreign_figures
+from plot_tool.missing_glyphs import glyphs_reported
 from plot_tool.png.common import software_text
 from plot_tool.sweep_data import (
     SWEEP_FILE,
@@ -114,12 +115,13 @@ def make_sweep_figures(sweep_dir: PathLike, *, show: bool = False) -> list[Path]
     units = sweep_units(directory, sweep)
     written: list[Path] = []
     refuse_foreign_figures(paths)     # (before drawing any: nothing is written if one is not ours)
-    for plot, path in zip(plots, paths):
-        fig = Figure(figsize=FIGSIZE_IN, layout="constrained")
-        FigureCanvasAgg(fig)
-        draw_sweep_plot(fig, plot, rows, units=units)
-        _save_replacing(fig, path)
-        written.append(path)
+    with glyphs_reported():           # a character the font has not, said once
+        for plot, path in zip(plots, paths):
+            fig = Figure(figsize=FIGSIZE_IN, layout="constrained")
+            FigureCanvasAgg(fig)
+            draw_sweep_plot(fig, plot, rows, units=units)
+            _save_replacing(fig, path)
+            written.append(path)
     if show and plots:
         import matplotlib.pyplot as plt  # only here: pyplot may need a display
 
@@ -452,6 +454,8 @@ def _grow_to_fit(fig: Figure) -> None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.filterwarnings("always", message=LAYOUT_GAVE_UP)
             fig.draw_without_rendering()
+        # (only the layout's warning: a glyph the font lacks says nothing of the room)
+        gave_up = any(LAYOUT_GAVE_UP in str(item.message) for item in caught)
         renderer = cast(FigureCanvasAgg, fig.canvas).get_renderer()
         content = fig.get_tightbbox(renderer)             # in inches, as the figure's size
         height = fig.get_figheight()
@@ -462,10 +466,10 @@ def _grow_to_fit(fig: Figure) -> None:
                 below = note.get_window_extent(renderer)
                 if box.overlaps(below):
                     overflow += (below.y1 - box.y0) / fig.dpi
-        if overflow <= 0.01 and not caught:
+        if overflow <= 0.01 and not gave_up:
             return
         # what sticks out, and a margin; half again when the layout gave up (no size known)
-        fig.set_figheight(height + (max(overflow, 0.5 * height) if caught else overflow + 0.1))
+        fig.set_figheight(height + (max(overflow, 0.5 * height) if gave_up else overflow + 0.1))
 
 
 def _longest(text: str) -> int:
