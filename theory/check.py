@@ -27,8 +27,9 @@ flow's backlog between its alpha and beta: `theory.fluid`); a value inside it
 has error 0, otherwise the error is measured to the nearest end. The relative error is
 |simulated - predicted| / |predicted|. Predicted values below a floor (0.5 % of the link capacity
 for rates, 0.5 ms for delays) are compared in absolute terms against that floor. A queue the
-fluid model predicts empty agrees with any simulated backlog up to one data packet (the packet in
-service, packet-level jitter); beyond that the excess is measured against one data packet.
+fluid model predicts empty (below EMPTY_QUEUE_PACKETS: the solver's residue of a zero) agrees
+with any simulated backlog up to one data packet (the packet in service, packet-level jitter);
+beyond that the excess is measured against one data packet.
 
 The report is shown and written by `theory.check_report`.
 """
@@ -62,6 +63,9 @@ from theory.windows import route_changes, simulated_intervals
 
 RATE_FLOOR_FRACTION = 0.005
 DELAY_FLOOR_MS = 0.5
+# a predicted backlog below this many packets is an empty queue: what the equilibrium solver
+# leaves of a zero (a saturated link whose flows all queue elsewhere: 4e-8 KB, 3e-8 packets)
+EMPTY_QUEUE_PACKETS = 1e-3
 
 
 def predict_run(spec, results, duration_s: float | None = None) -> Model:
@@ -134,6 +138,10 @@ class _Comparison:
                        for hops in both)
             for wid, both in model.workload_hops.items()}
         self.flow_reasons: dict = {}      # flow -> the first reason it was not compared
+        # (but for `transient`: the reasons of an interval too short to judge, which say nothing
+        # of the timeline a completion time integrates)
+        self.transient: set = set()
+        self.settled: set = set()         # flows compared in at least one interval
         self.path_reasons, self.path_footprint = path_problems(results, model)
         # the links' changes cut the intervals; where a flow's links are not the topology's,
         # no model (`departure`)
@@ -209,12 +217,16 @@ class _Comparison:
         if end - start < self.settle_s + self.step - 1e-9:
             # (no length: the interval's bounds say it, and a run of short intervals, flows
             # finishing one by one, shares one reason)
-            return (f"the interval is not one sampling interval ({self.step:g} s) longer than "
-                    f"the settling time ({self.settle_s:g} s, --check-settle): its flows may "
-                    f"not have settled")
+            reason = (f"the interval is not one sampling interval ({self.step:g} s) longer than "
+                      f"the settling time ({self.settle_s:g} s, --check-settle): its flows may "
+                      f"not have settled")
+            self.transient.add(reason)
+            return reason
         if window.until_s - window.from_s < self.step - 1e-9:
-            return (f"the compared window ({window.until_s - window.from_s:.3g} s) is shorter than "
-                    f"one sampling interval ({self.step:g} s): nothing to average")
+            reason = (f"the compared window ({window.until_s - window.from_s:.3g} s) is shorter "
+                      f"than one sampling interval ({self.step:g} s): nothing to average")
+            self.transient.add(reason)
+            return reason
         changes = route_changes(self.results, window.from_s, window.until_s)
         if changes:
             return (f"routes changed {changes} times in the compared window (e.g. "
@@ -277,10 +289,12 @@ class _Comparison:
             reason = self.flow_reason(fid, active, interval_reason)
             if reason or predicted is None:
                 reason = reason or "no predicted equilibrium for this set of flows"
-                self.flow_reasons.setdefault(fid, reason)
+                if reason not in self.transient:
+                    self.flow_reasons.setdefault(fid, reason)
                 rows.append(no_model("flow", fid, "rate_mbps",
                                      window.flow_mean(fid, "recv_rate_mbps"), reason))
                 continue
+            self.settled.add(fid)
             fm = self.flow_models[fid]
             lo, hi = sorted((predicted.rates_pps[fid] * fm.data_bytes * self.mbps,
                              predicted.rates_pps_high[fid] * fm.data_bytes * self.mbps))
@@ -326,8 +340,8 @@ class _Comparison:
                                              + next(iter(troubled.values())))
                 rows.append(no_model("link", "+".join(group), "backlog_kb", simulated, reason))
                 continue
-            if hi == 0.0:                 # predicted empty: up to one packet agrees
-                lo, hi = 0.0, self.packet_kb
+            if hi < EMPTY_QUEUE_PACKETS * self.packet_kb:   # predicted empty: up to one
+                lo, hi = 0.0, self.packet_kb                    # packet agrees
             rows.append(row("link", "+".join(group), "backlog_kb", simulated, lo, hi,
                             self.packet_kb))
         return rows
@@ -353,7 +367,8 @@ class _Comparison:
                 dctcp_ok.append(fid)
                 continue
             reason = reason or no_model_reason(self.algorithms[fid])
-            self.flow_reasons.setdefault(fid, reason)
+            if reason not in self.transient:
+                self.flow_reasons.setdefault(fid, reason)
             rows.append(no_model("flow", fid, "rate_mbps", simulated_rate, reason))
         if bbr_ok:
             rows += bbr_rows(self.results, self.model, bbr_ok, window, self.rate_floor, self.mbps,
@@ -388,7 +403,10 @@ class _Comparison:
                 "compared_until_s": window.until_s, "flows": active, "rows": rows}
 
     def completion_rows(self) -> list:
-        """Predicted against simulated completion times of the finite flows."""
+        """Predicted against simulated completion times of the finite flows: compared when the
+        flow was compared in some interval and no interval of its life was outside the model
+        for a lasting reason (a short interval is a transient, which a completion time, an
+        integral over the timeline, absorbs)."""
         rows = []
         end_s = self.summary["end_time_s"]
         for fid, predicted_s in self.model.finish_s.items():
@@ -397,6 +415,13 @@ class _Comparison:
                 continue                      # the run ended before the predicted completion
             if fid in self.flow_reasons:
                 rows.append(no_model("flow", fid, "finish_s", simulated_s, self.flow_reasons[fid]))
+                continue
+            if fid not in self.settled:       # (its life was all transients: slow start, joins)
+                rows.append(no_model("flow", fid, "finish_s", simulated_s,
+                                     f"no interval of {fid}'s life was longer than the settling "
+                                     f"time ({self.settle_s:g} s, --check-settle) and one "
+                                     f"sampling interval: it never settled, and the fluid "
+                                     f"timeline has no transients"))
                 continue
             out = row("flow", fid, "finish_s", simulated_s, predicted_s, predicted_s, 1e-9)
             if simulated_s is None:           # predicted done, still running: late by at least this
