@@ -353,7 +353,10 @@ def test_drop_tail_without_random_loss_is_outside_the_response_functions():
     results = simulate(spec)
     report = compare(results, predict_run(spec, results))
     reasons = {row["no_model"] for row in rows(report)}
-    assert reasons and all("no random loss" in reason for reason in reasons)
+    # (an interval whose window saw no overflow either says that it saw no loss)
+    assert reasons and all(reason.startswith(("no random loss on the data path", "no loss on the "
+                                              "data path")) for reason in reasons)
+    assert any("buffer overflows (drop-tail synchronisation)" in reason for reason in reasons)
 
 
 def test_a_flow_that_never_leaves_slow_start():

@@ -36,6 +36,7 @@ The report is shown and written by `theory.check_report`.
 from __future__ import annotations
 
 from theory.check_rows import (
+    BBR_MEANS,
     FLOW_MEANS,
     LINK_MEANS,
     LINK_SUMS,
@@ -44,12 +45,14 @@ from theory.check_rows import (
     dctcp_rows,
     loss_row,
     no_model,
+    random_loss,
     row,
     trace_series,
 )
 from theory.fluid import DEFAULT_SETTLE_S, Model, is_delay_based, predict
 from theory.link_changes import FIXED_LINKS, LinkTimeline
 from theory.models import (
+    RATE_SOURCES,
     has_slow_start,
     kind_of,
     missing_models_hint,
@@ -96,6 +99,11 @@ def models_problem(spec, duration_s: float | None = None) -> str | None:
         return ("the topology has no flows of its own to compare (the completion times of "
                 "workload flows are in fct.csv and summary.json, not compared with a model)")
     without = [f"{f.id} ({f.algorithm})" for f in spec.flows if model_of(f.algorithm) is None]
+    if all(f.algorithm in RATE_SOURCES for f in spec.flows):
+        return ("nothing to compare: the topology's flows, " + ", ".join(without) + ", send at "
+                "the rates they were given, without congestion control; --check compares "
+                "congestion-controlled flows (" + ", ".join(modelled_algorithms()) + ") with "
+                "their algorithms' models")
     if len(without) == len(spec.flows):
         return ("no analytic model for flows " + ", ".join(without) + "; models exist for "
                 + ", ".join(modelled_algorithms()) + "; "
@@ -137,6 +145,9 @@ class _Comparison:
             wid: tuple({model.hop_resource[h] for h in hops if h in model.hop_resource}
                        for hops in both)
             for wid, both in model.workload_hops.items()}
+        # delay-based flow -> where its data path loses packets at random (`random_loss`)
+        self.lossy = {fid: where for fid in self.flow_models
+                      if (where := random_loss(model, fid)) is not None}
         self.flow_reasons: dict = {}      # flow -> the first reason it was not compared
         # (but for `transient`: the reasons of an interval too short to judge, which say nothing
         # of the timeline a completion time integrates)
@@ -160,9 +171,11 @@ class _Comparison:
         # (`theory.window_means`): memory by windows and series, not by the traces' rows
         intervals = simulated_intervals(self.summary, self.cuts)
         flows, links = trace_series(model, [fid for _, _, active in intervals for fid in active])
+        bbr = any(kind_of(a) == "bbr" for a in self.algorithms.values())
         self.means = TraceMeans(results, [self._bounds(start, end) for start, end, _ in intervals],
-                                self.step, flows, links, means={"flows": FLOW_MEANS,
-                                                                "links": LINK_MEANS},
+                                self.step, flows, links,
+                                means={"flows": FLOW_MEANS + (BBR_MEANS if bbr else ()),
+                                       "links": LINK_MEANS},
                                 sums={"links": LINK_SUMS})
 
     def path_troubles(self, active: list) -> tuple:
@@ -282,11 +295,34 @@ class _Comparison:
                             f"workload {wid}: the {kind} model has no term for their load")
         return None
 
-    def delay_flow_rows(self, delay_active, predicted, window, active, interval_reason) -> list:
-        """Rate and queueing delay of the delay-based flows against the equilibrium."""
+    def equilibrium_reason(self, delay_active: list, predicted) -> str | None:
+        """Why the delay-based flows' equilibrium, which they share, does not hold in this
+        interval although its flows may each be modelled: random loss on a data path (the
+        equilibrium has no loss term: each loss cuts a window, and the queues stay below alpha
+        packets per flow), or a predicted backlog its buffer cannot hold."""
+        lossy = [fid for fid in delay_active if fid in self.lossy]
+        if lossy:
+            return (f"random loss on the data path of {lossy[0]} ({self.lossy[lossy[0]]}): the "
+                    f"delay-based equilibrium has no loss term (each loss cuts a window, and "
+                    f"the queues stay below the packets each flow would keep there)")
+        if predicted is not None:
+            links = self.summary["links"]
+            for rid, high in predicted.backlog_bytes_high.items():   # (Vegas: a range, whose
+                backlog = min(high, predicted.backlog_bytes[rid])     # low end must fit)
+                buffer_kb = links[self.resources[rid].link]["buffer_kb"]
+                if backlog / self.kb > buffer_kb:
+                    return (f"the predicted backlog of {rid} ({backlog / self.kb:.1f} KB) "
+                            f"exceeds its {buffer_kb:g} KB buffer: the run drops packets, which "
+                            f"the equilibrium has no term for")
+        return None
+
+    def delay_flow_rows(self, delay_active, predicted, window, active, interval_reason,
+                        equilibrium_reason=None) -> list:
+        """Rate and queueing delay of the delay-based flows against the equilibrium
+        (`equilibrium_reason`: why it does not hold, after each flow's own reasons)."""
         rows = []
         for fid in delay_active:
-            reason = self.flow_reason(fid, active, interval_reason)
+            reason = self.flow_reason(fid, active, interval_reason) or equilibrium_reason
             if reason or predicted is None:
                 reason = reason or "no predicted equilibrium for this set of flows"
                 if reason not in self.transient:
@@ -395,9 +431,12 @@ class _Comparison:
             unmatched.append({"start_s": start, "end_s": end, "flows": delay_active})
             if not any(fid in self.other_specs for fid in active):
                 return None
-        rows = self.delay_flow_rows(delay_active, predicted, window, active, delay_reason)
+        equilibrium = (self.equilibrium_reason(delay_active, predicted)
+                       if delay_reason is None and delay_active else None)
+        rows = self.delay_flow_rows(delay_active, predicted, window, active, delay_reason,
+                                    equilibrium)
         if predicted is not None:
-            rows += self.backlog_rows(predicted, window, active, delay_reason)
+            rows += self.backlog_rows(predicted, window, active, delay_reason or equilibrium)
         rows += self.other_flow_rows(window, active, interval_reason)
         return {"start_s": start, "end_s": end, "compared_from_s": window.from_s,
                 "compared_until_s": window.until_s, "flows": active, "rows": rows}

@@ -13,11 +13,17 @@ from theory.perflow import cubic_rate_pps, fair_share_rates, padhye_q_rate_pps
 from theory.windows import window_mean, window_sum
 
 BBR_RTT_SPREAD = 1.5       # BBR flows on one bottleneck share it fairly when RTprops are this close
+# a BBR flow whose RTprop estimate (flows.csv min_rtt_s) averages more than this times the round
+# trip its path takes (propagation and transmission) took a standing queue for propagation: its
+# inflight cap is too large, it takes more than its share and keeps more queue
+BBR_RTPROP_STALE = 1.1
 # A loss-based flow whose data path loses more than this share of its packets to its queues (buffer
 # overflows, a discipline's drops and marks) gets no response function: p counts random losses
 # only, and leaving out a share s of the losses raises the predicted rate by 1 / sqrt(1 - s) - 1
 # (5 % at s = 0.1).
 OVERFLOW_SHARE = 0.1
+DISCIPLINE_NAMES = {"red": "RED", "codel": "CoDel", "fq_codel": "FQ-CoDel", "pie": "PIE",
+                    "step": "step marking"}
 
 
 def _ms(seconds: float) -> str:
@@ -57,6 +63,7 @@ def no_model(kind: str, entity: str, quantity: str, simulated, reason: str) -> d
 # crosses or a resource holds, the means and sums of these columns (and, on a half-duplex link,
 # of its two directions summed).
 FLOW_MEANS = ("recv_rate_mbps", "rtt_ms")
+BBR_MEANS = ("min_rtt_s",)          # BBR's RTprop estimate (flows.csv), asked when BBR flows run
 LINK_MEANS = ("rate_mbps", "backlog_kb")
 LINK_SUMS = ("drops", "aqm_drops", "marks", "impairment_drops")
 
@@ -122,27 +129,41 @@ def path_loss(results, model, fid: str) -> float:
 
 
 def _path_losses(model, fid: str, window: Window, mbps: float) -> tuple:
-    """(congestion signals, random drops, the busiest link, its utilization, whether a queue
-    discipline is on the path) of the flow's data path in the window. Congestion signals are
-    the queues' own: buffer overflows, and a queue discipline's drops and CE marks (RED, PIE,
-    CoDel), which the random-loss model does not count."""
-    overflow = random = 0.0
+    """(congestion signals, random drops, the busiest link, its utilization, the queue
+    disciplines on the path, the signals by kind) of the flow's data path in the window.
+    Congestion signals are the queues' own: buffer overflows, and a queue discipline's drops
+    and CE marks (RED, PIE, CoDel), which the random-loss model does not count; by kind:
+    {"buffer overflows": n, "<discipline> drops": n, "CE marks": n}."""
+    random = 0.0
+    signals: dict = {}
     busiest, busiest_util = None, 0.0
-    discipline = False
+    disciplines: list = []
     for hop in model.paths[fid][0]:
-        overflow += window.link_sum(hop.link.id, "drops", hop.label)
+        _add(signals, "buffer overflows", window.link_sum(hop.link.id, "drops", hop.label))
         queue = getattr(hop.link, "queue", None)
-        if queue and queue.get("discipline", "droptail") != "droptail":
-            discipline = True
-            overflow += window.link_sum(hop.link.id, "aqm_drops", hop.label)   # (ECN: the
-            overflow += window.link_sum(hop.link.id, "marks", hop.label)       # same signal)
+        discipline = queue.get("discipline", "droptail") if queue else "droptail"
+        if discipline != "droptail":
+            name = DISCIPLINE_NAMES.get(discipline, discipline)
+            if name not in disciplines:
+                disciplines.append(name)
+            _add(signals, f"{name} drops", window.link_sum(hop.link.id, "aqm_drops", hop.label))
+            _add(signals, "CE marks", window.link_sum(hop.link.id, "marks", hop.label))
         random += window.link_sum(hop.link.id, "impairment_drops", hop.label)
         used = window.link_mean(hop.link.id, "rate_mbps",
                                 None if hop.link.duplex == "half" else hop.label) or 0.0
         util = used / (hop.link.rate_bps * mbps / 8.0)
         if util > busiest_util:
             busiest, busiest_util = hop.link.id, util
-    return overflow, random, busiest, busiest_util, discipline
+    return sum(signals.values()), random, busiest, busiest_util, disciplines, signals
+
+
+def _add(counts: dict, kind: str, n: float) -> None:
+    counts[kind] = counts.get(kind, 0.0) + n
+
+
+def _signals_text(signals: dict) -> str:
+    """"561 CE marks, 3 CoDel drops" (the kinds that occurred)."""
+    return ", ".join(f"{n:.0f} {kind}" for kind, n in signals.items() if n) or "none"
 
 
 def _reordering(model, fid: str) -> str | None:
@@ -159,6 +180,34 @@ def _reordering(model, fid: str) -> str | None:
             return f"{where}: jitter_reorder"
         if impairment.jitter_s > 0 and impairment.jitter_mode == "netem":
             return f"{where}: netem jitter"
+    return None
+
+
+def random_loss(model, fid: str) -> str | None:
+    """Where the flow's data path loses packets at random, as its link direction and impairment
+    (None if nowhere): the delay-based equilibrium has no loss term."""
+    for hop in model.paths[fid][0]:
+        impairment = hop.link.impairments[hop.index]
+        where = f"{hop.link.id} {hop.label}"
+        if impairment.loss_model is not None:
+            return f"{where}: a Gilbert-Elliott loss_model"
+        if impairment.loss_rate > 0:
+            return f"{where}: loss_rate {impairment.loss_rate:g}"
+    return None
+
+
+def bursty_loss(model, fid: str) -> str | None:
+    """Where the flow's data path loses packets in bursts (a Gilbert-Elliott `loss_model` whose
+    states lose at different rates and persist), as its link direction and model; None if
+    nowhere. The response functions' p is a rate of independent losses (Padhye et al. 1998:
+    loss indications; a burst in one window cuts it once, but counts every packet in p)."""
+    for hop in model.paths[fid][0]:
+        m = hop.link.impairments[hop.index].loss_model
+        if m is None or m.loss_good == m.loss_bad or m.p_good_to_bad + m.p_bad_to_good == 1.0:
+            continue                  # (no model, or one whose losses are independent)
+        burst = f", bad spells of {1.0 / m.p_bad_to_good:.3g} packets" if m.p_bad_to_good > 0 else ""
+        return (f"{hop.link.id} {hop.label}: Gilbert-Elliott loss_model, loss {m.loss_good:g} "
+                f"good and {m.loss_bad:g} bad{burst}")
     return None
 
 
@@ -198,16 +247,31 @@ def loss_row(results, model, fid: str, window: Window, rate_floor: float, mbps: 
     f = results.summary["flows"][fid]
     p = path_loss(results, model, fid)
     if p <= 0.0:
-        return (f"no random loss on the data path of {fid}: its losses are buffer overflows "
-                f"(drop-tail synchronisation), which the response functions do not describe"), None
+        overflow, _, _, _, disciplines, signals = _path_losses(model, fid, window, mbps)
+        if disciplines and overflow:
+            return (f"no random loss on the data path of {fid}: its congestion signals come "
+                    f"from its queues ({' and '.join(disciplines)}: {_signals_text(signals)} in "
+                    f"the compared window), which the response functions' loss rate, of random "
+                    f"losses only, does not count"), None
+        if overflow:
+            return (f"no random loss on the data path of {fid}: its losses are buffer overflows "
+                    f"(drop-tail synchronisation), which the response functions do not "
+                    f"describe"), None
+        return (f"no loss on the data path of {fid} in the compared window: the response "
+                f"functions need a rate of random losses"), None
     reordering = _reordering(model, fid)
     if reordering is not None:
         return (f"the data path of {fid} reorders packets ({reordering}): duplicate ACKs of "
                 f"reordered packets start fast retransmits that cut the window as losses do, "
                 f"which the loss rate does not count"), None
-    overflow, random, busiest, util, discipline = _path_losses(model, fid, window, mbps)
+    bursts = bursty_loss(model, fid)
+    if bursts is not None:
+        return (f"the data path of {fid} loses packets in bursts ({bursts}): the response "
+                f"functions assume independent losses, and a burst in one window cuts it once "
+                f"but counts every lost packet in the loss rate"), None
+    overflow, random, busiest, util, disciplines, _ = _path_losses(model, fid, window, mbps)
     if overflow > OVERFLOW_SHARE * (overflow + random):
-        what = ("buffer overflows and a queue discipline's drops and marks" if discipline
+        what = ("buffer overflows and a queue discipline's drops and marks" if disciplines
                 else "buffer overflows")
         return (f"{what} are {100 * overflow / (overflow + random):.0f} % of the losses "
                 f"({overflow:.0f} of {overflow + random:.0f}) on the data path of {fid}, more "
@@ -266,11 +330,15 @@ def _flow_loads(model, fids: list, data_bytes: float, ack_bytes: float) -> tuple
     return data, acks
 
 
-def _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window: Window) -> dict:
-    """Flow -> why the fair-share model does not hold at a saturated resource it crosses."""
+def _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window: Window,
+                data_load=None) -> dict:
+    """Flow -> why the fair-share model does not hold at a saturated resource it crosses; and
+    resource index -> why its queue bound does not (in the same dict, keyed by the index)."""
     resources = list(model.resources)
     unfair: dict = {}
-    for r in np.flatnonzero((used >= capacity * (1 - 1e-9)) & load.any(axis=1)):
+    saturated = (used >= capacity * (1 - 1e-9)) & load.any(axis=1)
+    data = load if data_load is None else data_load
+    for r in np.flatnonzero(saturated):
         sharing = [fid for k, fid in enumerate(fids) if load[r, k]]
         props = [rtprop[fid] for fid in sharing]
         overflow = sum(window.link_sum(resources[r].link, "drops", label)
@@ -288,7 +356,43 @@ def _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window: Wind
                     f"{_ms(min(props))} to {_ms(max(props))}: BBR v1 favours the "
                     f"longer ones, and its fair-share model assumes RTprops within a factor "
                     f"{BBR_RTT_SPREAD:g}"))
+    for k, fid in enumerate(fids):
+        # a flow queueing at several saturated transmitters (a parking lot): BBR v1 keeps about
+        # an RTprop of queue per flow at each, so such a flow gets less than max-min, the others more
+        crossed = np.flatnonzero(saturated & (data[:, k] > 0))
+        if len(crossed) > 1:
+            names = " and ".join(resources[r].id for r in crossed[:2])
+            reason = (f"{fid} crosses {len(crossed)} saturated links ({names}): each BBR v1 flow "
+                      f"keeps about an RTprop of its own queue at its bottleneck, so a flow "
+                      f"with several queues on its path gets less than its max-min share and "
+                      f"the flows beside it more (the fair-share model is of one bottleneck "
+                      f"per flow)")
+            for r in crossed:
+                for j in np.flatnonzero(load[r] > 0):
+                    unfair.setdefault(fids[j], reason)
+        estimate = _rtprop_estimate(window, fid)
+        path_s = _path_rtt(model, fid) if model.spec is not None else None
+        if estimate is not None and path_s is not None and math.isfinite(estimate) \
+                and estimate > BBR_RTPROP_STALE * path_s:
+            reason = (f"{fid}'s RTprop estimate averaged {_ms(estimate)} in the compared window, "
+                      f"its path {_ms(path_s)}: its RTprop filter took a standing queue "
+                      f"for propagation (a queue other flows kept when it sampled, after a join "
+                      f"or through a ProbeRTT), so its inflight cap, 2 x BtlBw x RTprop, is too "
+                      f"large: it takes more than its share and keeps more queue than the bound")
+            for r in np.flatnonzero(saturated & (load[:, k] > 0)):
+                unfair.setdefault(int(r), reason)
+                for j in np.flatnonzero(load[r] > 0):
+                    unfair.setdefault(fids[j], reason)
     return unfair
+
+
+def _rtprop_estimate(window: Window, fid: str) -> float | None:
+    """The mean of BBR's RTprop estimate (flows.csv `min_rtt_s`) in the window; None where the
+    flow has none (a plugin declaring the "rate" model)."""
+    try:
+        return window.flow_mean(fid, "min_rtt_s")
+    except (KeyError, ValueError):
+        return None
 
 
 def bbr_rows(results, model, fids: list, window: Window, rate_floor: float, mbps: float,
@@ -302,7 +406,7 @@ def bbr_rows(results, model, fids: list, window: Window, rate_floor: float, mbps
     summary = results.summary
     used = load @ rates
     rtprop = _rtprops(results, model, fids)
-    unfair = _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window)
+    unfair = _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window, data_load)
     rows = []
     for k, fid in enumerate(fids):
         simulated = window.flow_mean(fid, "recv_rate_mbps")
@@ -325,6 +429,9 @@ def bbr_rows(results, model, fids: list, window: Window, rate_floor: float, mbps
             bound += gain * rates[k] * load[r, k] * rtprop[fids[k]]
         buffer_kb = summary["links"][resource.link]["buffer_kb"]
         simulated = window.backlog_kb(resource.link, resource.directions)
+        if r in unfair:                   # (a flow there with a stale RTprop: no cap of its own)
+            rows.append(no_model("link", resource.id, "backlog_kb", simulated, unfair[r]))
+            continue
         if bound / kb >= buffer_kb:       # a bound the buffer enforces anyway: nothing to test
             rows.append(no_model("link", resource.id, "backlog_kb", simulated, (
                 f"BBR's queue bound at {resource.id} ({bound / kb:.3f} KB) is at least its "

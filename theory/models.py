@@ -26,6 +26,8 @@ HOW_TO_DECLARE = ("to check such a flow, give its algorithm's class the attribut
                   "packet per round trip and halves on loss), or \"cubic\", \"delay\", \"rate\" "
                   "or \"dctcp\" if its steady state is that model's (docs/algorithms.md, "
                   "\"Class attributes\")")
+# the sources without congestion control (flows/cbr.py): nothing a model could describe
+RATE_SOURCES = {"cbr": "a constant-bit-rate source", "onoff": "an on-off source"}
 ROW_LABELS = {"loss": "padhye", "cubic": "rfc9438", "rate": "bbr", "dctcp": "dctcp"}   # rows' "model"
 # how the check groups models when flows of different models share a link
 KINDS = {"delay": "delay-based", "loss": "loss", "cubic": "loss", "rate": "bbr", "dctcp": "dctcp"}
@@ -58,6 +60,9 @@ def modelled_algorithms() -> list:
 
 def no_model_reason(algorithm: str) -> str:
     """Why a flow of `algorithm` is not compared."""
+    if algorithm in RATE_SOURCES:
+        return (f"{RATE_SOURCES[algorithm]} ({algorithm}), without congestion control: it sends "
+                f"at the rate it was given, not compared with a model")
     model = declared_model(algorithm)
     if model is not None and model not in IMPLEMENTED:
         return (f"no analytic model for {algorithm} (its class declares the {model} model, "
@@ -68,8 +73,9 @@ def no_model_reason(algorithm: str) -> str:
 def missing_models_hint(algorithms) -> str:
     """What a student does about `algorithms` (names) that have no model: the class attribute,
     and for a class that declares a model theory does not implement, that it does not."""
+    names = [name for name in dict.fromkeys(algorithms) if name not in RATE_SOURCES]
     unknown = [f"{name} declares theory_model = {declared_model(name)!r}, which theory does not "
-               f"implement" for name in dict.fromkeys(algorithms)
+               f"implement" for name in names
                if declared_model(name) is not None and declared_model(name) not in IMPLEMENTED]
     return "; ".join([*unknown, HOW_TO_DECLARE])
 
