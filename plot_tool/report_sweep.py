@@ -34,7 +34,7 @@ def sweep_data(directory: Path) -> dict:
     """The sweep page: one chart per plot spec (a spec the rows cannot serve gets its error
     instead of a chart), and the table of runs."""
     sweep, rows = read_sweep(directory)
-    units = sweep_units(directory)      # (the directory only: never the topology file)
+    units = sweep_units(directory)
     charts = []
     for plot in sweep.get("plots") or []:
         try:

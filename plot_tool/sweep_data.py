@@ -177,15 +177,15 @@ def _units_source(path: Path) -> Any:
         return None
 
 
-def sweep_units(sweep_dir: PathLike, sweep: dict | None = None) -> dict:
+def sweep_units(sweep_dir: PathLike) -> dict:
     """The units of a sweep's metrics (``{"system", "bits_per_mbit", ...}`` as in summary.json).
 
     From the first stored run record (``runs/<digest>.json``: its summary's units), else the first
     ``summary.json`` found (the sweep directory, then one or two levels below it: the layouts of
-    older sweeps), else, when `sweep` (the sweep file's fields, as the sweep that draws its figures
-    has them) is given, from the ``units`` of the topology file it names, else {} (unknown). The
-    report passes no `sweep`: it reads the results directory only. Only regular files of at most
-    MAX_JSON_BYTES are read (`_units_source`).
+    older sweeps), else {} (unknown: no run wrote a summary, so there is nothing to draw in
+    units). The sweep directory only, never the topology file the sweep names: figures and the
+    report read results. Only regular files of at most MAX_JSON_BYTES are read
+    (`_units_source`).
     """
     directory = Path(sweep_dir)
     for path in sorted((directory / "runs").glob("*.json")):
@@ -202,17 +202,6 @@ def sweep_units(sweep_dir: PathLike, sweep: dict | None = None) -> dict:
         units = summary.get("units") if isinstance(summary, dict) else None
         if isinstance(units, dict) and units:
             return dict(units)
-    topology = (sweep or {}).get("topology")
-    if isinstance(topology, str):
-        for path in (Path(topology), directory / topology):
-            data = _units_source(path)
-            if not isinstance(data, dict):
-                continue
-            if data.get("units", "si") == "binary":
-                return {"system": "binary", "bits_per_mbit": 1048576, "bytes_per_kb": 1024,
-                        "bytes_per_mb": 1048576}
-            return {"system": "si", "bits_per_mbit": 1000000, "bytes_per_kb": 1000,
-                    "bytes_per_mb": 1000000}
     return {}
 
 

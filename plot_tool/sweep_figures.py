@@ -112,7 +112,7 @@ def make_sweep_figures(sweep_dir: PathLike, *, show: bool = False) -> list[Path]
     if not isinstance(plots, list):
         raise ValueError(f"{directory / SWEEP_FILE}: field \"plots\": expected a list")
     paths = [check_file_name(directory, plot.get("file")) for plot in plots]
-    units = sweep_units(directory, sweep)
+    units = sweep_units(directory)
     written: list[Path] = []
     refuse_foreign_figures(paths)     # (before drawing any: nothing is written if one is not ours)
     with glyphs_reported():           # a character the font has not, said once
