@@ -135,7 +135,9 @@ def legend_columns(rows: int, height_in: float, title: str = "") -> int:
 
 
 def assign_colors(series: Sequence[Any], start: int = 0) -> None:
-    """Distinct colours: tab10 up to 10 lines, otherwise tab20 (dark shades first).
+    """Distinct colours: tab10 up to 10 lines, otherwise tab20 (dark shades first), then, from
+    the 21st line (a figure holds up to 40 link directions), the darkest and a middle shade of
+    each hue of tab20b and tab20c: 40 colours before one repeats.
 
     `start` skips the first colours, already used by `start` other lines of the same figure.
     """
@@ -146,6 +148,9 @@ def assign_colors(series: Sequence[Any], start: int = 0) -> None:
     else:
         tab20 = list(cast(Any, colormaps["tab20"]).colors)
         palette = tab20[0::2] + tab20[1::2]
+        if start + len(series) > 20:
+            b, c = (list(cast(Any, colormaps[name]).colors) for name in ("tab20b", "tab20c"))
+            palette += b[0::4] + c[0::4] + b[2::4] + c[2::4]
     for i, s in enumerate(series, start):
         if s.color is None:
             r, g, b = palette[i % len(palette)][:3]

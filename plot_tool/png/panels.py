@@ -40,6 +40,9 @@ from plot_tool.series import (
 )
 
 LINE_WIDTH = 1.2
+# the predictions' dashes (points on, off); predictions that coincide share the line, each
+# drawing every n-th dash in its colour
+DASH = (4.0, 2.5)
 
 
 NO_LOSS_TEXT = "no packets lost"
@@ -169,13 +172,21 @@ def _plot_predictions(ax: Any, predictions: Sequence[PredictionSeries],
     """Draw predictions as dashed steps, or shaded bands where low < high; return whether any
     dashed line and any band was drawn."""
     any_line = any_band = False
+    drawn: list[tuple[Any, Any, list[Any]]] = []     # (x, y, its lines) of each dashed step line
     for p in predictions:
         color = colors.get(p.key)
         x, low, high, band = p.steps()
         value = ~band & ~np.isnan(low)
         if value.any():
-            ax.plot(x, np.where(value, low, np.nan), color=color, linestyle=(0, (4, 2.5)),
-                    linewidth=1.7, zorder=3, label="_nolegend_")
+            y = np.where(value, low, np.nan)
+            line, = ax.plot(x, y, color=color, linestyle=(0, DASH), linewidth=1.7, zorder=3,
+                            label="_nolegend_")
+            for x0, y0, lines in drawn:
+                if np.array_equal(x0, x) and np.array_equal(y0, y, equal_nan=True):
+                    lines.append(line)
+                    break
+            else:
+                drawn.append((x, y, [line]))
             any_line = True
         if band.any():
             lows, highs = np.where(band, low, np.nan), np.where(band, high, np.nan)
@@ -185,6 +196,11 @@ def _plot_predictions(ax: Any, predictions: Sequence[PredictionSeries],
                 ax.plot(x, edge, color=color, linewidth=0.9, alpha=0.8, zorder=1.6,
                         label="_nolegend_")
             any_band = True
+    for _, _, lines in drawn:   # predictions that coincide take turns along one dashed line
+        if len(lines) > 1:
+            period = len(lines) * sum(DASH)
+            for j, line in enumerate(lines):
+                line.set_linestyle((j * sum(DASH), (DASH[0], period - DASH[0])))
     return any_line, any_band
 
 
@@ -192,7 +208,7 @@ def _prediction_handles(line: bool, band: bool) -> list[Any]:
     """Legend entries explaining the prediction overlay."""
     handles: list[Any] = []
     if line:
-        handles.append(Line2D([], [], color="0.35", linestyle=(0, (4, 2.5)), linewidth=1.7,
+        handles.append(Line2D([], [], color="0.35", linestyle=(0, DASH), linewidth=1.7,
                               label=PREDICTION_LABEL))
     if band:
         handles.append(Patch(facecolor=(0.35, 0.35, 0.35, 0.2), edgecolor=(0.35, 0.35, 0.35, 0.8),
