@@ -47,6 +47,9 @@ from netsim.sweep_store import (
     write_results_csv,
 )
 from netsim.sweep_theory import resolve_theory
+from plot_tool.schema import STOPPED_EARLY
+
+EARLY_STOPS = ("limit", "stalled")    # stop reasons of a run that ended before its duration
 
 __all__ = ["DERIVED_METRICS", "RECORDS_DIR", "RESULTS_FILE", "SWEEP_FILE", "MetricUnavailable",
            "PlannedRun", "Sweep", "SweepConflict", "SweepError", "SweepInterrupted",
@@ -68,7 +71,13 @@ def _row(sweep: Sweep, run: PlannedRun, result: dict) -> dict:
             row["status"], row["error"] = "error", f"{type(exc).__name__}: {exc}"
         else:
             row.update(values)
-            row["error"] = "; ".join(problems.values())
+            summary = result["record"].get("summary") or {}
+            early = None
+            if summary.get("stop_reason") in EARLY_STOPS:     # (its values are of a shorter run)
+                end_s = summary.get("end_time_s")
+                at = f" at t={end_s:.6g} s" if isinstance(end_s, (int, float)) else ""
+                early = f"{STOPPED_EARLY}{at} ({summary.get('stop_detail')})"
+            row["error"] = "; ".join([*filter(None, [early]), *problems.values()])
     return row
 
 

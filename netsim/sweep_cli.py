@@ -28,6 +28,7 @@ from netsim.cli_options import (
     report_available,
 )
 from netsim.cli_output import progress_shown
+from plot_tool.schema import STOPPED_EARLY
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_RUNS_FAILED",
            "build_sweep_parser", "sweep_main"]
@@ -192,7 +193,15 @@ def sweep_main(argv) -> int:
               f"{time.perf_counter() - started:.1f} s wall, {len(failed)} failed)")
     for row in failed:
         print(f"warning: run {row['run_id']} failed: {row['error']}", file=sys.stderr)
-    lacking = [row for row in rows if row["status"] == "ok" and row.get("error")]
+    early = [row for row in rows if row["status"] == "ok"
+             and str(row.get("error") or "").startswith(STOPPED_EARLY)]
+    for row in early[:MISSING_SHOWN]:         # ok runs that ended at a bound, before the others
+        print(f"warning: run {row['run_id']} {row['error']}", file=sys.stderr)
+    if len(early) > MISSING_SHOWN:
+        print(f"warning: {len(early) - MISSING_SHOWN} more runs stopped early (the error column "
+              f"of {out}/results.csv says why)", file=sys.stderr)
+    lacking = [row for row in rows if row["status"] == "ok" and row.get("error")
+               and row not in early]
     for row in lacking[:MISSING_SHOWN]:       # ok runs with an empty metric: why, in the row
         print(f"warning: run {row['run_id']}: no value for {row['error']}", file=sys.stderr)
     if len(lacking) > MISSING_SHOWN:

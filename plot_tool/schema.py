@@ -441,6 +441,9 @@ CHECK_FIELDS: tuple[JsonField, ...] = _fields(
 # Packet captures (--pcap, --pcap-links): their file names under pcap/, and the ports of a flow.
 
 PCAP_DIR = "pcap"
+# a sweep's results.csv: the start of the `error` cell of an "ok" run that stopped at a bound
+# (stop_reason "limit" or "stalled") before its duration; the figures' footnotes count them
+STOPPED_EARLY = "stopped early"
 RECEIVER_PORT = 5001
 FIRST_SENDER_PORT = 10000
 SENDER_PORTS = 55536          # flow k (in summary.json order) sends from 10000 + k % 55536

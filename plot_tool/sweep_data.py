@@ -23,6 +23,7 @@ from typing import Any, Union
 import numpy as np
 
 from plot_tool.results import read_json_object
+from plot_tool.schema import STOPPED_EARLY
 from plot_tool.sweep_names import axis_label, quantity_name
 from plot_tool.sweep_stats import (
     RESULTS_FILE,
@@ -252,7 +253,9 @@ def plot_data(plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], *,
         legend_title=quantity_name(lines) if lines is not None else None, logx=logx, logy=logy,
         y_from_zero=bool(plot.get("y_from_zero", True)) and not logy, x_ticks=x_ticks,
         footnote=footnote(len(rows) - len(ok), len(rows), missing, y, error_bars, series,
-                          hidden=hidden, x=x))
+                          hidden=hidden, x=x, early=sum(
+                              1 for row in ok
+                              if str(row.get("error") or "").startswith(STOPPED_EARLY))))
     if theory:
         data.overlays = overlays(theory, data, ok, units)
     return data
@@ -286,9 +289,10 @@ def _on_log_axes(series: list, logx: bool, logy: bool) -> tuple:
 
 def footnote(failed: int, total: int, missing: int, y: str, error_bars: str,
              series: Sequence[SweepSeries] = (), *, hidden: tuple = (0, 0),
-             x: str = "") -> str:
-    """What a marker and an error bar are (the mean of how many runs), the runs left out, and
-    the points a logarithmic axis cannot show (`hidden`: with x <= 0, with a mean y <= 0)."""
+             x: str = "", early: int = 0) -> str:
+    """What a marker and an error bar are (the mean of how many runs), the runs left out, the
+    runs included that stopped early at a bound (`early`), and the points a logarithmic axis
+    cannot show (`hidden`: with x <= 0, with a mean y <= 0)."""
     counts = sorted({int(n) for s in series for n in s.n})
     parts = []
     if counts:
@@ -305,6 +309,10 @@ def footnote(failed: int, total: int, missing: int, y: str, error_bars: str,
     if missing:
         parts.append(f"{missing} run{'s' if missing != 1 else ''} without {quantity_name(y)}, "
                      f"left out")
+    if early:
+        parts.append(f"{early} run{'s' if early != 1 else ''} stopped early at a bound (limit or "
+                     f"stall) and counted as far as {'they' if early != 1 else 'it'} went "
+                     f"(results.csv's error column says where)")
     hidden_x, hidden_y = hidden
     if hidden_x:
         parts.append(f"{hidden_x} point{'s' if hidden_x != 1 else ''} with {quantity_name(x)} "
