@@ -36,6 +36,19 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_RUNS_FAILED",
 MISSING_SHOWN = 5      # warnings for runs lacking a metric; the rest are counted
 
 
+def _remove_stale(out: Path, sweep, before: tuple, quiet: bool, *, report: bool,
+                  figures: bool) -> None:
+    """When results.csv or sweep.json changed since `before` (their bytes), remove the report
+    (`report`) and figures (`figures`) drawn from the earlier ones, and say so."""
+    from netsim.sweep_store import RESULTS_FILE, SWEEP_FILE, remove_stale
+    if (_read_bytes(out / RESULTS_FILE), _read_bytes(out / SWEEP_FILE)) == before:
+        return
+    stale = remove_stale(out, sweep.plots, report=report, figures=figures)
+    if stale and not quiet:
+        print(f"{sweep.name}: removed {', '.join(stale)}, drawn from the earlier results "
+              f"or plots (--report and figures draw them again)", file=sys.stderr)
+
+
 def _read_bytes(path: Path):
     """The bytes of a regular file, None for anything else (a FIFO would block, a link to
     /dev/zero never end)."""
@@ -87,7 +100,7 @@ examples:
 
 def sweep_main(argv) -> int:
     from netsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep, seeds_warning
-    from netsim.sweep_store import RESULTS_FILE, SWEEP_FILE, remove_stale
+    from netsim.sweep_store import RESULTS_FILE, SWEEP_FILE
     args = build_sweep_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, force=True,
                         format="%(levelname)s %(name)s: %(message)s")
@@ -137,6 +150,8 @@ def sweep_main(argv) -> int:
     except SweepInterrupted as stop:
         if bar is not None:
             bar.close()
+        # what was drawn from the earlier results goes now: nothing draws it again this time
+        _remove_stale(out, sweep, before, args.quiet, report=True, figures=True)
         print(f"{sweep.name}: interrupted ({signal.Signals(stop.signum).name}); {stop.done} of "
               f"{stop.total} runs done, kept in {out}/results.csv; run the same command to resume",
               file=sys.stderr)
@@ -156,11 +171,7 @@ def sweep_main(argv) -> int:
     failed = [row for row in rows if row["status"] != "ok"]
     drawing = bool(sweep.plots) and (not args.no_plots or args.show)
     # what was drawn from the earlier results, or from the earlier sweep.json (its plots)
-    if (_read_bytes(out / RESULTS_FILE), _read_bytes(out / SWEEP_FILE)) != before:
-        stale = remove_stale(out, sweep.plots, report=not args.report, figures=not drawing)
-        if stale and not args.quiet:
-            print(f"{sweep.name}: removed {', '.join(stale)}, drawn from the earlier results "
-                  f"or plots (--report and figures draw them again)", file=sys.stderr)
+    _remove_stale(out, sweep, before, args.quiet, report=not args.report, figures=not drawing)
     stage = "after its runs"        # results.csv is whole from here on: an interrupt keeps it
     try:
         if drawing:

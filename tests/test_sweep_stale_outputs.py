@@ -147,3 +147,32 @@ def test_a_report_html_of_yours_is_neither_removed_nor_replaced(tmp_path, capsys
     assert err.startswith(f"error: {out / 'report.html'}: exists and is not a report netsim "
                           f"wrote") and "run without --report" in err
     assert (out / "results.csv").read_text() == before                   # nothing was run
+
+
+def test_an_interrupted_resume_removes_what_the_earlier_results_drew(tmp_path, capsys,
+                                                                    monkeypatch):
+    """A resume stopped by Ctrl-C after new runs had changed results.csv left the earlier
+    report.html and figures beside it, drawn from results it no longer had."""
+    import signal
+
+    from netsim import sweep_execute
+
+    out = tmp_path / "out"
+    sweep(tmp_path, out, capsys)
+    (out / "report.html").write_text(netsims_report("two runs"))
+    real = sweep_execute.execute_runs
+
+    def one_run_then_ctrl_c(tasks, *args, **kwargs):
+        results = real(tasks, *args, **kwargs)
+        yield next(results)
+        results.close()
+        raise sweep_execute.SweepInterrupted(signal.SIGINT)
+
+    monkeypatch.setattr(sweep_execute, "execute_runs", one_run_then_ctrl_c)
+    err = sweep(tmp_path, out, capsys, status=130, seeds=2)
+    assert not (out / "report.html").exists() and not (out / "g.png").exists()
+    assert "stale: removed report.html, g.png, drawn from the earlier results" in err
+    assert "stale: interrupted (SIGINT); 3 of 4 runs done" in err
+    monkeypatch.undo()
+    sweep(tmp_path, out, capsys, "--no-plots")          # nothing new since: nothing to remove
+    assert sweep(tmp_path, out, capsys, "--no-plots", seeds=2) == ""
