@@ -170,6 +170,10 @@ def sweep_main(argv) -> int:
             bar.close()
     failed = [row for row in rows if row["status"] != "ok"]
     drawing = bool(sweep.plots) and (not args.no_plots or args.show)
+    from netsim.output_paths import remove_stale_partials
+    for plot in sweep.plots:      # what a sweep killed while drawing left (plot_tool.sweep_figures)
+        if isinstance(plot.get("file"), str):
+            remove_stale_partials(out / plot["file"])
     # what was drawn from the earlier results, or from the earlier sweep.json (its plots)
     _remove_stale(out, sweep, before, args.quiet, report=not args.report, figures=not drawing)
     stage = "after its runs"        # results.csv is whole from here on: an interrupt keeps it

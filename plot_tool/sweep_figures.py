@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
+import secrets
 import textwrap
 import warnings
 from collections.abc import Mapping, Sequence
@@ -85,8 +85,19 @@ LOG_FLOOR_MARGIN = 1.5          # a log y axis starts this factor below the lowe
 
 def _save_replacing(fig: Figure, path: Path) -> None:
     """Write `fig` to a new file beside `path`, then rename it to `path`: a figure half written
-    is never left under its name, and a link at `path` is replaced, never written through."""
-    handle, part = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".part")
+    is never left under its name, and a link at `path` is replaced, never written through. The
+    new file is ``.<name>.partial-<pid>-<random>`` (what a killed process leaves is removed by
+    the next sweep: netsim.output_paths.remove_stale_partials), created with the mode the
+    umask gives (0644), as every other file of a results directory."""
+    for _ in range(100):
+        part = path.with_name(f".{path.name}.partial-{os.getpid()}-{secrets.token_hex(4)}")
+        try:
+            handle = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(f"{path}: no free name for its temporary file")
     try:
         with os.fdopen(handle, "wb") as fh:
             fig.savefig(fh, dpi=DPI, format="png", metadata={"Software": software_text()})

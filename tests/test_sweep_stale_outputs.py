@@ -176,3 +176,26 @@ def test_an_interrupted_resume_removes_what_the_earlier_results_drew(tmp_path, c
     monkeypatch.undo()
     sweep(tmp_path, out, capsys, "--no-plots")          # nothing new since: nothing to remove
     assert sweep(tmp_path, out, capsys, "--no-plots", seeds=2) == ""
+
+
+def test_a_killed_drawings_partial_file_goes_and_figures_have_the_umasks_mode(tmp_path, capsys):
+    """A sweep killed while drawing left `.g.<random>.part` for good (even --force kept it), and
+    sweep figures were written mode 0600 where every other file of a results directory follows
+    the umask (0644)."""
+    import os
+    import stat
+
+    out = tmp_path / "out"
+    sweep(tmp_path, out, capsys, "--no-plots")
+    dead = out / ".g.png.partial-999999999-0a1b2c3d"       # (no such process)
+    dead.write_bytes(b"half a figure")
+    mine = out / ".g.png.partial-notapid"                  # not the pattern: left alone
+    mine.write_text("mine")
+    old = os.umask(0o022)
+    try:
+        sweep(tmp_path, out, capsys, seeds=2)
+    finally:
+        os.umask(old)
+    assert not dead.exists() and mine.exists()
+    assert stat.S_IMODE((out / "g.png").stat().st_mode) == 0o644
+    assert not [p for p in os.listdir(out) if ".partial-" in p and p != mine.name]
