@@ -164,9 +164,10 @@ def load_sweep(path, plugins=()) -> Sweep:
         sweep.values[param] = values
         if labels is not None:
             sweep.labels[param] = labels
-    if sweep.combine == "zip" and len({len(v) for v in sweep.values.values()}) > 1:
+    if sweep.combine == "zip" and len({len(v) for v in sweep.values.values()} - {1}) > 1:
         sizes = ", ".join(f"{p}: {len(v)}" for p, v in sweep.values.items())
-        raise SweepError(f'{label}: field "combine": "zip" needs equally many values ({sizes})')
+        raise SweepError(f'{label}: field "combine": "zip" needs equally many values, or one '
+                         f'(a fixed override, the same in every point) ({sizes})')
     _check_run_count(label, sweep)
     check_metrics(label, sweep)          # (from the base topology: before any point is built)
     _check_plots(label, sweep)
@@ -256,7 +257,7 @@ def _check_run_count(label: str, sweep: Sweep) -> None:
     """Refuse more than MAX_SWEEP_RUNS runs (points x seeds) before any point is built."""
     lengths = [len(values) for values in sweep.values.values()]
     if sweep.combine == "zip":
-        points = lengths[0]
+        points = max(lengths)         # (one-value parameters hold in every point)
     else:
         points = 1
         for length in lengths:

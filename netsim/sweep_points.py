@@ -39,6 +39,9 @@ class Sweep:
         """Every parameter combination, as a list of (path, value) pairs."""
         paths = [path for path, _ in self.parameters]
         columns = [self.values[path] for path in paths]
+        if self.combine == "zip":     # a one-value parameter is a fixed override: in every point
+            n = max(map(len, columns))
+            columns = [column * n if len(column) == 1 else column for column in columns]
         combos = zip(*columns) if self.combine == "zip" else itertools.product(*columns)
         return [list(zip(paths, combo)) for combo in combos]
 

@@ -147,3 +147,28 @@ def test_the_description_and_the_path_are_not_part_of_the_digest(tmp_path):
     assert config_digest(load_topology(tmp_path / "elsewhere.json"), **options) == first
     data["links"][0]["delay_ms"] += 1
     assert config_digest(load_topology(data), **options) != first
+
+
+def test_a_duration_from_the_command_line_digests_as_one_in_the_file(tmp_path):
+    """A single run's config_digest is the sweep's for the same configuration, however the
+    duration was given: with --duration (the file's duration_s null) it differed, so a run could
+    not be matched to its sweep row by digest."""
+    from netsim.run import simulate
+    from netsim.sweep_file import load_sweep
+    from netsim.sweep_plan import plan
+
+    root = Path(__file__).resolve().parent.parent / "topologies"
+    data = json.loads((root / "lossy_link.json").read_text())
+    data["flows"][0]["data_mb"] = None
+    in_file = dict(data, duration_s=0.5)
+    with simulate(load_topology(data), duration_s=0.5, seed=1) as given_on_the_command_line, \
+            simulate(load_topology(in_file), seed=1) as written_in_the_file:
+        digest = given_on_the_command_line.summary["config_digest"]
+        assert digest == written_in_the_file.summary["config_digest"]
+    (tmp_path / "t.json").write_text(json.dumps(data))
+    (tmp_path / "s.json").write_text(json.dumps({
+        "name": "s", "topology": str(tmp_path / "t.json"), "duration_s": 0.5, "seeds": [1],
+        "parameters": {"links.L1.delay_ms": [data["links"][0]["delay_ms"]]},
+        "metrics": ["end_time_s"]}))
+    (run,) = plan(load_sweep(tmp_path / "s.json"))
+    assert run.digest == digest

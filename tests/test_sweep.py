@@ -52,6 +52,13 @@ def test_expansion_cross_and_zip(tmp_path):
     assert [dict(p) for p in zipped.points()] == [
         {"links.L1.delay_ms": 5, "flows.*.algorithm": "reno"},
         {"links.L1.delay_ms": 10, "flows.*.algorithm": "cubic"}]
+    # a one-value parameter is a fixed override under zip too (it was refused: "needs equally
+    # many values"), in every point
+    fixed = load_sweep(write(tmp_path, dict(SMALL, combine="zip", plots=[], parameters={
+        "links.L1.delay_ms": [5, 10, 20], "flows.*.algorithm": ["cubic"]}), "f.json"))
+    assert [dict(p) for p in fixed.points()] == [
+        {"links.L1.delay_ms": d, "flows.*.algorithm": "cubic"} for d in (5, 10, 20)]
+    assert len(fixed.runs()) == 3 * len(fixed.seeds)
 
 
 def test_ranges_linear_and_log(tmp_path):
@@ -72,8 +79,9 @@ def test_ranges_linear_and_log(tmp_path):
     ({"metrics": ["flows.F1.goodput_mpbs"]}, 'unknown flow metric "goodput_mpbs" (did you mean "goodput_mbps"?)'),
     ({"metrics": ["throughput"]}, 'unknown metric "throughput"'),
     ({"seeds": 0}, 'field "seeds"'),
-    ({"combine": "zip", "parameters": {"links.L1.delay_ms": [1, 2], "flows.*.algorithm": ["reno"]}},
-     '"zip" needs equally many values'),
+    ({"combine": "zip", "parameters": {"links.L1.delay_ms": [1, 2],
+                                       "flows.*.algorithm": ["reno", "cubic", "bbr"]}},
+     '"zip" needs equally many values, or one'),
     ({"topology": "lossy_lnk"}, 'no file or preset "lossy_lnk" (did you mean "lossy_link"?)'),
     ({"plots": [{"file": "a.png", "x": "links.L1.delay_ms", "y": "flows.F1.goodput_mbps"}]},
      'is not a swept parameter'),
