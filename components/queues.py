@@ -58,6 +58,9 @@ class AqmTransmitter(Transmitter):
     (the arriving packet joins the queue, or is dropped or marked) and `pick` (the next packet to
     transmit, possibly after dropping some). Entries are (packet, direction, enqueue time)."""
 
+    __slots__ = ("rng", "config", "ecn", "queued_pkts", "pending", "epoch", "max_packet",
+                 "on_queued_drop")
+
     def __init__(self, sim: Simulator, rate_bps: float, delay_s: float, capacity_bytes: int,
                  config: dict):
         super().__init__(sim, rate_bps, delay_s, capacity_bytes)
@@ -192,6 +195,7 @@ class FifoAqm(AqmTransmitter):
     arrival (`decides_overflow`: RED, whose average counts them, as Linux's red_enqueue)."""
 
     decides_overflow = False
+    __slots__ = ("fifo",)
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -235,6 +239,8 @@ class Step(FifoAqm):
     """Step marking (DCTCP, RFC 8257 §3.1): CE on an ECN-capable packet that joins a queue of
     more than K bytes; otherwise drop-tail (nothing is dropped but overflow)."""
 
+    __slots__ = ("k_bytes",)
+
     def __init__(self, *args):
         super().__init__(*args)
         self.k_bytes = self.config["k_bytes"]
@@ -261,6 +267,7 @@ class Red(FifoAqm):
     threshold packets are dropped)."""
 
     decides_overflow = True
+    __slots__ = ("min_b", "max_b", "max_p", "weight", "gentle", "avg", "count", "idle_since")
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -341,6 +348,11 @@ class Pie(FifoAqm):
     enqueue (§4.1) with the burst allowance (§4.4). The queueing delay is the bytes waiting over
     the link rate (the rate is known exactly, §5.2's departure-rate estimate is not needed). ECN
     (§5.1): mark while the probability is at most 10 %, drop above."""
+
+    # ("__dict__": tests/test_queue_disciplines.py wraps `_update` on an instance; it stays empty
+    # in a run)
+    __slots__ = ("target", "tupdate", "alpha", "beta", "max_burst", "drop_prob", "qdelay_old",
+                 "burst_allowance", "timer", "__dict__")
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -442,6 +454,8 @@ class Codel(AqmTransmitter):
     control law interval / sqrt(count). ECN: the packet that would be dropped is marked instead and
     transmitted, as Linux's codel does."""
 
+    __slots__ = ("target", "interval", "state")
+
     def __init__(self, *args):
         super().__init__(*args)
         self.target = self.config["target_s"]
@@ -532,6 +546,8 @@ class FqCodel(Codel):
     (quantum `quantum_bytes`) with the new-flows list served before the old-flows list (§4.2).
     `buffer_kb` is the shared limit: on overflow, packets are dropped from the head of the queue
     with the most bytes (§4.1) until the arriving packet fits (overflow drops)."""
+
+    __slots__ = ("quantum", "flows", "new_flows", "old_flows")
 
     def __init__(self, *args):
         super().__init__(*args)

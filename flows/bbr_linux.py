@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from flows.bbr_model import (
     EXTRA_ACKED_MAX_S,
+    MIN_PIPE_CWND,
     PACING_MARGIN,
     AckAggregation,
     quantization_budget,
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from flows.bbr import Bbr
     from flows.rate_sampler import RateSample
 
-MIN_CWND_TARGET = 4          # bbr_cwnd_min_target
+MIN_CWND_TARGET = int(MIN_PIPE_CWND)     # bbr_cwnd_min_target, as the integer window here counts
 
 
 class LinuxBbr:

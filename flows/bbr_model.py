@@ -25,7 +25,7 @@ MIN_TSO_RATE_BPS = 1_200_000          # bbr_min_tso_rate
 PACING_SHIFT = 10                     # sk_pacing_shift: about 1 ms of data per TSO burst
 GSO_MAX_BYTES = 65536 - 1 - 320       # GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER
 PACING_MARGIN = 0.99                  # bbr_pacing_margin_percent = 1
-MIN_PIPE_CWND = 4.0                   # §4.2.3.3 BBRMinPipeCwnd, packets
+MIN_PIPE_CWND = 4.0                   # §4.2.3.3 BBRMinPipeCwnd (Linux bbr_cwnd_min_target), packets
 FULL_BW_GROWTH = 1.25                 # §4.3.2.2: BtlBw still growing if up by 25 %
 FULL_BW_ROUNDS = 3                    # ... else after this many rounds the pipe is full
 

@@ -1,13 +1,15 @@
 """FAST TCP (Jin, Wei, Low, INFOCOM 2004; Wei, Jin, Low, Hegde, IEEE/ACM ToN 2006).
 
-A delay-based window update, run on a clock rather than per ACK. Every `update_interval_s`:
+A delay-based window update, run on a clock rather than per ACK. Every `update_interval_s`, the
+update of FAST's window-control component (Wei et al. 2006; `Fast.tick`):
 
     w <- min{ 2w, (1 - gamma) w + gamma (baseRTT / avgRTT * w + alpha) }
 
-baseRTT is the smallest RTT the flow has observed; avgRTT the mean of its last `rtt_samples` RTT
-samples. At equilibrium w = (baseRTT / avgRTT) w + alpha: the flow keeps `alpha` of its packets
-queued in the network, x * (avgRTT - baseRTT) = alpha, which is what the analytic model
-(flows/equilibrium.py) predicts network-wide.
+with alpha and gamma constant (parameters). baseRTT is the smallest RTT the flow has observed
+(`on_rtt`); avgRTT the mean of its last `rtt_samples` RTT samples. At equilibrium
+w = (baseRTT / avgRTT) w + alpha: the flow keeps `alpha` of its packets queued in the network,
+x * (avgRTT - baseRTT) = alpha, which is what the analytic model (theory/fluid.py with
+theory/equilibrium.py) predicts network-wide.
 
 Loss response (FAST is delay-based; loss is not its congestion signal but must still be handled):
 the transport retransmits as always; on the third duplicate ACK ssthresh is half the window, the
@@ -91,6 +93,8 @@ class Fast(CongestionControl):
         return max(self.flow.cwnd / 2.0, 2.0)
 
     def tick(self) -> None:
+        """The periodic window update of the module docstring: none without an RTT sample or
+        during loss recovery; at least one packet."""
         flow = self.flow
         avg_rtt = self.average_rtt()
         base_rtt = self.base_rtt

@@ -54,13 +54,12 @@ import math
 from components.packet import DATA, Packet
 from flows.congestion import CWR, LOSS, OPEN, RECOVERY, CaEvent, EcnEcho, WindowError, is_count
 from flows.cwr import ecn_ack, end_reduction, enter_cwr
+from flows.linux_stack import LINUX_INITIAL_RTO_S, LINUX_MIN_RTO_S
 from flows.prr import PrrWindow
 from flows.rack import RackScoreboard
 from flows.sender import Sender
 from flows.sender_view import CwndUsage
 from flows.tlp import (
-    NO_RTT_S,
-    ONE_PACKET_EXTRA_S,
     PROBE,
     REORDER,
     RTO,
@@ -397,9 +396,9 @@ class LinuxSender(Sender):
                 rtt = self.rtt
                 srtt = rtt.srtt
                 if srtt is None:
-                    pto = NO_RTT_S
+                    pto = LINUX_INITIAL_RTO_S             # TCP_TIMEOUT_INIT
                 else:
-                    pto = 2.0 * srtt + (ONE_PACKET_EXTRA_S if high_seq - snd_una == 1
+                    pto = 2.0 * srtt + (LINUX_MIN_RTO_S if high_seq - snd_una == 1
                                         else TCP_TIMEOUT_MIN_S)
                 rto_left = rtt.rto
                 if sent_new:                          # not advancing: from the head's send

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from components.packet import ACK, Packet
+from flows.linux_stack import LINUX_INITIAL_RTO_S
 
 if TYPE_CHECKING:
     from simulator.engine import Simulator
@@ -209,7 +210,8 @@ TCP_ATO_MIN_S = 0.040          # TCP_ATO_MIN: the smallest ACK timeout
 TCP_DELACK_MIN_S = 0.040       # TCP_DELACK_MIN
 TCP_DELACK_MAX_S = 0.200       # TCP_DELACK_MAX
 TCP_MAX_QUICKACKS = 16         # TCP_MAX_QUICKACKS
-RECEIVER_RTO_S = 1.0           # TCP_TIMEOUT_INIT: the receiver takes no RTT sample here
+# the receiver's icsk_rto is TCP_TIMEOUT_INIT (flows/linux_stack.LINUX_INITIAL_RTO_S): it takes
+# no RTT sample here
 
 
 TCP_NUM_SACKS = 4              # TCP_NUM_SACKS: the SACK blocks a receiver remembers
@@ -318,9 +320,9 @@ class LinuxReceiver(EcnDelayedReceiver):
                 if arrival_gap <= TCP_ATO_MIN_S / 2.0:
                     self.ato_s = ato / 2.0 + TCP_ATO_MIN_S / 2.0
                 elif arrival_gap < ato:
-                    ato = ato / 2.0 + arrival_gap       # min(ato, RECEIVER_RTO_S)
-                    self.ato_s = RECEIVER_RTO_S if RECEIVER_RTO_S < ato else ato
-                elif arrival_gap > RECEIVER_RTO_S:
+                    ato = ato / 2.0 + arrival_gap       # min(ato, LINUX_INITIAL_RTO_S)
+                    self.ato_s = LINUX_INITIAL_RTO_S if LINUX_INITIAL_RTO_S < ato else ato
+                elif arrival_gap > LINUX_INITIAL_RTO_S:
                     if self.quick < TCP_MAX_QUICKACKS:
                         self.quick = TCP_MAX_QUICKACKS
             self.last_rcv_s = now

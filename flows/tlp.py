@@ -22,13 +22,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from flows.congestion import CWR, OPEN
+from flows.linux_stack import LINUX_INITIAL_RTO_S, LINUX_MIN_RTO_S
 
 if TYPE_CHECKING:
     from flows.linux_sender import LinuxSender
 
 TCP_TIMEOUT_MIN_S = 0.002              # TCP_TIMEOUT_MIN (2 jiffies at HZ = 1000)
-ONE_PACKET_EXTRA_S = 0.2               # tcp_rto_min: the delayed-ACK allowance of a lone packet
-NO_RTT_S = 1.0                         # TCP_TIMEOUT_INIT
+# before an RTT sample the probe timeout is TCP_TIMEOUT_INIT (LINUX_INITIAL_RTO_S); a lone
+# packet's delayed-ACK allowance is tcp_rto_min (LINUX_MIN_RTO_S): flows/linux_stack.py
 
 
 class TailLossProbe:
@@ -48,10 +49,10 @@ class TailLossProbe:
             return None
         rtt = sender.rtt
         if rtt.srtt is None:
-            pto = NO_RTT_S
+            pto = LINUX_INITIAL_RTO_S                  # TCP_TIMEOUT_INIT
         else:
             one = sender.high_seq - sender.snd_una == 1
-            pto = 2.0 * rtt.srtt + (ONE_PACKET_EXTRA_S if one else TCP_TIMEOUT_MIN_S)
+            pto = 2.0 * rtt.srtt + (LINUX_MIN_RTO_S if one else TCP_TIMEOUT_MIN_S)
         rto_left = rtt.rto
         if not advancing:
             head = sender.board.xmit.get(sender.snd_una)

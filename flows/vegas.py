@@ -1,24 +1,27 @@
-"""TCP Vegas (Brakmo and Peterson, IEEE JSAC 1995).
+"""TCP Vegas (Brakmo and Peterson, "TCP Vegas: End to End Congestion Avoidance on a Global
+Internet", IEEE JSAC 13(8), 1995; the sections named are theirs).
 
 Once per round trip Vegas compares the throughput it expects, w / baseRTT, with the one it gets,
 w / RTT, and turns the difference into packets it has queued in the network:
 
     diff = w (1 - baseRTT / RTT)
 
-In congestion avoidance the window grows by one packet per RTT while diff < alpha and shrinks by
-one while diff > beta, so each flow keeps between alpha and beta packets queued.
+In congestion avoidance (the paper's "Congestion Avoidance Mechanism") the window grows by one
+packet per RTT while diff < alpha and shrinks by one while diff > beta, so each flow keeps between
+alpha and beta packets queued.
 
-Slow start as in the paper: the window grows exponentially (one packet per ACK) only every other
-round trip; in between it stays fixed, so that the next round trip's RTT samples, which are those
-of the fixed window's packets, give a valid comparison. At the end of a growing round trip, if
-even the smallest of those samples shows more than gamma of the fixed window's packets queued
-(w_fixed (1 - baseRTT / RTT) > gamma), Vegas leaves slow start with the window it can sustain,
-w_fixed baseRTT / RTT, plus one packet. Within a growing round trip an ACK whose sample already
-shows more than gamma queued does not grow the window (the first packets of the fixed window queue
-behind the burst that the growing round sent, so a single sample cannot end slow start, but it
-must not feed the overshoot either). ssthresh follows every decrease so that the flow never slips
-back into slow start. baseRTT is the smallest RTT observed; in congestion avoidance RTT is the
-smallest sample of the last round trip. Losses are handled like Reno.
+Slow start as in the paper ("Modified Slow-Start Mechanism"): the window grows exponentially (one
+packet per ACK) only every other round trip; in between it stays fixed, so that the next round
+trip's RTT samples, which are those of the fixed window's packets, give a valid comparison. At the
+end of a growing round trip, if even the smallest of those samples shows more than gamma of the
+fixed window's packets queued (w_fixed (1 - baseRTT / RTT) > gamma), Vegas leaves slow start with
+the window it can sustain, w_fixed baseRTT / RTT, plus one packet. Within a growing round trip an
+ACK whose sample already shows more than gamma queued does not grow the window (the first packets
+of the fixed window queue behind the burst that the growing round sent, so a single sample cannot
+end slow start, but it must not feed the overshoot either). ssthresh follows every decrease so that
+the flow never slips back into slow start. baseRTT is the smallest RTT observed; in congestion
+avoidance RTT is the smallest sample of the last round trip. Losses are handled like Reno (not with
+the paper's retransmission mechanism, which checks a fine-grained timeout on duplicate ACKs).
 """
 from __future__ import annotations
 
@@ -70,8 +73,8 @@ class Vegas(Reno):
         slow_start = flow.cwnd < flow.ssthresh
         if flow.snd_una >= self.epoch_end and self.epoch_rtt < math.inf:
             if slow_start:
-                slow_start = self._slow_start_round()
-            else:
+                slow_start = self._slow_start_round()      # "Modified Slow-Start Mechanism"
+            else:                                          # "Congestion Avoidance Mechanism"
                 diff = self.queued_packets(self.epoch_rtt)
                 if diff > self.beta:
                     flow.cwnd = max(2.0, flow.cwnd - 1.0)

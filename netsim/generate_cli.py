@@ -20,11 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from netsim.cli_options import option_error_line, program_name
+from netsim.cli_options import EXIT_BAD_INPUT, EXIT_OK, option_error_line, program_name
 from netsim.output_paths import OutputPathError, check_output_file, current_umask
-
-EXIT_OK = 0
-EXIT_BAD_INPUT = 2
 
 KINDS = {
     "fat-tree": "k-ary fat tree of k-port switches (Al-Fares et al. 2008)",

@@ -34,13 +34,16 @@ import math
 from pathlib import Path
 from typing import Any
 
+from plot_tool.schema import RECEIVER_PORT
 from topologies.bounds import TIME_RESOLUTION_S, time_problem
 
 IPERF_FILE = "iperf3.json"
 DEFAULT_INTERVAL_S = 1.0           # iperf3's -i default
 FIRST_SOCKET = 5
-RECEIVER_PORT = 5001               # as netsim/pcap.py
-DATA_HEADERS = 52                  # IPv4 + TCP + timestamps option: the MSS is the size - 52
+# The header bytes a data packet's size holds besides its payload, as the packet captures write
+# them: IPv4 and TCP headers (40) and the timestamps option (12); the MSS is the size - 52.
+# Defined here for netsim/pcap.py too, which needs the optional dpkt and so cannot be imported here.
+DATA_HEADERS = 52
 
 
 class IperfJsonError(ValueError):

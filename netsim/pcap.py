@@ -53,6 +53,7 @@ from typing import Any
 import dpkt
 
 from components.packet import ACK, DATA
+from netsim.iperf_json import DATA_HEADERS  # a data packet's headers: MSS_HEADERS + TS option 12
 from plot_tool.schema import RECEIVER_PORT, host_capture_name, link_capture_name, sender_port
 
 # capture file names and ports: one definition, read back by plot_tool.seqplot
@@ -60,8 +61,6 @@ from plot_tool.schema import file_part as file_part  # an id as part of a file n
 
 MSS_HEADERS = 40          # IPv4 + TCP headers without options, counted in a packet's size
 TS_OPTION = b"\x01\x01\x08\x0a"    # NOP NOP kind 8 length 10, then TSval and TSecr
-TS_BYTES = 12
-DATA_HEADERS = MSS_HEADERS + TS_BYTES   # what a data packet's size holds besides payload
 MAX_OPTION_BYTES = 40
 MIN_FRAME_BYTES = 60      # Ethernet minimum (without FCS): shorter frames are padded
 MAX_PACKET_BYTES = 65535   # an IPv4 packet's 16-bit total length: larger ones cannot be written

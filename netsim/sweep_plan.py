@@ -11,6 +11,9 @@ from netsim.sweep_points import Sweep, point_spec
 
 @dataclass(frozen=True)
 class PlannedRun:
+    """One run of a sweep: its id, its point's index, its seed, the parameter values it sets
+    (path, value) and the config_digest that names its record."""
+
     run_id: str
     point: int
     seed: int

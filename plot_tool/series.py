@@ -141,6 +141,9 @@ OTHER_LOSS_STYLE = "-."       # any other "*_drops" column of links.csv (labelle
 
 @dataclass(frozen=True)
 class Panel:
+    """One row of a run figure: the `Series.values` column it draws, its y label (units as
+    placeholders), its drawing style (plot_tool/lines.py STYLES), its prediction, its loss causes."""
+
     column: str                   # key into Series.values
     ylabel: str                   # may contain {Mbps}, {KB} and {interval} placeholders
     style: str = "interval"
@@ -152,6 +155,9 @@ class Panel:
 
 @dataclass(frozen=True)
 class FigureSpec:
+    """One run figure (links.png, flows.png or hosts.png): its file name, its panels top to bottom,
+    its legend's title, and what a gap in an entity's rows means."""
+
     filename: str
     panels: tuple[Panel, ...]
     legend_title: str

@@ -5,6 +5,7 @@ attribute is refused at registration. `sys.exit()` and KeyboardInterrupt raised 
 the plugin's failure too."""
 from __future__ import annotations
 
+import csv
 import json
 import textwrap
 from pathlib import Path
@@ -100,7 +101,14 @@ def on_ack(self, acked_pkts):
                     f"or None (no pacing)")
 
 
+def flow_rows(tmp_path) -> list:
+    with open(tmp_path / "r" / "flows.csv", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
 def test_a_pacing_rate_of_none_means_no_pacing(write_plugin, tmp_path, run_cli):
+    """Paced at 1 Mb/s until 0.5 s, then not at all (lossy_link: 100 Mb/s, 20 ms RTT, SI units,
+    1500-byte packets, seed 1)."""
     path = write_plugin(sack=True, body="""\
 def on_ack(self, acked_pkts):
     self.flow.pacing_rate_bps = 1e6 if self.flow.sim.now < 0.5 else None
@@ -108,6 +116,17 @@ def on_ack(self, acked_pkts):
 """)
     done = run_with(run_cli, tmp_path, path)
     assert done.returncode == 0, done.stderr
+    rows = [(float(r["time_s"]), float(r["send_rate_mbps"]), float(r["window_pkts"]),
+             float(r["rtt_ms"] or "nan")) for r in flow_rows(tmp_path)]    # (empty: no sample)
+    # from the first ACK on the pacer holds the rate to 1 Mb/s (+ one packet per 0.1 s sample),
+    # well below what the window would send in a round trip
+    paced = [row for row in rows if 0.2 < row[0] <= 0.5]
+    assert len(paced) == 3
+    for _, rate, window, rtt_ms in paced:
+        assert rate <= 1.0 + 1500 * 8 / 0.1 / 1e6
+        assert window * 1500 * 8 / (rtt_ms / 1e3) / 1e6 > 2.0
+    # None: no pacing, the window alone sets the rate
+    assert max(rate for t, rate, _, _ in rows if t > 0.5) > 4.0
 
 
 @pytest.mark.parametrize("stack", ["classic", "linux"])
@@ -163,12 +182,20 @@ def report(self):
 
 
 def test_a_report_with_nan_and_none_is_fine(write_plugin, tmp_path, run_cli):
+    """NaN and None (not known yet): an empty flows.csv field and null in summary.json."""
     path = write_plugin(sack=True, body=GROW + """\
 def report(self):
     return {'x': float('nan'), 'n': None, 'k': 3}
 """)
     done = run_with(run_cli, tmp_path, path)
     assert done.returncode == 0, done.stderr
+    rows = flow_rows(tmp_path)
+    assert list(rows[0])[-3:] == ["x", "n", "k"]
+    assert len(rows) > 1
+    assert all(r["x"] == "" and r["n"] == "" and float(r["k"]) == 3 for r in rows)
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["stop_reason"] != "error"
+    assert summary["flows"]["F1"]["algorithm_state"] == {"x": None, "n": None, "k": 3}
 
 
 # -- leaving the program from a hook ------------------------------------------------------------

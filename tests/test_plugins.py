@@ -60,9 +60,14 @@ def test_a_plugin_file_runs_by_name_with_its_parameters_validated(tmp_path, run_
 
 
 def test_algorithm_override_with_a_plugin(tmp_path, run_cli):
+    assert json.loads(LOSSY.read_text())["flows"][0]["algorithm"] == "reno"
     done = run_cli(LOSSY, "--plugin", AIMD, "--algorithm", "aimd", "--duration", "2",
                    "--no-plots", "--quiet", "--out", tmp_path / "r")
     assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    flow = summary["flows"]["F1"]
+    assert flow["algorithm"] == "aimd"          # the topology's reno, overridden by the plugin's
+    assert flow["delivered_bytes"] > 0 and flow["in_order"]
 
 
 def test_a_topology_never_loads_code_and_the_error_mentions_plugin(tmp_path, run_cli):

@@ -3,6 +3,12 @@ topology: one line with a did-you-mean and exit 2, no report written; a sweep di
 time series to select. The API (`make_report`) refuses an unknown id with a ValueError."""
 from __future__ import annotations
 
+import base64
+import gzip
+import json
+import re
+from pathlib import Path
+
 import pytest
 
 
@@ -26,11 +32,22 @@ def test_an_unknown_id_is_refused(results, tmp_path, run_cli, option, given, lin
     assert not out.exists()
 
 
+def selected(page: Path) -> dict:
+    """The series a report shows at first: its data's "selected" (gzip and base64 in a script
+    element, plot_tool/report_page.py)."""
+    text = page.read_text(encoding="utf-8")
+    packed = re.search(r'<script id="netsim-data" type="application/octet-stream">([^<]*)</script>',
+                       text)
+    assert packed is not None
+    return json.loads(gzip.decompress(base64.b64decode(packed.group(1))))["selected"]
+
+
 def test_known_ids_are_accepted(results, tmp_path, run_cli):
     out = tmp_path / "r.html"
     done = run_cli("report", results, "-o", out, "-l", "L1", "-F", "F1", "--quiet")
     assert done.returncode == 0, done.stderr
-    assert out.is_file()
+    # shown at first: those given, not the default (the two busiest links, L0 and L5)
+    assert selected(out) == {"links": ["L1"], "flows": ["F1"]}
 
 
 def test_every_id_given_is_checked_not_only_the_first(results, tmp_path, run_cli):

@@ -419,17 +419,19 @@ def test_axis_labels_and_units(tmp_path: Path) -> None:
     assert axis_label("links.*.delay_ms") == "link delay (ms)"
     assert axis_label("transport.min_rto_s") == "min RTO (s)"
     assert axis_label("check.max_error_pct") == "largest error vs the model (%)"
-    # units: a summary.json in the sweep directory (or below), else the topology's "units"
+    # units: a summary.json in the sweep directory (or below); never the topology file the
+    # sweep names (figures read results directories only)
     directory = _write_sweep(tmp_path / "units", _rows(), PLOTS)
-    sweep = json.loads((directory / "sweep.json").read_text())
-    assert sweep_units(directory, {"topology": str(tmp_path / "none.json")}) == {}
     topology = tmp_path / "binary.json"
     topology.write_text(json.dumps({"units": "binary"}))
-    assert sweep_units(directory, {"topology": str(topology)})["bits_per_mbit"] == 1048576
+    sweep = json.loads((directory / "sweep.json").read_text())
+    sweep["topology"] = str(topology)
+    (directory / "sweep.json").write_text(json.dumps(sweep))
+    assert sweep_units(directory) == {}
     (directory / "runs" / "p0000-s1").mkdir(parents=True)
     (directory / "runs" / "p0000-s1" / "summary.json").write_text(
         json.dumps({"units": {"system": "si", "bits_per_mbit": 1000000}}))
-    assert sweep_units(directory, sweep)["system"] == "si"
+    assert sweep_units(directory)["system"] == "si"
 
 
 def test_units_come_from_the_run_records_and_only_regular_files_are_read(tmp_path) -> None:
@@ -438,9 +440,7 @@ def test_units_come_from_the_run_records_and_only_regular_files_are_read(tmp_pat
     os.mkfifo(directory / "summary.json")          # read, a pipe would block for ever
     (directory / "notes").mkdir()
     (directory / "notes" / "summary.json").symlink_to("/dev/zero")    # or never end
-    fifo = tmp_path / "topology.json"
-    os.mkfifo(fifo)
-    assert sweep_units(directory, {"topology": str(fifo)}) == {}
+    assert sweep_units(directory) == {}
     (directory / "runs").mkdir(exist_ok=True)
     binary = {"system": "binary", "bits_per_mbit": 1048576}
     (directory / "runs" / "ab12.json").write_text(json.dumps({"summary": {"units": binary}}))
@@ -590,8 +590,6 @@ def test_y_axis_from_zero_unless_the_plot_says_otherwise(csv_rows: list[dict]) -
 
 
 def test_every_swept_x_value_has_a_labelled_tick(tmp_path: Path) -> None:
-    from matplotlib.transforms import Bbox
-
     """0.001, 0.002 and 0.04 on a linear axis: every value a tick, close ones on rows of their
     own (no two labels overlap); on a log axis 0.04 (not 1, 2 or 5 of a decade) is labelled."""
     from matplotlib.transforms import Bbox

@@ -4,11 +4,13 @@ point and the sweep's own settings, exit 2. The same check, worded for its calle
 single run (`netsim.run.run_problem`)."""
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
 
 from netsim.run import RunError, run_problem, simulate
+from netsim.sweep import RECORDS_DIR
 from topologies.loader import load_topology
 
 
@@ -44,10 +46,22 @@ def test_an_interval_too_fine_for_a_run_of_known_length_is_refused_up_front(tmp_
 
 def test_a_duration_that_caps_completing_flows_does_not_refuse_a_fine_interval(tmp_path,
                                                                                run_cli):
+    """0.2 MB end the run long before the 100000 s that would make 0.001 s too fine: it runs,
+    sampled every 0.001 s, and ends when the flow completes."""
     path = sweep_file(tmp_path, duration_s=100000, interval_s=0.001,
                       parameters={"flows.F1.data_mb": [0.2]})
     done = run_cli("sweep", path, "--jobs", "1", "--no-plots", "--out", tmp_path / "out")
     assert done.returncode == 0, done.stderr
+    with open(tmp_path / "out" / "results.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["status"], r["error"]) for r in rows] == [("ok", "")]
+    assert float(rows[0]["flows.F1.goodput_mbps"]) > 0
+    record = json.loads((tmp_path / "out" / RECORDS_DIR / f"{rows[0]['config_digest']}.json")
+                        .read_text())
+    summary = record["summary"]
+    assert summary["interval_s"] == 0.001
+    assert summary["stop_reason"] == "completed" and summary["flows"]["F1"]["completed"]
+    assert summary["end_time_s"] < 10
 
 
 def endless(**extra) -> dict:

@@ -83,6 +83,9 @@ class Resource:
 
 @dataclass
 class FlowModel:
+    """One delay-based flow (FAST, Vegas: `is_delay_based`) as the fluid model sees it: alpha and
+    beta in packets, the data packet's size and the flow's data in bytes, start and base RTT in s."""
+
     id: str
     algorithm: str
     alpha: float             # packets (Vegas: its alpha)

@@ -33,6 +33,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from topologies.spec import ROUTING_PROTOCOLS
 from topologies.validation import MAX_FILE_BYTES, InputError
 
 # -- defaults and where they come from (docs/topology-format.md, "Generated topologies") -------
@@ -52,7 +53,6 @@ LEAF_SPINE_FABRIC_MBPS = 40000.0   # 40 Gb/s leaf-spine links (full bisection at
 LEAF_SPINE_BUFFER_KB = 170.0  # per port: the 4 MB shared buffer of the Broadcom Scorpion (DCTCP
                               # paper's 10 Gb/s switch, 24 ports) / 24
 MAX_LINKS = 300_000          # a file beyond this would exceed the loader's MAX_FILE_BYTES
-ROUTING_PROTOCOLS = ("static", "bellman-ford")
 PATTERNS = ("random", "permutation")
 
 

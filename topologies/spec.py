@@ -103,6 +103,8 @@ STACK_FIELDS = ("rwnd_kb", "sack", "rack", "tlp", "prr", "undo", "integer_window
 
 @dataclass(frozen=True)
 class PacketSizes:
+    """The packet sizes of a run in bytes, headers included: data, ACK and routing packets."""
+
     data_bytes: int = DEFAULT_DATA_PACKET_BYTES
     ack_bytes: int = DEFAULT_ACK_PACKET_BYTES
     routing_bytes: int = DEFAULT_ROUTING_PACKET_BYTES
@@ -142,6 +144,10 @@ NO_IMPAIRMENT = ImpairmentSpec()
 
 @dataclass(frozen=True)
 class LinkSpec:
+    """One link as loaded (the topology's units converted): rate in bit/s, delay and static
+    routing cost in s, buffer in bytes; its impairments per direction, its queue discipline and
+    its schedules of rate and delay changes."""
+
     id: str
     ends: tuple          # (node id, node id); direction 0 is ends[0] -> ends[1]
     rate_bps: float
@@ -157,6 +163,9 @@ class LinkSpec:
 
 @dataclass(frozen=True)
 class FlowSpec:
+    """One flow as loaded: its ends, data in bytes (None: endless), start in s, algorithm with its
+    parameters and transport; a cbr/onoff source's rate in bit/s and on/off periods in s."""
+
     id: str
     src: str
     dst: str
@@ -176,6 +185,9 @@ class FlowSpec:
 
 @dataclass(frozen=True)
 class RoutingSpec:
+    """The routing of a run: static or Bellman-Ford, the distance-vector update interval and
+    settling time in s, and ECMP (None, per flow or per packet)."""
+
     protocol: str = "static"
     update_interval_s: float = DEFAULT_UPDATE_INTERVAL_S
     settle_s: float = DEFAULT_SETTLE_S
@@ -211,6 +223,10 @@ class WorkloadSpec:
 
 @dataclass
 class TopologySpec:
+    """A whole topology as loaded and checked (topologies/loader.py), in bit/s, bytes and s (the
+    file's units converted, `units` says which they were): nodes, links, flows, workloads, link
+    events, routing, duration and seed."""
+
     name: str
     description: str
     units: UnitSystem
