@@ -349,10 +349,8 @@ class Pie(FifoAqm):
     the link rate (the rate is known exactly, §5.2's departure-rate estimate is not needed). ECN
     (§5.1): mark while the probability is at most 10 %, drop above."""
 
-    # ("__dict__": tests/test_queue_disciplines.py wraps `_update` on an instance; it stays empty
-    # in a run)
     __slots__ = ("target", "tupdate", "alpha", "beta", "max_burst", "drop_prob", "qdelay_old",
-                 "burst_allowance", "timer", "__dict__")
+                 "burst_allowance", "timer")
 
     def __init__(self, *args):
         super().__init__(*args)
