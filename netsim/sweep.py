@@ -16,11 +16,13 @@ and `seeds_warning` says so.
 from __future__ import annotations
 
 import csv
+import logging
 from contextlib import closing
 from functools import partial
 from pathlib import Path
 
 from netsim import sweep_execute
+from netsim.code_digest import code_digest
 from netsim.sweep_execute import SweepInterrupted
 from netsim.sweep_file import load_sweep
 from netsim.sweep_metrics import (
@@ -48,6 +50,8 @@ from netsim.sweep_store import (
 )
 from netsim.sweep_theory import resolve_theory
 from plot_tool.schema import STOPPED_EARLY
+
+log = logging.getLogger(__name__)
 
 EARLY_STOPS = ("limit", "stalled")    # stop reasons of a run that ended before its duration
 
@@ -81,17 +85,24 @@ def _row(sweep: Sweep, run: PlannedRun, result: dict) -> dict:
     return row
 
 
-def _reused_rows(sweep: Sweep, out: Path, runs: list, want_check: bool):
+def _reused_rows(sweep: Sweep, out: Path, runs: list, want_check: bool, counts: dict):
     """The rows of the runs whose records `out` holds (computed from them) and the tasks of the
-    others, one per configuration digest: (rows by run id, tasks by digest, runs by digest)."""
+    others, one per configuration digest: (rows by run id, tasks by digest, runs by digest). A
+    record made by other code (`netsim.code_digest`: the simulator's sources or the plugins
+    changed since) is not reused; `counts["other_code"]` says how many."""
     rows: dict = {}
     todo: dict = {}
     by_digest: dict = {}
+    code = code_digest(sweep.plugins)
+    counts["other_code"] = 0
     for run in runs:
         by_digest.setdefault(run.digest, []).append(run)
         if run.digest in todo:
             continue
         record = read_record(out, run.digest)
+        if record is not None and record.get("code_digest") != code:
+            counts["other_code"] += 1         # (its numbers may not be this code's)
+            record = None
         if record is not None:
             try:
                 metric_values(record, sweep.metrics)
@@ -118,6 +129,8 @@ def _task(sweep: Sweep, planned: tuple) -> tuple:
 def _run_missing(sweep: Sweep, out: Path, tasks: list, by_digest: dict, rows: dict, columns: list,
                  options: dict) -> None:
     """Run `tasks`, saving each record and appending its rows to results.csv as it finishes."""
+    code = code_digest(sweep.plugins)
+    other_code = 0
     with open(out / RESULTS_FILE, "a", newline="") as fh, sweep_execute.StopSignals() as stop:
         writer = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
         with closing(sweep_execute.execute_runs(tasks, options["jobs"], options["scheduler"],
@@ -126,6 +139,12 @@ def _run_missing(sweep: Sweep, out: Path, tasks: list, by_digest: dict, rows: di
                 options["simulated"] += 1
                 if result["status"] == "ok":
                     save_record(out, result["record"])
+                    if result["record"].get("code_digest") != code and not other_code:
+                        other_code += 1           # (said once: a resume runs them again)
+                        log.warning("%s: run %s was simulated by other netsim code than this "
+                                    "command's (a Dask worker importing another checkout or "
+                                    "version?); a resume will simulate it again", sweep.name,
+                                    result["config_digest"][:12])
                 for run in by_digest[result["config_digest"]]:
                     row = _row(sweep, run, result)
                     rows[run.run_id] = row
@@ -142,16 +161,19 @@ def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str 
     SweepInterrupted on SIGINT/SIGTERM after saving every finished run. `progress(row)` is
     called once per row, reused ones first. `counts`, if given, gets "reused" (the runs whose
     results `out_dir` held), "simulated" (the configurations simulated now: runs that resolve to
-    the same configuration are simulated once) and "rows_now" (the runs they gave)."""
+    the same configuration are simulated once), "rows_now" (the runs they gave) and
+    "other_code" (the configurations whose records other code made: simulated again)."""
     out = Path(out_dir)
     runs = plan(sweep)
     claim(out, sweep, force)
     columns = result_columns(sweep)
     want_check = any(m.split(".")[0] == "check" for m in sweep.metrics)
-    rows, todo, by_digest = _reused_rows(sweep, out, runs, want_check)
+    found: dict = {}
+    rows, todo, by_digest = _reused_rows(sweep, out, runs, want_check, found)
     reused = len(rows)
     if counts is not None:
         counts["reused"], counts["simulated"] = reused, 0
+        counts["other_code"] = found["other_code"]
     order = [run.run_id for run in runs]
 
     def in_order():

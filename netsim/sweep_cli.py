@@ -100,6 +100,7 @@ examples:
 
 def sweep_main(argv) -> int:
     from netsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep, seeds_warning
+    from netsim.sweep_execute import SchedulerLost
     from netsim.sweep_store import RESULTS_FILE, SWEEP_FILE
     args = build_sweep_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, force=True,
@@ -147,6 +148,13 @@ def sweep_main(argv) -> int:
         rows = run_sweep(sweep, out, jobs=args.jobs, scheduler=args.scheduler, force=args.force,
                          progress=(lambda row: bar.update(1)) if bar is not None else None,
                          counts=counts)
+    except SchedulerLost as lost:             # (a SweepInterrupted: the finished runs are kept)
+        if bar is not None:
+            bar.close()
+        _remove_stale(out, sweep, before, args.quiet, report=True, figures=True)
+        print(f"error: {sweep.name}: {lost}; {lost.done} of {lost.total} runs done, kept in "
+              f"{out}/results.csv; run the same command to resume", file=sys.stderr)
+        return EXIT_RUNS_FAILED
     except SweepInterrupted as stop:
         if bar is not None:
             bar.close()
@@ -197,6 +205,10 @@ def sweep_main(argv) -> int:
         print(f"error: {exc} ({stage}; all {len(rows)} runs are in {out}/results.csv)",
               file=sys.stderr)
         return EXIT_BAD_INPUT
+    if counts.get("other_code") and not args.quiet:
+        print(f"{sweep.name}: {counts['other_code']} run records were made by other netsim "
+              f"code (its sources, or the plugins, changed since): simulated again",
+              file=sys.stderr)
     if not args.quiet:
         reused = counts.get("reused", 0)
         earlier = f", {reused} reused from earlier" if reused else ""

@@ -3,12 +3,17 @@
 
 SIGINT and SIGTERM stop a sweep: its workers are killed and `SweepInterrupted` is raised after
 the runs that had finished are yielded. Workers never outlive the process that started them
-(`_worker_init`).
+(`_worker_init`). A worker that dies (SIGKILL, the out-of-memory killer) fails only the run that
+killed it: the pool's runs are run again, the suspects alone (`_execute_pool`); on Dask, a run
+Dask gives up on is run again alone before it is recorded as failed (`_execute_dask`), and the
+loss of the scheduler stops the sweep as an interrupt does (`SchedulerLost`).
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import logging
 import os
 import random
 import shutil
@@ -26,6 +31,7 @@ from netsim.sweep_theory import base_rtts_ms
 POLL_S = 0.2                 # how often the parent looks for finished runs and stop requests
 PARENT_CHECK_S = 1.0         # how often a worker's watchdog checks that its parent is alive
 PR_SET_PDEATHSIG = 1         # linux/prctl.h
+_PLUGINS_LOADING = threading.Lock()
 
 
 
@@ -50,8 +56,10 @@ def run_one(task) -> dict:
     try:
         if plugins:                               # workers are other processes: load them here
             from netsim.plugins import load_entry_points, load_plugins
-            load_entry_points()
-            load_plugins(plugins)
+            with _PLUGINS_LOADING:    # (a Dask worker's threads: one registers, the others
+                load_entry_points()   # find it registered, not "already taken" half-way)
+                load_plugins(plugins)
+        from netsim.code_digest import code_digest
         from netsim.run import Run
         from topologies.loader import load_topology
         spec = load_topology(data)
@@ -61,6 +69,7 @@ def run_one(task) -> dict:
             summary = dict(results.summary)
             summary.pop("description", None)
             record = {"format": RECORD_FORMAT, "config_digest": digest, "seed": seed,
+                      "code_digest": code_digest(plugins),     # (the code that ran it)
                       "seed_used": seed_used(results), "summary": summary,
                       "base_rtt_ms": _safe_base_rtts_ms(spec), "check": None}
             if want_check:
@@ -151,13 +160,15 @@ def _as_is(task):
 def execute_runs(tasks: list, jobs: int | None, scheduler: str | None, stop: StopSignals,
                  prepare=_as_is):
     """Yield run_one's results as runs finish; SweepInterrupted when `stop` is asked, after
-    yielding the runs that had finished. `prepare(task)` makes the task run_one takes (its
-    topology) as it is handed out: in this process or to a pool, a few runs ahead of those
-    going on (`_execute_pool`), so that memory holds the runs in progress, not every task."""
+    yielding the runs that had finished (SchedulerLost, a SweepInterrupted, when a Dask
+    scheduler is lost). `prepare(task)` makes the task run_one takes (its topology) as it is
+    handed out: in this process, to a pool or to a Dask cluster, a few runs ahead of those going
+    on (`_execute_pool`, `_execute_dask`), so that memory holds the runs in progress, not every
+    task."""
     if not tasks:
         return
     if scheduler:
-        yield from _execute_dask([prepare(task) for task in tasks], scheduler, stop)
+        yield from _execute_dask(tasks, scheduler, stop, prepare)
         return
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1:
@@ -187,19 +198,50 @@ class _Pool(ProcessPoolExecutor):
 
 # tasks handed to a pool beyond its workers' (so that none waits for its next one)
 AHEAD_PER_WORKER = 2
+RUNNING_DIR = "running"      # in a pool's scratch directory: which run each worker has started
 
 
 def _execute_pool(tasks: list, jobs: int, stop: StopSignals, prepare=_as_is):
-    import multiprocessing
-    from concurrent.futures.process import BrokenProcessPool
-    context = multiprocessing.get_context("spawn")     # workers are children of this process
-    # A Ctrl-C reaches the whole process group. Workers must ignore it from their first
-    # instruction, or one pressed while they import prints their tracebacks. So SIGINT is
-    # blocked in this thread while the workers are started: they inherit the mask across exec,
-    # hold a Ctrl-C pending until they ignore SIGINT (`_worker_init`), which discards it. Here
-    # the stop handler stays in place; a Ctrl-C in that window reaches it when the mask is put
-    # back (or at once, through another thread of this process). Without signal masks, SIGINT
-    # is ignored in that window instead: an ignored signal stays ignored across exec.
+    """Run `tasks` in a pool of `jobs` worker processes. A worker that dies (killed, out of
+    memory) breaks the whole pool, and every run it had is lost with it; only the run that
+    killed its worker fails. The runs the workers had started are the suspects: each is run
+    again alone, in a pool of one worker, one after the other (`_run_alone`); the one whose
+    worker dies again is recorded as failed, with how its worker died, and is not tried again;
+    the others give their results. The runs not started yet, and those still waiting, go on in
+    a fresh pool. Every break settles at least one suspect, so a sweep always ends."""
+    # the workers' runs write their traces under one directory of the sweep's, removed when
+    # the pool stops: an interrupt kills workers mid-run, which leaves their own behind
+    scratch = tempfile.mkdtemp(prefix="netsim-sweep-")
+    try:
+        os.mkdir(os.path.join(scratch, RUNNING_DIR))
+        waiting = iter(tasks)
+        while True:
+            lost = yield from _pool_round(waiting, jobs, stop, prepare, scratch)
+            if lost is None:
+                return
+            started = _started_runs(scratch)
+            suspects = [task for task in lost if task[1] in started.values()] or lost
+            unstarted = [task for task in lost if not any(task is s for s in suspects)]
+            settled = yield from _run_alone(suspects, stop, prepare, scratch)
+            waiting = itertools.chain(unstarted, waiting)
+            if settled is not True:         # workers die before they start a run: give up
+                for task in waiting:
+                    yield _failed(task, _cannot_start(settled))
+                return
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _workers_starting():
+    """While workers are started (a pool's first submits). A Ctrl-C reaches the whole process
+    group. Workers must ignore it from their first instruction, or one pressed while they import
+    prints their tracebacks. So SIGINT is blocked in this thread while the workers are started:
+    they inherit the mask across exec, hold a Ctrl-C pending until they ignore SIGINT
+    (`_worker_init`), which discards it. Here the stop handler stays in place; a Ctrl-C in that
+    window reaches it when the mask is put back (or at once, through another thread of this
+    process). Without signal masks, SIGINT is ignored in that window instead: an ignored signal
+    stays ignored across exec."""
     main = threading.current_thread() is threading.main_thread()
     masked = hasattr(signal, "pthread_sigmask")
     if masked:
@@ -210,26 +252,40 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals, prepare=_as_is):
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     elif main:
         handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # the workers' runs write their traces under one directory of the sweep's, removed when
-    # the pool stops: an interrupt kills workers mid-run, which leaves their own behind
-    scratch = tempfile.mkdtemp(prefix="netsim-sweep-")
     try:
-        pool = _Pool(max_workers=jobs, mp_context=context,
-                                   initializer=_worker_init, initargs=(os.getpid(), scratch))
-        waiting = iter(tasks)
-        pending: dict = {}
-        for task in itertools.islice(waiting, jobs * AHEAD_PER_WORKER):
-            pending[pool.submit(run_one, prepare(task))] = task
-    except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
-        raise
+        yield
     finally:
         if masked:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         elif main:
             signal.signal(signal.SIGINT, handler)
+
+
+def _new_pool(workers: int, scratch: str):
+    import multiprocessing
+    context = multiprocessing.get_context("spawn")     # workers are children of this process
+    return _Pool(max_workers=workers, mp_context=context, initializer=_worker_init,
+                 initargs=(os.getpid(), scratch))
+
+
+def _pool_round(waiting, jobs: int, stop: StopSignals, prepare, scratch: str):
+    """Run the tasks of the iterator `waiting` in a new pool of `jobs` workers, yielding their
+    results; return None when every task ran, or, when the pool broke (a worker died), the tasks
+    it had not given a result for (a worker may have started them or not)."""
+    from concurrent.futures.process import BrokenProcessPool
+    pool = None
+    pending: dict = {}
+    lost: list = []
     try:
-        while pending:
+        with _workers_starting():
+            pool = _new_pool(jobs, scratch)
+            for task in itertools.islice(waiting, jobs * AHEAD_PER_WORKER):
+                try:
+                    pending[pool.submit(_pool_run, prepare(task))] = task
+                except BrokenProcessPool:             # a worker died as it started
+                    lost.append(task)
+                    break
+        while pending and not lost:
             finished, _ = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
             done = list(finished)
             if stop.signum is not None:                # keep what finished meanwhile, then stop
@@ -237,27 +293,167 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals, prepare=_as_is):
             for future in done:
                 task = pending.pop(future)
                 try:
-                    yield future.result()
-                except BrokenProcessPool as exc:      # a worker died (killed, out of memory)
-                    if stop.signum is None:           # not a casualty of the interrupt
-                        yield _died(task, exc)
+                    result = future.result()
+                except BrokenProcessPool:             # a worker died (killed, out of memory)
+                    lost.append(task)                 # (or an interrupt killed it: stop.check)
+                    continue
+                yield result
             stop.check()
+            if lost:
+                break
             for task in itertools.islice(waiting, len(done)):      # (one for each finished)
                 try:
-                    pending[pool.submit(run_one, prepare(task))] = task
-                except BrokenProcessPool as exc:      # (the pool broke: the rest fail so)
-                    for failed in (task, *waiting):
-                        yield _died(failed, exc)
+                    pending[pool.submit(_pool_run, prepare(task))] = task
+                except BrokenProcessPool:
+                    lost.append(task)
                     break
+        if not lost:
+            return None
+        _kill_workers(pool)               # broken: every future it had fails, or has finished
+        pool = None
+        for future, task in pending.items():
+            if future.done() and not future.cancelled() and future.exception() is None:
+                yield future.result()
+            else:
+                lost.append(task)
+        stop.check()
+        return lost
     finally:
-        _kill_workers(pool)
-        shutil.rmtree(scratch, ignore_errors=True)
+        if pool is not None:
+            _kill_workers(pool)
 
 
-def _died(task, exc: BaseException) -> dict:
-    """run_one's result for `task` when the pool that had it, or was to get it, broke."""
+def _run_alone(suspects: list, stop: StopSignals, prepare, scratch: str):
+    """Run each task of `suspects` alone in a pool of one worker, one after the other, yielding
+    its result, or its failure if its worker dies while running it (a new pool of one then
+    takes the next). A worker that dies before it starts its run is given a second chance; if
+    the next one does too, the workers cannot start (nothing will run): the task and the rest
+    fail, and how the worker died is returned. Otherwise returns True."""
+    from concurrent.futures.process import BrokenProcessPool
+    pool = None
+    unstarted_deaths = 0
+    index = 0
+    try:
+        while index < len(suspects):
+            task = suspects[index]
+            stop.check()
+            future = None
+            if pool is not None:
+                try:
+                    future = pool.submit(_pool_run, prepare(task))
+                except BrokenProcessPool:             # its worker died after the last run
+                    _kill_workers(pool)
+                    pool = None
+            if pool is None:
+                with _workers_starting():
+                    pool = _new_pool(1, scratch)
+                    try:
+                        future = pool.submit(_pool_run, prepare(task))
+                    except BrokenProcessPool:
+                        future = None
+            processes = list((getattr(pool, "_processes", None) or {}).values())
+            while future is not None and not future.done():
+                wait([future], timeout=POLL_S)
+                if not future.done():
+                    stop.check()
+            try:
+                if future is None:
+                    raise BrokenProcessPool("the pool broke as its worker started")
+                result = future.result()
+            except BrokenProcessPool:
+                stop.check()                          # (an interrupt killed it)
+                started = task[1] in _started_runs(scratch).values()
+                _kill_workers(pool)
+                pool = None
+                how = _exit_text(processes[0].exitcode if processes else None)
+                if started:
+                    yield _failed(task, f"worker process died while running it{how}")
+                    index += 1
+                    continue
+                unstarted_deaths += 1
+                if unstarted_deaths < 2:
+                    continue                          # (once: it may have been killed from outside)
+                yield _failed(task, f"worker process died before starting it{how}")
+                for rest in suspects[index + 1:]:
+                    yield _failed(rest, _cannot_start(how))
+                return how
+            unstarted_deaths = 0
+            index += 1
+            yield result
+        stop.check()
+    finally:
+        if pool is not None:
+            _kill_workers(pool)
+    return True
+
+
+def _cannot_start(how: str) -> str:
+    return f"not run: the sweep's worker processes die before starting a run{how}"
+
+
+_running_dir: str | None = None      # in a pool worker: where it says which run it has started
+
+
+def _pool_run(task) -> dict:
+    """run_one in a pool worker, which says meanwhile which run it is running (a file named by
+    its pid, holding the run's digest, in the pool's scratch directory): if it dies, the parent
+    knows which run it had started."""
+    marker = None
+    if _running_dir is not None:
+        marker = os.path.join(_running_dir, str(os.getpid()))
+        try:
+            with open(marker, "w") as fh:
+                fh.write(task[1])
+        except OSError:
+            marker = None
+    try:
+        return run_one(task)
+    finally:
+        if marker is not None:
+            try:
+                os.remove(marker)
+            except OSError:
+                pass
+
+
+def _started_runs(scratch: str) -> dict:
+    """The runs the pool's workers had started and not finished: {pid: digest}, read from the
+    workers' files (`_pool_run`), which are removed: a broken pool's workers are all dead."""
+    folder = os.path.join(scratch, RUNNING_DIR)
+    started: dict = {}
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return started
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            with open(path) as fh:
+                started[name] = fh.read()
+            os.remove(path)
+        except OSError:
+            pass
+    return started
+
+
+def _exit_text(exitcode: int | None) -> str:
+    """How a worker process ended, as " (killed by SIGKILL: out of memory?)", or ""."""
+    if exitcode is None or exitcode == 0:
+        return ""
+    if exitcode > 0:
+        return f" (it exited with status {exitcode})"
+    try:
+        name = signal.Signals(-exitcode).name
+    except ValueError:
+        name = f"signal {-exitcode}"
+    hint = ": out of memory?" if -exitcode == signal.SIGKILL else ""
+    return f" (killed by {name}{hint})"
+
+
+def _failed(task, message: str) -> dict:
+    """run_one's result for `task` when it gave none (its worker died, Dask gave up on it)."""
     return {"config_digest": task[1], "status": "error", "record": None, "wall_time_s": None,
-            "error": f"worker process died: {exc}"}
+            "error": message}
 
 
 def _kill_workers(pool: ProcessPoolExecutor) -> None:
@@ -286,6 +482,22 @@ def _kill_workers(pool: ProcessPoolExecutor) -> None:
 
 
 SCHEDULER_TIMEOUT_S = 30          # how long connecting to a --scheduler may take
+DASK_IN_FLIGHT_PER_THREAD = 2     # runs handed to a Dask cluster per thread of its workers
+DASK_MIN_IN_FLIGHT = 4            # ... and at least these many (a cluster that is scaling up)
+DASK_WINDOW_REFRESH_S = 10.0      # how often the cluster's threads are counted again
+
+
+class SchedulerLost(SweepInterrupted):
+    """The Dask scheduler was lost during the sweep (it stopped, or the connection to it broke):
+    the sweep stops as after an interrupt, every finished run kept, and running the same command
+    resumes it. `signum` is None; str() says what happened."""
+
+    def __init__(self, reason: str, done: int = 0, total: int = 0, out=None):
+        super().__init__(None, done, total, out)      # type: ignore[arg-type]
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 def scheduler_problem(scheduler: str) -> str | None:
@@ -297,26 +509,158 @@ def scheduler_problem(scheduler: str) -> str | None:
             return None
     except (OSError, TimeoutError, ValueError) as exc:
         return (f"--scheduler: cannot connect to the Dask scheduler at {scheduler}: "
-                f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+                f"{_first_line(exc)}")
 
 
-def _execute_dask(tasks: list, scheduler: str, stop: StopSignals):
+def _first_line(exc: BaseException) -> str:
+    text = str(exc)
+    return text.splitlines()[0] if text.strip() else type(exc).__name__
+
+
+def _dask_window(client) -> int:
+    """How many runs to keep on the cluster: a few per thread of its workers."""
+    try:
+        threads = sum(client.nthreads().values())
+    except Exception:                             # (asked again later)
+        threads = 0
+    return max(DASK_MIN_IN_FLIGHT, DASK_IN_FLIGHT_PER_THREAD * threads)
+
+
+def _execute_dask(tasks: list, scheduler: str, stop: StopSignals, prepare=_as_is):
+    """Run `tasks` on the Dask cluster of `scheduler`, a bounded window of them at a time: each
+    task is prepared (its topology made) as it is submitted, and more are submitted as results
+    come back, so that this process holds the runs on the cluster, not every run of the sweep,
+    and an interrupt is acted on within POLL_S. A worker that dies takes with it every run it
+    had, and Dask gives up on a run (KilledWorker) when its workers died too often: such a run
+    may have been only beside the one that kills workers, so it is a suspect, run again alone
+    once the others are done (one after the other); the one Dask gives up on again is recorded
+    as failed, and the sweep goes on. Losing the scheduler raises SchedulerLost after the
+    finished runs."""
     from dask.distributed import Client
-    with Client(scheduler, timeout=SCHEDULER_TIMEOUT_S) as client:
-        futures = client.map(run_one, tasks, pure=False)
-        pending = list(futures)
-        try:
-            while pending:
-                done = [f for f in pending if f.done()]
-                for future in done:
-                    pending.remove(future)
-                    yield future.result()
-                stop.check()
-                if not done:
-                    time.sleep(POLL_S)
-        finally:
-            if pending:
-                client.cancel(pending)
+    client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
+    lost = False
+    try:
+        suspects: list = []
+        yield from _dask_runs(client, scheduler, iter(tasks), stop, prepare, suspects)
+        for task in suspects:
+            yield from _dask_runs(client, scheduler, iter([task]), stop, prepare, None)
+    except SchedulerLost:
+        lost = True
+        raise
+    finally:
+        _close_client(client, lost)
+
+
+class _DaskQuiet(logging.Filter):
+    """Drops what Dask's loggers say (its client's attempts to reconnect to a lost scheduler,
+    cancelled as the client is closed: "Failed to reconnect to scheduler after 30.00 seconds",
+    which it did not wait, or the traceback of the cancelled attempt): SchedulerLost says it in
+    one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.name.startswith("distributed")
+
+
+def _close_client(client, lost: bool) -> None:
+    if not lost:
+        client.close()
+        return
+    quiet = _DaskQuiet()
+    handlers = {*logging.getLogger().handlers, *logging.getLogger("distributed").handlers}
+    for handler in handlers:
+        handler.addFilter(quiet)
+    try:
+        client.close(timeout=5)
+    except Exception:                                 # (the scheduler is gone)
+        pass
+    finally:      # (the client's loop may say it just after: the filter stays a few seconds)
+        def remove():
+            for handler in handlers:
+                handler.removeFilter(quiet)
+        timer = threading.Timer(5.0, remove)
+        timer.daemon = True
+        timer.start()
+
+
+def _dask_runs(client, scheduler: str, waiting, stop: StopSignals, prepare, suspects):
+    """Run the tasks of the iterator `waiting` on `client`'s cluster, a window at a time (one
+    at a time when `suspects` is None), yielding their results; the tasks Dask gives up on are
+    added to `suspects`, or, when it is None, are recorded as failed."""
+    import queue
+    finished: queue.SimpleQueue = queue.SimpleQueue()
+    pending: dict = {}
+    window, counted = 1, time.monotonic()
+    if suspects is not None:
+        window = _dask_window(client)
+    try:
+        while True:
+            stop.check()
+            if suspects is not None and time.monotonic() - counted > DASK_WINDOW_REFRESH_S:
+                window, counted = _dask_window(client), time.monotonic()
+            for task in itertools.islice(waiting, max(0, window - len(pending))):
+                future = client.submit(run_one, prepare(task), pure=False)
+                pending[future] = task
+                future.add_done_callback(finished.put)
+                if stop.signum is not None:
+                    break
+            if not pending:
+                return
+            try:
+                done = [finished.get(timeout=POLL_S)]
+            except queue.Empty:
+                continue
+            while True:                               # (and every other one finished by now)
+                try:
+                    done.append(finished.get_nowait())
+                except queue.Empty:
+                    break
+            for future in done:
+                task = pending.pop(future, None)
+                if task is None:
+                    continue
+                result = _dask_result(client, scheduler, future, task)
+                if result is None:                    # Dask gave up on it
+                    if suspects is not None:
+                        suspects.append(task)
+                        continue
+                    result = _failed(task, _killed_worker_text(future))
+                yield result
+    finally:
+        if pending:
+            try:
+                client.cancel(list(pending))
+            except Exception:                         # (the scheduler is gone)
+                pass
+
+
+def _dask_result(client, scheduler: str, future, task) -> dict | None:
+    """run_one's result of a finished Dask future, None if Dask gave up on it (KilledWorker).
+    run_one never raises, so an exception here is Dask's: the scheduler lost (its futures are
+    cancelled: SchedulerLost), or a run Dask could not run, recorded as that run's failure."""
+    from concurrent.futures import CancelledError
+    try:
+        return future.result()
+    except (Exception, CancelledError) as exc:
+        lost = isinstance(exc, CancelledError) or future.cancelled() or getattr(
+            client, "status", "running") not in ("running", "newly-created")
+        if lost:
+            reason = getattr(exc, "reason", None) or _first_line(exc)
+            raise SchedulerLost(f"lost the Dask scheduler at {scheduler} ({reason})") from None
+        if type(exc).__name__ == "KilledWorker":
+            return None
+        return _failed(task, f"the Dask cluster could not run it: {type(exc).__name__}: "
+                             f"{_first_line(exc)}")
+
+
+def _killed_worker_text(future) -> str:
+    try:
+        tries = getattr(future.exception(), "allowed_failures", None)
+    except Exception:
+        tries = None
+    on = ("on every worker Dask tried" if not isinstance(tries, int) else
+          "on the worker Dask tried" if tries == 0 else
+          f"on each of the {tries + 1} workers Dask tried")
+    return f"worker process died while running it, {on} (KilledWorker: out of memory, or a crash?)"
 
 
 def _worker_init(parent_pid: int, scratch: str | None = None) -> None:
@@ -328,8 +672,10 @@ def _worker_init(parent_pid: int, scratch: str | None = None) -> None:
     the parent may have died before that call, so the worker then checks that its parent is
     still the process that started it; and, where prctl is not available, a watchdog thread
     checks it every PARENT_CHECK_S seconds."""
+    global _running_dir
     if scratch is not None:
         tempfile.tempdir = scratch
+        _running_dir = os.path.join(scratch, RUNNING_DIR)
     signal.signal(signal.SIGINT, signal.SIG_IGN)      # discards a Ctrl-C held since exec
     if hasattr(signal, "pthread_sigmask"):            # blocked since exec: see _execute_pool
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

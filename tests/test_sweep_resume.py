@@ -248,7 +248,7 @@ def test_identical_configurations_run_once(tmp_path, counted):
     assert rows[0]["flows.F1.goodput_mbps"] == rows[1]["flows.F1.goodput_mbps"]
     assert [r.run_id for r in plan(load_sweep(write(tmp_path, data)))] == \
         [r["run_id"] for r in rows]
-    assert counts == {"reused": 0, "simulated": 1, "rows_now": 2}     # (it said 2 simulated)
+    assert counts == {"reused": 0, "simulated": 1, "rows_now": 2, "other_code": 0}     # (it said 2 simulated)
 
 
 def test_check_metrics_of_an_interval_prediction_name_its_ends():
@@ -278,12 +278,12 @@ def test_the_counts_and_the_final_line_say_what_was_reused(tmp_path, capsys):
     path = write(tmp_path, SMALL)
     counts: dict = {}
     run_sweep(load_sweep(path), tmp_path / "out", jobs=1, counts=counts)
-    assert counts == {"reused": 0, "simulated": 4, "rows_now": 4}
+    assert counts == {"reused": 0, "simulated": 4, "rows_now": 4, "other_code": 0}
     record = next((tmp_path / "out" / RECORDS_DIR).iterdir())
     record.unlink()
     counts.clear()
     run_sweep(load_sweep(path), tmp_path / "out", jobs=1, counts=counts)
-    assert counts == {"reused": 3, "simulated": 1, "rows_now": 1}
+    assert counts == {"reused": 3, "simulated": 1, "rows_now": 1, "other_code": 0}
     assert record.exists()                                   # simulated again
     assert main(["sweep", str(path), "--jobs", "1", "--no-plots", "--out",
                  str(tmp_path / "out")]) == 0
