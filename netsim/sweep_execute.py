@@ -373,7 +373,8 @@ def _run_alone(suspects: list, stop: StopSignals, prepare, scratch: str):
                 unstarted_deaths += 1
                 if unstarted_deaths < 2:
                     continue                          # (once: it may have been killed from outside)
-                yield _failed(task, f"worker process died before starting it{how}")
+                yield _failed(task, f"worker process died before starting it{how}; "
+                                    f"{NO_MAIN_GUARD}")
                 for rest in suspects[index + 1:]:
                     yield _failed(rest, _cannot_start(how))
                 return how
@@ -387,8 +388,13 @@ def _run_alone(suspects: list, stop: StopSignals, prepare, scratch: str):
     return True
 
 
+# why a pool's workers die before any run, most often: the script they import starts a sweep
+NO_MAIN_GUARD = ("a Python script that runs a sweep with jobs above 1 must start it under "
+                 "if __name__ == \"__main__\": (docs/sweeps.md, \"From Python\")")
+
+
 def _cannot_start(how: str) -> str:
-    return f"not run: the sweep's worker processes die before starting a run{how}"
+    return f"not run: the sweep's worker processes die before starting a run{how}; {NO_MAIN_GUARD}"
 
 
 _running_dir: str | None = None      # in a pool worker: where it says which run it has started

@@ -257,3 +257,26 @@ def test_dask_cluster_a_run_that_kills_its_worker_fails_alone(tmp_path, referenc
     assert failed == [(2, "worker process died while running it, on the worker Dask "
                           "tried (KilledWorker: out of memory, or a crash?)")]
     _assert_same_runs(tmp_path, rows, "out", reference, "reference")
+
+
+@pytest.mark.slow   # spawns a script and its workers (about 2 s)
+def test_a_script_without_a_main_guard_is_told_what_to_add(tmp_path):
+    """Spawned workers import the script that started the sweep; without the guard each starts
+    a sweep of its own and dies. Every run used to read "worker process died"; now the runs say
+    why, and the sweep ends."""
+    import subprocess
+    sweep = {"name": "guard", "topology": "lossy_link", "duration_s": 0.2, "seeds": 1,
+             "parameters": {"links.L1.delay_ms": [5, 10]}, "metrics": ["flows.F1.goodput_mbps"]}
+    (tmp_path / "s.json").write_text(json.dumps(sweep))
+    script = tmp_path / "noguard.py"
+    root = str(Path(__file__).resolve().parent.parent)     # (this checkout's netsim)
+    script.write_text(f"import sys\nsys.path.insert(0, {root!r})\n"
+                      "from netsim.sweep import load_sweep, run_sweep\n"
+                      f"rows = run_sweep(load_sweep({str(tmp_path / 's.json')!r}), "
+                      f"{str(tmp_path / 'out')!r}, jobs=2)\n")
+    subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                   cwd=tmp_path)
+    with open(tmp_path / "out" / "results.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [row["status"] for row in rows] == ["error", "error"]
+    assert all(row["error"].endswith(sweep_execute.NO_MAIN_GUARD) for row in rows)
