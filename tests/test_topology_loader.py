@@ -633,10 +633,11 @@ def test_bad_routing_timers(tmp_path, block, expected):
 
 # -- link cost -------------------------------------------------------------------------------------
 
-def test_link_cost_is_in_milliseconds():
+@pytest.mark.parametrize("name", ["cost_ms", "cost"])      # (cost: the older name)
+def test_link_cost_is_in_milliseconds(name):
     data = base()
-    data["links"][0]["cost"] = 20
-    data["links"][1]["cost"] = 0.5
+    data["links"][0][name] = 20
+    data["links"][1][name] = 0.5
     spec = load_topology(data)
     assert spec.link("L1").cost_s == pytest.approx(0.02)
     assert spec.link("L2").cost_s == pytest.approx(0.0005)
@@ -657,16 +658,28 @@ def test_link_cost_same_in_both_unit_systems():
     (None, "expected a number, got null"),
     (False, "expected a number, got false"),
 ])
-def test_bad_link_cost(tmp_path, value, expected):
+@pytest.mark.parametrize("name", ["cost_ms", "cost"])
+def test_bad_link_cost(tmp_path, value, expected, name):
     data = base()
-    data["links"][2]["cost"] = value
-    assert error_of(tmp_path, data).endswith(f'links[2] "L3": field "cost": {expected}')
+    data["links"][2][name] = value
+    assert error_of(tmp_path, data).endswith(f'links[2] "L3": field "{name}": {expected}')
+
+
+def test_a_link_gives_its_cost_once(tmp_path):
+    data = base()
+    data["links"][2].update(cost_ms=20, cost=20)
+    assert error_of(tmp_path, data).endswith(
+        'links[2] "L3": field "cost": the older name of cost_ms, which the link gives too: '
+        'keep one')
 
 
 def test_misspelled_link_cost(tmp_path):
     data = base()
     data["links"][0]["cots"] = 5
     assert 'links[0] "L1": unknown field "cots" (did you mean "cost"?)' in error_of(tmp_path, data)
+    data["links"][0].pop("cots")
+    data["links"][0]["cost_sm"] = 5
+    assert 'unknown field "cost_sm" (did you mean "cost_ms"?)' in error_of(tmp_path, data)
 
 
 # -- link impairments -----------------------------------------------------------------------------

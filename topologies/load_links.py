@@ -34,9 +34,19 @@ from topologies.load_impairments import IMPAIRMENT_FIELDS, read_impairments
 from topologies.spec import DEFAULT_DATA_PACKET_BYTES, LinkSpec, UnitSystem
 from topologies.validation import quote, show
 
-LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex", "cost", *IMPAIRMENT_FIELDS,
-               "impairments", "queue", "rate_schedule", "delay_schedule")
+# ("cost" is the older name of "cost_ms", still read)
+LINK_FIELDS = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb", "duplex", "cost_ms", "cost",
+               *IMPAIRMENT_FIELDS, "impairments", "queue", "rate_schedule", "delay_schedule")
 LINK_REQUIRED = ("id", "ends", "rate_mbps", "delay_ms", "buffer_kb")
+
+
+def _cost_ms(where: Where, item: dict):
+    """The link's routing cost in ms (`cost_ms`, or its older name `cost`), None if not given."""
+    if "cost_ms" in item and "cost" in item:
+        raise where.field_error("cost", "the older name of cost_ms, which the link gives too: "
+                                        "keep one")
+    name = "cost_ms" if "cost_ms" in item else "cost"
+    return number(where, name, item[name], POSITIVE) if name in item else None
 
 
 def _ends(where: Where, value, kinds: dict) -> tuple:
@@ -196,7 +206,7 @@ def _link(where: Where, item: dict, kinds: dict, units: UnitSystem, duplex: str,
         buffer_bytes = round(scaled(where, "buffer_kb", buffer, units.bytes_per_kb))
     else:
         rate_bps, delay_s, buffer_bytes = converted
-    cost = number(where, "cost", item["cost"], POSITIVE) if "cost" in item else None
+    cost = _cost_ms(where, item)
     link_duplex = choice(where, "duplex", item.get("duplex", duplex), DUPLEX_MODES) \
         if optional else duplex           # (the file's, which `read_links` is given checked)
     if converted is None:       # (in this order: the first problem of a link is reported)
