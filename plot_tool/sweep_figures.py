@@ -214,10 +214,13 @@ def _draw_series(ax: Any, data: SweepPlotData, s: SweepSeries, color: str, offse
     yerr = None if data.error_bars == "none" else [lower, s.upper]
     label = data.series_label(s)
     if data.categories is not None:            # categories: markers only, never joined
-        return ax.errorbar(xs, s.mean, yerr=yerr, color=color, marker="o", markersize=6,
-                           linestyle="none", capsize=3, label=label)
-    return ax.errorbar(xs, s.mean, yerr=yerr, color=color, marker="o", markersize=4.5,
-                       linewidth=1.4, capsize=3, label=label)
+        drawn = ax.errorbar(xs, s.mean, yerr=yerr, color=color, marker="o", markersize=6,
+                            linestyle="none", capsize=3, label=label)
+    else:
+        drawn = ax.errorbar(xs, s.mean, yerr=yerr, color=color, marker="o", markersize=4.5,
+                            linewidth=1.4, capsize=3, label=label)
+    drawn.lines[0].set_clip_on(False)   # a mean on the axis (0 from zero) keeps its whole marker
+    return drawn
 
 
 def _set_log_floor(ax: Any, data: SweepPlotData, overlays: Sequence[Any]) -> None:

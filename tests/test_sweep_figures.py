@@ -700,3 +700,18 @@ def test_the_reports_sweep_strings_are_not_read_as_markup(csv_rows) -> None:
     assert chart["layout"]["xaxis"]["ticktext"] == ["&lt;b&gt;reno&lt;/b&gt;&amp;amp;", "cubic"]
     assert chart["layout"]["title"]["text"] == "a &lt;a href='x'&gt;title&lt;/a&gt;"
     assert chart["title"] == "a <a href='x'>title</a>"        # (the page's heading: its text)
+
+
+def test_a_mean_on_the_axis_keeps_its_whole_marker() -> None:
+    """A category whose mean is 0, on a y axis from zero, was drawn as half a marker, clipped
+    by the axes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    rows = [{"run_id": f"r{i}", "status": "ok", "error": "", "a": alg, "y": str(v)}
+            for i, (alg, v) in enumerate([("reno", 0), ("cubic", 3), ("bbr", 0)])]
+    fig = Figure(figsize=(8.0, 5.0), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = draw_sweep_plot(fig, {"file": "t.png", "x": "a", "y": "y"}, rows)
+    markers = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    assert markers and all(not line.get_clip_on() for line in markers)
+    assert ax.get_ylim()[0] == 0.0
