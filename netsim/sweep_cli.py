@@ -36,6 +36,13 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_RUNS_FAILED",
 MISSING_SHOWN = 5      # warnings for runs lacking a metric; the rest are counted
 
 
+class _Lines(logging.Formatter):
+    """A log record as the sweep command's own lines read: ``warning: MESSAGE``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname.lower()}: {record.getMessage()}"
+
+
 def _remove_stale(out: Path, sweep, before: tuple, quiet: bool, *, report: bool,
                   figures: bool) -> None:
     """When results.csv or sweep.json changed since `before` (their bytes), remove the report
@@ -103,8 +110,9 @@ def sweep_main(argv) -> int:
     from netsim.sweep_execute import SchedulerLost
     from netsim.sweep_store import RESULTS_FILE, SWEEP_FILE
     args = build_sweep_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, force=True,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, force=True)
+    for handler in logging.getLogger().handlers:   # "warning: ..." as the command's own lines
+        handler.setFormatter(_Lines())
     try:
         if args.jobs is not None and args.jobs < 1:
             raise UsageError(f"--jobs: expected a number of processes >= 1, got {args.jobs}")

@@ -53,3 +53,15 @@ def test_the_digest_covers_the_sources_of_results_and_the_plugins(tmp_path):
     assert first != code_digest() and first == code_digest((str(plugin),))
     plugin.write_text("# version 2\n")
     assert code_digest((str(plugin),)) != first
+
+
+def test_a_damaged_records_warning_reads_as_the_commands_own_lines(tmp_path, capsys):
+    """The sweep command's log lines read "warning: ...", as its other warnings do (a damaged
+    record's was "WARNING netsim.sweep_store: ...")."""
+    run(tmp_path, capsys)
+    record = sorted((tmp_path / "out" / "runs").glob("*.json"))[0]
+    record.write_text("{")
+    err = run(tmp_path, capsys).err.splitlines()
+    assert [line for line in err if "simulated again" in line] == [
+        f"warning: {record}: Expecting property name enclosed in double quotes: line 1 column 2 "
+        f"(char 1); the run is simulated again"]
