@@ -4,10 +4,12 @@ reuses a record only when it was made by the same code (docs/sweeps.md, "Resumin
 A configuration digest (`topologies.spec.config_digest`) says what was simulated, not by which
 simulator: without this, a sweep resumed after the simulator changed (a fix pulled, a Dask
 worker importing another checkout) gave back the numbers of the old code, with nothing to tell
-them apart. The digest covers the source files of every package a run's results depend on
-(`RESULT_PACKAGES`, `RESULT_MODULES`), by their paths and bytes, and the plugin files the run
-loads; the figures, the report and the command line are left out, since they do not change a
-record. It is computed once per process (about 10 ms).
+them apart. The digest covers the source files of every package a run's record depends on
+(`RESULT_PACKAGES`, all of netsim included, and the modules of plot_tool a run imports:
+`RESULT_MODULES`; tests/test_sweep_code_digest.py checks that a run loads no module of the
+project outside them), by their paths and bytes, and the plugin files the run loads; the
+figures and the report are left out, since they do not change a record. It is computed once
+per process (about 10 ms), before the run imports the simulator.
 """
 from __future__ import annotations
 
@@ -17,9 +19,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # the packages whose every module can change a run's record, and netsim's modules that do
-RESULT_PACKAGES = ("simulator", "components", "flows", "routing", "topologies", "theory")
-RESULT_MODULES = ("netsim/run.py", "netsim/results.py", "netsim/probes.py", "netsim/traces.py",
-                  "netsim/workloads.py", "netsim/plugins.py", "netsim/sweep_execute.py")
+RESULT_PACKAGES = ("simulator", "components", "flows", "routing", "topologies", "theory",
+                   "netsim")
+RESULT_MODULES = ("plot_tool/__init__.py", "plot_tool/schema.py", "plot_tool/results.py",
+                  "plot_tool/json_fields.py")
 
 
 @cache

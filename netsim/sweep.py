@@ -80,7 +80,8 @@ def _row(sweep: Sweep, run: PlannedRun, result: dict) -> dict:
             if summary.get("stop_reason") in EARLY_STOPS:     # (its values are of a shorter run)
                 end_s = summary.get("end_time_s")
                 at = f" at t={end_s:.6g} s" if isinstance(end_s, (int, float)) else ""
-                early = f"{STOPPED_EARLY}{at} ({summary.get('stop_detail')})"
+                detail = summary.get("stop_detail")
+                early = f"{STOPPED_EARLY}{at}" + (f" ({detail})" if detail else "")
             row["error"] = "; ".join([*filter(None, [early]), *problems.values()])
     return row
 

@@ -236,7 +236,7 @@ def sweep_main(argv) -> int:
         print(f"warning: {len(early) - MISSING_SHOWN} more runs stopped early (the error column "
               f"of {out}/results.csv says why)", file=sys.stderr)
     lacking = [row for row in rows if row["status"] == "ok" and row.get("error")
-               and row not in early]
+               and not str(row["error"]).startswith(STOPPED_EARLY)]
     for row in lacking[:MISSING_SHOWN]:       # ok runs with an empty metric: why, in the row
         print(f"warning: run {row['run_id']}: no value for {row['error']}", file=sys.stderr)
     if len(lacking) > MISSING_SHOWN:

@@ -51,6 +51,8 @@ def run_one(task) -> dict:
     base RTTs, the check report when asked for) is what `compute_metrics` reads."""
     data, digest, seed, interval_s, want_check = task[:5]
     plugins = task[5] if len(task) > 5 else ()
+    from netsim.code_digest import code_digest
+    code = code_digest(plugins)       # (before the simulator is imported: the code that runs)
     out = {"config_digest": digest, "status": "ok", "error": "", "record": None}
     start = time.perf_counter()
     try:
@@ -59,7 +61,6 @@ def run_one(task) -> dict:
             with _PLUGINS_LOADING:    # (a Dask worker's threads: one registers, the others
                 load_entry_points()   # find it registered, not "already taken" half-way)
                 load_plugins(plugins)
-        from netsim.code_digest import code_digest
         from netsim.run import Run
         from topologies.loader import load_topology
         spec = load_topology(data)
@@ -69,7 +70,7 @@ def run_one(task) -> dict:
             summary = dict(results.summary)
             summary.pop("description", None)
             record = {"format": RECORD_FORMAT, "config_digest": digest, "seed": seed,
-                      "code_digest": code_digest(plugins),     # (the code that ran it)
+                      "code_digest": code,     # (the code that ran it)
                       "seed_used": seed_used(results), "summary": summary,
                       "base_rtt_ms": _safe_base_rtts_ms(spec), "check": None}
             if want_check:

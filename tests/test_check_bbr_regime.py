@@ -45,6 +45,10 @@ def test_a_flow_across_several_saturated_links_leaves_the_fair_share_model():
         "an RTprop of its own queue at its bottleneck, so a flow with several queues on its path "
         "gets less than its max-min share and the flows beside it more (the fair-share model is "
         "of one bottleneck per flow)")
+    # one flow over equal links in tandem: one constraint (tied), one queue, the model holds
+    alone = np.array([[1], [1], [0]], dtype=float)
+    assert _bbr_unfair(None, model, ["F0"], alone, np.array([10.0, 10.0, 0.0]),
+                       np.array([10.0, 10.0, 30.0]), {"F0": 0.025}, QuietWindow(), alone) == {}
     # one bottleneck per flow (F0 over L1 only): the model holds
     single = np.array([[1, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
     assert _bbr_unfair(None, model, fids, single, used, capacity, rtprop, QuietWindow(),

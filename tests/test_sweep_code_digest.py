@@ -65,3 +65,30 @@ def test_a_damaged_records_warning_reads_as_the_commands_own_lines(tmp_path, cap
     assert [line for line in err if "simulated again" in line] == [
         f"warning: {record}: Expecting property name enclosed in double quotes: line 1 column 2 "
         f"(char 1); the run is simulated again"]
+
+
+def test_a_run_loads_no_module_of_the_project_the_digest_leaves_out(tmp_path):
+    """Every module a sweep's run imports (its record, the check report included) is covered:
+    results_dir, version, sweep_theory and plot_tool's schema shaped records and were not."""
+    import subprocess
+    import sys
+    script = f"""
+import json, sys
+sys.path.insert(0, {str(ROOT)!r})
+from netsim.sweep_execute import run_one
+data = json.loads(open({str(ROOT / 'topologies' / 'lossy_link.json')!r}).read())
+data["flows"][0]["data_mb"] = 0.05
+result = run_one((data, "d" * 64, 1, 0.1, True))
+assert result["status"] == "ok", result["error"]
+root = {str(ROOT)!r} + "/"
+print(json.dumps(sorted(m.__file__[len(root):] for m in list(sys.modules.values())
+                        if (getattr(m, "__file__", None) or "").startswith(root))))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    loaded = {name for name in json.loads(done.stdout.splitlines()[-1]) if name.endswith(".py")}
+    covered = {p.relative_to(ROOT).as_posix() for package in RESULT_PACKAGES
+               for p in (ROOT / package).rglob("*.py")} | set(RESULT_MODULES)
+    assert "netsim/results_dir.py" in loaded and "plot_tool/schema.py" in loaded
+    assert loaded <= covered, sorted(loaded - covered)

@@ -295,16 +295,22 @@ class _Comparison:
                             f"workload {wid}: the {kind} model has no term for their load")
         return None
 
-    def equilibrium_reason(self, delay_active: list, predicted) -> str | None:
+    def equilibrium_reason(self, delay_active: list, predicted, window) -> str | None:
         """Why the delay-based flows' equilibrium, which they share, does not hold in this
-        interval although its flows may each be modelled: random loss on a data path (the
-        equilibrium has no loss term: each loss cuts a window, and the queues stay below alpha
-        packets per flow), or a predicted backlog its buffer cannot hold."""
-        lossy = [fid for fid in delay_active if fid in self.lossy]
-        if lossy:
-            return (f"random loss on the data path of {lossy[0]} ({self.lossy[lossy[0]]}): the "
-                    f"delay-based equilibrium has no loss term (each loss cuts a window, and "
-                    f"the queues stay below the packets each flow would keep there)")
+        interval although its flows may each be modelled: random loss on a data path in the
+        compared window (the equilibrium has no loss term: each loss cuts a window, and the
+        queues stay below alpha packets per flow), or a predicted backlog its buffer cannot
+        hold."""
+        for fid in delay_active:
+            if fid not in self.lossy:
+                continue
+            lost = sum(window.link_sum(hop.link.id, "impairment_drops", hop.label)
+                       for hop in self.model.paths[fid][0])
+            if lost > 0:          # (a loss rate configured that dropped nothing changes nothing)
+                return (f"random loss on the data path of {fid} ({self.lossy[fid]}; {lost:.0f} "
+                        f"lost in the compared window): the delay-based equilibrium has no loss "
+                        f"term (each loss cuts a window, and the queues stay below the packets "
+                        f"each flow would keep there)")
         if predicted is not None:
             links = self.summary["links"]
             for rid, high in predicted.backlog_bytes_high.items():   # (Vegas: a range, whose
@@ -431,7 +437,7 @@ class _Comparison:
             unmatched.append({"start_s": start, "end_s": end, "flows": delay_active})
             if not any(fid in self.other_specs for fid in active):
                 return None
-        equilibrium = (self.equilibrium_reason(delay_active, predicted)
+        equilibrium = (self.equilibrium_reason(delay_active, predicted, window)
                        if delay_reason is None and delay_active else None)
         rows = self.delay_flow_rows(delay_active, predicted, window, active, delay_reason,
                                     equilibrium)

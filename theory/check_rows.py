@@ -203,8 +203,10 @@ def bursty_loss(model, fid: str) -> str | None:
     loss indications; a burst in one window cuts it once, but counts every packet in p)."""
     for hop in model.paths[fid][0]:
         m = hop.link.impairments[hop.index].loss_model
-        if m is None or m.loss_good == m.loss_bad or m.p_good_to_bad + m.p_bad_to_good == 1.0:
-            continue                  # (no model, or one whose losses are independent)
+        if m is None or m.loss_good == m.loss_bad or m.p_good_to_bad == 0.0 \
+                or math.isclose(m.p_good_to_bad + m.p_bad_to_good, 1.0):
+            continue                  # (no model, or one whose losses are independent: the
+                                      # states lose alike, never change, or do not persist)
         burst = f", bad spells of {1.0 / m.p_bad_to_good:.3g} packets" if m.p_bad_to_good > 0 else ""
         return (f"{hop.link.id} {hop.label}: Gilbert-Elliott loss_model, loss {m.loss_good:g} "
                 f"good and {m.loss_bad:g} bad{burst}")
@@ -360,7 +362,9 @@ def _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window: Wind
         # a flow queueing at several saturated transmitters (a parking lot): BBR v1 keeps about
         # an RTprop of queue per flow at each, so such a flow gets less than max-min, the others more
         crossed = np.flatnonzero(saturated & (data[:, k] > 0))
-        if len(crossed) > 1:
+        # (links in tandem that the same flows cross are one constraint: tied, one queue)
+        distinct = {(load[r] > 0).tobytes() for r in crossed}
+        if len(distinct) > 1:
             names = " and ".join(resources[r].id for r in crossed[:2])
             reason = (f"{fid} crosses {len(crossed)} saturated links ({names}): each BBR v1 flow "
                       f"keeps about an RTprop of its own queue at its bottleneck, so a flow "
