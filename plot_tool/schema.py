@@ -212,7 +212,7 @@ _ROUTE_COLUMNS = (
            'same two nodes); empty when unreachable'),
     Column('cost_ms', 'float or **`inf`**', 'ms',
            'Cost of the route as the router computed it: the sum of the link costs along the path, each '
-           'the static part (`cost`, else the propagation delay) plus, with Bellman-Ford, the queueing '
+           'the static part (`cost_ms`, else the propagation delay) plus, with Bellman-Ford, the queueing '
            'delay the router measured. **Written `inf` when the destination became unreachable**'),
 )
 

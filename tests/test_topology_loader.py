@@ -372,7 +372,7 @@ def test_unknown_field_with_suggestion(tmp_path):
     data["links"][0]["rate_mpbs"] = data["links"][0].pop("rate_mbps")
     message = error_of(tmp_path, data)
     assert message.endswith('links[0] "L1": unknown field "rate_mpbs" (did you mean "rate_mbps"?); '
-                            'known: buffer_kb, cost, delay_ms, delay_schedule, duplex, duplicate_rate, ends, id, '
+                            'known: buffer_kb, cost, cost_ms, delay_ms, delay_schedule, duplex, duplicate_rate, ends, id, '
                             'impairments, jitter_mode, jitter_ms, jitter_reorder, loss_model, loss_rate, queue, rate_mbps, '
                             'rate_schedule, '
                             'reorder_delay_ms, reorder_rate')
