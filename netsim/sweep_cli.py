@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import re
 import signal
 import sys
 import time
@@ -34,6 +36,23 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_RUNS_FAILED",
            "build_sweep_parser", "sweep_main"]
 
 MISSING_SHOWN = 5      # warnings for runs lacking a metric; the rest are counted
+
+
+def _remove_old_partials(figure: Path) -> None:
+    """Remove what a sweep killed while drawing `figure` left before figures were written under
+    `.NAME.partial-PID-RANDOM`: `.STEM.XXXXXXXX.part` (tempfile.mkstemp's eight characters), a
+    regular file."""
+    pattern = re.compile(rf"\.{re.escape(figure.stem)}\.[a-z0-9_]{{8}}\.part")
+    try:
+        entries = [e for e in os.scandir(figure.parent) if pattern.fullmatch(e.name)]
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_file(follow_symlinks=False):
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
 
 
 class _Lines(logging.Formatter):
@@ -190,6 +209,7 @@ def sweep_main(argv) -> int:
     for plot in sweep.plots:      # what a sweep killed while drawing left (plot_tool.sweep_figures)
         if isinstance(plot.get("file"), str):
             remove_stale_partials(out / plot["file"])
+            _remove_old_partials(out / plot["file"])
     # what was drawn from the earlier results, or from the earlier sweep.json (its plots)
     _remove_stale(out, sweep, before, args.quiet, report=not args.report, figures=not drawing)
     stage = "after its runs"        # results.csv is whole from here on: an interrupt keeps it

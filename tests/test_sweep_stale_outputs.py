@@ -191,11 +191,13 @@ def test_a_killed_drawings_partial_file_goes_and_figures_have_the_umasks_mode(tm
     dead.write_bytes(b"half a figure")
     mine = out / ".g.png.partial-notapid"                  # not the pattern: left alone
     mine.write_text("mine")
+    older = out / ".g.cag4hcrm.part"                       # an earlier netsim's temporary name
+    older.write_bytes(b"")
     old = os.umask(0o022)
     try:
         sweep(tmp_path, out, capsys, seeds=2)
     finally:
         os.umask(old)
-    assert not dead.exists() and mine.exists()
+    assert not dead.exists() and not older.exists() and mine.exists()
     assert stat.S_IMODE((out / "g.png").stat().st_mode) == 0o644
     assert not [p for p in os.listdir(out) if ".partial-" in p and p != mine.name]
