@@ -183,9 +183,13 @@ class FlowView(Protocol):
     @property
     def snd_nxt(self) -> int: ...    # next packet to send
     @property
-    def srtt(self) -> float | None: ...   # smoothed RTT (RFC 6298), None before a sample
+    def srtt_s(self) -> float | None: ...   # smoothed RTT (RFC 6298), s, None before a sample
     @property
-    def min_rtt(self) -> float: ...  # smallest valid RTT sample (inf before one)
+    def min_rtt_s(self) -> float: ...  # smallest valid RTT sample, s (inf before one)
+    @property
+    def srtt(self) -> float | None: ...   # srtt_s's older name (plugins written before it)
+    @property
+    def min_rtt(self) -> float: ...  # min_rtt_s's older name
     @property
     def delivered(self) -> int: ...  # packets delivered (counted with wants_rate_samples)
     @property

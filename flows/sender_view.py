@@ -88,11 +88,19 @@ class SenderView:
     fast_retransmits: int
 
     @property
-    def srtt(self) -> float | None:
+    def srtt_s(self) -> float | None:
         return self.rtt.srtt
 
     @property
-    def min_rtt(self) -> float:
+    def min_rtt_s(self) -> float:
+        return self.rtt.min_rtt
+
+    @property
+    def srtt(self) -> float | None:            # (srtt_s's older name)
+        return self.rtt.srtt
+
+    @property
+    def min_rtt(self) -> float:                # (min_rtt_s's older name)
         return self.rtt.min_rtt
 
     @property

@@ -67,6 +67,14 @@ class StandInFlow:
         self.flight = flight          # what flight_size() reports; None: ceil(cwnd)
         self.inflight = 0             # what pipe() reports
 
+    @property
+    def srtt_s(self) -> float | None:
+        return self.srtt
+
+    @property
+    def min_rtt_s(self) -> float:
+        return self.min_rtt
+
     def flight_size(self) -> int:
         return math.ceil(self.cwnd) if self.flight is None else self.flight
 

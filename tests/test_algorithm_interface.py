@@ -79,3 +79,16 @@ def test_built_in_algorithms_leave_the_recovery_window_to_the_transport(name):
     cls = flows.ALGORITHMS[name]
     assert not hasattr(cls, "on_dupack")
     assert cls.recovery in ("reno", "newreno", "sack")
+
+
+def test_the_rtts_carry_their_unit_and_the_older_names_still_read(make_flow, fake_flow):
+    """srtt_s and min_rtt_s, seconds as their names say (units in names); srtt and min_rtt,
+    the names plugins were written with, give the same values."""
+    sim, h1, h2, flow = make_flow(packets=20)
+    view = flow.sender
+    assert view.srtt_s is None and view.min_rtt_s == float("inf")
+    sim.run()
+    assert view.srtt_s is not None and 0.01 < view.srtt_s < 0.1
+    assert (view.srtt_s, view.min_rtt_s) == (view.srtt, view.min_rtt)
+    stand_in = fake_flow(srtt=0.05)
+    assert (stand_in.srtt_s, stand_in.min_rtt_s) == (0.05, float("inf"))
