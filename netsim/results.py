@@ -279,16 +279,6 @@ def _link_summaries(spec, net, end_s: float, units) -> dict:
     return links
 
 
-def _as_run(spec, duration_s):
-    """`spec` with the duration the run had: a duration given on the command line (--duration,
-    `simulate(duration_s=...)`) digests as the same duration written in the file, so that a run
-    and the sweep's run of the same configuration have one `config_digest`."""
-    if spec.duration_s == duration_s:
-        return spec
-    from dataclasses import replace
-    return replace(spec, duration_s=duration_s)
-
-
 def _host_summaries(net, end_s: float, mbit: float) -> dict:
     """summary.json's "hosts": each host's mean send and receive rates."""
     hosts = {}
@@ -438,8 +428,7 @@ class Results:
             "packet_bytes": {"data": spec.packet_sizes.data_bytes,
                              "ack": spec.packet_sizes.ack_bytes,
                              "routing": spec.packet_sizes.routing_bytes},
-            "config_digest": config_digest(_as_run(spec, run.duration_s),
-                                           duration_s=run.duration_s, seed=run.seed,
+            "config_digest": config_digest(spec, duration_s=run.duration_s, seed=run.seed,
                                            interval_s=run.interval_s),
             "interval_s": run.interval_s, "end_time_s": _round(end_s),
             "stop_reason": stop_reason, "stop_detail": stop_detail,

@@ -317,13 +317,24 @@ def resolved_config(spec: TopologySpec, *, duration_s: float | None, seed: int,
     """Everything that determines a run's results, as plain JSON data: the validated topology
     (base units, defaults filled in, `--algorithm` applied) and the run settings. The file's path
     (`source`) and its `description` are left out: the same network read from another place, or
-    described in other words, is the same run."""
+    described in other words, is the same run. The topology's `duration_s` is the run's
+    (`_with_duration`): a duration given on the command line is the same as one in the file."""
     return _resolved_config(spec, duration_s, seed, interval_s, None)
+
+
+def _with_duration(spec: TopologySpec, duration_s: float | None) -> TopologySpec:
+    """`spec` with the run's duration as its own, so that a run of a file whose `duration_s` is
+    null given `--duration 2` is the run of the same file saying 2 (a sweep's, whose points
+    carry the sweep's duration): one configuration, one digest."""
+    if spec.duration_s == duration_s:
+        return spec
+    from dataclasses import replace
+    return replace(spec, duration_s=duration_s)
 
 
 def _resolved_config(spec: TopologySpec, duration_s: float | None, seed: int, interval_s: float,
                      converted: dict | None) -> dict:
-    topology = _plain(spec, converted)
+    topology = _plain(_with_duration(spec, duration_s), converted)
     topology.pop("source", None)
     topology.pop("description", None)      # free text: fixing a typo re-runs nothing
     # fields added later, at their defaults, leave the digests of earlier runs unchanged
@@ -420,6 +431,7 @@ def config_pieces(spec: TopologySpec, duration_s, seed, interval_s) -> list:
     writer = _Writer()
     pieces = [f'{{"duration_s":{writer.text(duration_s)},"interval_s":{writer.text(interval_s)},'
               f'"seed":{writer.text(seed)},"topology":']
+    spec = _with_duration(spec, duration_s)
     pieces += writer.instance_pieces(spec, type(spec))
     pieces.append("}")
     return pieces
