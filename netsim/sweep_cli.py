@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
-import re
 import signal
 import sys
 import time
@@ -30,29 +28,12 @@ from netsim.cli_options import (
     report_available,
 )
 from netsim.cli_output import progress_shown
-from plot_tool.schema import STOPPED_EARLY
+from plot_tool.schema import stopped_early
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_RUNS_FAILED",
            "build_sweep_parser", "sweep_main"]
 
 MISSING_SHOWN = 5      # warnings for runs lacking a metric; the rest are counted
-
-
-def _remove_old_partials(figure: Path) -> None:
-    """Remove what a sweep killed while drawing `figure` left before figures were written under
-    `.NAME.partial-PID-RANDOM`: `.STEM.XXXXXXXX.part` (tempfile.mkstemp's eight characters), a
-    regular file."""
-    pattern = re.compile(rf"\.{re.escape(figure.stem)}\.[a-z0-9_]{{8}}\.part")
-    try:
-        entries = [e for e in os.scandir(figure.parent) if pattern.fullmatch(e.name)]
-    except OSError:
-        return
-    for entry in entries:
-        if entry.is_file(follow_symlinks=False):
-            try:
-                os.unlink(entry.path)
-            except OSError:
-                pass
 
 
 class _Lines(logging.Formatter):
@@ -127,7 +108,7 @@ examples:
 def sweep_main(argv) -> int:
     from netsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep, seeds_warning
     from netsim.sweep_execute import SchedulerLost
-    from netsim.sweep_store import RESULTS_FILE, SWEEP_FILE
+    from netsim.sweep_store import RESULTS_FILE, SWEEP_FILE, remove_figure_partials
     args = build_sweep_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, force=True)
     for handler in logging.getLogger().handlers:   # "warning: ..." as the command's own lines
@@ -205,11 +186,7 @@ def sweep_main(argv) -> int:
             bar.close()
     failed = [row for row in rows if row["status"] != "ok"]
     drawing = bool(sweep.plots) and (not args.no_plots or args.show)
-    from netsim.output_paths import remove_stale_partials
-    for plot in sweep.plots:      # what a sweep killed while drawing left (plot_tool.sweep_figures)
-        if isinstance(plot.get("file"), str):
-            remove_stale_partials(out / plot["file"])
-            _remove_old_partials(out / plot["file"])
+    remove_figure_partials(out, sweep.plots)   # what a sweep killed while drawing left
     # what was drawn from the earlier results, or from the earlier sweep.json (its plots)
     _remove_stale(out, sweep, before, args.quiet, report=not args.report, figures=not drawing)
     stage = "after its runs"        # results.csv is whole from here on: an interrupt keeps it
@@ -248,15 +225,14 @@ def sweep_main(argv) -> int:
               f"{time.perf_counter() - started:.1f} s wall, {len(failed)} failed)")
     for row in failed:
         print(f"warning: run {row['run_id']} failed: {row['error']}", file=sys.stderr)
-    early = [row for row in rows if row["status"] == "ok"
-             and str(row.get("error") or "").startswith(STOPPED_EARLY)]
+    early = [row for row in rows if row["status"] == "ok" and stopped_early(row)]
     for row in early[:MISSING_SHOWN]:         # ok runs that ended at a bound, before the others
         print(f"warning: run {row['run_id']} {row['error']}", file=sys.stderr)
     if len(early) > MISSING_SHOWN:
         print(f"warning: {len(early) - MISSING_SHOWN} more runs stopped early (the error column "
               f"of {out}/results.csv says why)", file=sys.stderr)
     lacking = [row for row in rows if row["status"] == "ok" and row.get("error")
-               and not str(row["error"]).startswith(STOPPED_EARLY)]
+               and not stopped_early(row)]
     for row in lacking[:MISSING_SHOWN]:       # ok runs with an empty metric: why, in the row
         print(f"warning: run {row['run_id']}: no value for {row['error']}", file=sys.stderr)
     if len(lacking) > MISSING_SHOWN:

@@ -16,6 +16,7 @@ import json
 import logging
 import math
 import os
+import re
 from pathlib import Path
 
 from netsim.results_dir import json_text
@@ -171,6 +172,27 @@ def figure_paths(out: Path, plots) -> list:
     return [path for _, _, path in _named_files(out, plots)
             if path.suffix.lower() == ".png" and root in path.resolve().parents
             and written_by_netsim(path)]
+
+
+def remove_figure_partials(out: Path, plots) -> None:
+    """Remove what a sweep killed while drawing a figure of `plots` left in `out`: its
+    `.NAME.partial-PID-RANDOM` of a process gone (`netsim.output_paths.remove_stale_partials`,
+    as plot_tool.sweep_figures names them), and the `.STEM.XXXXXXXX.part` (tempfile.mkstemp's
+    eight characters) an earlier netsim wrote; regular files only."""
+    from netsim.output_paths import remove_stale_partials
+    for _, _, path in _named_files(out, plots):
+        remove_stale_partials(path)
+        older = re.compile(rf"\.{re.escape(path.stem)}\.[a-z0-9_]{{8}}\.part")
+        try:
+            entries = [e for e in os.scandir(path.parent) if older.fullmatch(e.name)]
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_file(follow_symlinks=False):
+                try:
+                    os.unlink(entry.path)
+                except OSError:
+                    pass
 
 
 def foreign_figures(out: Path, plots) -> list:

@@ -441,9 +441,6 @@ CHECK_FIELDS: tuple[JsonField, ...] = _fields(
 # Packet captures (--pcap, --pcap-links): their file names under pcap/, and the ports of a flow.
 
 PCAP_DIR = "pcap"
-# a sweep's results.csv: the start of the `error` cell of an "ok" run that stopped at a bound
-# (stop_reason "limit" or "stalled") before its duration; the figures' footnotes count them
-STOPPED_EARLY = "stopped early"
 RECEIVER_PORT = 5001
 FIRST_SENDER_PORT = 10000
 SENDER_PORTS = 55536          # flow k (in summary.json order) sends from 10000 + k % 55536
@@ -477,3 +474,17 @@ def host_capture_name(host_id: str) -> str:
 def link_capture_name(link_id: str, src: str, dst: str) -> str:
     """The file name of the capture of one link direction (--pcap-links): <link>_<src>-<dst>.pcap."""
     return f"{file_part(link_id)}_{file_part(src)}-{file_part(dst)}.pcap"
+
+
+# ---------------------------------------------------------------------------------------------
+# A sweep's results.csv (netsim/sweep.py writes it, plot_tool.sweep_data reads it).
+
+# the start of the `error` cell of an "ok" run that stopped at a bound (stop_reason "limit" or
+# "stalled") before its duration; the command warns of them and the figures' footnotes count them
+STOPPED_EARLY = "stopped early"
+
+
+def stopped_early(row) -> bool:
+    """Whether a row of a sweep's results.csv is of a run that stopped at a bound (its `error`
+    cell begins STOPPED_EARLY)."""
+    return str(row.get("error") or "").startswith(STOPPED_EARLY)

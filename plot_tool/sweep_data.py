@@ -23,7 +23,7 @@ from typing import Any, Union
 import numpy as np
 
 from plot_tool.results import read_json_object
-from plot_tool.schema import STOPPED_EARLY
+from plot_tool.schema import stopped_early
 from plot_tool.sweep_names import axis_label, quantity_name
 from plot_tool.sweep_stats import (
     RESULTS_FILE,
@@ -253,9 +253,7 @@ def plot_data(plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], *,
         legend_title=quantity_name(lines) if lines is not None else None, logx=logx, logy=logy,
         y_from_zero=bool(plot.get("y_from_zero", True)) and not logy, x_ticks=x_ticks,
         footnote=footnote(len(rows) - len(ok), len(rows), missing, y, error_bars, series,
-                          hidden=hidden, x=x, early=sum(
-                              1 for row in ok
-                              if str(row.get("error") or "").startswith(STOPPED_EARLY))))
+                          hidden=hidden, x=x, early=sum(map(stopped_early, ok))))
     if theory:
         data.overlays = overlays(theory, data, ok, units)
     return data
