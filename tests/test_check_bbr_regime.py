@@ -38,8 +38,9 @@ def test_a_flow_across_several_saturated_links_leaves_the_fair_share_model():
     used = capacity.copy()
     fids = ["F0", "F1", "F2", "F3"]
     rtprop = dict.fromkeys(fids, 0.025)
-    unfair = _bbr_unfair(None, model, fids, load, used, capacity, rtprop, QuietWindow(), load)
-    assert set(unfair) == set(fids)
+    unfair, unbounded = _bbr_unfair(None, model, fids, load, used, capacity, rtprop,
+                                    QuietWindow(), load)
+    assert set(unfair) == set(fids) and unbounded == {}
     assert unfair["F3"] == (
         "F0 crosses 3 saturated links (L1 R1->R2 and L2 R2->R3): each BBR v1 flow keeps about "
         "an RTprop of its own queue at its bottleneck, so a flow with several queues on its path "
@@ -48,11 +49,12 @@ def test_a_flow_across_several_saturated_links_leaves_the_fair_share_model():
     # one flow over equal links in tandem: one constraint (tied), one queue, the model holds
     alone = np.array([[1], [1], [0]], dtype=float)
     assert _bbr_unfair(None, model, ["F0"], alone, np.array([10.0, 10.0, 0.0]),
-                       np.array([10.0, 10.0, 30.0]), {"F0": 0.025}, QuietWindow(), alone) == {}
+                       np.array([10.0, 10.0, 30.0]), {"F0": 0.025}, QuietWindow(),
+                       alone) == ({}, {})
     # one bottleneck per flow (F0 over L1 only): the model holds
     single = np.array([[1, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
     assert _bbr_unfair(None, model, fids, single, used, capacity, rtprop, QuietWindow(),
-                       single) == {}
+                       single) == ({}, {})
 
 
 def joined() -> dict:

@@ -311,15 +311,12 @@ class _Comparison:
                         f"lost in the compared window): the delay-based equilibrium has no loss "
                         f"term (each loss cuts a window, and the queues stay below the packets "
                         f"each flow would keep there)")
-        if predicted is not None:
-            links = self.summary["links"]
-            for rid, high in predicted.backlog_bytes_high.items():   # (Vegas: a range, whose
-                backlog = min(high, predicted.backlog_bytes[rid])     # low end must fit)
-                buffer_kb = links[self.resources[rid].link]["buffer_kb"]
-                if backlog / self.kb > buffer_kb:
-                    return (f"the predicted backlog of {rid} ({backlog / self.kb:.1f} KB) "
-                            f"exceeds its {buffer_kb:g} KB buffer: the run drops packets, which "
-                            f"the equilibrium has no term for")
+        if predicted is not None:           # (Vegas: a range, whose low end must fit)
+            for rid, backlog_kb, buffer_kb in overflowing(predicted, self.summary["links"],
+                                                          self.resources, self.kb, low=True):
+                return (f"the predicted backlog of {rid} ({backlog_kb:.1f} KB) exceeds its "
+                        f"{buffer_kb:g} KB buffer: the run drops packets, which the "
+                        f"equilibrium has no term for")
         return None
 
     def delay_flow_rows(self, delay_active, predicted, window, active, interval_reason,
@@ -513,21 +510,26 @@ def _add_verdict(report: dict, tolerance_pct: float | None) -> None:
         errors and report["max_error_pct"] <= tolerance_pct and not report["unmatched"])
 
 
+def overflowing(interval, links: dict, resources: dict, kb: float, low: bool = False):
+    """(resource id, predicted backlog in KB, its buffer in KB) of each resource whose predicted
+    backlog in `interval` (of a model's timeline) its link's buffer (summary.json `links`)
+    cannot hold: the high end of a Vegas range, or with `low` the low end."""
+    for rid, high in interval.backlog_bytes_high.items():
+        backlog_kb = (min(high, interval.backlog_bytes[rid]) if low else high) / kb
+        buffer_kb = links[resources[rid].link]["buffer_kb"]
+        if backlog_kb > buffer_kb:
+            yield rid, backlog_kb, buffer_kb
+
+
 def buffer_warnings(results, model: Model) -> list:
     """Predicted backlogs a link's buffers cannot hold (the run will drop, the model then fails)."""
-    links = results.summary["links"]
-    kb = float(results.units.bytes_per_kb)
     resources = {r.id: r for r in model.resources}
-    warnings = []
-    for iv in model.timeline:
-        for rid, backlog in iv.backlog_bytes_high.items():
-            link = links[resources[rid].link]
-            buffer_kb = link["buffer_kb"]
-            if backlog / kb > buffer_kb:
-                warnings.append(f"[{iv.start_s:.6g} s, {iv.end_s:.6g} s]: the predicted backlog of "
-                                f"{rid} ({backlog / kb:.1f} KB) exceeds its {buffer_kb:g} KB buffer: "
-                                f"packets will be dropped and the equilibrium model does not hold")
-    return warnings
+    return [f"[{iv.start_s:.6g} s, {iv.end_s:.6g} s]: the predicted backlog of {rid} "
+            f"({backlog_kb:.1f} KB) exceeds its {buffer_kb:g} KB buffer: packets will be dropped "
+            f"and the equilibrium model does not hold"
+            for iv in model.timeline
+            for rid, backlog_kb, buffer_kb in overflowing(iv, results.summary["links"], resources,
+                                                          float(results.units.bytes_per_kb))]
 
 
 def path_problems(results, model: Model) -> tuple:

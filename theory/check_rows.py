@@ -333,13 +333,13 @@ def _flow_loads(model, fids: list, data_bytes: float, ack_bytes: float) -> tuple
 
 
 def _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window: Window,
-                data_load=None) -> dict:
-    """Flow -> why the fair-share model does not hold at a saturated resource it crosses; and
-    resource index -> why its queue bound does not (in the same dict, keyed by the index)."""
+                data_load) -> tuple:
+    """(flow -> why the fair-share model does not hold at a saturated resource it crosses,
+    resource index -> why its queue bound does not)."""
     resources = list(model.resources)
     unfair: dict = {}
+    unbounded: dict = {}
     saturated = (used >= capacity * (1 - 1e-9)) & load.any(axis=1)
-    data = load if data_load is None else data_load
     for r in np.flatnonzero(saturated):
         sharing = [fid for k, fid in enumerate(fids) if load[r, k]]
         props = [rtprop[fid] for fid in sharing]
@@ -361,7 +361,7 @@ def _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window: Wind
     for k, fid in enumerate(fids):
         # a flow queueing at several saturated transmitters (a parking lot): BBR v1 keeps about
         # an RTprop of queue per flow at each, so such a flow gets less than max-min, the others more
-        crossed = np.flatnonzero(saturated & (data[:, k] > 0))
+        crossed = np.flatnonzero(saturated & (data_load[:, k] > 0))
         # (links in tandem that the same flows cross are one constraint: tied, one queue)
         distinct = {(load[r] > 0).tobytes() for r in crossed}
         if len(distinct) > 1:
@@ -384,10 +384,10 @@ def _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window: Wind
                       f"or through a ProbeRTT), so its inflight cap, 2 x BtlBw x RTprop, is too "
                       f"large: it takes more than its share and keeps more queue than the bound")
             for r in np.flatnonzero(saturated & (load[:, k] > 0)):
-                unfair.setdefault(int(r), reason)
+                unbounded.setdefault(int(r), reason)
                 for j in np.flatnonzero(load[r] > 0):
                     unfair.setdefault(fids[j], reason)
-    return unfair
+    return unfair, unbounded
 
 
 def _rtprop_estimate(window: Window, fid: str) -> float | None:
@@ -410,7 +410,8 @@ def bbr_rows(results, model, fids: list, window: Window, rate_floor: float, mbps
     summary = results.summary
     used = load @ rates
     rtprop = _rtprops(results, model, fids)
-    unfair = _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window, data_load)
+    unfair, unbounded = _bbr_unfair(results, model, fids, load, used, capacity, rtprop, window,
+                                    data_load)
     rows = []
     for k, fid in enumerate(fids):
         simulated = window.flow_mean(fid, "recv_rate_mbps")
@@ -433,8 +434,8 @@ def bbr_rows(results, model, fids: list, window: Window, rate_floor: float, mbps
             bound += gain * rates[k] * load[r, k] * rtprop[fids[k]]
         buffer_kb = summary["links"][resource.link]["buffer_kb"]
         simulated = window.backlog_kb(resource.link, resource.directions)
-        if r in unfair:                   # (a flow there with a stale RTprop: no cap of its own)
-            rows.append(no_model("link", resource.id, "backlog_kb", simulated, unfair[r]))
+        if r in unbounded:                # (a flow there with a stale RTprop: no cap of its own)
+            rows.append(no_model("link", resource.id, "backlog_kb", simulated, unbounded[r]))
             continue
         if bound / kb >= buffer_kb:       # a bound the buffer enforces anyway: nothing to test
             rows.append(no_model("link", resource.id, "backlog_kb", simulated, (
