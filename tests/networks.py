@@ -17,6 +17,13 @@ DATA_BYTES = 1024      # data packet size (the model's MSS: data_mb counts packe
 ACK_BYTES = 64
 
 
+def link(link_id, a, b, rate_mbps=100.0, delay_ms=1.0, buffer_kb=1000.0, **extra) -> dict:
+    """One link entry, as the topology format writes it (SI); `extra` adds other fields
+    (impairments, queue, duplex)."""
+    return {"id": link_id, "ends": [a, b], "rate_mbps": rate_mbps, "delay_ms": delay_ms,
+            "buffer_kb": buffer_kb, **extra}
+
+
 def _per_flow(value, n, what):
     if isinstance(value, (list, tuple)):
         if len(value) != n:

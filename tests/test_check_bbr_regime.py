@@ -10,6 +10,7 @@ import json
 from types import SimpleNamespace
 
 import numpy as np
+from networks import link
 
 from netsim.run import simulate
 from theory.check import compare, predict_run
@@ -60,9 +61,6 @@ def test_a_flow_across_several_saturated_links_leaves_the_fair_share_model():
 def joined() -> dict:
     """BBR F1 alone over a 20 Mb/s, 10 ms bottleneck, F2 from 10 s: F1's RTprop filter expires
     at 10 s and samples again over F2's startup queue (30.6 against 24.86 ms)."""
-    def link(link_id, a, b, rate_mbps=100, delay_ms=1, buffer_kb=1000):
-        return {"id": link_id, "ends": [a, b], "rate_mbps": rate_mbps, "delay_ms": delay_ms,
-                "buffer_kb": buffer_kb}
     return {"units": "si", "packet_bytes": {"data": 1500, "ack": 40},
             "transport": {"initial_cwnd_pkts": 10, "min_rto_s": 1},
             "hosts": ["S1", "T1", "S2", "T2"], "routers": ["R1", "R2"],

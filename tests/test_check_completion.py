@@ -7,6 +7,8 @@ although the predictions agreed within 0.5 %. A flow whose whole life was transi
 compared, with a reason of its own."""
 from __future__ import annotations
 
+from networks import link
+
 from netsim.run import simulate
 from theory.check import compare, predict_run
 from topologies.loader import load_topology
@@ -14,9 +16,6 @@ from topologies.loader import load_topology
 
 def dumbbell(flows: list) -> dict:
     """FAST flows (alpha 20) over one 10 Mb/s, 10 ms bottleneck; `flows`: (id, MB, start_s)."""
-    def link(link_id, a, b, rate_mbps=100, delay_ms=1):
-        return {"id": link_id, "ends": [a, b], "rate_mbps": rate_mbps, "delay_ms": delay_ms,
-                "buffer_kb": 1000}
     hosts = [h for fid, _, _ in flows for h in (f"S{fid}", f"T{fid}")]
     links = [link("LB", "R1", "R2", 10, 10)]
     links += [link(f"LS{fid}", f"S{fid}", "R1") for fid, _, _ in flows]

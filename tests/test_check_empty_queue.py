@@ -10,6 +10,10 @@ packet floor, failing a 5 % tolerance.
 """
 from __future__ import annotations
 
+from functools import partial
+
+from networks import link
+
 from netsim.run import simulate
 from theory.check import EMPTY_QUEUE_PACKETS, compare, predict_run
 from topologies.loader import load_topology
@@ -18,15 +22,14 @@ from topologies.loader import load_topology
 def parking_lot() -> dict:
     """L1 20 Mb/s, L2 10 Mb/s, L3 30 Mb/s; FAST (alpha 20) F0 over all three, F1 over L1 from
     5 s; 9 simulated seconds."""
-    def link(link_id, a, b, rate_mbps=1000, delay_ms=1, buffer_kb=2000):
-        return {"id": link_id, "ends": [a, b], "rate_mbps": rate_mbps, "delay_ms": delay_ms,
-                "buffer_kb": buffer_kb}
+    access = partial(link, rate_mbps=1000, buffer_kb=2000)
     return {"units": "si", "packet_bytes": {"data": 1500, "ack": 40},
             "transport": {"initial_cwnd_pkts": 10, "min_rto_s": 1},
             "hosts": ["S0", "T0", "S1", "T1"], "routers": ["R1", "R2", "R3", "R4"],
             "links": [link("L1", "R1", "R2", 20, 5, 500), link("L2", "R2", "R3", 10, 10, 500),
-                      link("L3", "R3", "R4", 30, 2, 500), link("LS0", "S0", "R1"),
-                      link("LT0", "R4", "T0"), link("LS1", "S1", "R1"), link("LT1", "R2", "T1")],
+                      link("L3", "R3", "R4", 30, 2, 500), access("LS0", "S0", "R1"),
+                      access("LT0", "R4", "T0"), access("LS1", "S1", "R1"),
+                      access("LT1", "R2", "T1")],
             "flows": [{"id": "F0", "src": "S0", "dst": "T0", "algorithm": "fast"},
                       {"id": "F1", "src": "S1", "dst": "T1", "algorithm": "fast", "start_s": 5}],
             "duration_s": 9}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from networks import link
 
 from netsim.run import simulate
 from theory.check import compare, predict_run
@@ -18,9 +19,6 @@ from topologies.loader import load_topology
 
 def dumbbell(algorithm="fast", flows=2, buffer_kb=500, impairments=None, data_mb=None,
              duration_s=6):
-    def link(link_id, a, b, rate_mbps=100, delay_ms=1, **extra):
-        return dict({"id": link_id, "ends": [a, b], "rate_mbps": rate_mbps,
-                     "delay_ms": delay_ms, "buffer_kb": 1000}, **extra)
     bottleneck = link("LB", "R1", "R2", 10, 10, buffer_kb=buffer_kb)
     if impairments:
         bottleneck["impairments"] = impairments
