@@ -147,8 +147,8 @@ def _rate(nbytes: float, seconds: float) -> float:
 
 class _Grid:
     """The report's intervals laid over the sampling rows: `k` sampling intervals of `dt`
-    each, the first starting at the sampling boundary at or before the first flow's start
-    `t0`, the last cut at the end of the run."""
+    each, laid from the sampling boundary at or before the first flow's start `t0`; the first
+    is reported from `t0` (iperf3's 0), the last is cut at the end of the run."""
 
     def __init__(self, dt: float, interval_s: float | None, t0: float, end_s: float):
         self.dt = dt
@@ -168,9 +168,16 @@ class _Grid:
         """The interval holding sampling interval number `j` (the one ending at j x dt)."""
         return max(0, min(self.n - 1, (j - self.first_row - 1) // self.k))
 
+    def row_start(self, time_s: float) -> float:
+        """Where the sampling row that ends at `time_s` begins: the sampling instant before
+        it (a flow's first row covers a whole sampling interval, its rate counted over it)."""
+        return max(0.0, (math.ceil(round(time_s / self.dt, 9)) - 1) * self.dt)
+
     def bounds(self, i: int) -> tuple:
+        """The interval's start and end; the first starts at the first flow's start, as
+        iperf3's first interval starts at 0 (nothing was sent before it)."""
         start = self.origin + i * self.report_s
-        return start, min(start + self.report_s, self.end_s)
+        return max(start, self.t0), min(start + self.report_s, self.end_s)
 
 
 class _RttTracker:
@@ -194,8 +201,10 @@ def _flow_streams(grid: _Grid, socket: int, rows: list, size: int, bits_per_mbit
                   retx_rows: dict | None, with_retransmits: bool) -> tuple:
     """One flow's stream object in every interval, and its largest window (bytes) and RTT."""
     per: list = [[] for _ in range(grid.n)]
-    previous = grid.origin
+    previous = None
     for time_s, recv, window, rtt in rows:
+        if previous is None:                          # (`_FlowStreams.add`)
+            previous = grid.row_start(time_s)
         per[grid.of_time(time_s)].append((max(0.0, time_s - previous), recv, window, rtt))
         previous = time_s
     retx_per = [0] * grid.n
@@ -245,7 +254,7 @@ class _FlowStreams:
             self.retx_per[grid.of_sample(j)] += count
         self.rtt_tracker = _RttTracker()
         self.cwnd = self.max_cwnd = 0
-        self.previous = grid.origin
+        self.previous: float | None = None   # the flow's previous row (None: before its first)
         self.streams: list = []
         self.current = 0                  # the interval the rows go to
         self._clear()
@@ -263,7 +272,10 @@ class _FlowStreams:
             raise _OutOfOrder
         while self.current < i:
             self._close()
-        self.delivered += recv * self.bits_per_mbit / 8 * max(0.0, time_s - self.previous)
+        previous = self.previous
+        if previous is None:              # a flow's first row covers its own sampling interval
+            previous = self.grid.row_start(time_s)    # (not the time since the first flow began)
+        self.delivered += recv * self.bits_per_mbit / 8 * max(0.0, time_s - previous)
         self.previous = time_s
         if rtt is not None:
             self.rtt_tracker.add(rtt)

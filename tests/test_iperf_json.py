@@ -118,8 +118,40 @@ def test_from_an_existing_results_directory(tc0, tmp_path, capsys):
     assert again["end"] == during["end"]
     half = build(tc0, interval_s=0.5)
     assert half["intervals"][0]["streams"][0]["seconds"] == 0.5
-    duration = again["end"]["sum_sent"]["seconds"]               # 22.50084 s: 46 of 0.5 s
-    assert len(half["intervals"]) == math.ceil(duration / 0.5) == 2 * len(again["intervals"])
+    duration = again["end"]["sum_sent"]["seconds"]     # the flow starts at 1 s, a sampling instant
+    assert len(half["intervals"]) == math.ceil(duration / 0.5)
+    assert len(again["intervals"]) == math.ceil(duration / 1.0)
+
+
+def test_flows_starting_later_and_between_sampling_instants(root, tmp_path):
+    """Each stream's intervals add up to the bytes its flow delivered, and a flow's first
+    interval holds what flows.csv's rows say (its first row was weighted by the time since the
+    first flow began: 2 to 3.4 times too much in test case 2); the first interval starts at 0,
+    the first flow's start, not at the sampling instant before it."""
+    data = json.loads((root / "topologies" / "dumbbell.json").read_text())
+    for flow, start_s in zip(data["flows"], (0.134, 0.847, 2.5, 3.05)):
+        flow.update(start_s=start_s, data_mb=1)
+    path = tmp_path / "staggered.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "out"
+    assert main([str(path), "--iperf-json", "--no-plots", "--quiet", "--out", str(out)]) == 0
+    doc = json.loads((out / "iperf3.json").read_text())
+    summary = json.loads((out / "summary.json").read_text())
+    assert doc["intervals"][0]["sum"]["start"] == 0.0
+    assert doc["intervals"][0]["sum"]["end"] == pytest.approx(1.0 - 0.134 + 0.1, abs=1e-6)
+    assert all(i["sum"]["start"] >= 0 and i["sum"]["seconds"] > 0 for i in doc["intervals"])
+    with open(out / "flows.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    for socket, (fid, flow) in enumerate(summary["flows"].items()):
+        streams = [i["streams"][socket] for i in doc["intervals"]]
+        assert sum(s["bytes"] for s in streams) == pytest.approx(flow["delivered_bytes"], abs=2)
+        own = [r for r in rows if r["flow"] == fid]
+        def within(stream, time_s):                   # (report times are from 0.134 s)
+            return stream["start"] + 0.134 < time_s <= stream["end"] + 0.134 + 1e-9
+
+        first = next(s for s in streams if within(s, float(own[0]["time_s"])))
+        same = [float(r["recv_rate_mbps"]) for r in own if within(first, float(r["time_s"]))]
+        assert first["bytes"] == pytest.approx(sum(same) * 1e6 / 8 * 0.1, abs=2)
 
 
 def test_an_unfinished_flow_is_rebuilt_with_the_runs_packet_size(root, tmp_path):
