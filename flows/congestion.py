@@ -216,7 +216,8 @@ class CongestionControl:
     """Base class of every congestion-control algorithm.
 
     Subclasses set `name`, `PARAMETERS` (parameter name -> default) and override hooks. The
-    defaults do nothing, except `ssthresh()`: half the flight size, at least two packets.
+    defaults do nothing, except `ssthresh()`: half the flight size (at most the window), at least
+    two packets.
     """
 
     name: ClassVar[str] = "base"
@@ -283,11 +284,20 @@ class CongestionControl:
         pass
 
     def ssthresh(self) -> float:
-        """The slow-start threshold after a loss (RFC 5681 (4): FlightSize / 2, at least 2; on
-        the Linux stack tcp_reno_ssthresh: max(cwnd >> 1, 2), of the integer window)."""
+        """The slow-start threshold after a loss: FlightSize / 2, at least 2 (RFC 5681 (4)),
+        where FlightSize counts at most the packets the window lets out (cwnd rounded up). The
+        RFC's value is a bound ("no more than"); 4.3BSD-Reno and Fall and Floyd's Reno halve
+        the window. The two differ only when more is in flight than the window allows, after
+        a reduction: Reno's exit at a partial ACK leaves the inflated window's packets in
+        flight, and a second loss then halves the window again instead of raising ssthresh
+        above it. On the Linux stack tcp_reno_ssthresh: max(cwnd >> 1, 2), of the integer
+        window."""
+        flow = self.flow
         if self.linux:
-            return float(max(int(self.flow.cwnd) >> 1, 2))
-        return max(self.flow.flight_size() / 2.0, 2.0)
+            return float(max(int(flow.cwnd) >> 1, 2))
+        flight = flow.flight_size()
+        window = math.ceil(flow.cwnd)      # (the most a window of cwnd keeps in flight)
+        return max((flight if flight <= window else window) / 2.0, 2.0)
 
     def on_ack(self, acked_pkts: float) -> None:
         pass

@@ -52,12 +52,12 @@ from __future__ import annotations
 import math
 
 from components.packet import DATA, Packet
-from flows.congestion import CWR, LOSS, OPEN, RECOVERY, CaEvent, EcnEcho, WindowError, is_count
+from flows.congestion import CWR, LOSS, OPEN, RECOVERY, CaEvent, EcnEcho
 from flows.cwr import ecn_ack, end_reduction, enter_cwr
 from flows.linux_stack import LINUX_INITIAL_RTO_S, LINUX_MIN_RTO_S
 from flows.prr import PrrWindow
 from flows.rack import RackScoreboard
-from flows.sender import Sender
+from flows.sender import MAX_FLIGHT_PKTS, Sender, flight_window
 from flows.sender_view import CwndUsage
 from flows.tlp import (
     PROBE,
@@ -119,9 +119,8 @@ class LinuxSender(Sender):
         if pacer.rate_bps and pacer.budget <= 0 and pacer.held():
             return False
         cwnd = self.cwnd
-        if cwnd.__class__ is not float or not 0.0 < cwnd < _INF:    # (a float: checked)
-            if not is_count(cwnd):                    # (an int is a window; a bool is not)
-                raise WindowError(self.cc, cwnd)
+        if cwnd.__class__ is not float or not 0.0 < cwnd < MAX_FLIGHT_PKTS:   # (a float: checked)
+            cwnd = flight_window(self, cwnd)
         limit: float = cwnd
         if self.integer_window:
             limit = int(cwnd) or 1                    # floor (cwnd > 0), at least 1

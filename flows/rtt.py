@@ -2,9 +2,10 @@
 
 SRTT and RTTVAR follow RFC 6298 (2.2) and (2.3) with alpha = 1/8, beta = 1/4 and K = 4; the RTO is
 SRTT + K * RTTVAR clamped to [min_rto_s, max_rto_s], and doubles on every timeout (5.5) up to
-max_rto_s. The sender feeds only valid samples (Karn's rule: none from retransmitted packets), so a
-backed-off RTO stays until such a sample arrives. The estimator also keeps the smallest sample
-(`min_rtt`) and the sum and count of the samples, for statistics.
+max_rto_s. The sender feeds only valid samples (Karn's rule: none from retransmitted packets), and
+a backed-off RTO collapses only on a sample from an ACK that acknowledges new data (RFC 6298 (5.7):
+`sample_backed_off` takes the others into SRTT and RTTVAR and keeps the RTO). The estimator also
+keeps the smallest sample (`min_rtt`) and the sum and count of the samples, for statistics.
 """
 from __future__ import annotations
 
@@ -21,13 +22,14 @@ _SRTT_KEEP = 1.0 - RTO_ALPHA
 class RttEstimator:
     """SRTT, RTTVAR and RTO of one flow (RFC 6298), from the valid RTT samples it is given."""
 
-    __slots__ = ("max_rto_s", "min_rto_s", "min_rtt", "rto", "rtt_count", "rtt_sum", "rttvar",
-                 "srtt")
+    __slots__ = ("backoffs", "max_rto_s", "min_rto_s", "min_rtt", "rto", "rtt_count", "rtt_sum",
+                 "rttvar", "srtt")
 
     def __init__(self, initial_rto_s: float, min_rto_s: float, max_rto_s: float):
         self.srtt: float | None = None
         self.rttvar = 0.0
         self.rto = initial_rto_s
+        self.backoffs = 0             # timeouts since the RTO was last computed from a sample
         self.min_rto_s = min_rto_s
         self.max_rto_s = max_rto_s
         self.min_rtt = math.inf       # the smallest sample so far
@@ -55,14 +57,26 @@ class RttEstimator:
         if self.max_rto_s < rto:
             rto = self.max_rto_s
         self.rto = rto
+        self.backoffs = 0
         if rtt_s < self.min_rtt:
             self.min_rtt = rtt_s
         self.rtt_sum += rtt_s
         self.rtt_count += 1
 
+    def sample_backed_off(self, rtt_s: float) -> None:
+        """A valid sample from an ACK that acknowledges no new data, while the RTO is backed off
+        (`backoffs` > 0): SRTT, RTTVAR and the statistics take it, the backed-off RTO stays.
+        RFC 6298 (5.7): the RTO collapses once "new data has been sent and acknowledged"; the
+        duplicate ACKs of packets sent before a timeout would otherwise undo its backoff while
+        the retransmitted packet is still unacknowledged."""
+        rto, backoffs = self.rto, self.backoffs
+        self.sample(rtt_s)
+        self.rto, self.backoffs = rto, backoffs
+
     def back_off(self) -> None:
         """A timeout: double the RTO, up to max_rto_s (RFC 6298 (5.5))."""
         self.rto = min(self.rto * 2.0, self.max_rto_s)
+        self.backoffs += 1
 
     def base_rto_s(self) -> float | None:
         """The RTO of the last estimate, without backoff (None before a sample)."""
@@ -122,10 +136,16 @@ class LinuxRttEstimator(RttEstimator):
                 self.rtt_seq = flow.snd_nxt
                 self.mdev_max = self.min_rto_s
         self.rto = min(srtt + self.rttvar, self.max_rto_s)
+        self.backoffs = 0
         if rtt_s < self.min_rtt:
             self.min_rtt = rtt_s
         self.rtt_sum += rtt_s
         self.rtt_count += 1
+
+    def sample_backed_off(self, rtt_s: float) -> None:
+        """Linux resets the backoff on every valid sample, of a SACKed packet too
+        (tcp_ack_update_rtt): the RTO collapses."""
+        self.sample(rtt_s)
 
     def base_rto_s(self) -> float | None:
         if self.srtt is None:

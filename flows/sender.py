@@ -34,9 +34,15 @@ congestion signal the sender reacts to at most once per window of data -- not wh
 being repaired, and not before data sent after the previous reaction (or loss reaction) is
 acknowledged -- as to a loss but without retransmission: the window policy sets ssthresh from
 the algorithm's `ecn_ssthresh()` and the window to it. The next new data packet carries CWR.
+
+At most `MAX_FLIGHT_PKTS` packets are in flight, whatever the window: an algorithm's window of
+1e15 packets (a plugin's slip, or a window doubled on every ACK) would otherwise be sent in one
+event and never return. The bound is above any path's bandwidth-delay product (10 GB of 1 kB
+packets: 100 Gb/s over 800 ms); a window above it is logged once per flow as a warning.
 """
 from __future__ import annotations
 
+import logging
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -64,6 +70,8 @@ from simulator.compiled import plain_mypyc_attr
 from simulator.engine import Timer
 
 _INF = math.inf
+MAX_FLIGHT_PKTS = 10**7        # packets in flight at most, whatever the window (module docstring)
+_log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from mypy_extensions import mypyc_attr
@@ -87,7 +95,7 @@ SENDER_SLOTS = (
     "prior_cwnd", "cwnd_event_hook", "send_checks", "rwnd_pkts", "rwnd_limited", "ecn",
     "ecn_recover", "cwr_pending", "ecn_echoes", "ecn_reactions", "packets_sent", "bytes_sent",
     "retransmissions", "timeouts", "fast_retransmits", "sack_recoveries", "loss_recovery",
-    "needs_ecn")
+    "needs_ecn", "window_bounded")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -155,6 +163,7 @@ class Sender(SenderView):
         self.ecn_recover = 0       # high_seq at the last ECN reaction
         self.cwr_pending = False   # the next new data packet carries CWR
         self.needs_ecn = False     # retransmissions ECT too (the Linux stack's DCTCP only)
+        self.window_bounded = False    # a window above MAX_FLIGHT_PKTS was logged (`flight_window`)
         self.ecn_echoes = 0        # ACKs that carried ECE
         self.ecn_reactions = 0     # window reductions on ECE
         self.rtt = _rtt_estimator(self, transport, options.linux_rto)
@@ -198,9 +207,8 @@ class Sender(SenderView):
         n_packets = self.n_packets
         sacked = self.scoreboard.sacked
         cwnd = self.cwnd                  # the algorithm's window: a finite number > 0
-        if cwnd.__class__ is not float or not 0.0 < cwnd < _INF:    # (a float: checked)
-            if not is_count(cwnd):                    # (an int is a window; a bool is not)
-                raise WindowError(self.cc, cwnd)
+        if cwnd.__class__ is not float or not 0.0 < cwnd < MAX_FLIGHT_PKTS:   # (a float: checked)
+            cwnd = flight_window(self, cwnd)
         if self.send_checks:
             cwnd = _checked_window(self, cwnd)
         # (sending changes neither the window nor snd_una: both read once)
@@ -246,7 +254,10 @@ class Sender(SenderView):
         (docs/model.md)."""
         pacer = self.pacer
         scoreboard = self.scoreboard
-        while self.cwnd - scoreboard.pipe(self.snd_una, self.snd_nxt) >= 1.0:
+        cwnd = self.cwnd                  # (sending does not change it)
+        if cwnd.__class__ is not float or not 0.0 < cwnd < MAX_FLIGHT_PKTS:   # (a float: checked)
+            cwnd = flight_window(self, cwnd)
+        while cwnd - scoreboard.pipe(self.snd_una, self.snd_nxt) >= 1.0:
             if pacer.rate_bps and not pacer.pace(self.packet_size(self.snd_una)):
                 return
             hole = scoreboard.next_hole(self.snd_una)
@@ -299,7 +310,11 @@ class Sender(SenderView):
         now = self.sim.now
         if not ack.retx:                              # Karn's rule
             rtt_s = now - ack.sent_s
-            self.rtt.sample(rtt_s)
+            rtt = self.rtt
+            if rtt.backoffs and ack.ack_seq <= self.snd_una:   # nothing new acknowledged:
+                rtt.sample_backed_off(rtt_s)                   # the backoff stays (RFC 6298)
+            else:
+                rtt.sample(rtt_s)
             if self.on_rtt_hook is not None:
                 self.on_rtt_hook(rtt_s)
         cum = ack.ack_seq
@@ -388,7 +403,8 @@ class Sender(SenderView):
     def _fast_retransmit(self) -> None:
         """The third duplicate ACK: a loss reaction, then fast recovery or (Tahoe) go-back-N."""
         window = self.window
-        window.loss_reaction()
+        if not self._reacted_this_window():
+            window.loss_reaction()
         self.recover = self.high_seq
         self.loss_recovery = True
         cc: Any = self.cc               # (its flag as its class sets it: docs/model.md)
@@ -413,7 +429,8 @@ class Sender(SenderView):
         self.timeouts += 1
         self.loss_recovery = False                    # a timeout's retransmissions from here
         if self.state == OPEN:                        # one reaction per loss episode: a timeout
-            self.window.loss_reaction()               # in recovery or loss keeps ssthresh
+            if not self._reacted_this_window():       # in recovery or loss keeps ssthresh
+                self.window.loss_reaction()
             if self.cwnd_event_hook is not None:
                 self.cwnd_event_hook(CaEvent.LOSS)    # Linux tcp_enter_loss
         self.recover = self.high_seq
@@ -425,10 +442,35 @@ class Sender(SenderView):
         self.timer.start(self.rtt.rto)
         self.send_window()
 
+    def _reacted_this_window(self) -> bool:
+        """Whether an ECN reaction already reduced the window the lost packet `snd_una` was
+        sent in (before the reaction: below `ecn_recover`). RFC 3168 §6.1.2: the window is
+        reduced "only once in response to a series of dropped and/or CE packets from a single
+        window of data", and ssthresh is not decreased again within that round trip; so such a
+        loss is repaired (fast retransmit and recovery, or a timeout's loss window) without a new
+        ssthresh. Linux's CWR state does the same (tcp_enter_recovery, tcp_enter_loss)."""
+        return self.snd_una < self.ecn_recover
+
     def _finish(self) -> None:
         self.finish_s = self.sim.now
         self.timer.release()            # (never armed again: nothing is sent once finished)
         self.on_complete()
+
+
+def flight_window(sender: Sender, cwnd) -> float:
+    """The algorithm's window `cwnd` as the sender uses it: refused (`WindowError`) unless a
+    finite number of packets > 0, and at most `MAX_FLIGHT_PKTS` (logged once per flow)."""
+    if not is_count(cwnd):                            # (an int is a window; a bool is not)
+        raise WindowError(sender.cc, cwnd)
+    if cwnd < MAX_FLIGHT_PKTS:
+        return cwnd
+    if not sender.window_bounded:
+        sender.window_bounded = True
+        _log.warning("algorithm %r of the flow %s -> %s set a window of %.4g packets: at most "
+                     "%.0e are sent and not yet acknowledged, whatever the window (docs/model.md, "
+                     "\"Transport\")", getattr(sender.cc, "name", "?"), sender.src.id,
+                     sender.dst.id, cwnd, MAX_FLIGHT_PKTS)
+    return float(MAX_FLIGHT_PKTS)
 
 
 def _checked_window(sender: Sender, cwnd: float) -> float:

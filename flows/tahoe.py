@@ -7,9 +7,10 @@ as RFC 5681 writes them down:
   (§3.1, eq. (3): about one packet per round trip), the base class's `standard_growth`;
 * every loss, detected by the third duplicate ACK (fast retransmit, §3.2 steps 2-3) or by a
   timeout (§3.1), halves ssthresh (the base class's `ssthresh()`, §3.1 eq. (4):
-  max(FlightSize / 2, 2)) and restarts from a window of one packet, the loss window LW of §3.1:
-  without fast recovery (§3.2 steps 3-6, Reno's), the transport enters its loss state, sets the
-  loss window and goes back to the first unacknowledged packet.
+  max(FlightSize / 2, 2), FlightSize counted up to what the window lets out) and restarts from
+  a window of one packet, the loss window LW of §3.1: without fast recovery (§3.2 steps 3-6,
+  Reno's), the transport enters its loss state, sets the loss window and goes back to the first
+  unacknowledged packet.
 """
 from __future__ import annotations
 

@@ -202,7 +202,7 @@ LOSSY2 = {
               for i in (1, 2)]}
 
 
-@pytest.mark.parametrize("algorithm, seed, busy", [("newreno", 1, 87), ("reno", 6, 87)])
+@pytest.mark.parametrize("algorithm, seed, busy", [("newreno", 1, 86), ("reno", 6, 82)])
 def test_two_flows_near_the_link_rate_are_not_compared(tmp_path, capsys, algorithm, seed, busy):
     """NewReno seed 1 was compared at 36.65 % and 34.30 %, Reno seed 6 at 0.18 % and 36.10 %."""
     path = tmp_path / "lossy2.json"

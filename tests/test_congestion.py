@@ -53,8 +53,19 @@ def test_crossing_ssthresh_spends_the_rest_in_congestion_avoidance(fake_flow):
 
 @pytest.mark.parametrize("cls", [Tahoe, Reno])
 def test_ssthresh_is_half_the_flight_size_at_least_two(cls, fake_flow):
-    assert cls(fake_flow(flight=40)).ssthresh() == 20.0
+    assert cls(fake_flow(cwnd=40.0, flight=40)).ssthresh() == 20.0
+    assert cls(fake_flow(cwnd=40.0, flight=30)).ssthresh() == 15.0     # the flight, not cwnd
+    assert cls(fake_flow(cwnd=10.5, flight=11)).ssthresh() == 5.5      # what 10.5 lets out
     assert cls(fake_flow(flight=3)).ssthresh() == 2.0
+
+
+@pytest.mark.parametrize("cls", [Tahoe, Reno])
+def test_ssthresh_counts_no_more_in_flight_than_the_window_lets_out(cls, fake_flow):
+    """After Reno's exit at a partial ACK, 25 packets of the inflated window are in flight
+    against cwnd 9.5: a second loss halves the window (to 5), as Fall and Floyd's Reno does,
+    instead of setting ssthresh 12.5 above it (RFC 5681 (4) is an upper bound)."""
+    assert cls(fake_flow(cwnd=9.5, flight=25)).ssthresh() == 5.0
+    assert cls(fake_flow(cwnd=2.0, flight=25)).ssthresh() == 2.0
 
 
 def test_tahoe_has_no_fast_recovery_and_restarts_from_one_packet(fake_flow):

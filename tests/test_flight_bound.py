@@ -1,0 +1,58 @@
+"""The sender's bound on the packets in flight (flows/sender.py `MAX_FLIGHT_PKTS`): a window far
+above any path (a plugin's slip, 1e15 packets) is sent only up to the bound, logged once per
+flow, and the run goes on instead of sending without end in one event. The bound is lowered to
+400 packets here, so that it binds within a short run."""
+from __future__ import annotations
+
+import logging
+
+import pytest
+from networks import dumbbell
+
+import flows.sender
+from netsim.plugins import load_plugin
+from netsim.run import Run
+from topologies import load_topology
+
+
+@pytest.mark.parametrize("stack", ["classic", "linux"])
+def test_a_huge_window_is_sent_up_to_the_bound_and_logged_once(write_plugin, monkeypatch, caplog,
+                                                               stack):
+    monkeypatch.setattr(flows.sender, "MAX_FLIGHT_PKTS", 400)
+    load_plugin(write_plugin(body="""\
+        most = 0
+
+        def on_ack(self, acked_pkts):
+            flow = self.flow
+            self.most = max(self.most, flow.snd_nxt - flow.snd_una)
+            flow.cwnd = 1e15
+    """))
+    transport = {"stack": stack, "rwnd_kb": 1e12} if stack == "linux" else {"stack": stack}
+    topology = dumbbell(1, algorithm="bad", duration_s=1.0, transport=transport)
+    run = Run(load_topology(topology))
+    with caplog.at_level(logging.WARNING, logger="flows.sender"):
+        results = run.execute()
+    assert results.summary["stop_reason"] == "duration"
+    cc = run.network.flows["F0"].cc
+    assert cc.most == 399         # as an ACK comes, one of the 400 sent was just acknowledged
+    warnings = [r.getMessage() for r in caplog.records if r.name == "flows.sender"]
+    assert warnings == [f"algorithm 'bad' of the flow S0 -> D0 set a window of 1e+15 packets: "
+                        f"at most 4e+02 are sent and not yet acknowledged, whatever the window "
+                        f"(docs/model.md, \"Transport\")"]
+
+
+def test_a_window_below_the_bound_is_sent_whole(write_plugin, monkeypatch, caplog):
+    monkeypatch.setattr(flows.sender, "MAX_FLIGHT_PKTS", 400)
+    load_plugin(write_plugin(body="""\
+        most = 0
+
+        def on_ack(self, acked_pkts):
+            flow = self.flow
+            self.most = max(self.most, flow.snd_nxt - flow.snd_una)
+            flow.cwnd = 399.0
+    """))
+    run = Run(load_topology(dumbbell(1, algorithm="bad", duration_s=1.0)))
+    with caplog.at_level(logging.WARNING, logger="flows.sender"):
+        run.execute()
+    assert run.network.flows["F0"].cc.most == 398           # (399 less the one acknowledged)
+    assert not [r for r in caplog.records if r.name == "flows.sender"]
