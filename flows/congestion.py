@@ -604,8 +604,9 @@ def hook_signature_problem(cls: type) -> str | None:
     """Why a method of `cls` that replaces one of CongestionControl's (a hook, a helper such as
     `standard_growth`, `param_problem`, or `__init__`) cannot be called the way the transport
     calls the one it replaces, with as many positional arguments (None if every one can): e.g.
-    ``on_ack(self)`` for ``on_ack(self, acked_pkts)``, or ``on_ack = None``. A callable object
-    other than a function is not looked into."""
+    ``on_ack(self)`` for ``on_ack(self, acked_pkts)``, or ``on_ack = None``; nor one written as
+    ``async def`` or as a generator (calling it runs none of its body). A callable object other
+    than a function is not looked into."""
     import inspect
 
     for name in ("__init__", *sorted(n for n in vars(CongestionControl) if n[0] != "_")):
@@ -626,6 +627,13 @@ def hook_signature_problem(cls: type) -> str | None:
             continue
         else:
             return f"{name} = {mine!r} is not a method; the transport calls {shown}"
+        kind = ("a coroutine function (async def)" if inspect.iscoroutinefunction(function)
+                else "an asynchronous generator" if inspect.isasyncgenfunction(function)
+                else "a generator (it contains yield)" if inspect.isgeneratorfunction(function)
+                else None)
+        if kind is not None:
+            return (f"{name} is {kind}: calling it runs none of its body; the transport calls "
+                    f"{shown} and uses what it returns at once, so write it as a plain def")
         try:
             signature = inspect.signature(function)
         except (TypeError, ValueError):               # (no signature to read: not checked)

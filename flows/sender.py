@@ -176,7 +176,8 @@ class Sender(SenderView):
     # -- sending -----------------------------------------------------------------------------
     def start(self) -> None:
         self.cc.init()
-        if self.tick_interval_s:
+        declared: Any = self.cc
+        if declared.tick_interval_s is not None:      # a clock (0 too: refused, not "no clock")
             problem = tick_problem(self.tick_interval_s)   # (the class's is checked when registered)
             if problem is not None:
                 raise AlgorithmValueError(self.cc, f"set tick_interval_s to "
@@ -520,7 +521,8 @@ def _attach_algorithm(sender: Sender, cc: CongestionControl, abc_limit: float,
     sender.on_rtt_hook = cc.on_rtt if _overrides(cc, "on_rtt") else None
     sender.cwnd_event_hook = cc.cwnd_event if _overrides(cc, "cwnd_event") else None
     declared: Any = cc     # its class's flags as written (`recovery = "sack"`: docs/model.md)
-    sender.tick_interval_s = declared.tick_interval_s or 0.0   # 0: the algorithm has no clock
+    tick = declared.tick_interval_s
+    sender.tick_interval_s = 0.0 if tick is None else tick    # 0.0: None, the algorithm has no clock
     sender.recovery_mode = "sack" if options.sack else declared.recovery
     sender.window = reduction_window(sender, cc, sender.dupack_threshold, sender.recovery_mode,
                                      options.prr)

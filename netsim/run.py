@@ -505,15 +505,18 @@ class Run:
 
     def _kept(self, exc: BaseException) -> bool:
         """Whether `execute(keep_failure=True)` keeps `exc` as the run's failure (the results
-        so far are then written): an exception, not an OSError (a full disk propagates); and
-        ``sys.exit()`` or KeyboardInterrupt only when raised by plugin code. A KeyboardInterrupt
+        so far are then written): an exception, not an OSError (a full disk propagates) unless
+        plugin code raised it (a hook reading a missing table file is the plugin's failure, not
+        the results' writing); and ``sys.exit()`` or KeyboardInterrupt only when raised by
+        plugin code. A KeyboardInterrupt
         is a plugin's only if no signal can have raised it: the command line's handler stops a
         run through `interrupt` (the first SIGINT or SIGTERM raises nothing, a second one
         comes after `interrupt`), so one raised before any `interrupt` while that handler (not
         Python's default, which raises it wherever the program is) is in place was raised by
         the code it went through."""
+        from netsim.plugins import failure_line
         if isinstance(exc, Exception):
-            return not isinstance(exc, OSError)
+            return not isinstance(exc, OSError) or failure_line(exc) is not None
         if isinstance(exc, KeyboardInterrupt):
             import signal
             if (self._interrupted or hasattr(exc, "signum")
@@ -521,7 +524,6 @@ class Run:
                 return False
         elif not isinstance(exc, SystemExit):
             return False
-        from netsim.plugins import failure_line
         return failure_line(exc) is not None
 
     def _check_algorithms(self) -> None:

@@ -146,6 +146,36 @@ def test_a_method_the_transport_cannot_call_is_refused_with_one_line(body, expec
     assert str(caught.value) == f"class Sig: {expected}"
 
 
+async def _coroutine_on_ack(self, acked_pkts):
+    self.flow.cwnd += 1.0
+
+
+def _generator_on_ack(self, acked_pkts):
+    yield acked_pkts
+
+
+async def _async_generator_tick(self):
+    yield None
+
+
+@pytest.mark.parametrize("body, expected", [
+    ({"on_ack": _coroutine_on_ack}, "on_ack is a coroutine function (async def)"),
+    ({"on_ack": _generator_on_ack}, "on_ack is a generator (it contains yield)"),
+    ({"tick": _async_generator_tick}, "tick is an asynchronous generator"),
+])
+def test_a_hook_whose_call_runs_none_of_its_body_is_refused(body, expected):
+    """An `async def` hook or one containing `yield` passed registration, and the run went on
+    with a window that never grew (a warning about a coroutine never awaited, or nothing)."""
+    cls = type("Lazy", (CongestionControl,), {"name": "lazy", **body})
+    with pytest.raises(ValueError) as caught:
+        register_algorithm(cls)
+    hook = next(iter(body))
+    wanted = "on_ack(self, acked_pkts)" if hook == "on_ack" else "tick(self)"
+    assert str(caught.value) == (f"class Lazy: {expected}: calling it runs none of its body; the "
+                                 f"transport calls {wanted} and uses what it returns at once, so "
+                                 f"write it as a plain def")
+
+
 def test_methods_that_take_more_than_the_transport_passes_are_accepted():
     class Loose(CongestionControl):
         name = "loose"

@@ -141,3 +141,23 @@ def test_a_pacing_rate_set_in_the_constructor_works_or_is_one_line(write_plugin,
     assert the_line(done) == (f"error: plugin {path}, line {write_plugin.first_line + 2}, in hook "
                               f"__init__: the algorithm set pacing_rate_bps to -1 (int); a pacing "
                               f"rate is a finite number of bit/s > 0, or None (no pacing)")
+
+
+def test_an_os_error_in_a_hook_is_the_plugins_failure_not_a_write_error(write_plugin, tmp_path,
+                                                                        run_cli):
+    """A hook that opens a file that is not there (a lookup table, say) raises an OSError, which
+    was reported as "cannot write <that file>", with no plugin named and no results kept."""
+    missing = tmp_path / "no_such_table.csv"
+    path = write_plugin(body=f"""\
+        def on_ack(self, acked_pkts):
+            if self.flow.sim.now > 0.5:
+                open({str(missing)!r}).read()
+            self.flow.cwnd += 1.0 / self.flow.cwnd
+    """)
+    done = run_with(run_cli, tmp_path, path)
+    assert done.returncode == 2
+    line = the_line(done)
+    assert line.startswith(f"error: plugin {path}, line {write_plugin.first_line + 2}, in hook "
+                           f"on_ack: FileNotFoundError: [Errno 2] No such file or directory: "
+                           f"'{missing}' (at t=0.5")
+    assert strict_summary(tmp_path)["stop_reason"] == "error"

@@ -291,17 +291,20 @@ def on_ack(self, acked_pkts):
     assert done["error"] == f"plugin {path}, line {first + 1}, in hook on_ack: called sys.exit(3)"
 
 
-def test_a_tick_shorter_than_the_floor_set_by_an_instance_is_refused_when_its_flow_starts(
-        write_plugin, tmp_path, run_cli):
+@pytest.mark.parametrize("value, expected", [
+    ("1e-12", "expected None (no tick) or at least 1e-05 s between ticks (one timer event per "
+              "flow each)"),
+    ("0.0", "expected None (no tick) or a finite number of seconds > 0"),   # (not "no clock")
+])
+def test_a_tick_set_by_an_instance_is_refused_when_its_flow_starts(write_plugin, tmp_path,
+                                                                    run_cli, value, expected):
     # (a class attribute is refused at registration, above; an instance's value when it starts)
-    path = write_plugin(sack=True, body="""\
+    path = write_plugin(sack=True, body=f"""\
 def __init__(self, flow, params):
     super().__init__(flow, params)
-    self.tick_interval_s = 1e-12
+    self.tick_interval_s = {value}
 def tick(self):
     pass
 """)
     line = failed(run_with(run_cli, tmp_path, path), tmp_path)
-    assert line == (f"error: plugin {path}: algorithm 'bad' set tick_interval_s to 1e-12; "
-                    f"expected None (no tick) or at least 1e-05 s between ticks (one timer event "
-                    f"per flow each)")
+    assert line == f"error: plugin {path}: algorithm 'bad' set tick_interval_s to {value}; {expected}"
