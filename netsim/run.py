@@ -508,12 +508,11 @@ class Run:
         so far are then written): an exception, not an OSError (a full disk propagates) unless
         plugin code raised it (a hook reading a missing table file is the plugin's failure, not
         the results' writing); and ``sys.exit()`` or KeyboardInterrupt only when raised by
-        plugin code. A KeyboardInterrupt
-        is a plugin's only if no signal can have raised it: the command line's handler stops a
-        run through `interrupt` (the first SIGINT or SIGTERM raises nothing, a second one
-        comes after `interrupt`), so one raised before any `interrupt` while that handler (not
-        Python's default, which raises it wherever the program is) is in place was raised by
-        the code it went through."""
+        plugin code. A KeyboardInterrupt is a plugin's only if no signal can have raised it:
+        the command line's handler stops a run through `interrupt` (the first SIGINT or SIGTERM
+        raises nothing, a second one comes after `interrupt`), so one raised before any
+        `interrupt` while that handler (not Python's default, which raises it wherever the
+        program is) is in place was raised by the code it went through."""
         from netsim.plugins import failure_line
         if isinstance(exc, Exception):
             return not isinstance(exc, OSError) or failure_line(exc) is not None
