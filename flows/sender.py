@@ -468,7 +468,7 @@ def flight_window(sender: Sender, cwnd) -> float:
     if not sender.window_bounded:
         sender.window_bounded = True
         _log.warning("algorithm %r of the flow %s -> %s set a window of %.4g packets: at most "
-                     "%.0e are sent and not yet acknowledged, whatever the window (docs/model.md, "
+                     "%.4g are sent and not yet acknowledged, whatever the window (docs/model.md, "
                      "\"Transport\")", getattr(sender.cc, "name", "?"), sender.src.id,
                      sender.dst.id, cwnd, MAX_FLIGHT_PKTS)
     return float(MAX_FLIGHT_PKTS)

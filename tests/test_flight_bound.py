@@ -15,18 +15,24 @@ from netsim.run import Run
 from topologies import load_topology
 
 
-@pytest.mark.parametrize("stack", ["classic", "linux"])
-def test_a_huge_window_is_sent_up_to_the_bound_and_logged_once(write_plugin, monkeypatch, caplog,
-                                                               stack):
+def _window_setter(write_plugin, monkeypatch, window: str) -> None:
+    """Lower the bound to 400 packets and register "bad", which sets the window to `window` on
+    every ACK and records in `most` the largest flight it sees as an ACK comes."""
     monkeypatch.setattr(flows.sender, "MAX_FLIGHT_PKTS", 400)
-    load_plugin(write_plugin(body="""\
+    load_plugin(write_plugin(body=f"""\
         most = 0
 
         def on_ack(self, acked_pkts):
             flow = self.flow
             self.most = max(self.most, flow.snd_nxt - flow.snd_una)
-            flow.cwnd = 1e15
+            flow.cwnd = {window}
     """))
+
+
+@pytest.mark.parametrize("stack", ["classic", "linux"])
+def test_a_huge_window_is_sent_up_to_the_bound_and_logged_once(write_plugin, monkeypatch, caplog,
+                                                               stack):
+    _window_setter(write_plugin, monkeypatch, "1e15")
     transport = {"stack": stack, "rwnd_kb": 1e12} if stack == "linux" else {"stack": stack}
     topology = dumbbell(1, algorithm="bad", duration_s=1.0, transport=transport)
     run = Run(load_topology(topology))
@@ -36,21 +42,13 @@ def test_a_huge_window_is_sent_up_to_the_bound_and_logged_once(write_plugin, mon
     cc = run.network.flows["F0"].cc
     assert cc.most == 399         # as an ACK comes, one of the 400 sent was just acknowledged
     warnings = [r.getMessage() for r in caplog.records if r.name == "flows.sender"]
-    assert warnings == [f"algorithm 'bad' of the flow S0 -> D0 set a window of 1e+15 packets: "
-                        f"at most 4e+02 are sent and not yet acknowledged, whatever the window "
-                        f"(docs/model.md, \"Transport\")"]
+    assert warnings == ["algorithm 'bad' of the flow S0 -> D0 set a window of 1e+15 packets: "
+                        "at most 400 are sent and not yet acknowledged, whatever the window "
+                        "(docs/model.md, \"Transport\")"]
 
 
 def test_a_window_below_the_bound_is_sent_whole(write_plugin, monkeypatch, caplog):
-    monkeypatch.setattr(flows.sender, "MAX_FLIGHT_PKTS", 400)
-    load_plugin(write_plugin(body="""\
-        most = 0
-
-        def on_ack(self, acked_pkts):
-            flow = self.flow
-            self.most = max(self.most, flow.snd_nxt - flow.snd_una)
-            flow.cwnd = 399.0
-    """))
+    _window_setter(write_plugin, monkeypatch, "399.0")
     run = Run(load_topology(dumbbell(1, algorithm="bad", duration_s=1.0)))
     with caplog.at_level(logging.WARNING, logger="flows.sender"):
         run.execute()
