@@ -86,7 +86,7 @@ def _load_plugins(label: str, raw: dict, base_dir: Path, given) -> tuple:
     entry point) and check the file's ``"plugins"``: a list of the plugin files the sweep needs,
     relative to the sweep file, which is never imported. Returns (the absolute paths of the
     loaded files, which the sweep hands to its workers; the listed files no --plugin gave, as
-    the command line should name them)."""
+    paths)."""
     from netsim.plugins import PluginError, load_entry_points, load_plugins, plugin_paths
     listed = raw.get("plugins", [])
     if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed):
@@ -106,8 +106,42 @@ def _load_plugins(label: str, raw: dict, base_dir: Path, given) -> tuple:
         except (OSError, ValueError):           # a NUL in the name, a loop of links
             loaded = False
         if not loaded:
-            missing.append(one_line(str(candidate)))
+            missing.append(candidate)
     return tuple(dict.fromkeys(paths)), missing
+
+
+# a listed plugin file larger than this is not read for the names it declares (`_declared_names`)
+MAX_PLUGIN_SOURCE_BYTES = 2**20
+
+
+def _declared_names(path: Path) -> set | None:
+    """The algorithm names a plugin file's classes declare (``name = "..."`` in a class body),
+    its text parsed and never run; None when it is no regular file of at most
+    `MAX_PLUGIN_SOURCE_BYTES`, or no Python that parses (a pipe is never opened)."""
+    import ast
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_PLUGIN_SOURCE_BYTES:
+            return None
+        tree = ast.parse(path.read_bytes())
+    except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
+        return None
+    names = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for item in node.body:
+            if isinstance(item, ast.Assign):
+                targets = item.targets
+            elif isinstance(item, ast.AnnAssign):
+                targets = [item.target]
+            else:
+                continue
+            value = item.value
+            if (any(isinstance(t, ast.Name) and t.id == "name" for t in targets)
+                    and isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                names.add(value.value)
+    return names
 
 
 def _plugin_hint(label: str, exc: Exception, missing: list) -> SweepError | None:
@@ -117,7 +151,12 @@ def _plugin_hint(label: str, exc: Exception, missing: list) -> SweepError | None
     if not missing or "unknown algorithm" not in text:
         return None
     unknown = text[text.index("unknown algorithm"):].split(" (did you mean")[0].split(";")[0]
-    options = " ".join(f"--plugin {path}" for path in missing)
+    from flows import ALGORITHMS
+    # a file whose every declared algorithm is registered already (an installed entry point
+    # provides it) is not needed: naming it would make the next command a name conflict
+    needed = [path for path in missing
+              if not (names := _declared_names(path)) or not names <= set(ALGORITHMS)]
+    options = " ".join(f"--plugin {one_line(str(path))}" for path in needed or missing)
     return SweepError(f'{label}: field "plugins": {unknown}; the sweep file names the plugin '
                       f"files it needs, but a sweep file never loads code: add {options} to "
                       f"the command line")

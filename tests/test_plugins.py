@@ -165,6 +165,36 @@ def test_a_sweep_files_plugins_name_the_plugin_to_add_and_are_never_loaded(tmp_p
         load_sweep(path, plugins=[tmp_path / "nowhere.py"])
 
 
+def test_the_hint_leaves_out_files_whose_algorithms_are_installed_already(tmp_path):
+    """A sweep listing plugin files whose algorithms an installed entry point already provides
+    named them too, and following the hint was a name conflict. The files are parsed for their
+    classes' `name`, never run; a file that cannot be read so is named, as before."""
+    from netsim.sweep_file import SweepError, load_sweep
+
+    class Installed(CongestionControl):
+        name = "installed_cc"
+
+        def on_ack(self, acked_pkts):
+            self.standard_growth(acked_pkts)
+
+    register_algorithm(Installed)                       # as an entry point would have
+    (tmp_path / "installed.py").write_text(
+        "from flows.congestion import CongestionControl\n\n\n"
+        "class Installed(CongestionControl):\n    name = 'installed_cc'\n")
+    (tmp_path / "aimd_copy.py").write_text(AIMD.read_text())
+    sweep = json.loads((ROOT / "experiments" / "plugin_aimd.json").read_text())
+    sweep["topology"] = str(ROOT / "topologies" / "profile_cross_country.json")
+    sweep["plugins"] = ["installed.py", "aimd_copy.py", "gone.py"]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(sweep))
+    with pytest.raises(SweepError) as caught:
+        load_sweep(path)
+    message = str(caught.value)
+    assert message.endswith(f"add --plugin {tmp_path / 'aimd_copy.py'} --plugin "
+                            f"{tmp_path / 'gone.py'} to the command line")
+    assert "aimd" not in ALGORITHMS                     # parsed, not imported
+
+
 def _distribution(root: Path, name: str, entry_points: str | None) -> None:
     """An installed distribution `name` under `root` (a dist-info directory as pip writes it),
     with `entry_points` as its entry_points.txt (none if None)."""
