@@ -261,7 +261,11 @@ class LinuxSender(Sender):
             valid = not ack.retx                      # Karn's rule
         if valid:
             rtt_s = now - ack.sent_s
-            self.rtt.sample(rtt_s)
+            rtt = self.rtt
+            if rtt.backoffs and cum <= snd_una:       # nothing new acknowledged: RFC 6298's
+                rtt.sample_backed_off(rtt_s)          # estimator keeps its backoff, Linux's not
+            else:
+                rtt.sample(rtt_s)
             if self.on_rtt_hook is not None:
                 self.on_rtt_hook(rtt_s)
         if ack.seq >= 0:
@@ -452,7 +456,8 @@ class LinuxSender(Sender):
         """tcp_retransmit_timer, tcp_enter_loss."""
         self.timeouts += 1
         state = self.state
-        if state == OPEN or state == CWR or self.snd_una >= self.recover:
+        if state == OPEN or self.snd_una >= self.recover:   # (in CWR only once its reduction's
+                                                            # window is acknowledged, as Linux)
             self._begin_undo()
             self.window.loss_reaction()
             if self.cwnd_event_hook is not None:

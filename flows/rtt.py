@@ -3,9 +3,10 @@
 SRTT and RTTVAR follow RFC 6298 (2.2) and (2.3) with alpha = 1/8, beta = 1/4 and K = 4; the RTO is
 SRTT + K * RTTVAR clamped to [min_rto_s, max_rto_s], and doubles on every timeout (5.5) up to
 max_rto_s. The sender feeds only valid samples (Karn's rule: none from retransmitted packets), and
-a backed-off RTO collapses only on a sample from an ACK that acknowledges new data (RFC 6298 (5.7):
-`sample_backed_off` takes the others into SRTT and RTTVAR and keeps the RTO). The estimator also
-keeps the smallest sample (`min_rtt`) and the sum and count of the samples, for statistics.
+a backed-off RTO collapses only on a sample from an ACK that acknowledges new data (RFC 6298, the
+note after (5.7): `sample_backed_off` takes the others into SRTT and RTTVAR and keeps the RTO;
+Linux's estimator collapses it on every sample). The estimator also keeps the smallest sample
+(`min_rtt`) and the sum and count of the samples, for statistics.
 """
 from __future__ import annotations
 
@@ -66,9 +67,9 @@ class RttEstimator:
     def sample_backed_off(self, rtt_s: float) -> None:
         """A valid sample from an ACK that acknowledges no new data, while the RTO is backed off
         (`backoffs` > 0): SRTT, RTTVAR and the statistics take it, the backed-off RTO stays.
-        RFC 6298 (5.7): the RTO collapses once "new data has been sent and acknowledged"; the
-        duplicate ACKs of packets sent before a timeout would otherwise undo its backoff while
-        the retransmitted packet is still unacknowledged."""
+        RFC 6298, the note after (5.7): the RTO collapses once "new data has been sent and
+        acknowledged"; the duplicate ACKs of packets sent before a timeout would otherwise undo
+        its backoff while the retransmitted packet is still unacknowledged."""
         rto, backoffs = self.rto, self.backoffs
         self.sample(rtt_s)
         self.rto, self.backoffs = rto, backoffs

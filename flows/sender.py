@@ -177,12 +177,15 @@ class Sender(SenderView):
     def start(self) -> None:
         self.cc.init()
         declared: Any = self.cc
-        if declared.tick_interval_s is not None:      # a clock (0 too: refused, not "no clock")
-            problem = tick_problem(self.tick_interval_s)   # (the class's is checked when registered)
+        tick = declared.tick_interval_s               # as the class, __init__ or init() left it
+        if tick is not None:                          # a clock (0 too: refused, not "no clock")
+            problem = tick_problem(tick)              # (the class's is checked when registered)
             if problem is not None:
-                raise AlgorithmValueError(self.cc, f"set tick_interval_s to "
-                                          f"{self.tick_interval_s!r}; {problem}")
-            self.sim.schedule(self.tick_interval_s, self._tick)
+                raise AlgorithmValueError(self.cc, f"set tick_interval_s to {tick!r}; {problem}")
+            self.tick_interval_s = tick
+            self.sim.schedule(tick, self._tick)
+        else:
+            self.tick_interval_s = 0.0                # (no clock)
         self.send_window()
 
     def _tick(self, _=None) -> None:
@@ -404,8 +407,7 @@ class Sender(SenderView):
     def _fast_retransmit(self) -> None:
         """The third duplicate ACK: a loss reaction, then fast recovery or (Tahoe) go-back-N."""
         window = self.window
-        if not self._reacted_this_window():
-            window.loss_reaction()
+        self._loss_reaction()
         self.recover = self.high_seq
         self.loss_recovery = True
         cc: Any = self.cc               # (its flag as its class sets it: docs/model.md)
@@ -429,11 +431,9 @@ class Sender(SenderView):
             return
         self.timeouts += 1
         self.loss_recovery = False                    # a timeout's retransmissions from here
-        if self.state == OPEN:                        # one reaction per loss episode: a timeout
-            if not self._reacted_this_window():       # in recovery or loss keeps ssthresh
-                self.window.loss_reaction()
-            if self.cwnd_event_hook is not None:
-                self.cwnd_event_hook(CaEvent.LOSS)    # Linux tcp_enter_loss
+        if self.state == OPEN and self._loss_reaction():   # one reaction per loss episode: a
+            if self.cwnd_event_hook is not None:           # timeout in recovery or loss keeps
+                self.cwnd_event_hook(CaEvent.LOSS)         # ssthresh (Linux tcp_enter_loss)
         self.recover = self.high_seq
         self.rtt.back_off()                           # RFC 6298 (5.5)
         self.snd_nxt = self.snd_una
@@ -442,6 +442,21 @@ class Sender(SenderView):
         self.window.enter_loss()
         self.timer.start(self.rtt.rto)
         self.send_window()
+
+    def _loss_reaction(self) -> bool:
+        """A loss reaction (the window policy's: ssthresh from the algorithm), unless an ECN
+        reaction already reduced the lost packet's window (`_reacted_this_window`); returns
+        whether it happened. An ECN flow then sends CWR on its next new data packet: RFC 3168
+        §6.1.2 asks for it after any reduction, a fast retransmit's or a timeout's too, so the
+        receiver stops echoing a mark of the same window, which would otherwise cut the window a
+        second time once recovery ends."""
+        if self._reacted_this_window():
+            return False
+        self.window.loss_reaction()
+        cc: Any = self.cc               # (its flag as its class sets it: docs/model.md)
+        if self.ecn and cc.loss_based:               # (a model's window was not reduced)
+            self.cwr_pending = True
+        return True
 
     def _reacted_this_window(self) -> bool:
         """Whether an ECN reaction already reduced the window the lost packet `snd_una` was
@@ -481,7 +496,9 @@ def _checked_window(sender: Sender, cwnd: float) -> float:
     if sender.cwnd_event_hook is not None and sender.snd_nxt == sender.snd_una \
             and sender.snd_nxt < sender.n_packets:
         sender.cwnd_event_hook(CaEvent.TX_START)
-        cwnd = sender.cwnd
+        cwnd = sender.cwnd                            # (the hook may set it: checked again)
+        if cwnd.__class__ is not float or not 0.0 < cwnd < MAX_FLIGHT_PKTS:
+            cwnd = flight_window(sender, cwnd)
     options = sender.options
     if options.integer_window:
         cwnd = float(max(math.floor(cwnd), 1))

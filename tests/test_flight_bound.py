@@ -10,6 +10,7 @@ import pytest
 from networks import dumbbell
 
 import flows.sender
+from flows.congestion import WindowError
 from netsim.plugins import load_plugin
 from netsim.run import Run
 from topologies import load_topology
@@ -54,3 +55,29 @@ def test_a_window_below_the_bound_is_sent_whole(write_plugin, monkeypatch, caplo
         run.execute()
     assert run.network.flows["F0"].cc.most == 398           # (399 less the one acknowledged)
     assert not [r for r in caplog.records if r.name == "flows.sender"]
+
+
+@pytest.mark.parametrize("window", ["5000.0", "float('nan')"])
+def test_a_window_set_on_tx_start_is_bounded_and_checked_too(write_plugin, monkeypatch, window):
+    """The transport tells the algorithm of a send after idle (TX_START, here the flow's first
+    send) and reads the window again after it: that read was not bounded (4 999 packets went out
+    in one event with the bound at 400), and a NaN set there sent nothing, with no error."""
+    monkeypatch.setattr(flows.sender, "MAX_FLIGHT_PKTS", 400)
+    load_plugin(write_plugin(body=f"""\
+        most = 0
+
+        def on_ack(self, acked_pkts):
+            flow = self.flow
+            self.most = max(self.most, flow.snd_nxt - flow.snd_una)
+
+        def cwnd_event(self, event):
+            if event == "tx_start":
+                self.flow.cwnd = {window}
+    """))
+    run = Run(load_topology(dumbbell(1, algorithm="bad", duration_s=1.0)))
+    if window == "5000.0":
+        run.execute()
+        assert run.network.flows["F0"].cc.most == 399
+    else:
+        with pytest.raises(WindowError, match="set cwnd to nan"):
+            run.execute()

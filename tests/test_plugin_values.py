@@ -308,3 +308,31 @@ def tick(self):
 """)
     line = failed(run_with(run_cli, tmp_path, path), tmp_path)
     assert line == f"error: plugin {path}: algorithm 'bad' set tick_interval_s to {value}; {expected}"
+
+
+@pytest.mark.parametrize("class_tick, init_tick, ticks", [
+    ("None", "0.05", True),         # a clock turned on in init()
+    ("0.05", "None", False),        # ... and off
+])
+def test_a_tick_set_in_init_is_the_one_that_runs(write_plugin, class_tick, init_tick, ticks):
+    """`init()` runs when the flow starts, after the sender took its copy of the clock: a clock
+    turned on there was refused as "set tick_interval_s to 0.0", a value the plugin never set."""
+    from networks import dumbbell
+
+    from netsim.plugins import load_plugin
+    from netsim.run import Run
+    from topologies import load_topology
+    load_plugin(write_plugin(body=f"""\
+tick_interval_s = {class_tick}
+beats = 0
+def init(self):
+    self.tick_interval_s = {init_tick}
+def on_ack(self, acked_pkts):
+    self.standard_growth(acked_pkts)
+def tick(self):
+    self.beats += 1
+"""))
+    run = Run(load_topology(dumbbell(1, algorithm="bad", duration_s=1.0)))
+    run.execute()
+    assert (run.network.flows["F0"].cc.beats >= 19) is ticks
+    assert (run.network.flows["F0"].cc.beats == 0) is not ticks
