@@ -16,9 +16,10 @@ from netsim.run import Run
 from topologies import load_topology
 
 
-def _window_setter(write_plugin, monkeypatch, window: str) -> None:
+def _window_setter(write_plugin, monkeypatch, window: str, on: str = "ack") -> None:
     """Lower the bound to 400 packets and register "bad", which sets the window to `window` on
-    every ACK and records in `most` the largest flight it sees as an ACK comes."""
+    every ACK (`on` "ack") or on TX_START ("tx_start"), and records in `most` the largest
+    flight it sees as an ACK comes."""
     monkeypatch.setattr(flows.sender, "MAX_FLIGHT_PKTS", 400)
     load_plugin(write_plugin(body=f"""\
         most = 0
@@ -26,7 +27,12 @@ def _window_setter(write_plugin, monkeypatch, window: str) -> None:
         def on_ack(self, acked_pkts):
             flow = self.flow
             self.most = max(self.most, flow.snd_nxt - flow.snd_una)
-            flow.cwnd = {window}
+            if {on!r} == "ack":
+                flow.cwnd = {window}
+
+        def cwnd_event(self, event):
+            if event == {on!r}:
+                self.flow.cwnd = {window}
     """))
 
 
@@ -62,18 +68,7 @@ def test_a_window_set_on_tx_start_is_bounded_and_checked_too(write_plugin, monke
     """The transport tells the algorithm of a send after idle (TX_START, here the flow's first
     send) and reads the window again after it: that read was not bounded (4 999 packets went out
     in one event with the bound at 400), and a NaN set there sent nothing, with no error."""
-    monkeypatch.setattr(flows.sender, "MAX_FLIGHT_PKTS", 400)
-    load_plugin(write_plugin(body=f"""\
-        most = 0
-
-        def on_ack(self, acked_pkts):
-            flow = self.flow
-            self.most = max(self.most, flow.snd_nxt - flow.snd_una)
-
-        def cwnd_event(self, event):
-            if event == "tx_start":
-                self.flow.cwnd = {window}
-    """))
+    _window_setter(write_plugin, monkeypatch, window, on="tx_start")
     run = Run(load_topology(dumbbell(1, algorithm="bad", duration_s=1.0)))
     if window == "5000.0":
         run.execute()
