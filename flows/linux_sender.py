@@ -49,8 +49,6 @@ of PRR).
 """
 from __future__ import annotations
 
-import math
-
 from components.packet import DATA, Packet
 from flows.congestion import CWR, LOSS, OPEN, RECOVERY, CaEvent, EcnEcho
 from flows.cwr import ecn_ack, end_reduction, enter_cwr
@@ -69,8 +67,6 @@ from flows.tlp import (
     send_probe,
 )
 from flows.undo import Undo, on_dsack, undo_episode
-
-_INF = math.inf
 
 
 class LinuxSender(Sender):

@@ -69,7 +69,6 @@ from flows.sender_view import SenderView
 from simulator.compiled import plain_mypyc_attr
 from simulator.engine import Timer
 
-_INF = math.inf
 MAX_FLIGHT_PKTS = 10**7        # packets in flight at most, whatever the window (module docstring)
 _log = logging.getLogger(__name__)
 
@@ -258,9 +257,7 @@ class Sender(SenderView):
         (docs/model.md)."""
         pacer = self.pacer
         scoreboard = self.scoreboard
-        cwnd = self.cwnd                  # (sending does not change it)
-        if cwnd.__class__ is not float or not 0.0 < cwnd < MAX_FLIGHT_PKTS:   # (a float: checked)
-            cwnd = flight_window(self, cwnd)
+        cwnd = flight_window(self, self.cwnd)     # (sending does not change it)
         while cwnd - scoreboard.pipe(self.snd_una, self.snd_nxt) >= 1.0:
             if pacer.rate_bps and not pacer.pace(self.packet_size(self.snd_una)):
                 return
@@ -496,9 +493,7 @@ def _checked_window(sender: Sender, cwnd: float) -> float:
     if sender.cwnd_event_hook is not None and sender.snd_nxt == sender.snd_una \
             and sender.snd_nxt < sender.n_packets:
         sender.cwnd_event_hook(CaEvent.TX_START)
-        cwnd = sender.cwnd                            # (the hook may set it: checked again)
-        if cwnd.__class__ is not float or not 0.0 < cwnd < MAX_FLIGHT_PKTS:
-            cwnd = flight_window(sender, cwnd)
+        cwnd = flight_window(sender, sender.cwnd)     # (the hook may set it: checked again)
     options = sender.options
     if options.integer_window:
         cwnd = float(max(math.floor(cwnd), 1))
@@ -538,8 +533,7 @@ def _attach_algorithm(sender: Sender, cc: CongestionControl, abc_limit: float,
     sender.on_rtt_hook = cc.on_rtt if _overrides(cc, "on_rtt") else None
     sender.cwnd_event_hook = cc.cwnd_event if _overrides(cc, "cwnd_event") else None
     declared: Any = cc     # its class's flags as written (`recovery = "sack"`: docs/model.md)
-    tick = declared.tick_interval_s
-    sender.tick_interval_s = 0.0 if tick is None else tick    # 0.0: None, the algorithm has no clock
+    sender.tick_interval_s = 0.0     # the algorithm's clock: set when the flow starts (`start`)
     sender.recovery_mode = "sack" if options.sack else declared.recovery
     sender.window = reduction_window(sender, cc, sender.dupack_threshold, sender.recovery_mode,
                                      options.prr)
