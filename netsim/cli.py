@@ -226,8 +226,10 @@ def check_run_options(args, spec) -> None:
     if not 0 <= args.table_rows <= MAX_TABLE_ROWS:
         raise UsageError(f"--table-rows: expected a number from 0 to {MAX_TABLE_ROWS} (0: list "
                          f"all), got {args.table_rows}")
-    if args.seed is not None and args.seed < 0:
-        raise UsageError(f"--seed: expected a non-negative integer, got {args.seed}")
+    if args.seed is not None:
+        from topologies.bounds import seed_problem    # (loaded with the topology already)
+        if seed_problem(args.seed) is not None:
+            raise UsageError(f"--seed: {seed_problem(args.seed)}")
     if args.check_tolerance is not None and not args.check:
         raise UsageError("--check-tolerance: only meaningful with --check")
     if args.check_settle is not None and not args.check:

@@ -34,7 +34,8 @@ from netsim.results import Results
 from netsim.traces import RouteLog, TraceFile
 from simulator.garbage import collection_paused
 from simulator.sampling import Sampler
-from topologies.bounds import MAX_RUN_TIME_S, MAX_TRACE_ROWS, time_problem, trace_rows
+from topologies.bounds import (MAX_RUN_TIME_S, MAX_TRACE_ROWS, seed_problem, time_problem,
+                               trace_rows)
 from topologies.build import Network, build_network
 from topologies.spec import TopologySpec
 
@@ -161,9 +162,9 @@ class Run:
                             f"a dict with netsim.load_topology first")
         self.spec = spec
         self.duration_s = spec.duration_s if duration_s is None else duration_s
-        if seed is not None and (seed.__class__ is bool or not isinstance(seed, int) or seed < 0):
-            raise RunError(f"seed: expected a non-negative integer (as a topology's seed), "
-                           f"got {seed!r}")       # (-4 ran as 4 under another digest)
+        problem = None if seed is None else seed_problem(seed)   # (-4 ran as 4 under another
+        if problem is not None:                                   # digest; 10**30 was written
+            raise RunError(f"seed: {problem}")                    # where no reader took it)
         self.seed = spec.seed if seed is None else seed
         problem = run_problem(spec, self.duration_s, interval_s, caller)
         if problem is not None:

@@ -149,6 +149,8 @@ def test_jsonpickle_payload_is_rejected_without_running_anything(tmp_path):
     (["--duration", "-1"], "--duration: expected a positive number"),
     (["--interval", "0"], "--interval: expected a positive number"),
     (["--seed", "-3"], "--seed: expected a non-negative integer"),
+    (["--seed", "9" * 21], "--seed: expected a non-negative integer of at most 20 digits (as a "
+                           "topology's seed), got " + "9" * 21),
     (["--algorithm", "cubik"], '--algorithm: unknown algorithm "cubik"'),
     (["--check", "--check-settle", "inf"],
      "--check-settle: expected a finite number of seconds >= 0, got inf"),

@@ -77,10 +77,27 @@ def test_the_api_refuses_a_seed_the_topology_would(seed):
                           "links": [{"id": "L", "ends": ["A", "B"], "rate_mbps": 10,
                                      "delay_ms": 5, "buffer_kb": 50}],
                           "flows": [{"id": "F", "src": "A", "dst": "B", "data_mb": 0.1}]})
-    with pytest.raises(RunError, match=r"^seed: expected a non-negative integer \(as a "
-                                       r"topology's seed\), got "):
+    with pytest.raises(RunError, match=r"^seed: expected a non-negative integer of at most 20 "
+                                       r"digits \(as a topology's seed\), got "):
         simulate(spec, seed=seed)
-    assert simulate(spec, seed=10 ** 30).summary["seed"] == 10 ** 30
+    assert simulate(spec, seed=10 ** 20 - 1).summary["seed"] == 10 ** 20 - 1
+
+
+@pytest.mark.parametrize("seed, shown", [(10 ** 20, str(10 ** 20)),
+                                         (10 ** 5000, "an integer of 16610 bits")],
+                         ids=["21 digits", "5001 digits"])
+def test_a_seed_of_more_digits_than_a_topology_may_hold_is_refused(seed, shown):
+    """10**30 used to run, and wrote a summary.json whose seed plot and report refused."""
+    from netsim.run import RunError, simulate
+    from topologies.loader import load_topology
+    spec = load_topology({"hosts": ["A", "B"],
+                          "links": [{"id": "L", "ends": ["A", "B"], "rate_mbps": 10,
+                                     "delay_ms": 5, "buffer_kb": 50}],
+                          "flows": [{"id": "F", "src": "A", "dst": "B", "data_mb": 0.1}]})
+    with pytest.raises(RunError) as raised:
+        simulate(spec, seed=seed)
+    assert str(raised.value) == ("seed: expected a non-negative integer of at most 20 digits "
+                                 f"(as a topology's seed), got {shown}")
 
 
 @pytest.mark.parametrize("spec", [{"hosts": ["A", "B"]}, "topologies/test_case_0.json", None])

@@ -78,6 +78,9 @@ MAX_RATE_MBPS = 1e12
 # that event last for ever, deaf to Ctrl-C); 100 000 packets is 150 MB, beyond any path's BDP
 MAX_INITIAL_CWND_PKTS = 1e5
 MAX_BUFFER_KB = 1e15
+# a run's seed (the topology's "seed", --seed, simulate(seed=...)): an integer of at most 20
+# digits, the most an input's integer may hold, so that summary.json's readers take it back
+MAX_SEED = 10 ** 20 - 1
 
 
 def min_rate_bps(packet_bytes: int) -> float:
@@ -107,6 +110,18 @@ def time_problem(value: float, *, unit: str = "s", zero: bool = True) -> str | N
     low = "0 or " if zero else ""
     return (f"expected {low}a time from {TIME_RESOLUTION_S * scale:g} {unit} to "
             f"{MAX_TIME_S * scale:g} {unit}")
+
+
+def seed_problem(seed) -> str | None:
+    """None if `seed` is a usable seed: an integer (not a bool) from 0 to MAX_SEED; else
+    'expected ..., got ...' for the caller's message (a huge integer is described, not printed:
+    Python refuses to write one of more than 4 300 digits)."""
+    if seed.__class__ is not bool and isinstance(seed, int) and 0 <= seed <= MAX_SEED:
+        return None
+    shown = (f"an integer of {seed.bit_length()} bits" if isinstance(seed, int)
+             and seed.bit_length() > 1000 else repr(seed))
+    return (f"expected a non-negative integer of at most {len(str(MAX_SEED))} digits (as a "
+            f"topology's seed), got {shown}")
 
 
 def trace_rows(duration_s: float, interval_s: float, entities: int) -> float:
