@@ -227,7 +227,7 @@ def check_run_options(args, spec) -> None:
         raise UsageError(f"--table-rows: expected a number from 0 to {MAX_TABLE_ROWS} (0: list "
                          f"all), got {args.table_rows}")
     if args.seed is not None:
-        from topologies.bounds import seed_problem    # (loaded with the topology already)
+        from topologies.bounds import seed_problem  # (loaded with the topology already)
         if seed_problem(args.seed) is not None:
             raise UsageError(f"--seed: {seed_problem(args.seed)}")
     if args.check_tolerance is not None and not args.check:

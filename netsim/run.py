@@ -34,8 +34,7 @@ from netsim.results import Results
 from netsim.traces import RouteLog, TraceFile
 from simulator.garbage import collection_paused
 from simulator.sampling import Sampler
-from topologies.bounds import (MAX_RUN_TIME_S, MAX_TRACE_ROWS, seed_problem, time_problem,
-                               trace_rows)
+from topologies.bounds import MAX_RUN_TIME_S, MAX_TRACE_ROWS, seed_problem, time_problem, trace_rows
 from topologies.build import Network, build_network
 from topologies.spec import TopologySpec
 

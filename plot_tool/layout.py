@@ -83,10 +83,40 @@ def stacked_axes(fig: Figure, n: int, *, height_ratios: Sequence[float] | None =
     return axes
 
 
+# netsim writes no formula of its own: what its figures say in words is drawn as it reads
+LITERAL_TEXT: dict[str, Any] = {"text.parse_math": False}
+
+
+def literal_texts(fig: Figure) -> None:
+    """Draw the words of `fig` as they read: its title and other figure texts, every legend's
+    entries and title, and each panel's title, axis labels and texts. Ids, names and a sweep's
+    titles and labels are the user's text, and matplotlib takes what lies between two "$" for a
+    formula (mathtext): a link "L$x^$" stopped the figures with a parser error, and a flow
+    "$a$" would be drawn in italics. The tick labels are left as they are: they are numbers,
+    which matplotlib's log-scale formatters write as formulas on purpose (fct.png). Figures
+    whose ticks are the user's words (a sweep's categories) are drawn under LITERAL_TEXT."""
+    texts = list(fig.texts)
+    title = getattr(fig, "_suptitle", None)
+    if title is not None:
+        texts.append(title)
+    legends = list(fig.legends)
+    for ax in fig.axes:
+        texts += [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
+        legend = ax.get_legend()
+        if legend is not None:
+            legends.append(legend)
+    for legend in legends:
+        texts += [*legend.get_texts(), legend.get_title()]
+    for text in texts:
+        text.set_parse_math(False)
+
+
 def finish_layout(fig: Figure, axes: Sequence[Any], *, figure_legends: Sequence[Legend] = (),
                   axes_legends: Sequence[Legend] = ()) -> None:
     """Set the margins of `fig` (whose panels `axes` are stacked in one column, the last at the
-    bottom) and place the figure legends; see the module docstring."""
+    bottom) and place the figure legends; see the module docstring. Its words are drawn as they
+    read (`literal_texts`)."""
+    literal_texts(fig)
     renderer = renderer_of(fig)
     width_px, height_px = fig.bbox.width, fig.bbox.height
     pt = fig.dpi / 72.0
@@ -228,13 +258,17 @@ def _line_height_px(renderer: Any, size_key: str) -> float:
 
 
 def _ytick_labels_width_px(ax: Any, renderer: Any) -> float:
-    """Width of the widest y tick label `ax` will draw, at its current size and limits."""
+    """Width of the widest y tick label `ax` will draw, at its current size and limits: major
+    and minor ones (a log axis spanning less than a decade labels its minor ticks, "6x10^-1",
+    wider than its major "10^0": measured by the major ones alone they ran off the figure)."""
     low, high = sorted(ax.get_ylim())
-    locs = [v for v in ax.yaxis.get_majorticklocs()
-            if low - 1e-9 * abs(high - low) <= v <= high + 1e-9 * abs(high - low)]
-    if not locs:
-        return 0.0
-    texts = ax.yaxis.get_major_formatter().format_ticks(locs)
+    slack = 1e-9 * abs(high - low)
+    texts: list = []
+    for locs, formatter in ((ax.yaxis.get_majorticklocs(), ax.yaxis.get_major_formatter()),
+                            (ax.yaxis.get_minorticklocs(), ax.yaxis.get_minor_formatter())):
+        locs = [v for v in locs if low - slack <= v <= high + slack]
+        if locs:
+            texts += formatter.format_ticks(locs)
     return max([text_width_px(renderer, t, mpl.rcParams["ytick.labelsize"]) for t in texts if t]
                or [0.0])
 
@@ -256,4 +290,5 @@ def text_width_px(renderer: Any, text: str, size: Any) -> float:
     return width
 
 
-__all__ = ["finish_layout", "is_static", "renderer_of", "stacked_axes", "text_width_px"]
+__all__ = ["LITERAL_TEXT", "finish_layout", "is_static", "literal_texts", "renderer_of",
+           "stacked_axes", "text_width_px"]

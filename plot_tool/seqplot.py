@@ -130,6 +130,7 @@ def _draw_sequences(drawn: list, ylabel: str, bytes_per_mb: float, written: list
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from plot_tool.layout import literal_texts
     from plot_tool.png.common import software_text  # (the tag that says netsim drew it)
 
     for k, flow_id, flow, found, path in drawn:
@@ -158,5 +159,6 @@ def _draw_sequences(drawn: list, ylabel: str, bytes_per_mb: float, written: list
         else:                                 # (a run stopped before the flow started)
             ax.text(0.5, 0.5, "no packets captured: the flow sent nothing",
                     transform=ax.transAxes, ha="center", va="center", color="dimgray")
+        literal_texts(fig)                    # (a flow id is drawn as it reads)
         fig.savefig(path, dpi=100, metadata={"Software": software_text()})
         written.append(path)

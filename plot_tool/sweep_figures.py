@@ -38,6 +38,7 @@ from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from plot_tool.figure_files import refuse_foreign_figures
+from plot_tool.layout import LITERAL_TEXT
 from plot_tool.missing_glyphs import glyphs_reported
 from plot_tool.png.common import software_text
 from plot_tool.sweep_data import (
@@ -145,6 +146,18 @@ def make_sweep_figures(sweep_dir: PathLike, *, show: bool = False) -> list[Path]
 
 def draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], *,
                     units: Mapping[str, Any] | None = None) -> Any:
+    """`_draw_sweep_plot`, every text drawn as it reads (plot_tool.layout.LITERAL_TEXT): the
+    title, the axis labels, the line and category labels are the sweep file's or its values'
+    words, never formulas; the axes' numbers need none (log scales are labelled in plain
+    numbers). The tick labels are made in the layout's drawings, within."""
+    import matplotlib as mpl
+
+    with mpl.rc_context(cast(Any, LITERAL_TEXT)):
+        return _draw_sweep_plot(fig, plot, rows, units=units)
+
+
+def _draw_sweep_plot(fig: Figure, plot: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], *,
+                     units: Mapping[str, Any] | None = None) -> Any:
     """Draw one plot spec into `fig` from results.csv `rows`; return the axes.
 
     One series per ``lines`` value: markers at the means, error bars as `aggregate` computes
