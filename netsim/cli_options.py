@@ -145,38 +145,28 @@ def load_algorithm_plugins(paths) -> None:
 
 def shipped_topology(name: str) -> str:
     """`name` itself when it is a file that exists, else the shipped topology file of that name
-    (topologies/<name> or topologies/<name>.json of the package: ``netsim test_case_0`` from any
-    directory), else `name` (the loader then says it does not exist). A bare name (no directory,
-    or examples/NAME) close to a shipped one is a mistyped shipped name: UsageError with a
-    did-you-mean; a path keeps the loader's file-not-found line."""
+    (`topologies.shipped.shipped_file`: ``netsim test_case_0`` from any directory), else `name`
+    (the loader then says why it cannot be read). A bare name close to a shipped one is a
+    mistyped shipped name: UsageError with a did-you-mean; a path keeps the loader's line."""
     if not name:
         raise UsageError('topology: expected a topology file or the name of a shipped one '
                          '(e.g. test_case_2), got ""')
-    if Path(name).is_file():            # (a directory of that name is not a topology file)
+    try:
+        if Path(name).is_file():        # (a directory of that name is not a topology file)
+            return name
+    except (OSError, ValueError):       # a name too long, a NUL: the loader's line says so
         return name
-    import topologies
-    shipped = Path(topologies.__file__).resolve().parent
-    for candidate in (shipped / name, shipped / f"{name}.json"):
-        if candidate.is_file() and shipped in candidate.resolve().parents:   # (examples/...)
-            return str(candidate)
+    from topologies.shipped import is_bare_name, shipped_file, shipped_names
+    found = shipped_file(name)
+    if found is not None:
+        return str(found)
     if is_bare_name(name):
         from topologies.validation import suggestion
-        names = sorted([p.stem for p in shipped.glob("*.json")]
-                       + [f"examples/{p.stem}" for p in shipped.glob("examples/*.json")])
         typed = name[:-5] if name.endswith(".json") else name
-        close = suggestion(typed.lower(), names)       # (the shipped names are lower case)
+        close = suggestion(typed.lower(), shipped_names())  # (the shipped names: lower case)
         if close:
             raise UsageError(f"{name}: no such file, nor a shipped topology{close}")
     return name
-
-
-def is_bare_name(name: str) -> bool:
-    """Whether `name` is written as a shipped topology's name (``lossy_link``,
-    ``examples/websearch``, with or without .json) rather than as a path of the user's
-    (``./lossy_link``, ``topologies/lossy_link.json``, ``/tmp/x.json``)."""
-    rest = name[len("examples/"):] if name.startswith("examples/") else name
-    separators = [sep for sep in ("/", os.sep, os.altsep) if sep]
-    return bool(rest) and not any(sep in rest for sep in separators)
 
 
 def check_ids(kind: str, wanted: list, known: list) -> None:

@@ -57,13 +57,16 @@ def _file_kind(path: Path) -> str | None:
 
 def _resolve_topology(where: str, name, base_dir: Path) -> Path:
     """The topology file `name` names: relative to the sweep file, to the working directory, or
-    a shipped preset. Raises SweepError when there is none, or only a directory or device."""
+    a shipped preset (a bare name only: `topologies.shipped`). Raises SweepError when there is
+    none, or only a directory or device."""
     if not isinstance(name, str) or not name:
         raise SweepError(f'{where}: field "topology": expected a topology file or preset name, '
                          f"got {show(name)}")
-    import topologies
-    shipped = Path(topologies.__file__).resolve().parent      # the shipped topology files
-    candidates = [base_dir / name, Path(name), shipped / name, shipped / f"{name}.json"]
+    from topologies.shipped import shipped_file, shipped_names
+    candidates = [base_dir / name, Path(name)]
+    preset = shipped_file(name)
+    if preset is not None:
+        candidates.append(preset)
     not_files = []
     for candidate in candidates:
         kind = _file_kind(candidate)
@@ -76,7 +79,7 @@ def _resolve_topology(where: str, name, base_dir: Path) -> Path:
         what = "a directory" if kind == "directory" else "not a regular file"
         raise SweepError(f'{where}: field "topology": {quote(str(candidate))} is {what}, not a '
                          f"topology file")
-    presets = sorted(p.stem for p in shipped.glob("*.json"))
+    presets = shipped_names()
     raise SweepError(f'{where}: field "topology": no file or preset {show(name)}'
                      f"{suggestion(name, presets)}; presets: {', '.join(presets)}")
 

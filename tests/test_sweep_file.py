@@ -212,7 +212,8 @@ def test_an_invalid_base_topology_names_its_file(tmp_path):
 def test_a_topology_name_that_cannot_be_a_path(tmp_path):
     assert error_of(write(tmp_path, dict(GOOD, topology="x" * 5000))).endswith(
         '"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..."; presets: ' + ", ".join(
-            sorted(p.stem for p in (ROOT / "topologies").glob("*.json"))))
+            sorted([p.stem for p in (ROOT / "topologies").glob("*.json")]
+                   + [f"examples/{p.stem}" for p in (ROOT / "topologies").glob("examples/*.json")])))
     assert 'no file or preset "a\\u0000b"' in error_of(write(tmp_path, dict(GOOD, topology="a\x00b")))
 
 
