@@ -138,6 +138,9 @@ def set_path(data: dict, path: str, value) -> None:
     if head in LISTED:
         if len(parts) < 3:
             raise KeyError(f"{quote(path)}: expected {head}.<id or *>.<field>")
+        if parts[2] == "id":     # metrics, plots and the other parameters name entries by id
+            raise KeyError(f"{quote(path)}: cannot vary an id: the metrics, plots and "
+                           f"parameters of a sweep name each {head[:-1]} by it")
         entries = data.get(head, [])
         ids = [entry.get("id") for entry in entries]
         if parts[1] == "*":

@@ -314,6 +314,16 @@ def test_a_path_that_cannot_vary_lists_every_kind_that_can(tmp_path):
         f"transport, algorithms")
 
 
+@pytest.mark.parametrize("param, kind", [("flows.F1.id", "flow"), ("links.*.id", "link")])
+def test_an_id_cannot_vary(tmp_path, param, kind):
+    """Metrics, plots and the other parameters name entries by id: varying flows.F1.id ran, and
+    flows.F1.goodput_mbps then had no value in every run, with only "KeyError: 'F1'" to say
+    why (found by fuzzing)."""
+    path = write(tmp_path, dict(GOOD, parameters={param: ["F1", "G1"]}))
+    assert error_of(path) == (f'{path}: parameters: "{param}": cannot vary an id: the metrics, '
+                              f"plots and parameters of a sweep name each {kind} by it")
+
+
 def test_a_flow_metric_of_a_topology_without_flows_is_refused(tmp_path, root):
     topology = json.loads((root / "topologies" / "examples" / "websearch.json").read_text())
     (tmp_path / "ws.json").write_text(json.dumps(topology))
