@@ -327,16 +327,24 @@ def prepare_run(args):
 
 def install_captures(args, network, staged) -> list:
     """The packet captures asked for (--pcap, --pcap-links), installed on `network`; nothing
-    is imported without them (netsim/pcap.py)."""
+    is imported without them (netsim/pcap.py). Each keeps its file open: room for them all is
+    made first (`reserve_open_files`), or `TooManyCaptures` says what to capture instead."""
     if not (args.pcap or args.pcap_links):
         return []
+    from netsim.pcap import capture_file_count, install_host_captures, reserve_open_files
     from netsim.pcap import install_captures as install_link_captures
-    from netsim.pcap import install_host_captures
-    captures = []
+    reserve_open_files(capture_file_count(network, hosts=args.pcap, links=args.pcap_links,
+                                          flows=args.flows or None,
+                                          link_ids=args.links or None))
+    captures: list = []
     if args.pcap:
         captures += install_host_captures(network, staged.path / "pcap", args.flows or None)
     if args.pcap_links:
-        captures += install_link_captures(network, staged.path / "pcap", args.links or None)
+        try:
+            captures += install_link_captures(network, staged.path / "pcap", args.links or None)
+        except BaseException:
+            close_all(captures)
+            raise
     return captures
 
 
@@ -442,7 +450,13 @@ def simulate_and_write(args, spec, out: Path, staged, trace):
         return error(line)
     if trace is not None:
         trace.install(simulation.network)
-    captures = install_captures(args, simulation.network, staged)
+    try:
+        captures = install_captures(args, simulation.network, staged)
+    except (ValueError, OSError) as exc:   # pcap.TooManyCaptures; a file that cannot be opened
+        staged.discard()
+        if isinstance(exc, OSError):
+            return error(f"cannot write {failed_file(exc)}: {exc.strerror or exc}")
+        return error(f"--pcap{'-links' if args.pcap_links and not args.pcap else ''}: {exc}")
     retransmit_counter = None
     if args.iperf_json:               # intervals' retransmits (netsim/iperf_json.py)
         from netsim.iperf_json import RetransmitCounter

@@ -302,6 +302,58 @@ class Capture(PcapFile):
         self.record(now, data, full)
 
 
+# descriptors left for what else a run opens while its captures are open (the trace files, a
+# log, --trace, the interpreter's own)
+RESERVED_FILES = 64
+
+
+class TooManyCaptures(ValueError):
+    """The captures asked for need more files open at once than this process may open."""
+
+
+def capture_file_count(network, *, hosts: bool, links: bool, flows=None, link_ids=None) -> int:
+    """How many capture files `install_host_captures` (hosts) and `install_captures` (links)
+    would keep open for this selection: one per host with a link, one per link direction."""
+    count = 0
+    if hosts:
+        count += sum(1 for host in capture_hosts(network, flows) if host.port is not None)
+    if links:
+        count += sum(len(link.directions) for link in network.links.values()
+                     if link_ids is None or link.id in link_ids)
+    return count
+
+
+def reserve_open_files(count: int) -> None:
+    """Make room for `count` capture files open at once: raise this process's soft limit of
+    open files up to its hard limit if it is lower than that needs (as Go's runtime does for
+    every program), else TooManyCaptures saying how many it may open. Without the `resource`
+    module (not Unix) nothing is checked: opening then fails on its own."""
+    try:
+        import resource
+    except ImportError:                        # pragma: no cover - not Unix
+        return
+    needed = count + RESERVED_FILES
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or needed <= soft:
+        return
+    if hard == resource.RLIM_INFINITY or needed <= hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+        return
+    raise TooManyCaptures(f"{count} capture files would be open at once, and this process may "
+                          f"open {hard} files (with {RESERVED_FILES} for the rest of the run): "
+                          f"capture fewer (--pcap with -F FLOW ..., --pcap-links with -l LINK "
+                          f"...) or raise the limit (ulimit -n)")
+
+
+def _closed_on_failure(captures: list) -> None:
+    """Close the captures opened so far (installing the rest failed)."""
+    for capture in captures:
+        try:
+            capture.close()
+        except OSError:
+            pass
+
+
 def install_captures(network, directory, links=None) -> list:
     """Capture every direction of `links` (ids; None: all) into `directory`/<link>_<A>-<B>.pcap
     (each id written by `file_part`, so different ids never share a file).
@@ -312,19 +364,23 @@ def install_captures(network, directory, links=None) -> list:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     ends = Endpoints(network)
-    captures = []
-    for link in network.links.values():
-        if links is not None and link.id not in links:
-            continue
-        for d in link.directions:
-            path = directory / link_capture_name(link.id, d.src.id, d.dst.id)
-            if d.guard is not None:                    # inside the failure guard (survives repairs)
-                capture = Capture(d, ends, path, d.guard.receive)
-                d.guard.receive = capture
-            else:
-                capture = Capture(d, ends, path, d.dst_receive)
-                d.dst_receive = capture
-            captures.append(capture)
+    captures: list = []
+    try:
+        for link in network.links.values():
+            if links is not None and link.id not in links:
+                continue
+            for d in link.directions:
+                path = directory / link_capture_name(link.id, d.src.id, d.dst.id)
+                if d.guard is not None:           # inside the failure guard (survives repairs)
+                    capture = Capture(d, ends, path, d.guard.receive)
+                    d.guard.receive = capture
+                else:
+                    capture = Capture(d, ends, path, d.dst_receive)
+                    d.dst_receive = capture
+                captures.append(capture)
+    except BaseException:
+        _closed_on_failure(captures)
+        raise
     return captures
 
 
@@ -404,15 +460,19 @@ def install_host_captures(network, directory, flows=None) -> list:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     ends = Endpoints(network)
-    captures = []
-    for host in capture_hosts(network, flows):
-        if host.port is None:
-            continue
-        capture = HostCapture(host, ends, directory / host_capture_name(host.id))
-        host.__class__ = _capturing_host_class(type(host), capture)
-        for link in host.links:
-            for d in link.directions:
-                if d.dst is host:
-                    _wrap_arrivals(d, capture.received)
-        captures.append(capture)
+    captures: list = []
+    try:
+        for host in capture_hosts(network, flows):
+            if host.port is None:
+                continue
+            capture = HostCapture(host, ends, directory / host_capture_name(host.id))
+            host.__class__ = _capturing_host_class(type(host), capture)
+            for link in host.links:
+                for d in link.directions:
+                    if d.dst is host:
+                        _wrap_arrivals(d, capture.received)
+            captures.append(capture)
+    except BaseException:
+        _closed_on_failure(captures)
+        raise
     return captures
