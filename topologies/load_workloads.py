@@ -27,7 +27,6 @@ from topologies.load_fields import (
     seconds,
 )
 from topologies.load_flows import FlowContext
-from topologies.load_nodes import connected
 from topologies.load_transport import flow_transport
 from topologies.spec import WorkloadSpec
 from topologies.validation import quote, show
