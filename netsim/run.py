@@ -142,6 +142,25 @@ def cut_off_wait_s(spec: TopologySpec) -> float:
     return min(CUT_OFF_WAIT_CAP_S, max(STALL_CHECK_S, (len(spec.routers) + 1) * hop_s))
 
 
+STALL_REASONS = 3       # stalled flows whose reasons the stall guard's line gives
+STALL_IDS = 10          # the others' ids it names
+
+
+def stall_detail(stalled: list, why) -> str:
+    """The stall guard's one line (the warning, the console's headline, summary.json's
+    stop_detail): `why(flow)` of the first STALL_REASONS flows, then how many more stalled and
+    the first STALL_IDS of their ids. 43 stalled flows of a fat tree with failed links made a
+    line of 9 400 characters, printed twice; each flow's counters are in summary.json."""
+    text = "; ".join(why(f) for f in stalled[:STALL_REASONS])
+    rest = stalled[STALL_REASONS:]
+    if rest:
+        ids = ", ".join(f.id for f in rest[:STALL_IDS])
+        more = ", ..." if len(rest) > STALL_IDS else ""
+        text += (f"; and {len(rest)} more flow{'s' if len(rest) > 1 else ''} made no progress "
+                 f"({ids}{more}; each flow's counters are in summary.json)")
+    return text
+
+
 class RunError(ValueError):
     """The topology cannot be run as asked (e.g. a flow without end and no duration)."""
 
@@ -327,7 +346,7 @@ class Run:
         flows = self.network.flows.values()
         active = [f for f in flows if f.started and not f.finished]
         if active and all(self._stalled(f, now) for f in active):
-            self._stall_detail = "; ".join(self._why_stalled(f) for f in active)
+            self._stall_detail = stall_detail(active, self._why_stalled)
             log.info("stall guard: %s", self._stall_detail)
             self.sim.stop("stalled")
             return

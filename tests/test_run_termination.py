@@ -246,3 +246,23 @@ def test_a_cut_off_flow_waits_while_its_packets_may_still_arrive():
     assert wait_s == pytest.approx(4 * (0.05 + (100_000 + 65536) * 8 / 1e6))
     data["links"][1].update(rate_mbps=0.01)
     assert cut_off_wait_s(load_topology(data)) == CUT_OFF_WAIT_CAP_S
+
+
+@pytest.mark.parametrize("count", [1, 3, 4, 13, 43])
+def test_the_stall_line_gives_three_reasons_and_names_ten_more(count):
+    """43 stalled flows of a fat tree with failed links made one line of 9 400 characters, on
+    stderr and in the console's headline (acceptance testing at scale)."""
+    from types import SimpleNamespace
+
+    from netsim.run import stall_detail
+    flows = [SimpleNamespace(id=f"F{i}") for i in range(count)]
+    line = stall_detail(flows, lambda f: f"{f.id} made no progress")
+    shown = [f"F{i} made no progress" for i in range(min(count, 3))]
+    assert line.startswith("; ".join(shown))
+    if count <= 3:
+        assert line == "; ".join(shown)
+    else:
+        more = [f"F{i}" for i in range(3, min(count, 13))]
+        assert line.endswith(f"; and {count - 3} more flow{'s' if count > 4 else ''} made no "
+                             f"progress ({', '.join(more)}{', ...' if count > 13 else ''}; "
+                             f"each flow's counters are in summary.json)")
