@@ -18,6 +18,8 @@ DERIVED_MISSING = {
     "mean_queue_delay_ms": "no flow of the run had an RTT sample and a base round trip",
     "power": "no flow of the run had an RTT sample",
 }
+JAIN_ALL_ZERO = ("every flow's goodput is 0: Jain's index is 0/0 (1 would read as perfectly "
+                 "fair)")
 SUMMARY_TOP = ("end_time_s", "events", "packet_hops", "stop_reason")
 FLOW_METRICS = ("finish_s", "goodput_mbps", "avg_rtt_ms", "avg_window_pkts", "packets_sent",
                 "retransmissions", "timeouts", "delivered_bytes")
@@ -86,7 +88,10 @@ def _derived(record: dict) -> dict:
         total = sum(goodputs)
         squares = sum(g * g for g in goodputs)
         derived["total_goodput_mbps"] = total
-        derived["jain_index"] = total * total / (len(goodputs) * squares) if squares else 1.0
+        if squares:                # (every goodput 0: 0/0, no fairness to measure, not 1)
+            derived["jain_index"] = total * total / (len(goodputs) * squares)
+        else:
+            derived["_missing"] = {"jain_index": JAIN_ALL_ZERO}
     rtts = [f["avg_rtt_ms"] for f in flows.values() if f["avg_rtt_ms"] is not None]
     if rtts:
         derived["mean_rtt_ms"] = sum(rtts) / len(rtts)
@@ -106,7 +111,8 @@ def _metric(record: dict, derived: dict, metric: str):
     if metric in DERIVED_METRICS:
         value = derived.get(metric)
         if value is None:
-            raise MetricUnavailable(f"{metric}: {DERIVED_MISSING[metric]}")
+            reason = derived.get("_missing", {}).get(metric, DERIVED_MISSING[metric])
+            raise MetricUnavailable(f"{metric}: {reason}")
         return value
     if parts[0] == "check":
         if record.get("check") is None:

@@ -346,6 +346,14 @@ def test_a_derived_metric_without_a_value_names_why():
         compute_metrics(record, ["mean_rtt_ms"])
     with pytest.raises(MetricUnavailable, match="^jain_index: the run has no flows"):
         compute_metrics({"summary": {"flows": {}}}, ["jain_index"])
+    # every goodput 0 (runs stopped before any data arrived): 0/0, not "perfectly fair"
+    idle = {"summary": {"flows": {f: {"goodput_mbps": 0.0, "avg_rtt_ms": None}
+                                  for f in ("F1", "F2")}}}
+    assert compute_metrics(idle, ["total_goodput_mbps"]) == {"total_goodput_mbps": 0.0}
+    with pytest.raises(MetricUnavailable) as raised:
+        compute_metrics(idle, ["jain_index"])
+    assert str(raised.value) == ("jain_index: every flow's goodput is 0: Jain's index is 0/0 (1 "
+                                 "would read as perfectly fair)")
 
 
 def test_an_unreachable_scheduler_is_one_line_and_nothing_is_written(tmp_path, capsys,
