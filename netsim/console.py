@@ -33,15 +33,26 @@ def _ordered_quantile(ordered: list, q: float) -> float:
     return ordered[low] + (ordered[low + 1] - ordered[low]) * (position - low)
 
 
+def seconds_text(value: float, decimals: int) -> str:
+    """A time in seconds with `decimals` decimals, or with 3 significant digits where those
+    would show fewer (a data center's 50 us completion times read 0.0000)."""
+    if value and abs(value) < 10.0 ** (2 - decimals):
+        return f"{value:#.3g}"
+    return f"{value:.{decimals}f}"
+
+
 def _stats(values: list, fmt: str) -> list:
     """mean, p50 and p99 of `values` as text ('-' each when there are none); the values are
-    put in order once for both percentiles."""
+    put in order once for both percentiles. `fmt`: a format, or "s3" for `seconds_text` with
+    3 decimals."""
     if not values:
         return ["-", "-", "-"]
     mean = sum(values) / len(values)
     ordered = sorted(values)
-    return [format(v, fmt) for v in (mean, _ordered_quantile(ordered, 0.5),
-                                     _ordered_quantile(ordered, 0.99))]
+    stats = (mean, _ordered_quantile(ordered, 0.5), _ordered_quantile(ordered, 0.99))
+    if fmt == "s3":
+        return [seconds_text(v, 3) for v in stats]
+    return [format(v, fmt) for v in stats]
 
 
 def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS,
@@ -85,7 +96,7 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS,
                   f"and in flows.csv from their start)", "", *flow_aggregates(flows)]
     workloads = summary.get("workloads") or {}
     if workloads:
-        lines += [*([""] if flows else []), *workload_lines(workloads)]
+        lines += [*([""] if flows else []), *workload_lines(workloads, rows)]
     table = link_lines(summary, links, rows, busiest)
     if table:                            # (no link direction to show: no empty link table)
         lines += ["", *table]
@@ -157,24 +168,30 @@ def flow_aggregates(flows: dict) -> list:
     for name, group in by_algorithm.items():
         finish = [f["finish_s"] for f in group if f["finish_s"] is not None]
         goodput = [f["goodput_mbps"] for f in group]
-        f_mean, f_p50, f_p99 = _stats(finish, ".3f")
+        f_mean, f_p50, f_p99 = _stats(finish, "s3")
         g_mean, g_p50, g_p99 = _stats(goodput, ".3f")
         lines.append(f"{name:<{nw}}{len(group):>7}{len(finish):>7}  {f_mean:>14}{f_p50:>9}"
                      f"{f_p99:>9}  {g_mean:>18}{g_p50:>9}{g_p99:>9}")
     return lines
 
 
-def workload_lines(workloads: dict) -> list:
-    """One line per workload: flows started and completed, and their completion times (mean,
-    p50, p99 over every size, as summary.json's "all" bucket)."""
-    nw = max([10] + [len(str(wid)) + 2 for wid in workloads])
+def workload_lines(workloads: dict, rows: int = TABLE_ROWS) -> list:
+    """One line per workload, the first `rows` of them (0: all): flows started and completed,
+    and their completion times (mean, p50, p99 over every size, as summary.json's "all"
+    bucket); then how many more there are."""
+    shown = (workloads if not rows or len(workloads) <= rows
+             else dict(islice(workloads.items(), rows)))
+    nw = max([10] + [len(str(wid)) + 2 for wid in shown])
     lines = [f"{'workload':<{nw}}{'flows':>7}{'done':>7}  {'FCT s: mean':>14}{'p50':>9}{'p99':>9}"]
-    for wid, w in workloads.items():
+    for wid, w in shown.items():
         every = w.get("all", {})
         fields = [every.get(k) for k in ("mean_fct_s", "p50_fct_s", "p99_fct_s")]
-        text = ["-" if v is None else f"{v:.4f}" for v in fields]
+        text = ["-" if v is None else seconds_text(v, 4) for v in fields]
         lines.append(f"{wid:<{nw}}{w['flows_started']:>7}{w['flows_completed']:>7}  "
                      f"{text[0]:>14}{text[1]:>9}{text[2]:>9}")
+    if len(shown) < len(workloads):
+        lines.append(f"... {len(workloads) - len(shown)} more workloads (all "
+                     f"{len(workloads)} in summary.json)")
     return lines
 
 

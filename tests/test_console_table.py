@@ -113,7 +113,35 @@ def test_workloads_get_one_line_each():
                          "all": {"mean_fct_s": 0.0123, "p50_fct_s": 0.005, "p99_fct_s": None}}}
     s = summary({"F1": flow("reno", 1.0, 1.0)}, {"L1": {"a->b": direction(0.5)}}, workloads)
     assert lines_after(format_summary(s, ["L1"]), "workload")[0].split() == [
-        "web", "120", "118", "0.0123", "0.0050", "-"]
+        "web", "120", "118", "0.0123", "0.00500", "-"]
+
+
+def test_data_center_times_keep_three_significant_digits():
+    """Workload FCTs of about 50 us printed 0.0000 (acceptance testing at scale)."""
+    workloads = {"dc": {"flows_started": 40, "flows_completed": 40,
+                        "all": {"mean_fct_s": 4.986e-05, "p50_fct_s": 4.8e-05,
+                                "p99_fct_s": 0.000123}}}
+    s = summary({"F1": flow("reno", 5e-05, 1.0), "F2": flow("reno", 6e-05, 1.0)},
+                {"L1": {"a->b": direction(0.5)}}, workloads)
+    text = format_summary(s, ["L1"], rows=1)
+    assert lines_after(text, "workload")[0].split() == [
+        "dc", "40", "40", "4.99e-05", "4.80e-05", "0.000123"]
+    assert lines_after(text, "algorithm")[0].split()[3:6] == ["5.50e-05", "5.50e-05",
+                                                              "5.99e-05"]   # (p99: interpolated)
+
+
+def test_table_rows_caps_the_workload_lines():
+    """500 workloads printed 500 lines whatever --table-rows said."""
+    workloads = {f"W{i}": {"flows_started": 1, "flows_completed": 1,
+                           "all": {"mean_fct_s": 0.5, "p50_fct_s": 0.5, "p99_fct_s": 0.5}}
+                 for i in range(30)}
+    s = summary({"F1": flow("reno", 1.0, 1.0)}, {"L1": {"a->b": direction(0.5)}}, workloads)
+    text = format_summary(s, ["L1"], rows=5)
+    assert [line.split()[0] for line in lines_after(text, "workload")[:6]] == [
+        "W0", "W1", "W2", "W3", "W4", "..."]
+    assert "... 25 more workloads (all 30 in summary.json)" in text
+    assert sum(line.startswith("W") for line in format_summary(s, ["L1"], rows=0)
+               .splitlines()) == 30
 
 
 @given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=40), st.floats(0, 1))
