@@ -104,7 +104,7 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
                              busiest=not args.links))
         if report is not None:
             from theory.check_report import format_report
-            print("\n" + format_report(report))
+            print("\n" + format_report(report, rows=args.table_rows))
         print(f"\nresults written to {out}/")
     if results.summary["stop_reason"] in ("stalled", "limit"):
         print(f"warning: {results.summary['stop_detail']}", file=sys.stderr)

@@ -93,3 +93,25 @@ def test_consecutive_intervals_not_compared_for_one_reason_are_one_line():
     assert "[0.02 s, 0.5 s] active: F3, F4 (compared 0.5-0.5 s)" in lines
     assert sum(line.strip().startswith("flow") for line in lines) == 3
     assert "  1. " + short in lines and "  2. other" in lines
+
+
+def test_many_flows_list_the_first_rows_flows_and_their_reasons():
+    """1 000 flows printed 2 064 lines: every row, every flow id on the interval's line, and
+    1 000 reasons (acceptance testing at scale). The first N of each (--table-rows), then how
+    many more; check.json keeps everything."""
+    rows = [no_model("flow", f"F{i}", "rate_mbps", 1.0, f"why F{i}") for i in range(1, 31)]
+    data = report(rows)
+    data["intervals"][0]["flows"] = [f"F{i}" for i in range(1, 31)]
+    lines = format_report(data, rows=5).splitlines()
+    assert [line.split()[1] for line in lines if line.startswith("  flow")] == [
+        "F1", "F2", "F3", "F4", "F5"]
+    assert "  ... 25 more rows (all 30 in check.json)" in lines
+    assert any(line.startswith("[0.01 s, 0.0125 s] active: F1, F2, F3, F4, F5, ... (30 flows)")
+               for line in lines)
+    listed = [line for line in lines if line[:4].strip().rstrip(".").isdigit()]
+    assert listed == [f"  {i}. why F{i}" for i in range(1, 6)]
+    assert "  ... 25 more reasons, of rows not listed (all 30 in check.json)" in lines
+    every = format_report(data, rows=0).splitlines()
+    assert sum(line.startswith("  flow") for line in every) == 30
+    assert not any("more" in line for line in every)
+    assert format_report(data, rows=30) == format_report(data, rows=0)

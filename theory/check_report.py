@@ -12,40 +12,41 @@ import numpy as np
 
 from theory.fluid import Model
 
+TABLE_ROWS = 20    # rows, flows and reasons listed per block (the command line's --table-rows)
 
-def format_report(report: dict) -> str:
-    """The console table of a check report."""
+
+def format_report(report: dict, rows: int = TABLE_ROWS) -> str:
+    """The console table of a check report. Each interval (and the completion times) lists
+    its first `rows` rows and flows (0: all), then how many more there are; the reasons listed
+    are those of the rows shown, then how many more (check.json has everything). 1 000 flows
+    printed 2 064 lines, each of 1 000 reasons once."""
     lines = [f"check against the analytic models (settling time {report['settle_s']:g} s "
              f"skipped after each change)"]
     all_rows = [row for iv in report["intervals"] for row in iv["rows"]] + report["completion"]
     widths = _widths(all_rows)
     changes = set(report.get("link_changes_s", ()))
+    cited: set = set()          # the numbers of the reasons the lines shown refer to
     for run in _runs(report["intervals"]):
         if len(run) > 1:                  # one line for them: every row "no model", one reason
             active = dict.fromkeys(fid for iv in run for fid in iv["flows"])
             cuts = [iv["start_s"] in changes for iv in run[1:]]
             why = ("flows joined or left and links changed" if any(cuts) and not all(cuts) else
                    "links changed" if all(cuts) else "flows joined or left")
+            number = reasons_index(report, run[0]['rows'][0]['no_model'])
+            cited.add(number)
             lines.append(f"\n[{_s(run[0]['start_s'])}, {_s(run[-1]['end_s'])}] {len(run)} "
-                         f"intervals as {why}, none compared: see reason "
-                         f"{reasons_index(report, run[0]['rows'][0]['no_model'])} (active: "
-                         f"{', '.join(active)})")
+                         f"intervals as {why}, none compared: see reason {number} (active: "
+                         f"{_names(list(active), rows)})")
             continue
         iv = run[0]
-        lines.append(f"\n[{_s(iv['start_s'])}, {_s(iv['end_s'])}] active: {', '.join(iv['flows'])}"
-                     f" ({_compared_part(iv)})")
+        lines.append(f"\n[{_s(iv['start_s'])}, {_s(iv['end_s'])}] active: "
+                     f"{_names(iv['flows'], rows)} ({_compared_part(iv)})")
         lines.append("  " + _columns(("", "entity", "quantity", "predicted", "simulated", "error"),
                                      widths))
-        for row in iv["rows"]:
-            lines.append("  " + _format_row(row, widths))
-            if row.get("no_model"):
-                lines[-1] += f"  [{reasons_index(report, row['no_model'])}]"
+        lines += _row_lines(report, iv["rows"], widths, rows, cited)
     if report["completion"]:
         lines.append("\ncompletion times")
-        for row in report["completion"]:
-            lines.append("  " + _format_row(row, widths))
-            if row.get("no_model"):
-                lines[-1] += f"  [{reasons_index(report, row['no_model'])}]"
+        lines += _row_lines(report, report["completion"], widths, rows, cited)
     for miss in report["unmatched"]:
         lines.append(f"\nno prediction for [{_s(miss['start_s'])}, {_s(miss['end_s'])}] with "
                      f"flows {', '.join(miss['flows'])} (the simulated order of joins and "
@@ -55,9 +56,38 @@ def format_report(report: dict) -> str:
     reasons = report.get("no_model_reasons", [])
     if reasons:
         lines.append("\nno model applies (rows marked \"no model\", not compared):")
-        lines += [f"  {number}. {reason}" for number, reason in enumerate(reasons, 1)]
+        lines += [f"  {number}. {reason}" for number, reason in enumerate(reasons, 1)
+                  if number in cited or not rows]
+        left = len(reasons) - len(cited) if rows else 0
+        if left > 0:
+            lines.append(f"  ... {left} more reason{'' if left == 1 else 's'}, of rows not "
+                         f"listed (all {len(reasons)} in check.json)")
     lines.append("\n" + format_verdict(report))
     return "\n".join(lines)
+
+
+def _names(flows: list, rows: int) -> str:
+    """The first `rows` of `flows` (0: all), then how many there are in all."""
+    if not rows or len(flows) <= rows:
+        return ", ".join(flows)
+    return f"{', '.join(flows[:rows])}, ... ({len(flows)} flows)"
+
+
+def _row_lines(report: dict, rows_of: list, widths: tuple, rows: int, cited: set) -> list:
+    """The lines of the first `rows` of `rows_of` (0: all), each "no model" row with the
+    number of its reason (added to `cited`), then how many more rows there are."""
+    shown = rows_of if not rows or len(rows_of) <= rows else rows_of[:rows]
+    lines = []
+    for row in shown:
+        lines.append("  " + _format_row(row, widths))
+        if row.get("no_model"):
+            number = reasons_index(report, row["no_model"])
+            cited.add(number)
+            lines[-1] += f"  [{number}]"
+    if len(shown) < len(rows_of):
+        lines.append(f"  ... {len(rows_of) - len(shown)} more rows (all {len(rows_of)} in "
+                     f"check.json)")
+    return lines
 
 
 def format_verdict(report: dict, reasons_at: str = "above") -> str:
