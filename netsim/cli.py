@@ -228,8 +228,9 @@ def check_run_options(args, spec) -> None:
                          f"all), got {args.table_rows}")
     if args.seed is not None:
         from topologies.bounds import seed_problem  # (loaded with the topology already)
-        if seed_problem(args.seed) is not None:
-            raise UsageError(f"--seed: {seed_problem(args.seed)}")
+        problem = seed_problem(args.seed)
+        if problem is not None:
+            raise UsageError(f"--seed: {problem}")
     if args.check_tolerance is not None and not args.check:
         raise UsageError("--check-tolerance: only meaningful with --check")
     if args.check_settle is not None and not args.check:
