@@ -420,6 +420,10 @@ class Results:
         spec, net, units = run.spec, self.network, self.units
         end_s = run.sim.now
         flows = self._flow_summaries(run, end_s, stop_reason)
+        if spec.routing.ecmp == "flow" and spec.routing.protocol == "static":
+            from routing.ecmp import hashed_path_links  # (the tables never change)
+            for flow_id, flow in net.flows.items():
+                flows[flow_id]["path_links"] = hashed_path_links(flow)
         links = _link_summaries(spec, net, end_s, units)
         hosts = _host_summaries(net, end_s, units.bits_per_mbit)
         return {

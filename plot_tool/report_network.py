@@ -131,9 +131,11 @@ def route_changes(rs: ResultSet, nodes: Sequence[Mapping[str, Any]]) -> list[dic
     ``"broken": [flow, ...]``.
 
     With ECMP a router's entry is an equal-cost set (routes.csv: one row per member, at the same
-    time). Which member a flow's hash picks is not in the results, so the flow's "path" is then
-    every link of every equal-cost path it may take (source side first), and the flow is listed
-    in ``"ecmp"``."""
+    time). Under static routing with flow hashing, summary.json gives the one path each flow's
+    hash picks (``path_links``), and that is its path. Otherwise (packet spraying, Bellman-Ford,
+    results without the field) which member a packet takes is not in the results, so the flow's
+    "path" is every link of every equal-cost path it may take (source side first), and the flow
+    is listed in ``"ecmp"``."""
     summary = rs.summary
     host_links = _host_links(summary)
     routers = set(summary.get("routers", {}) or {})
@@ -149,6 +151,12 @@ def route_changes(rs: ResultSet, nodes: Sequence[Mapping[str, Any]]) -> list[dic
         distinct = [0.0, *[t for t in distinct if t > 0]]
     if (summary.get("routing") or {}).get("protocol") == "static":
         distinct = [0.0]    # the tables never change; later rows are a workload's pairs
+        hashed = {fid: f.get("path_links") for fid, f in summary["flows"].items()}
+        known = summary["links"]
+        if ecmp and hashed and all(isinstance(p, list) and all(
+                isinstance(lid, str) and lid in known for lid in p) for p in hashed.values()):
+            return [{"t": sig(0.0), "paths": hashed,
+                     "broken": [fid for fid, p in hashed.items() if not p], "ecmp": []}]
     i = 0
     previous = None
     for t in distinct:

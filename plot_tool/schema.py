@@ -337,6 +337,12 @@ SUMMARY_FLOW_FIELDS = (*SUMMARY_FLOW_FIELDS,
            "The algorithm's named internal state at the end of the run (its `report()`, e.g. "
            "DCTCP `alpha`, BBR `btlbw_bps` and `min_rtt_s`): name -> number; `{}` when it "
            "reports none"),
+    Column("path_links", "list of strings", NO_UNIT,
+           "Only under static routing with ECMP flow hashing (`routing.ecmp` is `\"flow\"`): "
+           "the links, source first, the flow's data packets take, i.e. the member its hash "
+           "picks at each equal-cost set (static tables never change, so it holds for the "
+           "whole run). Two flows whose paths share a link collided there. `[]` if the "
+           "destination cannot be reached", required=False),
 )
 
 _FCT_COLUMNS = (

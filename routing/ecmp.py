@@ -179,6 +179,16 @@ def direction_paths(first, dst, hash_value: int, *, max_hops: int = 1024,
     return paths, truncated
 
 
+def hashed_path_links(flow, max_hops: int = 1024) -> list:
+    """The links (ids, source first) a flow's data packets take under flow hashing: the one path
+    its hash picks through the current forwarding tables (summary.json ``path_links``); empty if
+    there is no route."""
+    sender = getattr(flow, "sender", None)
+    hash_value = sender.flow_hash if sender is not None else flow.flow_hash
+    paths, _ = direction_paths(flow.src.port, flow.dst, hash_value, max_hops=max_hops, limit=1)
+    return [d.link.id for d in paths[0]] if paths else []
+
+
 def flow_paths(flow, max_hops: int = 1024) -> list:
     """The paths (lists of node ids, source first) a flow's data packets can take through the
     current forwarding tables (`direction_paths`, with the sender's hash). Empty if there is no

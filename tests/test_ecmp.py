@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -218,16 +219,58 @@ def test_a_router_takes_its_own_failed_member_out_of_its_sets_at_once():
         assert after[host_id] == (kept if kept else hops), host_id
 
 
-def test_routes_csv_lists_every_member(tmp_path):
+def _path_nodes(summary: dict, src: str, link_ids: list) -> list:
+    """The nodes a path of `link_ids` from `src` crosses, `src` first."""
+    nodes = [src]
+    for lid in link_ids:
+        a, b = summary["links"][lid]["ends"]
+        nodes.append(b if nodes[-1] == a else a)
+    return nodes
+
+
+def _busy_directions(summary: dict) -> set:
+    return {name for link in summary["links"].values()
+            for name, d in link["directions"].items() if d["packets_transmitted"]}
+
+
+def test_each_flows_path_is_in_the_summary_and_its_routers_entries_in_routes_csv(tmp_path):
+    """Flow hashing: summary.json gives the one path the flow's hash picks (`path_links`), its
+    packets take exactly that path, and routes.csv logs the routers of the flow's data and ACK
+    paths only, each entry with every member of its set."""
     topology = _fat_tree("flow", flows=1, data_mb=0.05, duration_s=None)
-    Run(load_topology(topology), trace_dir=tmp_path).execute()
+    summary = Run(load_topology(topology), trace_dir=tmp_path).execute().summary
+    (flow,) = summary["flows"].values()
+    data = _path_nodes(summary, flow["src"], flow["path_links"])
+    assert data[-1] == flow["dst"] and len(data) == 7          # host, 5 switches, host: 2 pods
+    forward = {f"{a}->{b}" for a, b in pairwise(data)}
+    busy = _busy_directions(summary)
+    assert forward <= busy
+    # the rest carried the ACKs: one path back, which may cross other switches
+    back = {tuple(name.split("->")) for name in busy - forward}
+    ack = [flow["dst"]]
+    while ack[-1] != flow["src"]:
+        ack.append(next(b for a, b in back if a == ack[-1]))
+    assert len(back) == len(ack) - 1 == 6
     with open(tmp_path / "routes.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    edge = [(r["next_hop"], r["link"]) for r in rows
-            if r["router"] == "e_p0_0" and r["destination"] == "h_p3_e1_1"]
-    assert edge == [("a_p0_0", "e_p0_0-a_p0_0"), ("a_p0_1", "e_p0_0-a_p0_1")]
-    # the t = 0 log covers every router on any of the flow's equal-cost paths
-    assert {r["router"] for r in rows if r["destination"] == "h_p3_e1_1"} >= CORES
+    assert {r["router"] for r in rows if r["destination"] == flow["dst"]} == set(data[1:-1])
+    assert {r["router"] for r in rows if r["destination"] == flow["src"]} == set(ack[1:-1])
+    assert {r["destination"] for r in rows} == {flow["src"], flow["dst"]}
+    first = [(r["next_hop"], r["link"]) for r in rows
+             if r["router"] == data[1] and r["destination"] == flow["dst"]]
+    edge = data[1]
+    assert first == [(f"a_p0_{i}", f"{edge}-a_p0_{i}") for i in (0, 1)]   # both members
+    assert len(rows) == summary["routing"]["route_changes"] == 2 * (2 + 2 + 1 + 1 + 1)
+
+
+def test_packet_spraying_logs_every_router_on_any_equal_cost_path_and_no_path(tmp_path):
+    topology = _fat_tree("packet", flows=1, data_mb=0.05, duration_s=None)
+    summary = Run(load_topology(topology), trace_dir=tmp_path).execute().summary
+    (flow,) = summary["flows"].values()
+    assert "path_links" not in flow
+    with open(tmp_path / "routes.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["router"] for r in rows if r["destination"] == flow["dst"]} >= CORES
 
 
 @pytest.mark.parametrize("value, ok", [(True, "flow"), (False, None), ("flow", "flow"),

@@ -4,6 +4,7 @@ Bellman-Ford every router's entry towards the flows' hosts; then every change.""
 from __future__ import annotations
 
 from netsim import load_topology, simulate
+from routing.ecmp import members
 
 
 def link(lid, a, b, delay_ms=1):
@@ -108,27 +109,40 @@ def fat_tree_k4(workloads, flows=()):
     return data
 
 
-def test_with_ecmp_a_drawn_pair_logs_every_member_of_every_set_in_router_order():
+def test_with_flow_hashing_each_drawn_flow_logs_the_routers_of_its_own_paths():
+    """Flow hashing: a workload's flow logs, at its start, the entries of the routers on the
+    paths its data and ACK hashes pick that no earlier row gave (data path first, each path's
+    routers in file order), every member of each set; two flows of one pair may add rows."""
+    from netsim.run import Run
+    from routing.ecmp import direction_paths, flow_hash
     hosts = ["h_p0_e0_0", "h_p1_e0_0", "h_p2_e1_1", "h_p3_e1_0"]
     workload = [{"id": "W", "src": hosts, "dst": hosts, "arrivals_per_s": 400,
                  "sizes": [[2000, 1.0]], "start_s": 0.0}]
-    runs = [simulate(load_topology(fat_tree_k4(workload))) for _ in "ab"]
-    assert (runs[0].directory / "routes.csv").read_bytes() == \
-        (runs[1].directory / "routes.csv").read_bytes()
-    rows, first = rows_of(runs[0]), first_draws(runs[0])
-    assert 2 <= len(first) <= 12 and all(t > 0 for t, *_ in rows)
-    order = {r: i for i, r in enumerate(runs[0].summary["routers"])}
-    seen: set = set()
-    for pair in sorted(first, key=first.get):
-        flow = [{"id": "F", "src": pair[0], "dst": pair[1], "data_mb": 0.001, "start_s": 0.0}]
-        listed = rows_of(simulate(load_topology(fat_tree_k4([], flow))))
-        new = [row[1:] for row in listed if (row[1], row[2]) not in seen]
-        logged = [row[1:] for row in rows if row[0] == first[pair]]
-        # data path first, then the ACK path, each in the routers' file order
-        data = [r for r in logged if r[1] == pair[1]]
-        assert [order[r[0]] for r in data] == sorted(order[r[0]] for r in data)
-        assert sorted(logged) == sorted(new)
-        seen.update((r[0], r[1]) for r in new)
+    runs = [Run(load_topology(fat_tree_k4(workload))) for _ in "ab"]
+    results = [run.execute() for run in runs]
+    assert (results[0].directory / "routes.csv").read_bytes() == \
+        (results[1].directory / "routes.csv").read_bytes()
+    import csv
+    with open(results[0].directory / "fct.csv", encoding="utf-8") as fh:
+        flows = sorted(csv.DictReader(fh), key=lambda r: float(r["start_s"]))
+    assert len(flows) >= 5
+    net = runs[0].network
+    order = {r: i for i, r in enumerate(net.routers)}
+    expected: list = []
+    for row in flows:
+        start = float(row["start_s"])
+        for src, dst in ((row["src"], row["dst"]), (row["dst"], row["src"])):
+            hashed = flow_hash(row["flow"], src, dst, net.seed)
+            (path,), _ = direction_paths(net.hosts[src].port, net.hosts[dst], hashed)
+            routers = [d.dst.id for d in path[:-1]]
+            new = sorted({r for r in routers} - {e[1] for e in expected if e[2] == dst},
+                         key=order.__getitem__)
+            for router in new:
+                for member in members(net.routers[router].routes[net.hosts[dst]]):
+                    expected.append((start, router, dst, member.dst.id, member.link.id))
+    rows = [row[:5] for row in rows_of(results[0])]
+    assert rows == expected
+    assert results[0].summary["routing"]["route_changes"] == len(rows)
 
 
 def test_bellman_ford_logs_every_router_towards_the_flows_hosts():

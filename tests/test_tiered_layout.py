@@ -1,6 +1,7 @@
 """Tiers recognised from the structure (plot_tool.tiers) and the report's tiered network view."""
 from __future__ import annotations
 
+import json
 import random
 import re
 
@@ -109,11 +110,12 @@ def test_report_keeps_the_spring_drawing_of_test_case_2(tmp_path, root):
     assert data["tiers"] is None and all("tier" not in n for n in data["nodes"])
 
 
-@pytest.mark.parametrize("ecmp, links", [("flow", 14), ("none", 6)])
+@pytest.mark.parametrize("ecmp, links", [("flow", 6), ("packet", 14), ("none", 6)])
 def test_report_routes_of_an_inter_pod_flow(tmp_path, ecmp, links):
-    """With ECMP the hashed path is not in the results: the route drawn is every link of the
-    equal-cost paths (k=4, inter-pod: 1 + 2 + 4 + 4 + 2 + 1 links, all four cores); without
-    ECMP the single path of 6 links."""
+    """With flow hashing the route drawn is the one path the flow's hash picks (summary.json
+    `path_links`); with packet spraying which member a packet took is not in the results, so
+    it is every link of the equal-cost paths (k=4, inter-pod: 1 + 2 + 4 + 4 + 2 + 1 links, all
+    four cores); without ECMP the single path of 6 links."""
     from netsim.cli import main
     from plot_tool.report import run_data
     from plot_tool.results import read_results
@@ -123,12 +125,37 @@ def test_report_routes_of_an_inter_pod_flow(tmp_path, ecmp, links):
     out = tmp_path / "ft"
     assert main([str(topology), "--out", str(out), "--no-plots", "--quiet",
                  "--duration", "0.05"]) == 0
-    data = run_data(read_results(out))
+    rs = read_results(out)
+    data = run_data(rs)
     flows = {f["id"]: f for f in data["flows"]}
     inter = next(fid for fid, f in flows.items() if f["src"][:4] != f["dst"][:4])
     path = data["routes"][0]["paths"][inter]
     assert len(path) == links and path[0].startswith(flows[inter]["src"] + "-")
     cores = {end for lid in path for end in lid.split("-") if end.startswith("c_")}
-    assert len(cores) == (4 if ecmp == "flow" else 1)
-    assert (inter in data["routes"][0]["ecmp"]) == (ecmp == "flow")
+    assert len(cores) == (4 if ecmp == "packet" else 1)
+    assert (inter in data["routes"][0]["ecmp"]) == (ecmp == "packet")
+    if ecmp == "flow":
+        assert path == rs.summary["flows"][inter]["path_links"]
     assert not data["routes"][0]["broken"]
+
+
+def test_a_damaged_path_links_is_not_drawn(tmp_path):
+    """A summary.json whose `path_links` names no link of the run (edited, damaged) is not
+    trusted: the routes are walked through routes.csv's tables instead."""
+    from netsim.cli import main
+    from plot_tool.report import run_data
+    from plot_tool.results import read_results
+
+    topology = tmp_path / "ft.json"
+    assert main(["generate", "fat-tree", "--k", "4", "--ecmp", "flow", "-o", str(topology)]) == 0
+    out = tmp_path / "ft"
+    assert main([str(topology), "--out", str(out), "--no-plots", "--quiet",
+                 "--duration", "0.05"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    fid = next(iter(summary["flows"]))
+    summary["flows"][fid]["path_links"] = ["no-such-link"]
+    (out / "summary.json").write_text(json.dumps(summary))
+    routes = run_data(read_results(out))["routes"]
+    assert all("no-such-link" not in path for change in routes
+               for path in change["paths"].values())
+    assert routes[0]["paths"][fid][0].startswith(summary["flows"][fid]["src"] + "-")

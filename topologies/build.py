@@ -65,14 +65,26 @@ class Network:
         """Static routing: log, at the time `flow` opens, the entries on its data path towards
         its destination and on its ACK path towards its source that no earlier row gave, the
         first time a workload opens a flow between these two hosts (docs/outputs.md,
-        routes.csv): a pair seen before stops at its first router, already logged. The tables
-        are those of t = 0: static ones never change."""
-        pair = (flow.src, flow.dst)
+        routes.csv): a pair seen before stops at its first router, already logged. Under ECMP
+        flow hashing, the entries on this flow's own paths (the members its hashes pick) that
+        no earlier row gave: another flow between the same hosts may take other routers. The
+        tables are those of t = 0: static ones never change."""
         static = self._static
         assert static is not None
         ecmp = self.spec.routing.ecmp
         now = self.sim.now
-        for src, dst in (pair, (flow.dst, flow.src)):
+        if ecmp == "flow":      # the flow's own path: another flow of the pair may take another
+            for src, dst, hash_value in _hashed_directions(flow):
+                logged = self._logged.setdefault(dst, set())
+                new = [router for router in _hashed_path_routers(src.out[0].dst, dst, hash_value)
+                       if router not in logged]
+                logged.update(new)
+                for router in sorted(new, key=self._router_order.__getitem__):
+                    entry = static.entry(router, dst)
+                    if entry is not None:
+                        self._append_rows(now, router, {dst: (entry[0], router.routes[dst])})
+            return
+        for src, dst in ((flow.src, flow.dst), (flow.dst, flow.src)):
             logged = self._logged.setdefault(dst, set())
             marked = _path_routers(static, src.out[0].dst, dst, ecmp, logged)
             for router in sorted(marked, key=self._router_order.__getitem__):
@@ -188,10 +200,12 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
     """The t = 0 entries routes.csv logs, as [(router, {host: (cost_s, direction)})] in router
     order, hosts in file order: with static routing the entries the flows' packets use (every
     router on the data path of a flow towards its destination, and on its ACK path towards its
-    source; a workload's pairs are logged as it draws them, `Network._log_pair_routes`); with Bellman-Ford
-    (`installed`: every router's {host: (cost_s, forwarding entry)} at t = 0, in host order),
-    whose later changes may move a flow onto any router, every router's entry towards every host
-    a flow or workload sends to, taken from `installed`. Cost O(entries logged + path lengths),
+    source; under ECMP flow hashing the routers of the one path each direction's hash picks,
+    with every member of their sets; a workload's pairs are logged as it draws them,
+    `Network._log_pair_routes`); with Bellman-Ford (`installed`: every router's {host: (cost_s,
+    forwarding entry)} at t = 0, in host order), whose later changes may move a flow onto any
+    router, every router's entry towards every host a flow or workload sends to, taken from
+    `installed`. Cost O(entries logged + path lengths),
     never routers x hosts unless the flows ask for it."""
     hosts, routers = net.hosts, net.routers
     ecmp = spec.routing.ecmp
@@ -209,6 +223,12 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
         return out
     order = {host_id: index for index, host_id in enumerate(spec.hosts)}
     wanted: dict = {}                                  # router -> {host ids}
+    if ecmp == "flow":      # each flow's packets take one path, its hash's (routing/ecmp.py)
+        for fs in spec.flows:
+            for src, dst, hash_value in _hashed_directions(net.flows[fs.id]):
+                for router in _hashed_path_routers(src.out[0].dst, dst, hash_value):
+                    wanted.setdefault(router, set()).add(dst.id)
+        pairs = []
     by_destination: dict = {}
     for src, dst in pairs:
         by_destination.setdefault(dst, set()).add(src)
@@ -258,6 +278,30 @@ def _path_routers(static: ShortestPaths, node, dst, ecmp, marked: set,
             break
         node = entry[1].dst
     return new
+
+
+def _hashed_directions(flow) -> list:
+    """[(source host, destination host, ECMP hash)] of the directions `flow` sends packets in
+    under flow hashing: its data, and its ACKs (a flow without ACKs, cbr or on-off, has none)."""
+    sender = getattr(flow, "sender", None)
+    if sender is None:
+        return [(flow.src, flow.dst, flow.flow_hash)]
+    return [(flow.src, flow.dst, sender.flow_hash), (flow.dst, flow.src, flow.receiver.flow_hash)]
+
+
+def _hashed_path_routers(node, dst, hash_value: int) -> list:
+    """The routers, in path order, that packets hashed `hash_value` cross from `node` (a
+    router) towards host `dst` under flow hashing: at each equal-cost set the member the hash
+    picks (routing/ecmp.py `FlowHashGroup.pick`), so one path, however many sets it meets."""
+    from routing.ecmp import FlowHashGroup
+    path: list = []
+    while isinstance(node, Router) and len(path) <= node.max_forwards:
+        path.append(node)
+        route = node.route(dst)           # (computed now if not yet used)
+        if route is None:
+            break
+        node = (route.pick(hash_value) if isinstance(route, FlowHashGroup) else route).dst
+    return path
 
 
 def _mark_ecmp(node, dst, marked: set) -> list:
