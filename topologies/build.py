@@ -76,7 +76,7 @@ class Network:
         if ecmp == "flow":      # the flow's own path: another flow of the pair may take another
             for src, dst, hash_value in _hashed_directions(flow):
                 logged = self._logged.setdefault(dst, set())
-                new = [router for router in _hashed_path_routers(src.out[0].dst, dst, hash_value)
+                new = [router for router in _hashed_path_routers(src, dst, hash_value)
                        if router not in logged]
                 logged.update(new)
                 for router in sorted(new, key=self._router_order.__getitem__):
@@ -205,8 +205,8 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
     `Network._log_pair_routes`); with Bellman-Ford (`installed`: every router's {host: (cost_s,
     forwarding entry)} at t = 0, in host order), whose later changes may move a flow onto any
     router, every router's entry towards every host a flow or workload sends to, taken from
-    `installed`. Cost O(entries logged + path lengths),
-    never routers x hosts unless the flows ask for it."""
+    `installed`. Cost O(entries logged + path lengths), never routers x hosts unless the flows
+    ask for it."""
     hosts, routers = net.hosts, net.routers
     ecmp = spec.routing.ecmp
     pairs = [(fs.src, fs.dst) for fs in spec.flows]
@@ -226,7 +226,7 @@ def initial_route_entries(spec: TopologySpec, net: Network, static: ShortestPath
     if ecmp == "flow":      # each flow's packets take one path, its hash's (routing/ecmp.py)
         for fs in spec.flows:
             for src, dst, hash_value in _hashed_directions(net.flows[fs.id]):
-                for router in _hashed_path_routers(src.out[0].dst, dst, hash_value):
+                for router in _hashed_path_routers(src, dst, hash_value):
                     wanted.setdefault(router, set()).add(dst.id)
         pairs = []
     by_destination: dict = {}
@@ -289,19 +289,13 @@ def _hashed_directions(flow) -> list:
     return [(flow.src, flow.dst, sender.flow_hash), (flow.dst, flow.src, flow.receiver.flow_hash)]
 
 
-def _hashed_path_routers(node, dst, hash_value: int) -> list:
-    """The routers, in path order, that packets hashed `hash_value` cross from `node` (a
-    router) towards host `dst` under flow hashing: at each equal-cost set the member the hash
-    picks (routing/ecmp.py `FlowHashGroup.pick`), so one path, however many sets it meets."""
-    from routing.ecmp import FlowHashGroup
-    path: list = []
-    while isinstance(node, Router) and len(path) <= node.max_forwards:
-        path.append(node)
-        route = node.route(dst)           # (computed now if not yet used)
-        if route is None:
-            break
-        node = (route.pick(hash_value) if isinstance(route, FlowHashGroup) else route).dst
-    return path
+def _hashed_path_routers(src, dst, hash_value: int) -> list:
+    """The routers, in path order, that packets hashed `hash_value` cross from host `src` to
+    host `dst` under flow hashing: one path, the member the hash picks at each equal-cost set
+    (routing/ecmp.py `direction_paths`, the walk forwarding does)."""
+    from routing.ecmp import direction_paths
+    paths, _ = direction_paths(src.port, dst, hash_value, limit=1)
+    return [direction.dst for direction in paths[0][:-1]] if paths else []
 
 
 def _mark_ecmp(node, dst, marked: set) -> list:
