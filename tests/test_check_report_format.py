@@ -99,7 +99,7 @@ def test_many_flows_list_the_first_rows_flows_and_their_reasons():
     """1 000 flows printed 2 064 lines: every row, every flow id on the interval's line, and
     1 000 reasons (acceptance testing at scale). The first N of each (--table-rows), then how
     many more; check.json keeps everything."""
-    rows = [no_model("flow", f"F{i}", "rate_mbps", 1.0, f"why F{i}") for i in range(1, 31)]
+    rows = [no_model("flow", f"F{i}", "rate_mbps", 1.0, f"why number {i}") for i in range(1, 31)]
     data = report(rows)
     data["intervals"][0]["flows"] = [f"F{i}" for i in range(1, 31)]
     lines = format_report(data, rows=5).splitlines()
@@ -109,9 +109,50 @@ def test_many_flows_list_the_first_rows_flows_and_their_reasons():
     assert any(line.startswith("[0.01 s, 0.0125 s] active: F1, F2, F3, F4, F5, ... (30 flows)")
                for line in lines)
     listed = [line for line in lines if line[:4].strip().rstrip(".").isdigit()]
-    assert listed == [f"  {i}. why F{i}" for i in range(1, 6)]
+    assert listed == [f"  {i}. why number {i}" for i in range(1, 6)]
     assert "  ... 25 more reasons, of rows not listed (all 30 in check.json)" in lines
     every = format_report(data, rows=0).splitlines()
     assert sum(line.startswith("  flow") for line in every) == 30
     assert not any("more" in line for line in every)
     assert format_report(data, rows=30) == format_report(data, rows=0)
+
+
+def test_reasons_that_differ_only_in_their_rows_id_are_one_line():
+    """1 000 flows gave 1 000 reasons differing only in the flow's id: one line for them,
+    the text with the id as <flow>, then the ids (the first N); a reason that differs otherwise
+    keeps its line. The numbers are those of check.json's list."""
+    def why(fid):
+        return f"no random loss on the data path of {fid}: its losses are overflows"
+    ids = [f"F{i}" for i in range(1, 31)]
+    rows = [no_model("flow", fid, "rate_mbps", 1.0, why(fid)) for fid in ids[:12]]
+    rows.append(no_model("flow", "F13", "rate_mbps", 1.0, "F13 started too late"))
+    rows += [no_model("flow", fid, "rate_mbps", 1.0, why(fid)) for fid in ids[13:]]
+    rows.append(no_model("flow", "F1", "rtt_ms", 1.0, why("F1")))     # a reason cited twice
+    data = report(rows)
+    data["no_model_reasons"] = [*[why(f) for f in ids[:12]], "F13 started too late",
+                                *[why(f) for f in ids[13:]]]
+    data["intervals"][0]["flows"] = ids
+    lines = format_report(data, rows=5).splitlines()
+    listed = [line for line in lines if line[:4].strip()[:1].isdigit()]
+    assert listed == [
+        "  1-12, 14-30. no random loss on the data path of <flow>: its losses are overflows — "
+        "<flow>: F1, F2, F3, F4, F5, ... (29 flows)"]
+    assert "  ... 1 more reason, of rows not listed (all 30 in check.json)" in lines
+    every = format_report(data, rows=0).splitlines()
+    assert "  13. F13 started too late" in every
+    assert any(line.endswith("<flow>: " + ", ".join(ids[:12] + ids[13:])) for line in every)
+
+
+def test_an_id_inside_a_longer_one_keeps_its_reason_whole():
+    """F1's reason names F12 and F2's names F22: grouped on the id they would read
+    "<flow> shares its queue with <flow>2", so each keeps its line. Whole-word ids group."""
+    reasons = {"F1": "F1 shares its queue with F12", "F2": "F2 shares its queue with F22",
+               "F3": "F3 shares its queue with F4", "F4": "F4 shares its queue with F4"}
+    rows = [no_model("flow", fid, "rate_mbps", 1.0, text) for fid, text in reasons.items()]
+    data = report(rows)
+    data["no_model_reasons"] = list(reasons.values())
+    data["intervals"][0]["flows"] = list(reasons)
+    lines = format_report(data, rows=0).splitlines()
+    listed = [line for line in lines if line[:4].strip()[:1].isdigit()]
+    assert listed == ["  1. F1 shares its queue with F12", "  2. F2 shares its queue with F22",
+                      "  3. F3 shares its queue with F4", "  4. F4 shares its queue with F4"]

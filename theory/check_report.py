@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -56,14 +57,63 @@ def format_report(report: dict, rows: int = TABLE_ROWS) -> str:
     reasons = report.get("no_model_reasons", [])
     if reasons:
         lines.append("\nno model applies (rows marked \"no model\", not compared):")
-        lines += [f"  {number}. {reason}" for number, reason in enumerate(reasons, 1)
-                  if number in cited or not rows]
-        left = len(reasons) - len(cited) if rows else 0
+        listed = 0
+        for numbers, text, kind, ids in _reason_groups(report):
+            if rows and not cited.intersection(numbers):
+                continue
+            listed += len(numbers)
+            if len(numbers) == 1:
+                lines.append(f"  {numbers[0]}. {text}")
+                continue
+            more = f", ... ({len(ids)} {kind}s)" if rows and len(ids) > rows else ""
+            lines.append(f"  {_number_ranges(numbers, rows)}. {text} — <{kind}>: "
+                         f"{', '.join(ids[:rows] if rows else ids)}{more}")
+        left = len(reasons) - listed
         if left > 0:
             lines.append(f"  ... {left} more reason{'' if left == 1 else 's'}, of rows not "
                          f"listed (all {len(reasons)} in check.json)")
     lines.append("\n" + format_verdict(report))
     return "\n".join(lines)
+
+
+def _reason_groups(report: dict) -> list:
+    """The report's reasons, grouped where they differ only in the id of the row they are
+    about ("no random loss on the data path of F1: ..." for 1 000 flows): [(their numbers, the
+    text with that id, wherever it is a whole word, as "<flow>" or "<link>", the kind, the
+    ids)], in the order of their first number; a reason alike no other is a group of its own,
+    its text whole."""
+    reasons = report.get("no_model_reasons", [])
+    about: dict = {}                    # reason -> (kind, id) of the first row giving it
+    for row in [row for iv in report["intervals"] for row in iv["rows"]] + report["completion"]:
+        if row.get("no_model"):
+            about.setdefault(row["no_model"], (str(row.get("kind")), str(row.get("id"))))
+    groups: dict = {}
+    for number, reason in enumerate(reasons, 1):
+        kind, ident = about.get(reason, ("", ""))
+        key: tuple = (number,)
+        # every occurrence of the id a whole word ("F1" inside "F12" is not "F1")
+        if (ident and ident in reason and f"<{kind}>" not in reason and reason.count(ident)
+                == len(re.findall(rf"(?<!\w){re.escape(ident)}(?!\w)", reason))):
+            key = (reason.replace(ident, f"<{kind}>"), kind)
+        entry = groups.setdefault(key, ([], key[0] if len(key) == 2 else reason, kind, []))
+        entry[0].append(number)
+        entry[3].append(ident)
+    return [(numbers, text if len(numbers) > 1 else reasons[numbers[0] - 1], kind, ids)
+            for numbers, text, kind, ids in groups.values()]
+
+
+def _number_ranges(numbers: list, rows: int) -> str:
+    """Increasing `numbers` as ranges ("1-20, 22"), the first `rows` ranges (0: all)."""
+    ranges: list = []
+    for number in numbers:
+        if ranges and ranges[-1][1] == number - 1:
+            ranges[-1][1] = number
+        else:
+            ranges.append([number, number])
+    texts = [f"{a}" if a == b else f"{a}-{b}" for a, b in ranges]
+    if rows and len(texts) > rows:
+        texts = [*texts[:rows], "..."]
+    return ", ".join(texts)
 
 
 def _names(flows: list, rows: int) -> str:
