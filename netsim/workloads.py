@@ -48,17 +48,21 @@ BUCKETS = ("all", "under_100kb", "100kb_to_10mb", "over_10mb")   # sizes in the 
 HIST_LOW = 1e-6
 HIST_DECADES = 12
 HIST_PER_DECADE = 20
+EQUAL_REL = 1e-9    # values this close (relative) count as equal to a bucket's smallest or largest
 
 
 class LogHistogram:
     """Counts of positive values in log-spaced buckets, with their exact count, sum, min, max."""
 
-    __slots__ = ("counts", "lows", "highs", "n", "total", "low", "high")
+    __slots__ = ("counts", "lows", "highs", "at_lows", "at_highs", "n", "total", "low", "high")
 
     def __init__(self):
         self.counts = [0] * (HIST_DECADES * HIST_PER_DECADE)
         self.lows = [math.inf] * len(self.counts)        # each bucket's smallest and largest
         self.highs = [-math.inf] * len(self.counts)
+        # how many values equal each bucket's smallest, and its largest, within EQUAL_REL
+        self.at_lows = [0] * len(self.counts)
+        self.at_highs = [0] * len(self.counts)
         self.n = 0
         self.total = 0.0
         self.low = math.inf
@@ -75,10 +79,17 @@ class LogHistogram:
             i = int(math.log10(value / HIST_LOW) * HIST_PER_DECADE)
         i = min(max(i, 0), len(self.counts) - 1)
         self.counts[i] += 1
-        if value < self.lows[i]:
+        low, high = self.lows[i], self.highs[i]
+        if value < low:
+            self.at_lows[i] = self.at_lows[i] + 1 if value >= low - low * EQUAL_REL else 1
             self.lows[i] = value
-        if value > self.highs[i]:
+        elif value <= low + low * EQUAL_REL:
+            self.at_lows[i] += 1
+        if value > high:
+            self.at_highs[i] = self.at_highs[i] + 1 if value <= high + high * EQUAL_REL else 1
             self.highs[i] = value
+        elif value >= high - high * EQUAL_REL:
+            self.at_highs[i] += 1
 
     def mean(self):
         return self.total / self.n if self.n else None
@@ -87,9 +98,11 @@ class LogHistogram:
         """The `q` quantile as numpy's default (and fct.png) define it: linear interpolation
         between the order statistics at ranks floor(h) and ceil(h), h = (n - 1) q (0-based).
         An order statistic is the geometric middle of its bucket, clamped to the smallest and
-        largest value the bucket holds (so exact where they are equal, e.g. slowdowns of exactly
-        1; the smallest and largest of all are exact too), so within 6 % of the value it stands
-        for."""
+        largest value the bucket holds, so within 6 % of the value it stands for. It is exact
+        among the values equal (within EQUAL_REL) to their bucket's smallest or largest:
+        slowdowns of 1, which float rounding puts a hair either side of 1 and so at the top of
+        one bucket and the bottom of the next, however many other values share those buckets.
+        The smallest and largest of all are exact too."""
         if not self.n:
             return None
         h = (self.n - 1) * q
@@ -107,6 +120,12 @@ class LogHistogram:
             return self.high
         seen = 0
         for i, count in enumerate(self.counts):
+            if seen + count > k:
+                rank = k - seen
+                if rank < self.at_lows[i]:
+                    return self.lows[i]
+                if rank >= count - self.at_highs[i]:
+                    return self.highs[i]
             seen += count
             if seen > k:
                 middle = HIST_LOW * 10 ** ((i + 0.5) / HIST_PER_DECADE)
