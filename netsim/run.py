@@ -291,7 +291,7 @@ class Run:
             host_probe = HostProbe(host, mbit, directions)
             sampler.register(hosts, (host.id,), host_probe, wake=host_probe.wake,
                              idle_row=HOST_IDLE_ROW, arm=host_probe.arm)
-        routes = RouteLog(directory / "routes.csv")
+        routes = RouteLog(directory / "routes.csv", MAX_TRACE_ROWS, self._routes_at_limit)
         net.route_log = routes                    # type: ignore[assignment]   # a list until now
         for router, table in net.initial_routes:  # the tables at t = 0, written as made
             net.log_routes(0.0, router, table)
@@ -319,6 +319,18 @@ class Run:
         self.stop_at_limit(f"the run reached its limit of {MAX_TRACE_ROWS:.3g} sampling "
                            f"intervals (every {self.interval_s!r} s); use a longer "
                            f"{self.interval_name}")
+
+    def _routes_at_limit(self, rows: int) -> None:
+        """routes.csv reached MAX_TRACE_ROWS rows: stop once the events of this instant are
+        done (an installation's rows, or the t = 0 tables before the first event, are written
+        whole), as at the other traces' bound."""
+        self.sim.schedule(0.0, self._stop_for_routes, rows)
+
+    def _stop_for_routes(self, rows: int) -> None:
+        self.stop_at_limit(f"routes.csv reached its limit of {MAX_TRACE_ROWS:.3g} rows ({rows} "
+                           f"forwarding entries logged); log fewer: a shorter duration, fewer "
+                           f"hosts in the flows and workloads, or with Bellman-Ford a longer "
+                           f"update_interval_s")
 
     def _check_rows(self, _=None) -> None:
         written = sum(len(self.traces[name]) for name in ("links", "flows", "hosts"))

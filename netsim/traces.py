@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from struct import Struct
 from typing import Any, Final
 
@@ -241,10 +241,14 @@ class RouteLog:
     distinct costs for thousands of rows; a zero, whose sign equality would lose, and a NaN,
     equal to nothing, are formatted every time)."""
 
-    __slots__ = ("file", "_fields", "_format", "_costs", "_time_s")
+    __slots__ = ("file", "_fields", "_format", "_costs", "_time_s", "_left", "_on_limit")
 
-    def __init__(self, path: Any) -> None:
+    def __init__(self, path: Any, limit: int | None = None,
+                 on_limit: Callable[[int], None] | None = None) -> None:
         self.file = TraceFile(path, ROUTES.names[1:-1], ROUTES.names[-1:])   # ids, then cost_ms
+        # rows still allowed before `on_limit(rows written)` is called, once (None: no limit)
+        self._left = limit
+        self._on_limit = on_limit
         self._fields: dict = {}          # id -> its CSV field, quoted once per id
         self._format = self.file._format
         self._costs: dict = {}           # cost_s -> the text of its value, for rows of `_time_s`
@@ -269,6 +273,12 @@ class RouteLog:
                 self._costs[cost_s] = text
         ids.append(text)
         self.file.append_text(time_s, "," + ",".join(ids))
+        if self._left is not None:
+            self._left -= 1
+            if self._left <= 0:
+                self._left = None
+                if self._on_limit is not None:
+                    self._on_limit(len(self))
 
     def _field(self, part) -> str:
         """The CSV field of an id (quoted once per id)."""

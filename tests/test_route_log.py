@@ -170,3 +170,45 @@ def test_a_large_table_at_one_time_is_written_as_it_comes_with_the_same_bytes(tm
     assert rows[0] == "time_s,router,destination,next_hop,link,cost_ms"
     assert rows[1:n + 1] == [f"0,r{i},h1,r0,l{i},1" for i in range(n)]
     assert rows[n + 1:] == ["0.5,r0,h1,r1,l0,2"] and len(log) == n + 1
+
+
+def bellman_ford_ring():
+    """The ring with Bellman-Ford rounds every 0.1 s for 3 s and two 2 MB flows: their queues
+    move the costs, and routes.csv grows to about 400 rows."""
+    data = ring("bellman-ford")
+    data["routing"].update(update_interval_s=0.1, settle_s=0.02)
+    data["duration_s"] = 3.0
+    data["flows"][0]["data_mb"] = 2.0
+    data["flows"].append({"id": "F2", "src": "H3", "dst": "H1", "data_mb": 2.0, "start_s": 0.2})
+    return data
+
+
+def test_routes_csv_stops_the_run_at_the_trace_row_bound(monkeypatch):
+    """routes.csv is bounded as the other traces are: the run stops, with stop reason "limit",
+    once the events of the instant it reached the bound are done; what was logged is whole."""
+    import netsim.run
+    free = simulate(load_topology(bellman_ford_ring()))
+    rows = free.summary["routing"]["route_changes"]
+    assert rows > 300 and free.summary["stop_reason"] == "duration"
+    monkeypatch.setattr(netsim.run, "MAX_TRACE_ROWS", 200)
+    # (sampled every second, the other traces stay far below 200 rows)
+    results = simulate(load_topology(bellman_ford_ring()), interval_s=1.0)
+    summary = results.summary
+    assert summary["stop_reason"] == "limit"
+    assert summary["stop_detail"].startswith(
+        "stopped at a bound: routes.csv reached its limit of 200 rows (")
+    logged = summary["routing"]["route_changes"]
+    assert 200 <= logged < rows
+    assert len(results.routes["time_s"]) == logged
+    # the same rows as the free run's first ones: nothing cut inside an installation
+    assert rows_of(results) == rows_of(free)[:logged]
+    assert summary["end_time_s"] == max(rows_of(results))[0]
+
+
+def test_tables_at_t0_past_the_bound_end_the_run_at_t0(monkeypatch):
+    import netsim.run
+    monkeypatch.setattr(netsim.run, "MAX_TRACE_ROWS", 5)
+    results = simulate(load_topology(bellman_ford_ring()))
+    assert results.summary["stop_reason"] == "limit" and results.summary["end_time_s"] == 0
+    # every router towards H0, H1, H2 and H3
+    assert len(initial_rows(results)) == 24 == results.summary["routing"]["route_changes"]
