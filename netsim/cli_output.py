@@ -109,6 +109,9 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
     if results.summary["stop_reason"] in ("stalled", "limit"):
         print(f"warning: {results.summary['stop_detail']}", file=sys.stderr)
     end_s, interval_s = results.summary["end_time_s"], results.summary["interval_s"]
+    if not args.no_plots and end_s == 0 and failure_line is None:
+        print("warning: the run stopped at t = 0 s, before anything was sampled: its figures "
+              "are empty", file=sys.stderr)
     if not args.no_plots and 0 < end_s < interval_s and failure_line is None:
         print(f"warning: the run lasted {end_s:g} s, less than one sampling interval "
               f"({interval_s:g} s): its figures have one sample each; a shorter --interval, "

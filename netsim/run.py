@@ -320,17 +320,17 @@ class Run:
                            f"intervals (every {self.interval_s!r} s); use a longer "
                            f"{self.interval_name}")
 
-    def _routes_at_limit(self, rows: int) -> None:
+    def _routes_at_limit(self, _rows: int) -> None:
         """routes.csv reached MAX_TRACE_ROWS rows: stop once the events of this instant are
         done (an installation's rows, or the t = 0 tables before the first event, are written
         whole), as at the other traces' bound."""
-        self.sim.schedule(0.0, self._stop_for_routes, rows)
+        self.sim.schedule(0.0, self._stop_for_routes)
 
-    def _stop_for_routes(self, rows: int) -> None:
-        self.stop_at_limit(f"routes.csv reached its limit of {MAX_TRACE_ROWS:.3g} rows ({rows} "
-                           f"forwarding entries logged); log fewer: a shorter duration, fewer "
-                           f"hosts in the flows and workloads, or with Bellman-Ford a longer "
-                           f"update_interval_s")
+    def _stop_for_routes(self, _=None) -> None:
+        self.stop_at_limit(f"routes.csv reached its limit of {MAX_TRACE_ROWS:.3g} rows "
+                           f"({len(self.network.route_log)} forwarding entries logged); log "
+                           f"fewer: a shorter duration, fewer hosts in the flows and workloads, "
+                           f"or with Bellman-Ford a longer update_interval_s")
 
     def _check_rows(self, _=None) -> None:
         written = sum(len(self.traces[name]) for name in ("links", "flows", "hosts"))

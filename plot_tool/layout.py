@@ -225,9 +225,12 @@ def _copy_time_axis(axes: Sequence[Any]) -> None:
     and, if it has a grid, its vertical grid lines, at its tick positions."""
     bottom = axes[-1]
     if bottom.get_autoscalex_on():
-        low = min(ax.dataLim.x0 for ax in axes if np.isfinite(ax.dataLim.x0))
-        high = max(ax.dataLim.x1 for ax in axes if np.isfinite(ax.dataLim.x1))
-        bottom.set_xlim(low, high)
+        lows = [ax.dataLim.x0 for ax in axes if np.isfinite(ax.dataLim.x0)]
+        highs = [ax.dataLim.x1 for ax in axes if np.isfinite(ax.dataLim.x1)]
+        if lows and highs:
+            bottom.set_xlim(min(lows), max(highs))
+        else:                    # (nothing drawn: a run stopped at t = 0; no negative times)
+            bottom.set_xlim(left=0.0)
     low, high = sorted(bottom.get_xlim())
     locs = [v for v in bottom.xaxis.get_majorticklocs() if low <= v <= high]
     grid = bottom.xaxis.get_gridlines()

@@ -212,3 +212,23 @@ def test_tables_at_t0_past_the_bound_end_the_run_at_t0(monkeypatch):
     assert results.summary["stop_reason"] == "limit" and results.summary["end_time_s"] == 0
     # every router towards H0, H1, H2 and H3
     assert len(initial_rows(results)) == 24 == results.summary["routing"]["route_changes"]
+
+
+def test_a_run_stopped_at_t0_writes_its_results_and_empty_figures(tmp_path, monkeypatch, capsys):
+    """The command line: the t = 0 tables past the bound end the run at t = 0, exit 0, with
+    its results, figures with nothing drawn on a time axis from 0 (the layout took the
+    minimum of no data and failed, exit 3), and a warning for each."""
+    import json
+
+    import netsim.run
+    from netsim.cli import main
+    monkeypatch.setattr(netsim.run, "MAX_TRACE_ROWS", 5)
+    topology = tmp_path / "ring.json"
+    topology.write_text(json.dumps(bellman_ford_ring()))
+    out = tmp_path / "out"
+    assert main([str(topology), "--out", str(out), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert ("routes.csv reached its limit of 5 rows (24 forwarding entries logged); log fewer"
+            in err)
+    assert "the run stopped at t = 0 s, before anything was sampled: its figures are empty" in err
+    assert all((out / name).stat().st_size for name in ("links.png", "flows.png", "hosts.png"))
