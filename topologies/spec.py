@@ -244,16 +244,28 @@ class TopologySpec:
     workloads: list = field(default_factory=list)    # of WorkloadSpec, in file order
 
     def link(self, link_id: str) -> LinkSpec:
-        for link in self.links:
-            if link.id == link_id:
-                return link
-        raise KeyError(link_id)
+        return _by_id(self, "links", link_id)
 
     def flow(self, flow_id: str) -> FlowSpec:
-        for flow in self.flows:
-            if flow.id == flow_id:
-                return flow
-        raise KeyError(flow_id)
+        return _by_id(self, "flows", flow_id)
+
+
+def _by_id(spec: TopologySpec, name: str, ident: str):
+    """The entry of `spec`'s list `name` ("links", "flows") with id `ident`, through an index
+    made once per list (`--check` looks up a link per hop of every flow's paths: a scan of the
+    links each time cost 211 s on a k = 48 fat tree), remade if the list was changed since."""
+    entries = getattr(spec, name)
+    index = spec.__dict__.get("_index_" + name)
+    if index is None or index[0] is not entries or index[1] != len(entries):
+        index = (entries, len(entries), {entry.id: i for i, entry in enumerate(entries)})
+        spec.__dict__["_index_" + name] = index
+    i = index[2].get(ident)
+    if i is None or entries[i].id != ident:
+        for entry in entries:          # (an entry replaced in place: look as before)
+            if entry.id == ident:
+                return entry
+        raise KeyError(ident)
+    return entries[i]
 
 
 _FIELDS: dict = {}       # dataclass -> (names of its fields, a getter of their values as a tuple)
