@@ -37,6 +37,7 @@ from typing import Any
 
 from components.packet import ACK, KIND_NAMES
 from components.queues import AqmTransmitter, FifoAqm
+from netsim.traces import csv_field
 
 FIELDS = ("time_s", "event", "node", "link", "direction", "flow", "kind", "seq", "size_bytes",
           "cause", "start_s")
@@ -64,7 +65,10 @@ class EventTrace:
         if not self.jsonl:
             self.fh.write(",".join(FIELDS) + "\n")
         self.lines = 0
-        self.flow_of: dict = {}
+        # a node's, link's or direction's id -> its CSV field (quoted when it holds a comma,
+        # quote or line break, as the other CSV files quote ids); JSON Lines: the id itself
+        self.fields: dict = {"": ""}
+        self.flow_of: dict = {}           # id(a flow's part) -> the flow's field (as above)
         self.forget_after_s = 60.0        # a finished workload flow's name is kept this long
         # (time to forget, name, ids) of the finished workload flows, in time order
         self.finished: deque = deque()
@@ -91,9 +95,21 @@ class EventTrace:
                 record["start_s"] = start_s
             self.fh.write(json.dumps(record, separators=(",", ":")) + "\n")
         else:
-            self.fh.write(f"{now!r},{event},{node},{link},{direction},{flow},{KIND_NAMES[kind]},"
+            fields = self.fields
+            try:
+                ids = f"{fields[node]},{fields[link]},{fields[direction]}"
+            except KeyError:
+                ids = ",".join([self._field(part) for part in (node, link, direction)])
+            self.fh.write(f"{now!r},{event},{ids},{flow},{KIND_NAMES[kind]},"
                           f"{seq},{packet.size_bytes},{cause},"
                           f"{'' if start_s is None else repr(start_s)}\n")
+
+    def _field(self, text: str) -> str:
+        """The CSV field of an id, made once (`fields`)."""
+        field = self.fields.get(text)
+        if field is None:
+            field = self.fields[text] = text if self.jsonl else csv_field(text)
+        return field
 
     def finish(self) -> None:
         """Write out what is buffered (OSError when the disk is full)."""
@@ -162,14 +178,16 @@ class EventTrace:
                 if hasattr(d.transmitter, "on_queued_drop"):     # a queue discipline
                     d.transmitter.on_queued_drop = self._queued_drop
 
-    def _name_flow(self, flow) -> None:
+    def _name_flow(self, flow) -> str:
         """Name `flow`'s packets in the `flow` column: they are delivered to its sender or
         receiver (a TCP flow), or to the flow itself (cbr, onoff: flows/cbr.py)."""
-        self.flow_of[id(flow)] = flow.id
+        name = flow.id if self.jsonl else csv_field(flow.id)
+        self.flow_of[id(flow)] = name
         for part in ("sender", "receiver"):
             endpoint = getattr(flow, part, None)
             if endpoint is not None:
-                self.flow_of[id(endpoint)] = flow.id
+                self.flow_of[id(endpoint)] = name
+        return name
 
     def _name_workload_flow(self, flow) -> None:
         """Name a workload flow's packets (`_name_flow`) until `forget_after_s` after it
@@ -183,15 +201,15 @@ class EventTrace:
             for key in keys:
                 if flow_of.get(key) == name:            # (not a later flow's, at a reused id)
                     del flow_of[key]
-        self._name_flow(flow)
+        name = self._name_flow(flow)
         keys = tuple(id(part) for part in (flow, getattr(flow, "sender", None),
                                            getattr(flow, "receiver", None)) if part is not None)
         finish = flow.on_finish
 
-        def on_finish(f, _finish=finish, _keys=keys) -> None:
+        def on_finish(f, _finish=finish, _keys=keys, _name=name) -> None:
             if _finish is not None:
                 _finish(f)
-            finished.append((f.sim.now + self.forget_after_s, f.id, _keys))
+            finished.append((f.sim.now + self.forget_after_s, _name, _keys))
 
         flow.on_finish = on_finish
 
