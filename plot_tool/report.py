@@ -45,6 +45,7 @@ from plot_tool.figure_files import foreign_report
 from plot_tool.report_grid import Buckets, encode, sampling_grid, sig  # noqa: F401
 from plot_tool.report_network import (
     check_line,
+    hashed_paths,
     network_nodes,
     predictions_data,
     route_changes,
@@ -191,7 +192,9 @@ def _tables_read(rs: ResultSet) -> ResultSet:
     destinations, all the page's flow paths need (`route_changes`): an all-to-all workload's
     routes.csv of a k = 16 fat tree is 2.1 million rows, none of them drawn."""
     routes, predictions = cast(Any, rs.routes), cast(Any, rs.predictions)
-    if isinstance(routes, TraceFile):
+    if isinstance(routes, TraceFile) and hashed_paths(rs.summary) is not None:
+        rs = dataclasses.replace(rs, routes=None)     # (the flows' paths are in the summary)
+    elif isinstance(routes, TraceFile):
         destinations = {str(f.get("dst")) for f in rs.summary["flows"].values()}
         kept: list[Table] = []
         for chunk in routes.chunks() if destinations else ():

@@ -124,6 +124,21 @@ def _flow_path(src: str, dst: str, table: _Tables, routers: set[str],
     return list(links), broken or dst not in seen, several
 
 
+def hashed_paths(summary: Mapping[str, Any]) -> dict | None:
+    """{flow: [link, ...]} of a static run with ECMP flow hashing, from its flows' `path_links`
+    (the one path each flow's hash picked, for the whole run), or None: another run, results
+    without the field, or a field that names no link of the run (not trusted)."""
+    routing = summary.get("routing") or {}
+    if routing.get("protocol") != "static" or not routing.get("ecmp") or not summary["flows"]:
+        return None
+    hashed = {fid: f.get("path_links") for fid, f in summary["flows"].items()}
+    known = summary["links"]
+    if all(isinstance(p, list) and all(isinstance(lid, str) and lid in known for lid in p)
+           for p in hashed.values()):
+        return hashed
+    return None
+
+
 def route_changes(rs: ResultSet, nodes: Sequence[Mapping[str, Any]]) -> list[dict]:
     """The path of every flow (its links, from source to destination) at t = 0 and after each
     change of routes.csv that moves one: ``[{"t": time, "paths": {flow: [link, ...]}}]``. A flow
@@ -149,14 +164,12 @@ def route_changes(rs: ResultSet, nodes: Sequence[Mapping[str, Any]]) -> list[dic
     distinct = sorted(set(times.tolist())) or [0.0]
     if not len(times) or distinct[0] > 0:
         distinct = [0.0, *[t for t in distinct if t > 0]]
+    hashed = hashed_paths(summary)
+    if hashed is not None:
+        return [{"t": sig(0.0), "paths": hashed,
+                 "broken": [fid for fid, p in hashed.items() if not p], "ecmp": []}]
     if (summary.get("routing") or {}).get("protocol") == "static":
         distinct = [0.0]    # the tables never change; later rows are a workload's pairs
-        hashed = {fid: f.get("path_links") for fid, f in summary["flows"].items()}
-        known = summary["links"]
-        if ecmp and hashed and all(isinstance(p, list) and all(
-                isinstance(lid, str) and lid in known for lid in p) for p in hashed.values()):
-            return [{"t": sig(0.0), "paths": hashed,
-                     "broken": [fid for fid, p in hashed.items() if not p], "ecmp": []}]
     i = 0
     previous = None
     for t in distinct:
