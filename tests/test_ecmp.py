@@ -112,9 +112,9 @@ def test_a_flow_is_not_reordered_with_flow_hashing_and_runs_are_reproducible():
 
 @pytest.mark.slow   # a whole simulation of several seconds: CI runs it with -m slow
 def test_ecmp_raises_the_summed_goodput_of_a_permutation():
-    # measured (0.5 s, of the 1 600 Mb/s the hosts could send): single path 523 Mb/s; flow
-    # hashing 883 (seed 1, 1.69x) and 979 (seed 2, 1.87x); packet spraying 1 175 and 1 203
-    # (2.25x, 2.30x). Flow hashing stays below spraying: flows collide on a link (the hash's
+    # measured (0.5 s, of the 1 600 Mb/s the hosts could send; round 27): single path 518 Mb/s;
+    # flow hashing 918 (seed 1, 1.77x) and 911 (seed 2, 1.76x); packet spraying 1 177 and
+    # 1 190 (2.27x, 2.30x). Flow hashing stays below spraying: flows collide on a link (the hash's
     # collisions are part of the result) while spraying balances every packet.
     single = _summed_goodput_mbps(_fat_tree(None, duration_s=0.5))
     hashed = _summed_goodput_mbps(_fat_tree("flow", duration_s=0.5))
