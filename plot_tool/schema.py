@@ -199,7 +199,8 @@ _ROUTE_COLUMNS = (
     Column('time_s', 'float', 's',
            'When the router installed the entry (exact time, not a sampling instant); `0` for the '
            "initial tables; under static routing, for a workload's entries, the start of its first "
-           'flow between the two hosts'),
+           'flow between the two hosts (under ECMP flow hashing, of its first flow whose path '
+           'takes the entry)'),
     Column('router', 'string', NO_UNIT,
            'Router id'),
     Column('destination', 'string', NO_UNIT,
