@@ -97,10 +97,15 @@ def run_one(task) -> dict:
 def seed_used(results) -> bool:
     """Whether the run's seed could change its results: it drew from the run's one random
     generator (its state is no longer the seeded one: every source of randomness draws from
-    `sim.rng`), or ECMP hashed flows and routers with the seed (routing/ecmp.py)."""
+    `sim.rng`), or ECMP picked a member of an equal-cost set with it (routing/ecmp.py
+    `sets_made`; ECMP on a network without equal costs, a dumbbell, leaves the seed unused)."""
     network = results.network
-    drew = network.sim.rng.getstate() != random.Random(network.seed).getstate()
-    return drew or bool((results.summary.get("routing") or {}).get("ecmp"))
+    if network.sim.rng.getstate() != random.Random(network.seed).getstate():
+        return True
+    if not (results.summary.get("routing") or {}).get("ecmp"):
+        return False
+    from routing.ecmp import sets_made
+    return sets_made(network.routers.values(), network.agents)
 
 
 def _jsonable(value):

@@ -164,6 +164,12 @@ class DistanceVectorAgent:
         self.sim.schedule_at(self.sim.now, self._round)
 
     @property
+    def equal_cost_sets(self) -> int:
+        """How many equal-cost sets of more than one next hop this router has made (ECMP; 0
+        without): the seed picks their members (routing/ecmp.py)."""
+        return 0 if self._groups is None else len(self._groups.groups)
+
+    @property
     def table(self) -> dict:
         """dest -> (cost, hops, direction): the current (not necessarily installed) table."""
         return {self.destinations[i]: (e[0], e[1], self.ports[e[2]])

@@ -115,6 +115,16 @@ def members(route) -> tuple:
     return (route,)
 
 
+def sets_made(routers, agents) -> bool:
+    """Whether some router made an equal-cost set of more than one next hop, whose member a
+    flow's hash or a spray counter picks with the run's seed: one in a static table (its
+    entries are made when first looked up and kept), or one a Bellman-Ford agent made at any
+    time (`equal_cost_sets`). Without one, ECMP forwarded as single paths do."""
+    return any(isinstance(entry, GROUP_TYPES) for router in routers
+               for entry in router.routes.values()) or \
+        any(getattr(agent, "equal_cost_sets", 0) for agent in agents)
+
+
 class GroupMaker:
     """Makes the forwarding entries of one router: a single next hop stays a `LinkDirection`;
     equal sets share one group object (one counter per set when spraying)."""

@@ -62,13 +62,31 @@ def test_one_seed_or_an_old_record_gives_no_warning(tmp_path):
     assert seeds_warning(two, tmp_path / "two") is None
 
 
-def test_ecmp_hashing_uses_the_seed_even_without_random_draws():
-    import random
-    from types import SimpleNamespace
-
+def test_ecmp_uses_the_seed_only_where_it_made_an_equal_cost_set():
+    """Flow hashing picks a set's member with the seed, without a random draw; ECMP on a
+    network without equal costs (a dumbbell) forwards on single paths and leaves the seed
+    unused, so its identical seeds are reported (they were counted as used)."""
+    from netsim import load_topology
+    from netsim.run import Run
     from netsim.sweep_execute import seed_used
-    network = SimpleNamespace(seed=7, sim=SimpleNamespace(rng=random.Random(7)))
-    assert seed_used(SimpleNamespace(network=network, summary={"routing": {}})) is False
-    assert seed_used(SimpleNamespace(network=network, summary={"routing": {"ecmp": "flow"}}))
-    network.sim.rng.random()
-    assert seed_used(SimpleNamespace(network=network, summary={"routing": {}})) is True
+    from topologies.generate import Common, dumbbell, fat_tree
+
+    for routing in ("static", "bellman-ford"):
+        common = Common(flows=4, data_mb=0.02, seed=1, ecmp="flow", routing=routing)
+        fabric = Run(load_topology(fat_tree(4, common=common)))
+        assert seed_used(fabric.execute()) is True, routing
+        pairs = Run(load_topology(dumbbell(2, common=common)))
+        assert seed_used(pairs.execute()) is False, routing
+
+
+def test_an_ecmp_dumbbell_sweep_reports_its_identical_seeds(tmp_path, capsys):
+    from topologies.generate import Common, dumbbell
+    topology = tmp_path / "pairs.json"
+    topology.write_text(json.dumps(dumbbell(2, common=Common(flows=2, data_mb=0.05, seed=1,
+                                                             ecmp="flow"))))
+    sweep = {"name": "db", "topology": str(topology), "duration_s": 1.0, "seeds": 2,
+             "parameters": {"flows.F1.data_mb": [0.05]}, "metrics": ["flows.F1.goodput_mbps"]}
+    out = tmp_path / "out"
+    assert main(["sweep", str(write(tmp_path, sweep)), "--jobs", "1", "--no-plots", "--quiet",
+                 "--out", str(out)]) == 0
+    assert "warning: db: its 2 seeds per point gave identical runs" in capsys.readouterr().err
