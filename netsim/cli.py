@@ -332,7 +332,12 @@ def install_captures(args, network, staged) -> list:
     made first (`reserve_open_files`), or `TooManyCaptures` says what to capture instead."""
     if not (args.pcap or args.pcap_links):
         return []
-    from netsim.pcap import capture_file_count, install_host_captures, reserve_open_files
+    from netsim.pcap import (
+        capture_file_count,
+        close_quietly,
+        install_host_captures,
+        reserve_open_files,
+    )
     from netsim.pcap import install_captures as install_link_captures
     reserve_open_files(capture_file_count(network, hosts=args.pcap, links=args.pcap_links,
                                           flows=args.flows or None,
@@ -344,7 +349,7 @@ def install_captures(args, network, staged) -> list:
         try:
             captures += install_link_captures(network, staged.path / "pcap", args.links or None)
         except BaseException:
-            close_all(captures)
+            close_quietly(captures)                 # (the host captures: the error is the link's)
             raise
     return captures
 

@@ -345,8 +345,9 @@ def reserve_open_files(count: int) -> None:
                           f"...) or raise the limit (ulimit -n)")
 
 
-def _closed_on_failure(captures: list) -> None:
-    """Close the captures opened so far (installing the rest failed)."""
+def close_quietly(captures: list) -> None:
+    """Close the captures opened so far when installing the rest failed (an error closing one
+    would hide the failure, which is what the caller reports)."""
     for capture in captures:
         try:
             capture.close()
@@ -379,7 +380,7 @@ def install_captures(network, directory, links=None) -> list:
                     d.dst_receive = capture
                 captures.append(capture)
     except BaseException:
-        _closed_on_failure(captures)
+        close_quietly(captures)
         raise
     return captures
 
@@ -473,6 +474,6 @@ def install_host_captures(network, directory, flows=None) -> list:
                         _wrap_arrivals(d, capture.received)
             captures.append(capture)
     except BaseException:
-        _closed_on_failure(captures)
+        close_quietly(captures)
         raise
     return captures

@@ -58,16 +58,15 @@ def format_report(report: dict, rows: int = TABLE_ROWS) -> str:
     if reasons:
         lines.append("\nno model applies (rows marked \"no model\", not compared):")
         listed = 0
-        for numbers, text, kind, ids in _reason_groups(report):
+        for numbers, text, kind, ids in _reason_groups(reasons, all_rows):
             if rows and not cited.intersection(numbers):
                 continue
             listed += len(numbers)
             if len(numbers) == 1:
                 lines.append(f"  {numbers[0]}. {text}")
                 continue
-            more = f", ... ({len(ids)} {kind}s)" if rows and len(ids) > rows else ""
             lines.append(f"  {_number_ranges(numbers, rows)}. {text} — <{kind}>: "
-                         f"{', '.join(ids[:rows] if rows else ids)}{more}")
+                         f"{_names(ids, rows, f'{kind}s')}")
         left = len(reasons) - listed
         if left > 0:
             lines.append(f"  ... {left} more reason{'' if left == 1 else 's'}, of rows not "
@@ -76,15 +75,14 @@ def format_report(report: dict, rows: int = TABLE_ROWS) -> str:
     return "\n".join(lines)
 
 
-def _reason_groups(report: dict) -> list:
-    """The report's reasons, grouped where they differ only in the id of the row they are
-    about ("no random loss on the data path of F1: ..." for 1 000 flows): [(their numbers, the
-    text with that id, wherever it is a whole word, as "<flow>" or "<link>", the kind, the
+def _reason_groups(reasons: list, rows: list) -> list:
+    """A report's `reasons`, grouped where they differ only in the id of the row of `rows` they
+    are about ("no random loss on the data path of F1: ..." for 1 000 flows): [(their numbers,
+    the text with that id, wherever it is a whole word, as "<flow>" or "<link>", the kind, the
     ids)], in the order of their first number; a reason alike no other is a group of its own,
     its text whole."""
-    reasons = report.get("no_model_reasons", [])
     about: dict = {}                    # reason -> (kind, id) of the first row giving it
-    for row in [row for iv in report["intervals"] for row in iv["rows"]] + report["completion"]:
+    for row in rows:
         if row.get("no_model"):
             about.setdefault(row["no_model"], (str(row.get("kind")), str(row.get("id"))))
     groups: dict = {}
@@ -116,11 +114,11 @@ def _number_ranges(numbers: list, rows: int) -> str:
     return ", ".join(texts)
 
 
-def _names(flows: list, rows: int) -> str:
-    """The first `rows` of `flows` (0: all), then how many there are in all."""
-    if not rows or len(flows) <= rows:
-        return ", ".join(flows)
-    return f"{', '.join(flows[:rows])}, ... ({len(flows)} flows)"
+def _names(ids: list, rows: int, what: str = "flows") -> str:
+    """The first `rows` of `ids` (0: all), then how many `what` there are in all."""
+    if not rows or len(ids) <= rows:
+        return ", ".join(ids)
+    return f"{', '.join(ids[:rows])}, ... ({len(ids)} {what})"
 
 
 def _row_lines(report: dict, rows_of: list, widths: tuple, rows: int, cited: set) -> list:

@@ -73,20 +73,18 @@ class Network:
         assert static is not None
         ecmp = self.spec.routing.ecmp
         now = self.sim.now
-        if ecmp == "flow":      # the flow's own path: another flow of the pair may take another
-            for src, dst, hash_value in _hashed_directions(flow):
-                logged = self._logged.setdefault(dst, set())
-                new = [router for router in _hashed_path_routers(src, dst, hash_value)
-                       if router not in logged]
-                logged.update(new)
-                for router in sorted(new, key=self._router_order.__getitem__):
-                    entry = static.entry(router, dst)
-                    if entry is not None:
-                        self._append_rows(now, router, {dst: (entry[0], router.routes[dst])})
-            return
-        for src, dst in ((flow.src, flow.dst), (flow.dst, flow.src)):
+        if ecmp == "flow":      # the flow's own paths: another flow of the pair may take others
+            directions = _hashed_directions(flow)
+        else:
+            directions = [(flow.src, flow.dst, None), (flow.dst, flow.src, None)]
+        for src, dst, hash_value in directions:
             logged = self._logged.setdefault(dst, set())
-            marked = _path_routers(static, src.out[0].dst, dst, ecmp, logged)
+            if hash_value is None:
+                marked = _path_routers(static, src.out[0].dst, dst, ecmp, logged)
+            else:
+                marked = [router for router in _hashed_path_routers(src, dst, hash_value)
+                          if router not in logged]
+                logged.update(marked)
             for router in sorted(marked, key=self._router_order.__getitem__):
                 entry = static.entry(router, dst)
                 if entry is not None:
