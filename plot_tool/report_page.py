@@ -68,7 +68,8 @@ def render_page(data: Mapping[str, Any]) -> str:
 <h2>Network</h2>
 <div class="muted">Links coloured by utilization, bars beside them: buffer occupancy of each
 direction (at the sending end); ✕ a link losing packets because it is down; dotted lines: the
-route of each flow, or with ECMP every equal-cost path it may take (click a flow in the legend to
+route of each flow: with ECMP flow hashing under static routing the path its hash picked, with
+packet spraying or Bellman-Ford every equal-cost path it may take (click a flow in the legend to
 hide it). Click a link (its label) or a flow
 route to show or hide its time series below.</div>
 <div id="topology" style="height:560px"></div>
