@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -18,6 +19,19 @@ import pytest
 from netsim.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def documented(pattern: str, *files: str) -> list:
+    """The numbers `pattern`'s groups match in each of `files` (README.md, docs/...), one tuple
+    of ints per file: the figures the docs quote, so that a change of the simulation that moves
+    them fails here instead of leaving the docs stale."""
+    found = []
+    for name in files:
+        text = " ".join((ROOT / name).read_text(encoding="utf-8").split())
+        match = re.search(pattern, text)
+        assert match, f"{name} no longer quotes {pattern!r}"
+        found.append(tuple(int(group) for group in match.groups()))
+    return found
 
 FIELDS = ("tcp.srcport", "tcp.dstport", "tcp.len", "tcp.seq_raw", "tcp.ack_raw",
           "tcp.analysis.retransmission", "tcp.analysis.fast_retransmission",
@@ -100,6 +114,10 @@ def test_test_case_0_reno_sender_capture(root, tmp_path, tshark):
     assert sorted(p.name for p in (out / "pcap").iterdir()) == ["H1.pcap", "H2.pcap"]
     t = analyse(packets(tshark, out / "pcap" / "H1.pcap"), 10000)
     check_flow(t, flow, flow["min_rtt_ms"])
+    counts = (flow["retransmissions"], t["retransmissions"])
+    assert documented(r"test case 0 with Reno: (\d+) and (\d+)", "README.md",
+                      "docs/outputs.md") == [counts, counts]
+    assert documented(r"SACK block \((\d+) on test case 0", "docs/outputs.md") == [(t["dupacks"],)]
     # the receiver's capture: the same ACKs, never flagged; what the buffer dropped is missing
     r = analyse(packets(tshark, out / "pcap" / "H2.pcap"), 10000)
     assert r["acks"] == t["acks"] and r["flagged_acks"] == 0 and r["dupacks"] == t["dupacks"]
@@ -118,6 +136,9 @@ def test_parking_lot_every_sender(root, tmp_path, tshark):
         check_flow(analyse(rows, 10000 + k), flow, flow["min_rtt_ms"])
         checked += flow["retransmissions"] > 0
     assert checked == len(summary["flows"])
+    assert documented(r"parking lot, 20 s, Reno: (\d+)/(\d+)/(\d+)/(\d+) and the same",
+                      "docs/outputs.md") == [tuple(f["retransmissions"]
+                                                   for f in summary["flows"].values())]
 
 
 SHIPPED = sorted(p for p in (ROOT / "topologies").glob("*.json")) + sorted(
@@ -158,3 +179,6 @@ def test_a_fast_retransmission_soon_after_new_data_reads_as_out_of_order(tshark,
     retransmissions = sum(1 for r in data if r["tcp.analysis.retransmission"])
     out_of_order = sum(1 for r in data if r["tcp.analysis.out_of_order"])
     assert retransmissions + out_of_order == flow["retransmissions"] > 0
+    assert documented(r"DCTCP dumbbell: (\d+) retransmissions and (\d+) out-of-order, netsim "
+                      r"(\d+)", "docs/outputs.md") == [(retransmissions, out_of_order,
+                                                       flow["retransmissions"])]
