@@ -1,7 +1,9 @@
-"""Shared fixtures: paths of the shipped topologies, topology factories, and the helpers of the
-transport and congestion-control tests (one-link flows, packet droppers, a stand-in flow)."""
+"""Shared fixtures: paths of the shipped topologies, topology factories, the figures the docs
+quote, and the helpers of the transport and congestion-control tests (one-link flows, packet
+droppers, a stand-in flow)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,27 @@ TOPOLOGIES = sorted((ROOT / "topologies").glob("*.json"))
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+def _quoted(pattern: str, *files: str) -> list:
+    """The numbers the groups of `pattern` match in each of `files` (paths from the checkout,
+    whitespace folded to single spaces, a digit group such as "1 065" read as 1065): one tuple
+    of floats per file."""
+    found = []
+    for name in files:
+        text = " ".join((ROOT / name).read_text(encoding="utf-8").split())
+        match = re.search(pattern, text)
+        assert match, f"{name} no longer quotes {pattern!r}"
+        found.append(tuple(float(group.replace(" ", "")) for group in match.groups()))
+    return found
+
+
+@pytest.fixture
+def quoted():
+    """`quoted(pattern, *files)`: the figures README.md or docs/ quote, for a test that measures
+    them to compare, so that a change that moves a figure fails instead of leaving the docs
+    stale."""
+    return _quoted
 
 # Property tests are deterministic: the same examples on every machine and every run (no local
 # example database), so a red or green result never depends on where the suite ran.

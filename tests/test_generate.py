@@ -314,6 +314,14 @@ def test_generator_errors_are_generate_errors():
         dumbbell(0)
     with pytest.raises(GenerateError, match="--pattern"):
         fat_tree(4, common=Common(pattern="stride"))
+    with pytest.raises(GenerateError, match="--ecmp: expected flow, packet or none, got 'hash'"):
+        fat_tree(4, common=Common(ecmp="hash"))
+
+
+def test_ecmp_none_in_python_is_what_the_command_line_calls_it():
+    """The error listed "none" among the values and refused it ("got 'none'")."""
+    assert fat_tree(4, common=Common(ecmp="none")) == fat_tree(4, common=Common(ecmp=None))
+    assert "ecmp" not in fat_tree(4, common=Common(ecmp="none"))["routing"]
 
 
 def test_the_generators_import_nothing_above_the_topologies_layer(root):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import re
 import shutil
 import statistics
 import subprocess
@@ -20,18 +19,6 @@ from netsim.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
-
-def documented(pattern: str, *files: str) -> list:
-    """The numbers `pattern`'s groups match in each of `files` (README.md, docs/...), one tuple
-    of ints per file: the figures the docs quote, so that a change of the simulation that moves
-    them fails here instead of leaving the docs stale."""
-    found = []
-    for name in files:
-        text = " ".join((ROOT / name).read_text(encoding="utf-8").split())
-        match = re.search(pattern, text)
-        assert match, f"{name} no longer quotes {pattern!r}"
-        found.append(tuple(int(group) for group in match.groups()))
-    return found
 
 FIELDS = ("tcp.srcport", "tcp.dstport", "tcp.len", "tcp.seq_raw", "tcp.ack_raw",
           "tcp.analysis.retransmission", "tcp.analysis.fast_retransmission",
@@ -104,7 +91,7 @@ def check_flow(t, flow, base_rtt_ms):
 
 
 @pytest.mark.slow   # a whole simulation of several seconds: CI runs it with -m slow
-def test_test_case_0_reno_sender_capture(root, tmp_path, tshark):
+def test_test_case_0_reno_sender_capture(root, tmp_path, tshark, quoted):
     out = tmp_path / "out"
     assert main([str(root / "topologies" / "test_case_0.json"), "--algorithm", "reno", "--pcap",
                  "--no-plots", "--quiet", "--out", str(out)]) == 0
@@ -115,9 +102,9 @@ def test_test_case_0_reno_sender_capture(root, tmp_path, tshark):
     t = analyse(packets(tshark, out / "pcap" / "H1.pcap"), 10000)
     check_flow(t, flow, flow["min_rtt_ms"])
     counts = (flow["retransmissions"], t["retransmissions"])
-    assert documented(r"test case 0 with Reno: (\d+) and (\d+)", "README.md",
-                      "docs/outputs.md") == [counts, counts]
-    assert documented(r"SACK block \((\d+) on test case 0", "docs/outputs.md") == [(t["dupacks"],)]
+    assert quoted(r"test case 0 with Reno: (\d+) and (\d+)", "README.md",
+                  "docs/outputs.md") == [counts, counts]
+    assert quoted(r"SACK block \((\d+) on test case 0", "docs/outputs.md") == [(t["dupacks"],)]
     # the receiver's capture: the same ACKs, never flagged; what the buffer dropped is missing
     r = analyse(packets(tshark, out / "pcap" / "H2.pcap"), 10000)
     assert r["acks"] == t["acks"] and r["flagged_acks"] == 0 and r["dupacks"] == t["dupacks"]
@@ -125,7 +112,7 @@ def test_test_case_0_reno_sender_capture(root, tmp_path, tshark):
 
 
 @pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
-def test_parking_lot_every_sender(root, tmp_path, tshark):
+def test_parking_lot_every_sender(root, tmp_path, tshark, quoted):
     out = tmp_path / "out"
     assert main([str(root / "topologies" / "parking_lot.json"), "--algorithm", "reno", "--pcap",
                  "--duration", "20", "--no-plots", "--quiet", "--out", str(out)]) == 0
@@ -136,9 +123,9 @@ def test_parking_lot_every_sender(root, tmp_path, tshark):
         check_flow(analyse(rows, 10000 + k), flow, flow["min_rtt_ms"])
         checked += flow["retransmissions"] > 0
     assert checked == len(summary["flows"])
-    assert documented(r"parking lot, 20 s, Reno: (\d+)/(\d+)/(\d+)/(\d+) and the same",
-                      "docs/outputs.md") == [tuple(f["retransmissions"]
-                                                   for f in summary["flows"].values())]
+    assert quoted(r"parking lot, 20 s, Reno: (\d+)/(\d+)/(\d+)/(\d+) and the same",
+                  "docs/outputs.md") == [tuple(f["retransmissions"]
+                                               for f in summary["flows"].values())]
 
 
 SHIPPED = sorted(p for p in (ROOT / "topologies").glob("*.json")) + sorted(
@@ -162,7 +149,8 @@ def test_every_shipped_topology_reads_without_false_retransmissions(topology, tm
         assert t["flagged_acks"] == 0 and t["acks_with_payload"] == 0
 
 
-def test_a_fast_retransmission_soon_after_new_data_reads_as_out_of_order(tshark, tmp_path):
+def test_a_fast_retransmission_soon_after_new_data_reads_as_out_of_order(tshark, tmp_path,
+                                                                         quoted):
     """Wireshark calls a segment below the highest sequence "Out-Of-Order" when it comes within
     its threshold (3 ms without a handshake) of the highest one: on the sender's capture the
     retransmissions are those and its retransmissions together (docs/outputs.md)."""
@@ -179,6 +167,6 @@ def test_a_fast_retransmission_soon_after_new_data_reads_as_out_of_order(tshark,
     retransmissions = sum(1 for r in data if r["tcp.analysis.retransmission"])
     out_of_order = sum(1 for r in data if r["tcp.analysis.out_of_order"])
     assert retransmissions + out_of_order == flow["retransmissions"] > 0
-    assert documented(r"DCTCP dumbbell: (\d+) retransmissions and (\d+) out-of-order, netsim "
-                      r"(\d+)", "docs/outputs.md") == [(retransmissions, out_of_order,
-                                                       flow["retransmissions"])]
+    assert quoted(r"DCTCP dumbbell: (\d+) retransmissions and (\d+) out-of-order, netsim "
+                  r"(\d+)", "docs/outputs.md") == [(retransmissions, out_of_order,
+                                                   flow["retransmissions"])]

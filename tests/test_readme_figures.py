@@ -5,7 +5,6 @@ tests, a transport change had left "about 6 Mb/s" (now 5.61) and a leaf-spine ro
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -15,15 +14,6 @@ from netsim.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def readme_numbers(pattern: str) -> tuple:
-    """The groups of `pattern` in README.md (its whitespace folded to single spaces), as
-    numbers: a thin space such as "1 065" is read as 1065."""
-    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
-    match = re.search(pattern, text)
-    assert match, f"README.md no longer quotes {pattern!r}"
-    return tuple(float(group.replace(" ", "")) for group in match.groups())
-
-
 def run(tmp_path, *args) -> dict:
     out = tmp_path / f"out{len(list(tmp_path.iterdir()))}"
     assert main([*map(str, args), "--no-plots", "--quiet", "--out", str(out)]) == 0
@@ -31,9 +21,10 @@ def run(tmp_path, *args) -> dict:
 
 
 @pytest.mark.slow   # an end-to-end run of the example (30 simulated seconds): CI runs it with -m slow
-def test_cbr_beside_reno_goodputs(tmp_path):
-    rounded, exact, cbr = readme_numbers(
-        r"leaves Reno about (\d+\.\d) Mb/s \((\d+\.\d\d); the CBR source gets its (\d+)\)")
+def test_cbr_beside_reno_goodputs(tmp_path, quoted):
+    ((rounded, exact, cbr),) = quoted(
+        r"leaves Reno about (\d+\.\d) Mb/s \((\d+\.\d\d); the CBR source gets its (\d+)\)",
+        "README.md")
     flows = run(tmp_path, ROOT / "topologies" / "examples" / "cbr_beside_reno.json")["flows"]
     assert round(flows["F1"]["goodput_mbps"], 2) == exact
     assert round(flows["F1"]["goodput_mbps"], 1) == rounded
@@ -41,9 +32,9 @@ def test_cbr_beside_reno_goodputs(tmp_path):
 
 
 @pytest.mark.slow   # two end-to-end runs of a 144-host fabric: CI runs them with -m slow
-def test_leaf_spine_rows_at_a_fine_interval(tmp_path):
-    fine, default = readme_numbers(r"the 144-host leaf-spine fabric with 20 flows: "
-                                   r"(\d[\d ]*) links\.csv rows instead of (\d[\d ]*),")
+def test_leaf_spine_rows_at_a_fine_interval(tmp_path, quoted):
+    ((fine, default),) = quoted(r"the 144-host leaf-spine fabric with 20 flows: "
+                                r"(\d[\d ]*) links\.csv rows instead of (\d[\d ]*),", "README.md")
     topology = tmp_path / "ls.json"
     assert main(["generate", "leaf-spine", "--flows", "20", "-o", str(topology)]) == 0
     rows = [run(tmp_path, topology, "--interval", interval)["trace_rows"]["links"]

@@ -95,7 +95,7 @@ def test_next_hops_never_loop_while_a_loaded_network_changes_its_costs(watched, 
 
 
 @pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
-def test_a_congested_fat_tree_sends_few_routing_packets():
+def test_a_congested_fat_tree_sends_few_routing_packets(quoted):
     # k = 4 at 20 Mb/s, 16 long-lived flows: the first round under load (5 s) made routers count
     # up around loops of three, 94 480 routing packets in 5.5 s; now its two rounds and the
     # start-up take under a thousand, none dropped
@@ -109,6 +109,34 @@ def test_a_congested_fat_tree_sends_few_routing_packets():
     drops = sum(d["routing_drops"] for link in results.summary["links"].values()
                 for d in link["directions"].values())
     assert drops == 0
+    assert quoted(r"16 long-lived flows \(ECMP flow hashing\) sends (\d+) routing packets",
+                  "README.md") == [(routing["routing_packets"],)]
+    assert quoted(r"the fat tree above sends (\d+) routing packets with ECMP flow hashing",
+                  "docs/model.md") == [(routing["routing_packets"],)]
+
+
+@pytest.mark.slow   # two end-to-end runs, 11 simulated seconds each: CI runs them with -m slow
+def test_a_loaded_random_graph_sends_the_routing_packets_the_docs_quote(tmp_path, quoted):
+    """`generate random --routers 200 --rate-mbps 2 --long-lived --duration 11 --routing
+    bellman-ford`, loaded and idle (--flows 0): as README.md and docs/model.md say."""
+    import json
+
+    from netsim.cli import main
+
+    sent = []
+    for flows in ("10", "0"):
+        topology, out = tmp_path / f"g{flows}.json", tmp_path / f"out{flows}"
+        assert main(["generate", "random", "--routers", "200", "--rate-mbps", "2", "--long-lived",
+                     "--duration", "11", "--routing", "bellman-ford", "--flows", flows,
+                     "-o", str(topology)]) == 0
+        assert main([str(topology), "--no-plots", "--quiet", "--out", str(out)]) == 0
+        summary = json.loads((out / "summary.json").read_text())
+        sent.append(summary["routing"]["routing_packets"])
+        assert sum(d["routing_drops"] for link in summary["links"].values()
+                   for d in link["directions"].values()) == 0
+    assert quoted(r"a 200-router graph at 2 Mb/s (\d[\d ]*) in 11 s", "README.md") == [(sent[0],)]
+    assert quoted(r"the 200-router graph (\d[\d ]*) in 11 s \((\d[\d ]*) of them its start-up",
+                  "docs/model.md") == [tuple(sent)]
 
 
 def ring(events: list, flows: tuple = (), duration_s: float = 2.0) -> dict:

@@ -71,7 +71,8 @@ class Common:
     from every host in turn to its image under a random permutation without fixed points.
     `mark_k_kb` puts DCTCP step marking at K on every link (RFC 8257 §3.1). `ecmp` "flow" or
     "packet" writes ``"routing": {"ecmp": true}`` or ``"packet"`` (routing/ecmp.py); None (the
-    default here; the subcommand's fat-tree and leaf-spine default to "flow") writes nothing."""
+    default here; the subcommand's fat-tree and leaf-spine default to "flow") or "none", as on
+    the command line, writes nothing."""
 
     flows: int | None = None
     data_mb: float | None = 1.0
@@ -126,7 +127,7 @@ def _check_common(common: Common) -> None:
     if common.routing not in ROUTING_PROTOCOLS:
         raise GenerateError(f"--routing: expected one of {', '.join(ROUTING_PROTOCOLS)}, "
                             f"got {common.routing!r}")
-    if common.ecmp not in (None, "flow", "packet"):
+    if common.ecmp not in (None, "none", "flow", "packet"):
         raise GenerateError(f"--ecmp: expected flow, packet or none, got {common.ecmp!r}")
     if common.data_mb is None and common.duration_s is None:
         raise GenerateError("--long-lived: flows without a size send until the run ends; "
@@ -214,7 +215,7 @@ def _assemble(name: str, description: str, hosts: list, routers: list, links: li
         "units": "si", "duplex": "full", "packet_bytes": dict(PACKET_BYTES),
         "routing": {"protocol": common.routing,
                     **({"ecmp": True if common.ecmp == "flow" else common.ecmp}
-                       if common.ecmp else {})},
+                       if common.ecmp not in (None, "none") else {})},
         "transport": {"initial_cwnd_pkts": INITIAL_CWND_PKTS,
                       "min_rto_s": _plain(float(f"{rto_ms / 1000.0:.12g}"))},
         "seed": common.seed, "duration_s": _plain(common.duration_s),

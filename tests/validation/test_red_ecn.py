@@ -71,3 +71,14 @@ def test_red_keeps_its_average_between_the_thresholds_with_ecn(runs):
     link = summary["links"]["L"]["directions"]["R1->R2"]
     assert link["drops"] == 0                                 # the buffer never overflows
     assert 10.0 <= link["avg_sojourn_ms"] <= 80.0             # 30-90 KB at 10 Mb/s: 24-72 ms
+
+
+def test_docs_model_quotes_these_runs(runs, quoted):
+    """docs/model.md ("Validation of ECN with RED") gives these runs' figures."""
+    goodput = {ecn: sum(f["goodput_mbps"] for f in runs[ecn][0]["flows"].values())
+               for ecn in runs}
+    (figures,) = quoted(r"the goodput is the same \((\d+\.\d\d) against (\d+\.\d\d) Mb/s\) with "
+                        r"(\d+) retransmissions against (\d+),.* about \d+ packets without "
+                        r"\((\d+)\)", "docs/model.md")
+    assert figures == (round(goodput[True], 2), round(goodput[False], 2),
+                       _totals(runs[True][0])[0], _totals(runs[False][0])[0], runs[False][1])
