@@ -67,7 +67,9 @@ that link and a sequence number; a receiver that got the previous packet recompu
 destinations, otherwise it compares the whole vector, and of these only the ones whose route the
 change can move: not those whose route through that neighbour was and stays above the tie limit
 of their last choice (`_affected`; about half of them while a 1 000-router graph converges). A
-round recomputes every destination only when one of the router's link costs changed. Per router:
+round recomputes every destination only when one of the router's link costs changed, and sends
+each neighbour the vector last sent with only the destinations marked since then looked at
+again (`_advertise`). Per router:
 its table, the last vector sent to and heard from each neighbour (one list of D entries each,
 entries shared), no dict per destination.
 """
@@ -229,15 +231,19 @@ class DistanceVectorAgent:
             dirty = dirties[p]
             sent = sents[p]
             far = d.dst
-            if sent is None or periodic:              # the whole vector
-                vector = [UNREACHABLE if entry is None or port_dst[entry[2]] is far else entry[3]
-                          for entry in best]
-                if sent is None:                      # nothing sent since the link (re)appeared
-                    changed = list(range(len(vector)))
-                else:                                 # (periodic: sent whatever changed)
-                    changed = [i for i, (new, old) in enumerate(zip(vector, sent))
-                               if new is not old and new != old]
-                sent = sents[p] = vector
+            if sent is None:                          # nothing sent since the link (re)appeared
+                sent = sents[p] = [UNREACHABLE if entry is None or port_dst[entry[2]] is far
+                                   else entry[3] for entry in best]
+                changed = list(range(len(sent)))
+            elif periodic:                            # the whole vector, with whatever changed:
+                changed = []                          # only a marked destination can have (its
+                for i in sorted(dirty):               # `best` changed since `sent`, or `_resend`)
+                    entry = best[i]
+                    new = UNREACHABLE if entry is None or port_dst[entry[2]] is far else entry[3]
+                    old = sent[i]
+                    if new is not old and new != old:
+                        sent[i] = new
+                        changed.append(i)
             elif not dirty:
                 continue
             else:

@@ -296,6 +296,35 @@ def test_skipping_destinations_a_vector_cannot_change_changes_nothing(seed, n_ro
     assert skipping.summary["flows"] == everything.summary["flows"]
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n_routers=st.integers(2, 12))
+def test_a_periodic_vector_is_the_whole_vector_rebuilt(seed, n_routers):
+    """A round sends each neighbour the vector it last sent with only the destinations marked
+    since then looked at again (`_advertise`); after the round every neighbour's vector is the
+    one made from the table from scratch, under load, link failures and 0.5 s rounds."""
+    checked = []
+    original = DistanceVectorAgent._advertise
+
+    def advertise(self, periodic):
+        original(self, periodic)
+        if not periodic:
+            return
+        for p in self.router_ports:
+            d = self.ports[p]
+            if not d.link.up or d.dst.agent is None:
+                continue
+            whole = [UNREACHABLE if e is None or self.port_dst[e[2]] is d.dst else e[3]
+                     for e in self.best]
+            assert self.sent[p] == whole and not self.dirty[p], (self.router.id, p)
+            checked.append(p)
+
+    data = loaded_topology_with_failures(seed, n_routers)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(DistanceVectorAgent, "_advertise", advertise)
+        run(data, 3.0)
+    assert checked or n_routers == 1
+
+
 def route_rows(results):
     table = results.routes
     return list(zip(*(table[column].tolist() for column in table)))
