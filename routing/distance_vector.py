@@ -22,7 +22,8 @@ it never reads another router's state. Destinations are the hosts.
   so convergence after a change of topology and the count-to-infinity bound are as fast as
   without damping. Without it, the measured costs of every busy link of a chain change at each
   round and each change travels as its own wave: a chain of K routers sent about K^2 packets per
-  round; damped, at most (1 + COST_UPDATES_PER_ROUND) per neighbour and round once converged.
+  round; damped, at most (1 + COST_UPDATES_PER_ROUND) per neighbour and round once converged
+  (while no next hop changes: docs/model.md, the known defect of measured costs).
 * **Count to infinity**: split horizon with poison reverse (a route learned from a neighbour is
   advertised back to it as unreachable) and a maximum metric: a route of more hops than there are
   routers is unreachable. Unreachable destinations have no forwarding entry: routers drop their
