@@ -34,8 +34,9 @@ def _ordered_quantile(ordered: list, q: float) -> float:
 
 
 def seconds_text(value: float, decimals: int) -> str:
-    """A time in seconds with `decimals` decimals, or with 3 significant digits where those
-    would show fewer (a data center's 50 us completion times read 0.0000)."""
+    """A time (in seconds, or the RTT column's ms) with `decimals` decimals, or with 3
+    significant digits where those would show fewer (a data center's 50 us completion times
+    read 0.0000, and its 24 us RTTs 0.0 ms)."""
     if value and abs(value) < 10.0 ** (2 - decimals):
         return f"{value:#.3g}"
     return f"{value:.{decimals}f}"
@@ -79,7 +80,7 @@ def format_summary(summary: dict, links: list, rows: int = TABLE_ROWS,
                      + "  in order")
     for fid, f in shown.items():
         finish = f"{f['finish_s']:.6f}" if f["finish_s"] is not None else "-"
-        rtt = f"{f['avg_rtt_ms']:.1f}" if f["avg_rtt_ms"] is not None else "-"
+        rtt = seconds_text(f["avg_rtt_ms"], 1) if f["avg_rtt_ms"] is not None else "-"
         cuts = f"{f.get('ecn_reactions', 0):>10}" if ecn else ""
         order = "yes" if f["in_order"] else "NO"
         retx, rtos = f["retransmissions"], f["timeouts"]

@@ -130,6 +130,16 @@ def test_data_center_times_keep_three_significant_digits():
                                                               "5.99e-05"]   # (p99: interpolated)
 
 
+def test_data_center_rtts_keep_three_significant_digits():
+    """A leaf-spine's 24 us RTT read 0.0 ms in the flow table (acceptance test Z5 LOW-3)."""
+    flows = {fid: flow("reno", 1.0, 1.0) for fid in ("F1", "F2", "F3", "F4")}
+    for fid, rtt_ms in zip(flows, (0.02418, 5.3, 182.94, None)):
+        flows[fid]["avg_rtt_ms"] = rtt_ms
+    text = format_summary(summary(flows, {"L1": {"a->b": direction(0.5)}}), ["L1"], rows=0)
+    header = lines_after(text, "flow")
+    assert [line.split()[4] for line in header[:4]] == ["0.0242", "5.30", "182.9", "-"]
+
+
 def test_table_rows_caps_the_workload_lines():
     """500 workloads printed 500 lines whatever --table-rows said."""
     workloads = {f"W{i}": {"flows_started": 1, "flows_completed": 1,
