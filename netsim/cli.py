@@ -389,7 +389,7 @@ def write_outputs(args, spec, results, staged, retransmit_counter, held=None):
         model = predict_run(spec, results, duration_s=args.duration)
         report = compare(results, model, links=args.links or None, settle_s=args.check_settle,
                          tolerance_pct=args.check_tolerance)
-        write_check(staged.path, report, model, results.units)
+        write_check(staged.path, report, model, results.units, links=results.summary["links"])
     # the data files are whole from here on: a signal held while they were written means no
     # figures, and an interrupt while the figures (and the report) are drawn removes what it had
     # drawn and keeps the rest, rather than the whole run

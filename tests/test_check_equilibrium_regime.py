@@ -86,3 +86,36 @@ def test_a_backlog_the_buffer_cannot_hold_leaves_the_equilibrium():
     assert {row["no_model"] for row in rows(report)} == {
         "the predicted backlog of LB R1->R2 (120.0 KB) exceeds its 30 KB buffer: the run drops "
         "packets, which the equilibrium has no term for"}
+
+
+def test_no_prediction_is_written_or_drawn_where_a_buffer_cannot_hold_the_backlog(tmp_path):
+    """predictions.csv (what the figures draw dashed) has no rows for a predicted interval
+    whose backlog a buffer cannot hold: the check compares none of them (acceptance test Z7:
+    FAST's dashed backlog went to 120 KB over a 55 KB buffer, its RTT above any the path can
+    have). Two flows keep 60 KB in a 100 KB buffer; from 4 s, four would keep more than it holds."""
+    import csv
+
+    from theory.check_report import write_check
+
+    topology = dumbbell(flows=4, buffer_kb=100, duration_s=8)
+    for flow in topology["flows"][2:]:
+        flow["start_s"] = 4.0
+    spec = load_topology(topology)
+    results = simulate(spec)
+    model = predict_run(spec, results)
+    report = compare(results, model, settle_s=2.0)
+    write_check(tmp_path, report, model, results.units, links=results.summary["links"])
+    with open(tmp_path / "predictions.csv", newline="") as fh:
+        written = list(csv.DictReader(fh))
+    backlogs = [(float(r["start_s"]), float(r["low"])) for r in written
+                if r["kind"] == "link" and r["id"] == "LB" and r["direction"] == "R1->R2"]
+    assert backlogs == [(0.0, pytest.approx(60.0))]
+    assert {r["id"] for r in written if r["kind"] == "flow"} == {"F1", "F2"}
+    assert all(float(r["end_s"]) <= 4.0 + 1e-9 for r in written)
+    (warning,) = report["warnings"]
+    assert warning.startswith("[4 s, 8 s]: the predicted backlog of LB R1->R2 (") and (
+        "KB) exceeds its 100 KB buffer" in warning)
+    # without the links, as before: every interval of the timeline
+    write_check(tmp_path, report, model, results.units)
+    with open(tmp_path / "predictions.csv", newline="") as fh:
+        assert any(float(r["start_s"]) >= 4.0 for r in csv.DictReader(fh))

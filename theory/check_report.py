@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from theory.check import overflowing
 from theory.fluid import Model
 
 TABLE_ROWS = 20    # rows, flows and reasons listed per block (the command line's --table-rows)
@@ -251,9 +252,12 @@ def _finite(value):
     return value
 
 
-def write_check(out_dir, report: dict, model: Model, units) -> None:
+def write_check(out_dir, report: dict, model: Model, units, links: dict | None = None) -> None:
     """check.json (the report) and predictions.csv (the predicted timeline, for the figures; the
-    per-flow models of Reno, NewReno, CUBIC and BBR add their rows per simulated interval)."""
+    per-flow models of Reno, NewReno, CUBIC and BBR add their rows per simulated interval).
+    With `links` (summary.json's), an interval of the timeline whose predicted backlog a buffer
+    cannot hold has no rows: the equilibrium does not hold there (the run drops packets), and
+    the check compares none of its rows, so the figures draw no prediction either."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "check.json", "w") as fh:
@@ -267,6 +271,8 @@ def write_check(out_dir, report: dict, model: Model, units) -> None:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(["start_s", "end_s", "kind", "id", "direction", "quantity", "low", "high"])
         for iv in model.timeline:
+            if links is not None and next(overflowing(iv, links, resources, kb, low=True), None):
+                continue
             for fid in iv.flows:
                 rate = (iv.rates_pps[fid] * flows[fid].data_bytes * mbps,
                         iv.rates_pps_high[fid] * flows[fid].data_bytes * mbps)
