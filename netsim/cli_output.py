@@ -6,6 +6,7 @@ Everything here writes to the terminal or the log; nothing runs a simulation.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import signal
 import sys
@@ -21,6 +22,7 @@ from netsim.cli_options import (
 from netsim.console import format_summary  # the console table (netsim/console.py)
 
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+FEW_SAMPLES = 10   # figures of a run shorter than this many sampling intervals get a warning
 
 
 def configure_logging(level: str, logfile: str | None = None) -> None:
@@ -116,6 +118,14 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
         print(f"warning: the run lasted {end_s:g} s, less than one sampling interval "
               f"({interval_s:g} s): its figures have one sample each; a shorter --interval, "
               f"e.g. {end_s / 20:.2g}, shows how it went", file=sys.stderr)
+    elif (not args.no_plots and interval_s <= end_s < FEW_SAMPLES * interval_s
+            and failure_line is None):
+        samples = math.ceil(end_s / interval_s * (1 - 1e-9))
+        counted = ("one sampling interval", "one sample") if samples == 1 else (
+            f"{samples} sampling intervals", f"{samples} samples")
+        print(f"warning: the run lasted {end_s:g} s, {counted[0]} of {interval_s:g} s: its "
+              f"figures have {counted[1]} each; a shorter --interval, e.g. {end_s / 20:.2g}, "
+              f"shows how it went", file=sys.stderr)
     if failure_line is not None and signum is not None and (
             results.summary["stop_reason"] == "interrupted"):   # (stopped in a plugin's hook)
         print(f"{failure_line} (at t={results.summary['end_time_s']:.3f} s; partial results "

@@ -1,5 +1,7 @@
 """A run shorter than one sampling interval: its one sample covers the whole run, the figures
-say so in their per-interval labels, and the command line warns that they have one sample."""
+say so in their per-interval labels, and the command line warns that they have one sample; a
+run of fewer than 10 intervals is warned about too (the shipped data-center preset lasts 0.115 s
+and drew two samples at the default 0.1 s: acceptance test Z7)."""
 from __future__ import annotations
 
 import pytest
@@ -24,6 +26,16 @@ def test_the_command_line_warns_that_the_figures_have_one_sample(run_cli, root, 
     quiet = run_cli(topology, "--duration", "0.05", "--quiet", "--no-plots", "--out",
                     tmp_path / "r2")
     assert quiet.returncode == 0 and quiet.stderr == ""
-    longer = run_cli(topology, "--duration", "0.05", "--interval", "0.01", "--quiet", "--out",
-                     tmp_path / "r3")
-    assert longer.returncode == 0 and longer.stderr == ""
+    few = run_cli(topology, "--duration", "0.05", "--interval", "0.01", "--quiet", "--out",
+                  tmp_path / "r3")
+    assert few.returncode == 0 and few.stderr.strip() == (
+        "warning: the run lasted 0.05 s, 5 sampling intervals of 0.01 s: its figures have 5 "
+        "samples each; a shorter --interval, e.g. 0.0025, shows how it went")
+    exact = run_cli(topology, "--duration", "0.05", "--interval", "0.05", "--quiet", "--out",
+                    tmp_path / "r4")
+    assert exact.returncode == 0 and exact.stderr.strip() == (
+        "warning: the run lasted 0.05 s, one sampling interval of 0.05 s: its figures have one "
+        "sample each; a shorter --interval, e.g. 0.0025, shows how it went")
+    enough = run_cli(topology, "--duration", "0.05", "--interval", "0.005", "--quiet", "--out",
+                     tmp_path / "r5")
+    assert enough.returncode == 0 and enough.stderr == ""
