@@ -18,6 +18,8 @@ FCT_MEDIAN_LABEL = "median slowdown of a size bucket"
 
 
 FCT_P99_LABEL = "99th percentile of a size bucket"
+P99_MIN_FLOWS = 100   # a bucket's 99th percentile is drawn from this many flows on: below, the
+                      # interpolation between its two largest slowdowns claims a tail it lacks
 WORKLOAD_ID_CHARS = 48         # a panel's workload id is shortened beyond this (ids: 255)
 
 
@@ -28,6 +30,7 @@ def draw_fct_figure(fig: Figure, fct: Table, summary: dict, workloads: Sequence[
     buckets = fct_buckets(fct, summary)
     names = dict(FCT_BUCKETS)
     axes = list(stacked_axes(fig, len(workloads), style=STYLE))
+    drawn_p99 = False
     info = summary.get("workloads") or {}
     units = summary.get("units") or {}
     small = 100 * float(units.get("bytes_per_kb") or 1000)
@@ -44,14 +47,19 @@ def draw_fct_figure(fig: Figure, fct: Table, summary: dict, workloads: Sequence[
             ax.axvline(bound, color="0.5", linestyle=":", linewidth=1.0, zorder=1.7)
         for b in (b for b in buckets if b.workload == workload):
             low, high = b.min_size / 1.15, b.max_size * 1.15
-            for value, color, gid in ((b.p50, "tab:blue", "p50"), (b.p99, "tab:red", "p99")):
+            tail = b.count >= P99_MIN_FLOWS
+            drawn_p99 = drawn_p99 or tail
+            for value, color, gid in ((b.p50, "tab:blue", "p50"), (b.p99, "tab:red", "p99"))[
+                    :2 if tail else 1]:
                 ax.plot([low, high], [value, value], color=color, linewidth=2.2, zorder=3,
                         solid_capstyle="butt", gid=f"{gid} {b.bucket}")
                 above = gid == "p99"          # p50 below its segment: apart when they meet
                 ax.annotate(f"{gid} {value:.3g}", xy=(low, value), xytext=(2, 2 if above else -2),
                             textcoords="offset points", va="bottom" if above else "top",
                             fontsize="x-small", color=color, zorder=4)
-            ax.annotate(f"{names[b.bucket]}: {b.count} flows", xy=(b.min_size / 1.15, 0.0),
+            counted = f"{b.count} flow" + ("s" if b.count != 1 else "") + (
+                "" if tail else f" (no p99 under {P99_MIN_FLOWS})")
+            ax.annotate(f"{names[b.bucket]}: {counted}", xy=(b.min_size / 1.15, 0.0),
                         xycoords=("data", "axes fraction"), xytext=(2, 3),
                         textcoords="offset points", va="bottom", fontsize="x-small", color="0.3")
         details = info.get(workload) or {}
@@ -84,7 +92,9 @@ def draw_fct_figure(fig: Figure, fct: Table, summary: dict, workloads: Sequence[
         Line2D([], [], linestyle="none", marker="o", markersize=3, color="0.45",
                label="one finished flow"),
         Line2D([], [], color="tab:blue", linewidth=2.2, label=FCT_MEDIAN_LABEL),
-        Line2D([], [], color="tab:red", linewidth=2.2, label=FCT_P99_LABEL),
+        *([Line2D([], [], color="tab:red", linewidth=2.2,
+                  label=f"{FCT_P99_LABEL}\n(of {P99_MIN_FLOWS} flows or more)")]
+          if drawn_p99 else []),
         Line2D([], [], color="0.2", linestyle=(0, (4, 2.5)), linewidth=1.0,
                label="slowdown 1: the FCT on\nan empty network"),
         Line2D([], [], color="0.5", linestyle=":", linewidth=1.0,
