@@ -39,3 +39,24 @@ def test_the_command_line_warns_that_the_figures_have_one_sample(run_cli, root, 
     enough = run_cli(topology, "--duration", "0.05", "--interval", "0.005", "--quiet", "--out",
                      tmp_path / "r5")
     assert enough.returncode == 0 and enough.stderr == ""
+
+
+def test_a_flow_figure_with_no_sample_says_why(tmp_path, root):
+    """flows.png of a run that ended before its flow started had four empty panels and a legend
+    entry for a line that is not there (acceptance test Z7): it now says so."""
+    from matplotlib.figure import Figure
+
+    from netsim.cli import main
+    from plot_tool import png, read_results, run_data
+
+    out = tmp_path / "r"
+    assert main([str(root / "topologies" / "test_case_0.json"), "--duration", "0.01",
+                 "--no-plots", "--quiet", "--out", str(out)]) == 0
+    rs = read_results(out)
+    notes = {}
+    for job in run_data.plan_figures(rs):
+        fig = Figure(figsize=job.figsize)
+        png.draw(fig, job)
+        notes[job.filename] = [t.get_text() for t in fig.axes[0].texts]
+    assert notes["flows.png"] == ["no samples: the run ended at 0.01 s,\nbefore F1 started (at 1 s)"]
+    assert notes["hosts.png"] == []        # the hosts were sampled: idle, a line at 0

@@ -26,6 +26,7 @@ from plot_tool.png.common import (
     zero_based_ylim,
 )
 from plot_tool.series import (
+    FLOWS_FIGURE,
     LOSSES_AND_MARKS_YLABEL,
     MARKS,
     PREDICTION_BAND_LABEL,
@@ -85,6 +86,10 @@ def draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: di
             ylabel = LOSSES_AND_MARKS_YLABEL
         ax.set_ylabel(ylabel.format(**labels))
     finish_time_axis(axes, summary)
+    if series and not any(len(s.time) for s in series):
+        axes[0].text(0.5, 0.5, nothing_sampled_text(spec, series, summary),
+                     transform=axes[0].transAxes, ha="center", va="center", color="0.35",
+                     fontsize="large")
     fig.suptitle(str(summary.get("topology", "")) or "netsim results")
     bands = [Patch(facecolor=(0.35, 0.35, 0.35, 0.2), edgecolor="none",
                    label="10th\u201390th percentile\nof the group (shaded)")] \
@@ -92,6 +97,25 @@ def draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: di
     legend = add_legend(fig, axes[0], spec.legend_title,
                          extra + bands + _prediction_handles(drawn["line"], drawn["band"]))
     finish_layout(fig, axes, figure_legends=[legend] if legend is not None else [])
+
+
+def nothing_sampled_text(spec: FigureSpec, series: Sequence[Series], summary: dict) -> str:
+    """The note of a figure whose lines have no sample: the run ended before any of them began
+    (a flow that starts after it, or a run stopped early), with the first start when flows."""
+    text = f"no samples: the run ended at {summary.get('end_time_s', 0.0):g} s"
+    flows = summary.get("flows") or {}
+    starts = [flows[s.entity]["start_s"] for s in series
+              if s.entity in flows and flows[s.entity].get("start_s") is not None]
+    if spec.legend_title == FLOWS_FIGURE.legend_title:
+        if starts:
+            first = min(starts)
+            ids = [s.entity for s in series if s.entity in flows
+                   and flows[s.entity].get("start_s") == first]
+            text += f",\nbefore {ids[0]} started (at {first:g} s)" if len(ids) == 1 else (
+                f",\nbefore any flow started (the first at {first:g} s)")
+        else:
+            text += ", before any flow started"
+    return text
 
 
 def plot_panel(ax: Any, series: Sequence[Series], panel: Panel, *,
