@@ -129,8 +129,10 @@ def plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection 
             link_predictions = prediction_series(prediction_table, link_series, "link",
                                                   ("backlog_kb",))
         if not any(s.members > 1 for s in link_series):
-            jobs.append(_spec_job(links_figure_spec(link_series, backlog=bool(link_predictions)),
-                                  link_series, summary, link_predictions))
+            notes = tied_link_notes(getattr(results, "check", None)) if link_predictions else []
+            jobs.append(dataclasses.replace(
+                _spec_job(links_figure_spec(link_series, backlog=bool(link_predictions)),
+                          link_series, summary, link_predictions), notes=notes))
     if flow_ids:
         aggregated: list[bool] = []
 
@@ -200,6 +202,27 @@ def _lines(source: Any, name: str, build: Callable[[Table], list[Series]],
         source = source.read()
     table = normalize_table(source, name)
     return build(table), frozenset(table)
+
+
+def tied_link_notes(check: dict | None) -> list[str]:
+    """Legend lines for the tied links of a check (check.json rows of a link group "L1+L2+L3"):
+    the model predicts only their summed backlog, and predictions.csv puts it on the first."""
+    spans: dict[str, list] = {}
+    for iv in (check or {}).get("intervals") or ():
+        for row in iv.get("rows") or ():
+            group = str(row.get("id"))
+            if row.get("kind") == "link" and "+" in group:
+                ranges = spans.setdefault(group, [])
+                if ranges and ranges[-1][1] == iv["start_s"]:
+                    ranges[-1][1] = iv["end_s"]
+                elif not ranges or ranges[-1] != [iv["start_s"], iv["end_s"]]:
+                    ranges.append([iv["start_s"], iv["end_s"]])
+    notes = []
+    for group, ranges in spans.items():
+        when = ", ".join(f"{start:g}\u2013{end:g} s" for start, end in ranges)
+        notes.append(f"{group} ({when}): tied links,\ntheir sum predicted, dashed on "
+                     f"{group.split('+')[0]}")
+    return notes
 
 
 def _spec_job(spec: FigureSpec, series: list[Series], summary: dict,

@@ -268,6 +268,7 @@ class FigureData:
     omitted: int = 0
     fct: dict[str, np.ndarray] | None = None
     workloads: Sequence[str] = ()
+    notes: Sequence[str] = ()           # legend lines after the predictions' (panels)
 
 
 def run_end_s(summary: dict) -> float | None:

@@ -879,6 +879,34 @@ def test_links_backlog_panel_with_predictions(checked_dir: Path) -> None:
     assert spec.panels[1].losses == (BUFFER_LOSS, FAILURE_LOSS)
 
 
+def test_tied_links_say_their_sum_is_predicted_on_the_first(checked_dir: Path) -> None:
+    """check.json compares tied links as one group ("L1+L2"), and predictions.csv puts the sum
+    on the first: the legend says so, with when (test case 2's L1 looked 10 % off where the
+    check found 0.5 %: acceptance test Z7)."""
+    from matplotlib.figure import Figure
+
+    from plot_tool import png
+    from plot_tool.run_data import tied_link_notes
+
+    rs = read_results(checked_dir)
+    links_job = plan_figures(rs, flows=[], hosts=[])[0]
+    note = "L1+L2 (0.1\u20130.35 s): tied links,\ntheir sum predicted, dashed on L1"
+    assert list(links_job.notes) == [note]
+    fig = Figure()
+    png.draw(fig, links_job)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend[-3:] == [PREDICTION_LABEL, PREDICTION_BAND_LABEL, note]
+    # a group compared in two intervals that meet is one span; apart, two
+    check = {"intervals": [
+        {"start_s": s, "end_s": e, "rows": [{"kind": "link", "id": "L1+L2+L3"}]}
+        for s, e in ((0.5, 10.0), (10.0, 20.0), (30.0, 40.0))]}
+    assert tied_link_notes(check) == [
+        "L1+L2+L3 (0.5\u201320 s, 30\u201340 s): tied links,\ntheir sum predicted, dashed on L1"]
+    assert tied_link_notes(None) == [] and tied_link_notes({"intervals": []}) == []
+    # without predictions drawn (predictions=False), no note
+    assert not plan_figures(rs, flows=[], hosts=[], predictions=False)[0].notes
+
+
 @pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_predictions_false_suppresses_overlay(checked_dir: Path, tmp_path: Path) -> None:
     from matplotlib.figure import Figure

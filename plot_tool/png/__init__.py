@@ -25,7 +25,8 @@ def draw(fig: Figure, data: FigureData) -> None:
     """Draw the figure `data` into `fig`."""
     if data.kind == "panels":
         assert data.spec is not None
-        draw_figure(fig, data.spec, list(data.series), data.summary, data.predictions)
+        draw_figure(fig, data.spec, list(data.series), data.summary, data.predictions,
+                    notes=data.notes)
     elif data.kind == "fct":
         assert data.fct is not None
         draw_fct_figure(fig, data.fct, data.summary, data.workloads)

@@ -56,7 +56,7 @@ LOSS_AND_MARK_HEADER = "packets lost or CE-marked (drops panel):"   # when marks
 
 
 def draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: dict,
-                 predictions: Sequence[PredictionSeries] = ()) -> None:
+                 predictions: Sequence[PredictionSeries] = (), notes: Sequence[str] = ()) -> None:
     """Draw `series` into `fig`: one panel per `spec.panels` entry, shared time axis, one legend.
 
     `predictions` are drawn over the panels whose ``prediction`` is their quantity, in the colour
@@ -94,8 +94,10 @@ def draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: di
     bands = [Patch(facecolor=(0.35, 0.35, 0.35, 0.2), edgecolor="none",
                    label="10th\u201390th percentile\nof the group (shaded)")] \
         if any(s.low is not None for s in series) else []
-    legend = add_legend(fig, axes[0], spec.legend_title,
-                         extra + bands + _prediction_handles(drawn["line"], drawn["band"]))
+    handles = extra + bands + _prediction_handles(drawn["line"], drawn["band"])
+    if drawn["line"] or drawn["band"]:
+        handles += [Line2D([], [], linestyle="none", label=note) for note in notes]
+    legend = add_legend(fig, axes[0], spec.legend_title, handles)
     finish_layout(fig, axes, figure_legends=[legend] if legend is not None else [])
 
 
