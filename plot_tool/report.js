@@ -387,6 +387,23 @@
     const LOSS = { drops: ["overflow", "solid"], impairment_drops: ["random loss", "dot"],
       failure_drops: ["link down", "dash"] };
 
+    // a sample is the value of the interval it ends (links.csv, flows.csv): drawn as a step over
+    // (previous sample, its time], the first from 0, a missing value as a gap, as the PNGs do,
+    // so that a sample alone between gaps (an RTT) is a segment, not an invisible point; a
+    // decimated series (min and max of each bucket) keeps its points joined
+    function trace(y) {
+      if (data.decimated) return { x: T, y };
+      const x = [], v = [];
+      for (let i = 0; i < T.length; i++) {
+        const value = y[i];
+        if (value === null || value === undefined || Number.isNaN(value)) {
+          x.push(T[i]); v.push(null);
+        } else {
+          x.push(i ? T[i - 1] : 0, T[i]); v.push(value, value);
+        }
+      }
+      return { x, y: v };
+    }
     function stepLine(intervals, which) {   // predictions.csv: piecewise constant
       const x = [], y = [];
       intervals.forEach(([s, e, lo, hi]) => { x.push(s, e, null); const v = which === "low" ? lo : hi; y.push(v, v, null); });
@@ -411,18 +428,18 @@
         l.dirs.forEach((d) => {
           const color = PALETTE[c++ % PALETTE.length];
           const name = `${short(l.id)} ${shortDir(d.dir)}`;
-          const base = { type: "scatter", mode: "lines", x: T, xaxis: "x", legendgroup: name,
+          const base = { type: "scatter", mode: "lines", xaxis: "x", legendgroup: name,
             line: { color, width: 1.5 } };
-          out.push({ ...base, y: d.series.rate_mbps, yaxis: "y", name: `${name} rate` });
-          out.push({ ...base, y: d.series.buffer_kb, yaxis: "y2", name: `${name} queue`, showlegend: false });
+          out.push({ ...base, ...trace(d.series.rate_mbps), yaxis: "y", name: `${name} rate` });
+          out.push({ ...base, ...trace(d.series.buffer_kb), yaxis: "y2", name: `${name} queue`, showlegend: false });
           Object.entries(LOSS).forEach(([col, [label, dash]]) => {
-            if (d.series[col]) out.push({ ...base, y: d.series[col], yaxis: "y3", name: `${name} ${label}`,
+            if (d.series[col]) out.push({ ...base, ...trace(d.series[col]), yaxis: "y3", name: `${name} ${label}`,
               line: { color, width: 1.5, dash } });
           });
           Object.keys(d.series).filter((k) => k.toLowerCase().includes("mark")).forEach((col) =>
-            out.push({ ...base, y: d.series[col], yaxis: "y3", name: `${name} ${col}`,
+            out.push({ ...base, ...trace(d.series[col]), yaxis: "y3", name: `${name} ${col}`,
               line: { color, width: 1, dash: "dashdot" } }));
-          if (d.series.backlog_kb) out.push({ ...base, y: d.series.backlog_kb, yaxis: "y2",
+          if (d.series.backlog_kb) out.push({ ...base, ...trace(d.series.backlog_kb), yaxis: "y2",
             name: `${name} backlog`, line: { color, width: 1, dash: "dot" } });
           out.push(...predictionTraces(`link:${l.id}:${d.dir}`, "backlog_kb", 1, color, `${name} backlog`));
           out.push(...predictionTraces(`link:${l.id}:${d.dir}`, "rate_mbps", 0, color, `${name} rate`));
@@ -430,13 +447,13 @@
       });
       flows.forEach((f) => {
         if (!selected.flows.has(f.id)) return;
-        const base = { type: "scatter", mode: "lines", x: T, xaxis: "x", legendgroup: f.id,
+        const base = { type: "scatter", mode: "lines", xaxis: "x", legendgroup: f.id,
           line: { color: f.color, width: 1.5 } };
-        out.push({ ...base, y: f.series.arrival_rate_mbps, yaxis: "y4", name: `${short(f.id)} arrival rate` });
-        if (f.series.send_rate_mbps) out.push({ ...base, y: f.series.send_rate_mbps, yaxis: "y4",
+        out.push({ ...base, ...trace(f.series.arrival_rate_mbps), yaxis: "y4", name: `${short(f.id)} arrival rate` });
+        if (f.series.send_rate_mbps) out.push({ ...base, ...trace(f.series.send_rate_mbps), yaxis: "y4",
           name: `${short(f.id)} send rate`, line: { color: f.color, width: 1, dash: "dot" }, visible: "legendonly" });
-        out.push({ ...base, y: f.series.window_pkts, yaxis: "y5", name: `${short(f.id)} window`, showlegend: false });
-        out.push({ ...base, y: f.series.rtt_ms, yaxis: "y6", name: `${short(f.id)} RTT`, showlegend: false });
+        out.push({ ...base, ...trace(f.series.window_pkts), yaxis: "y5", name: `${short(f.id)} window`, showlegend: false });
+        out.push({ ...base, ...trace(f.series.rtt_ms), yaxis: "y6", name: `${short(f.id)} RTT`, showlegend: false });
         out.push(...predictionTraces(`flow:${f.id}`, "rate_mbps", 3, f.color, `${short(f.id)} rate`));
         out.push(...predictionTraces(`flow:${f.id}`, "window_pkts", 4, f.color, `${short(f.id)} window`));
         out.push(...predictionTraces(`flow:${f.id}`, "rtt_ms", 5, f.color, `${short(f.id)} RTT`));

@@ -393,3 +393,36 @@ def test_a_run_without_flows_of_its_own_has_the_link_rows_only(driver, tmp_path)
     assert layout["bottom"] == pytest.approx(0.0, abs=1e-9)
     assert layout["height"] < 600
     assert not severe_console_messages(driver)
+
+
+@needs_browser
+def test_a_sample_is_drawn_over_its_interval_as_in_the_figures(driver, tmp_path):
+    """The page joined interval values by straight lines between interval ends: the first
+    interval was missing, and an RTT sample alone between gaps was an invisible point (a 0.41 s
+    fat-tree run's RTT row came out empty: acceptance test Z7). Each sample is now a step over
+    (previous sample, its time], the first from 0, as flows.png draws it."""
+    from netsim.cli import main
+    topology = tmp_path / "ft.json"
+    assert main(["generate", "fat-tree", "--k", "4", "-o", str(topology)]) == 0
+    out = tmp_path / "r"
+    assert main([str(topology), "--out", str(out), "--no-plots", "--quiet", "--report"]) == 0
+    open_report(driver, out / "report.html")
+    traces = driver.execute_script(
+        "return document.getElementById('series').data.filter((t) => t.name.endsWith(' RTT')"
+        " && !t.name.includes('predicted')).map((t) => ({name: t.name, x: t.x, y: t.y}));")
+    with open(out / "flows.csv", newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["rtt_ms"] not in ("", "nan")]
+    assert traces and rows
+    times = sorted({float(r["time_s"]) for r in csv.DictReader(open(out / "flows.csv"))})
+    for t in traces:
+        flow = t["name"].split(" ")[0]
+        samples = [(float(r["time_s"]), float(r["rtt_ms"])) for r in rows if r["flow"] == flow]
+        segments = [(t["x"][j], t["x"][j + 1], t["y"][j]) for j in range(len(t["x"]) - 1)
+                    if t["y"][j] is not None and t["y"][j + 1] is not None
+                    and t["x"][j] < t["x"][j + 1]]
+        assert len(segments) == len(samples) > 0, flow
+        for (start, end, value), (time_s, rtt_ms) in zip(segments, samples):
+            previous = max([0.0] + [u for u in times if u < time_s - 1e-9])
+            assert (start, end) == (pytest.approx(previous), pytest.approx(time_s))
+            assert value == pytest.approx(rtt_ms, rel=1e-3)
+    assert not severe_console_messages(driver)
