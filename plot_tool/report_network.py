@@ -231,6 +231,37 @@ def check_line(check: Mapping[str, Any] | None) -> str | None:
     return text
 
 
+WORKLOAD_BUCKETS = (("all", "all"), ("under_100kb", "< 100 KB"),
+                    ("100kb_to_10mb", "100 KB \u2013 10 MB"), ("over_10mb", "> 10 MB"))
+
+
+def workload_table(workloads: Mapping[str, Any]) -> dict:
+    """One row per workload and size bucket with finished flows (summary.json's `workloads`):
+    flows started, completed and unfinished, then the bucket's count, mean, p50 and p99 of the
+    completion time and of the slowdown, as fct.png and the console give them."""
+    def sig(value: Any) -> str:
+        return "-" if value is None else f"{value:.3g}"
+
+    rows = []
+    for wid, w in workloads.items():
+        first = True
+        for key, name in WORKLOAD_BUCKETS:
+            b = w.get(key) or {}
+            if not b.get("count") and key != "all":
+                continue
+            rows.append([wid if first else "", str(w.get("algorithm", "")) if first else "",
+                         *([str(w.get(k, "")) for k in ("flows_started", "flows_completed",
+                                                        "flows_unfinished")]
+                           if first else ["", "", ""]),
+                         name, str(b.get("count", 0)),
+                         *(sig(b.get(f"{q}_fct_s")) for q in ("mean", "p50", "p99")),
+                         *(sig(b.get(f"{q}_slowdown")) for q in ("mean", "p50", "p99"))])
+            first = False
+    return {"title": "Workloads", "columns": [
+        "workload", "algorithm", "started", "completed", "unfinished", "size bucket", "flows",
+        "FCT s mean", "p50", "p99", "slowdown mean", "p50", "p99"], "rows": rows}
+
+
 def summary_tables(summary: Mapping[str, Any]) -> list[dict]:
     """The run's summary as tables: ``[{"title", "columns", "rows"}]`` (rows of strings)."""
     binary = " (binary)" if summary.get("units", {}).get("system") == "binary" else ""
@@ -273,13 +304,15 @@ def summary_tables(summary: Mapping[str, Any]) -> list[dict]:
                                                 "retx", "RTOs", *(["ECN cuts"] if ecn else []),
                                                 "in order"], "rows": flows}
     if not flows:                     # (a run of workloads only: not an empty table's headers)
-        where = ("its workloads' flows, one row each in fct.csv, are summed up per workload in "
-                 "summary.json" if summary.get("workloads") else "")
+        where = ("its workloads' flows, one row each in fct.csv, are summed up per workload "
+                 "below" if summary.get("workloads") else "")
         flow_table = {"title": "Flows", "columns": [""],
                       "rows": [["none listed in the topology" + (f"; {where}" if where else "")]]}
+    tables = [{"title": "Run", "columns": ["", ""], "rows": facts}, flow_table]
+    if summary.get("workloads"):
+        tables.append(workload_table(summary["workloads"]))
     return [
-        {"title": "Run", "columns": ["", ""], "rows": facts},
-        flow_table,
+        *tables,
         {"title": "Links", "columns": ["link", "direction", f"rate Mbps{binary}", "util",
                                        f"buffer KB{binary}", "lost: overflow", "random",
                                        "failure", *(["AQM drops", "marks", "sojourn ms",

@@ -204,7 +204,30 @@ def test_a_run_of_workloads_only_says_where_its_flows_are():
     summary = {"flows": {}, "links": {}, "workloads": {"W": {}}}
     flows = next(t for t in summary_tables(summary) if t["title"] == "Flows")
     assert flows["rows"] == [["none listed in the topology; its workloads' flows, one row each "
-                              "in fct.csv, are summed up per workload in summary.json"]]
+                              "in fct.csv, are summed up per workload below"]]
     del summary["workloads"]
     flows = next(t for t in summary_tables(summary) if t["title"] == "Flows")
     assert flows["rows"] == [["none listed in the topology"]]
+    assert [t["title"] for t in summary_tables(summary)] == ["Run", "Flows", "Links"]
+
+
+def test_a_run_with_workloads_has_their_table():
+    """A workload run's page had no FCT or slowdown at all, its main result (acceptance test
+    Z7): one row per workload and size bucket with finished flows, from summary.json."""
+    from plot_tool.report_network import summary_tables
+    bucket = {"count": 2, "mean_fct_s": 0.0125, "p50_fct_s": 0.01, "p99_fct_s": 0.0149,
+              "mean_slowdown": 1.5, "p50_slowdown": 1.25, "p99_slowdown": 1.7475}
+    workload = {"algorithm": "dctcp", "flows_started": 3, "flows_completed": 2,
+                "flows_unfinished": 1, "all": bucket, "under_100kb": bucket,
+                "100kb_to_10mb": {"count": 0}, "over_10mb": {"count": 0}}
+    summary = {"flows": {}, "links": {}, "workloads": {"W": workload, "V": dict(
+        workload, all={"count": 0}, under_100kb={"count": 0})}}
+    tables = summary_tables(summary)
+    assert [t["title"] for t in tables] == ["Run", "Flows", "Workloads", "Links"]
+    table = tables[2]
+    assert table["columns"][:7] == ["workload", "algorithm", "started", "completed",
+                                    "unfinished", "size bucket", "flows"]
+    row = ["0.0125", "0.01", "0.0149", "1.5", "1.25", "1.75"]
+    assert table["rows"] == [["W", "dctcp", "3", "2", "1", "all", "2", *row],
+                             ["", "", "", "", "", "< 100 KB", "2", *row],
+                             ["V", "dctcp", "3", "2", "1", "all", "0", *["-"] * 6]]
