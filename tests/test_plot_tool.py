@@ -487,6 +487,37 @@ def test_failure_drops_drawn_only_when_nonzero(tmp_path: Path) -> None:
     assert links_figure_spec([backward]).panels[1].losses == ()
 
 
+def test_a_links_down_spans_are_shaded_in_its_colour(tmp_path: Path) -> None:
+    """summary.json's ``down_s`` of each plotted link, shaded over every panel in its line's
+    colour, with a legend entry before the losses' section: a link's rate fell to 0 with only
+    "link down: 1" in the legend to say why (acceptance test Z7)."""
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    from plot_tool.png.panels import draw_figure
+
+    rs = read_results(write_results(tmp_path / "fail", failures=True))
+    rs.summary["links"]["L1"]["down_s"] = [[0.1, 0.25], [0.3, 0.35]]
+    rs.summary["links"]["L2"]["down_s"] = []
+    series = link_series_of(rs.summary, rs.links, ["L1", "L2"])
+    fig = Figure()
+    draw_figure(fig, links_figure_spec(series), series, rs.summary)
+    for ax in fig.axes:
+        spans = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_alpha() == 0.12]
+        assert sorted((round(p.get_x(), 9), round(p.get_x() + p.get_width(), 9))
+                      for p in spans) == [(0.1, 0.25), (0.3, 0.35)]
+        assert {p.get_facecolor()[:3] for p in spans} == {
+            __import__("matplotlib.colors").colors.to_rgb(series[0].color)}
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend[3:5] == ["L1 down: 0.1\u20130.25 s, 0.3\u20130.35 s (shaded)", LOSS_HEADER]
+    # no span, no entry
+    rs.summary["links"]["L1"]["down_s"] = []
+    fig = Figure()
+    draw_figure(fig, links_figure_spec(series), series, rs.summary)
+    assert not any("down:" in t.get_text() and "shaded" in t.get_text()
+                   for t in fig.legends[0].get_texts())
+
+
 def test_failure_drops_drawn_dashed(tmp_path: Path) -> None:
     from matplotlib.figure import Figure
 

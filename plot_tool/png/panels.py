@@ -85,6 +85,7 @@ def draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: di
         if panel.losses and MARKS in panel.losses:       # marks are not losses: say so
             ylabel = LOSSES_AND_MARKS_YLABEL
         ax.set_ylabel(ylabel.format(**labels))
+    extra = _shade_down_spans(axes, series, summary) + extra   # (before the losses' section)
     finish_time_axis(axes, summary)
     if series and not any(len(s.time) for s in series):
         axes[0].text(0.5, 0.5, nothing_sampled_text(spec, series, summary),
@@ -99,6 +100,28 @@ def draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: di
         handles += [Line2D([], [], linestyle="none", label=note) for note in notes]
     legend = add_legend(fig, axes[0], spec.legend_title, handles)
     finish_layout(fig, axes, figure_legends=[legend] if legend is not None else [])
+
+
+def _shade_down_spans(axes: Sequence[Any], series: Sequence[Series], summary: dict) -> list[Any]:
+    """Each plotted link's down spans (summary.json ``down_s``) shaded in its colour across the
+    panels, with a legend entry per link: its lines drop there because the link failed."""
+    links = summary.get("links") or {}
+    handles: list[Any] = []
+    seen: set = set()
+    for s in series:
+        if not s.directions or s.entity in seen or s.members > 1:
+            continue
+        spans = (links.get(s.entity) or {}).get("down_s") or []
+        if not spans:
+            continue
+        seen.add(s.entity)
+        for ax in axes:
+            for start, end in spans:
+                ax.axvspan(start, end, color=s.color, alpha=0.12, linewidth=0, zorder=0.5)
+        when = ", ".join(f"{start:g}\u2013{end:g} s" for start, end in spans)
+        handles.append(Patch(facecolor=s.color, alpha=0.25, edgecolor="none",
+                             label=f"{s.entity} down: {when} (shaded)"))
+    return handles
 
 
 def nothing_sampled_text(spec: FigureSpec, series: Sequence[Series], summary: dict) -> str:
