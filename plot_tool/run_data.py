@@ -152,7 +152,9 @@ def plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection 
         elif prediction_table is not None:
             flow_predictions = prediction_series(prediction_table, flow_series, "flow",
                                                   ("rate_mbps", "rtt_ms"))
-        jobs.append(_spec_job(spec, flow_series, summary, flow_predictions))
+        notes = model_notes(getattr(results, "check", None)) if flow_predictions else []
+        jobs.append(dataclasses.replace(_spec_job(spec, flow_series, summary, flow_predictions),
+                                        notes=notes))
     if host_ids:
         host_aggregated: list[bool] = []
 
@@ -202,6 +204,22 @@ def _lines(source: Any, name: str, build: Callable[[Table], list[Series]],
         source = source.read()
     table = normalize_table(source, name)
     return build(table), frozenset(table)
+
+
+MODEL_NAMES = {None: "the fluid equilibrium\n(FAST, Vegas)",
+               "padhye": "Padhye et al. 1998\n(Reno's response)",
+               "rfc9438": "RFC 9438 \u00a75.1 (CUBIC)", "bbr": "BBR's fair share",
+               "dctcp": "DCTCP's sawtooth"}
+
+
+def model_notes(check: dict | None) -> list[str]:
+    """A legend line naming the models of a check's flow predictions (check.json rows' "model";
+    the fluid equilibrium's rows have none): a dashed line says what it is."""
+    models = dict.fromkeys(row.get("model") for iv in (check or {}).get("intervals") or ()
+                           for row in iv.get("rows") or ()
+                           if row.get("kind") == "flow" and row.get("predicted") is not None)
+    names = [MODEL_NAMES.get(m, str(m)) for m in models]
+    return ["model: " + ";\n".join(names)] if names else []
 
 
 def tied_link_notes(check: dict | None) -> list[str]:

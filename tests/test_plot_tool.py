@@ -938,6 +938,29 @@ def test_tied_links_say_their_sum_is_predicted_on_the_first(checked_dir: Path) -
     assert not plan_figures(rs, flows=[], hosts=[], predictions=False)[0].notes
 
 
+def test_the_flow_figure_names_the_models_of_its_predictions(checked_dir: Path) -> None:
+    """The dashed line was "analytic prediction" whatever the model; the legend now names the
+    models of the compared flow rows (check.json's "model"; the fluid equilibrium has none):
+    lossy_link's 4.52 Mb/s line is Padhye's, not the Mathis figure of its description
+    (acceptance test Z7)."""
+    from matplotlib.figure import Figure
+
+    from plot_tool import png
+    from plot_tool.run_data import model_notes
+
+    rs = read_results(checked_dir)
+    flows_job = [j for j in plan_figures(rs, links=[], hosts=[]) if j.filename == "flows.png"][0]
+    assert list(flows_job.notes) == ["model: the fluid equilibrium\n(FAST, Vegas)"]
+    fig = Figure()
+    png.draw(fig, flows_job)
+    assert [t.get_text() for t in fig.legends[0].get_texts()][-1] == flows_job.notes[0]
+    rows = [{"kind": "flow", "model": m, "predicted": p}
+            for m, p in (("padhye", 4.5), ("rfc9438", 3.0), ("padhye", 1.0), ("bbr", None))]
+    assert model_notes({"intervals": [{"rows": rows}]}) == [
+        "model: Padhye et al. 1998\n(Reno's response);\nRFC 9438 \u00a75.1 (CUBIC)"]
+    assert model_notes(None) == [] and model_notes({"intervals": [{"rows": rows[3:]}]}) == []
+
+
 @pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_predictions_false_suppresses_overlay(checked_dir: Path, tmp_path: Path) -> None:
     from matplotlib.figure import Figure
