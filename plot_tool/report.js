@@ -444,6 +444,11 @@
           out.push(...predictionTraces(`link:${l.id}:${d.dir}`, "backlog_kb", 1, color, `${name} backlog`));
           out.push(...predictionTraces(`link:${l.id}:${d.dir}`, "rate_mbps", 0, color, `${name} rate`));
         });
+        // a half-duplex link's prediction is for its two directions summed ("A->B+B->A")
+        Object.keys(data.predictions).filter((k) => k.startsWith(`link:${l.id}:`)
+          && k.slice(`link:${l.id}:`.length).includes("+")).forEach((k) =>
+          out.push(...predictionTraces(k, "backlog_kb", 1, PALETTE[(c - l.dirs.length) % PALETTE.length],
+            `${short(l.id)} backlog, both directions summed,`)));
       });
       flows.forEach((f) => {
         if (!selected.flows.has(f.id)) return;

@@ -426,3 +426,17 @@ def test_a_sample_is_drawn_over_its_interval_as_in_the_figures(driver, tmp_path)
             assert (start, end) == (pytest.approx(previous), pytest.approx(time_s))
             assert value == pytest.approx(rtt_ms, rel=1e-3)
     assert not severe_console_messages(driver)
+
+
+@needs_browser
+def test_a_half_duplex_links_predicted_backlog_is_drawn(driver, tc2):
+    """predictions.csv gives a half-duplex link's backlog for both directions summed
+    ("R1->R2+R2->R1"); the page drew full-duplex predictions only, so test case 2's L1 and L3
+    had none (acceptance test Z7)."""
+    open_report(driver, tc2 / "report.html")
+    names = driver.execute_script("return netsimReport.seriesNames()")
+    selected = driver.execute_script("return netsimReport.selected().links")
+    for lid in ("L1", "L3"):
+        assert lid in selected
+        assert f"{lid} backlog, both directions summed, predicted" in names
+    assert not severe_console_messages(driver)
