@@ -238,7 +238,8 @@ WORKLOAD_BUCKETS = (("all", "all"), ("under_100kb", "< 100 KB"),
 def workload_table(workloads: Mapping[str, Any]) -> dict:
     """One row per workload and size bucket with finished flows (summary.json's `workloads`):
     flows started, completed and unfinished, then the bucket's count, mean, p50 and p99 of the
-    completion time and of the slowdown, as fct.png and the console give them."""
+    completion time and of the slowdown: summary.json's log-histogram figures, as the console
+    prints them (fct.png computes its own from fct.csv, its p99 from 100 flows on)."""
     def sig(value: Any) -> str:
         return "-" if value is None else f"{value:.3g}"
 
