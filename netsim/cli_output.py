@@ -114,18 +114,16 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
     if not args.no_plots and end_s == 0 and failure_line is None:
         print("warning: the run stopped at t = 0 s, before anything was sampled: its figures "
               "are empty", file=sys.stderr)
-    if not args.no_plots and 0 < end_s < interval_s and failure_line is None:
-        print(f"warning: the run lasted {end_s:g} s, less than one sampling interval "
-              f"({interval_s:g} s): its figures have one sample each; a shorter --interval, "
-              f"e.g. {end_s / 20:.2g}, shows how it went", file=sys.stderr)
-    elif (not args.no_plots and interval_s <= end_s < FEW_SAMPLES * interval_s
-            and failure_line is None):
+    if not args.no_plots and 0 < end_s < FEW_SAMPLES * interval_s and failure_line is None:
         samples = math.ceil(end_s / interval_s * (1 - 1e-9))
-        counted = ("one sampling interval", "one sample") if samples == 1 else (
-            f"{samples} sampling intervals", f"{samples} samples")
-        print(f"warning: the run lasted {end_s:g} s, {counted[0]} of {interval_s:g} s: its "
-              f"figures have {counted[1]} each; a shorter --interval, e.g. {end_s / 20:.2g}, "
-              f"shows how it went", file=sys.stderr)
+        if end_s < interval_s:
+            lasted, has = f"less than one sampling interval ({interval_s:g} s)", "one sample"
+        elif samples == 1:
+            lasted, has = f"one sampling interval of {interval_s:g} s", "one sample"
+        else:
+            lasted, has = f"{samples} sampling intervals of {interval_s:g} s", f"{samples} samples"
+        print(f"warning: the run lasted {end_s:g} s, {lasted}: its figures have {has} each; a "
+              f"shorter --interval, e.g. {end_s / 20:.2g}, shows how it went", file=sys.stderr)
     if failure_line is not None and signum is not None and (
             results.summary["stop_reason"] == "interrupted"):   # (stopped in a plugin's hook)
         print(f"{failure_line} (at t={results.summary['end_time_s']:.3f} s; partial results "

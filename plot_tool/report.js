@@ -425,6 +425,7 @@
       let c = 0;
       links.forEach((l) => {
         if (!selected.links.has(l.id)) return;
+        const linkColor = PALETTE[c % PALETTE.length];     // (its first direction's)
         l.dirs.forEach((d) => {
           const color = PALETTE[c++ % PALETTE.length];
           const name = `${short(l.id)} ${shortDir(d.dir)}`;
@@ -447,7 +448,7 @@
         // a half-duplex link's prediction is for its two directions summed ("A->B+B->A")
         Object.keys(data.predictions).filter((k) => k.startsWith(`link:${l.id}:`)
           && k.slice(`link:${l.id}:`.length).includes("+")).forEach((k) =>
-          out.push(...predictionTraces(k, "backlog_kb", 1, PALETTE[(c - l.dirs.length) % PALETTE.length],
+          out.push(...predictionTraces(k, "backlog_kb", 1, linkColor,
             `${short(l.id)} backlog, both directions summed,`)));
       });
       flows.forEach((f) => {

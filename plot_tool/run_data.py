@@ -212,11 +212,17 @@ MODEL_NAMES = {None: "the fluid equilibrium\n(FAST, Vegas)",
                "dctcp": "DCTCP's sawtooth"}
 
 
+def _check_rows(check: dict | None):
+    """(interval, row) of every row of a check.json (none without one)."""
+    for iv in (check or {}).get("intervals") or ():
+        for row in iv.get("rows") or ():
+            yield iv, row
+
+
 def model_notes(check: dict | None) -> list[str]:
     """A legend line naming the models of a check's flow predictions (check.json rows' "model";
     the fluid equilibrium's rows have none): a dashed line says what it is."""
-    models = dict.fromkeys(row.get("model") for iv in (check or {}).get("intervals") or ()
-                           for row in iv.get("rows") or ()
+    models = dict.fromkeys(row.get("model") for _, row in _check_rows(check)
                            if row.get("kind") == "flow" and row.get("predicted") is not None)
     names = [MODEL_NAMES.get(m, str(m)) for m in models]
     return ["model: " + ";\n".join(names)] if names else []
@@ -226,15 +232,14 @@ def tied_link_notes(check: dict | None) -> list[str]:
     """Legend lines for the tied links of a check (check.json rows of a link group "L1+L2+L3"):
     the model predicts only their summed backlog, and predictions.csv puts it on the first."""
     spans: dict[str, list] = {}
-    for iv in (check or {}).get("intervals") or ():
-        for row in iv.get("rows") or ():
-            group = str(row.get("id"))
-            if row.get("kind") == "link" and "+" in group:
-                ranges = spans.setdefault(group, [])
-                if ranges and ranges[-1][1] == iv["start_s"]:
-                    ranges[-1][1] = iv["end_s"]
-                elif not ranges or ranges[-1] != [iv["start_s"], iv["end_s"]]:
-                    ranges.append([iv["start_s"], iv["end_s"]])
+    for iv, row in _check_rows(check):
+        group = str(row.get("id"))
+        if row.get("kind") == "link" and "+" in group:
+            ranges = spans.setdefault(group, [])
+            if ranges and ranges[-1][1] == iv["start_s"]:
+                ranges[-1][1] = iv["end_s"]
+            elif not ranges or ranges[-1] != [iv["start_s"], iv["end_s"]]:
+                ranges.append([iv["start_s"], iv["end_s"]])
     notes = []
     for group, ranges in spans.items():
         when = ", ".join(f"{start:g}\u2013{end:g} s" for start, end in ranges)

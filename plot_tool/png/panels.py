@@ -128,10 +128,10 @@ def nothing_sampled_text(spec: FigureSpec, series: Sequence[Series], summary: di
     """The note of a figure whose lines have no sample: the run ended before any of them began
     (a flow that starts after it, or a run stopped early), with the first start when flows."""
     text = f"no samples: the run ended at {summary.get('end_time_s', 0.0):g} s"
-    flows = summary.get("flows") or {}
-    starts = [flows[s.entity]["start_s"] for s in series
-              if s.entity in flows and flows[s.entity].get("start_s") is not None]
     if spec.legend_title == FLOWS_FIGURE.legend_title:
+        flows = summary.get("flows") or {}
+        starts = [flows[s.entity]["start_s"] for s in series
+                  if s.entity in flows and flows[s.entity].get("start_s") is not None]
         if starts:
             first = min(starts)
             ids = [s.entity for s in series if s.entity in flows
