@@ -40,12 +40,14 @@ from theory.check_rows import (
     FLOW_MEANS,
     LINK_MEANS,
     LINK_SUMS,
+    REORDERING_SUMS,
     Window,
     bbr_rows,
     dctcp_rows,
     loss_row,
     no_model,
     random_loss,
+    reordering,
     row,
     trace_series,
 )
@@ -148,11 +150,17 @@ class _Comparison:
         # delay-based flow -> where its data path loses packets at random (`random_loss`)
         self.lossy = {fid: where for fid in self.flow_models
                       if (where := random_loss(model, fid)) is not None}
+        # delay-based flow -> what reorders the packets of its data path (`reordering`)
+        self.reordered = {fid: where for fid in self.flow_models
+                          if (where := reordering(model, fid)) is not None}
         self.flow_reasons: dict = {}      # flow -> the first reason it was not compared
         # (but for `transient`: the reasons of an interval too short to judge, which say nothing
         # of the timeline a completion time integrates)
         self.transient: set = set()
         self.settled: set = set()         # flows compared in at least one interval
+        # simulated intervals whose delay-based equilibrium does not hold (`equilibrium_reason`):
+        # check.json's `no_equilibrium`; the figures draw no prediction there
+        self.no_equilibrium: list = []
         self.path_reasons, self.path_footprint = path_problems(results, model)
         # the links' changes cut the intervals; where a flow's links are not the topology's,
         # no model (`departure`)
@@ -176,7 +184,8 @@ class _Comparison:
                                 self.step, flows, links,
                                 means={"flows": FLOW_MEANS + (BBR_MEANS if bbr else ()),
                                        "links": LINK_MEANS},
-                                sums={"links": LINK_SUMS})
+                                sums={"flows": REORDERING_SUMS if self.reordered else (),
+                                      "links": LINK_SUMS})
 
     def path_troubles(self, active: list) -> tuple:
         """(flow -> why its path is not the model's, resource indices of such flows' data
@@ -299,8 +308,9 @@ class _Comparison:
         """Why the delay-based flows' equilibrium, which they share, does not hold in this
         interval although its flows may each be modelled: random loss on a data path in the
         compared window (the equilibrium has no loss term: each loss cuts a window, and the
-        queues stay below alpha packets per flow), or a predicted backlog its buffer cannot
-        hold."""
+        queues stay below alpha packets per flow), reordering on a data path that started fast
+        retransmits in the compared window (each cuts a window as a loss does), or a predicted
+        backlog its buffer cannot hold."""
         for fid in delay_active:
             if fid not in self.lossy:
                 continue
@@ -311,6 +321,15 @@ class _Comparison:
                         f"lost in the compared window): the delay-based equilibrium has no loss "
                         f"term (each loss cuts a window, and the queues stay below the packets "
                         f"each flow would keep there)")
+        for fid in delay_active:
+            if fid not in self.reordered:
+                continue
+            retransmits = window.flow_sum(fid, "fast_retransmits")
+            if retransmits > 0:   # (jitter that reordered nothing the receiver noticed: none)
+                return (f"the data path of {fid} reorders packets ({self.reordered[fid]}; "
+                        f"{retransmits:.0f} fast retransmits in the compared window): duplicate "
+                        f"ACKs of reordered packets cut the window as losses do, which the "
+                        f"delay-based equilibrium has no term for")
         if predicted is not None:           # (Vegas: a range, whose low end must fit)
             for rid, backlog_kb, buffer_kb in overflowing(predicted, self.summary["links"],
                                                           self.resources, self.kb, low=True):
@@ -436,6 +455,8 @@ class _Comparison:
                 return None
         equilibrium = (self.equilibrium_reason(delay_active, predicted, window)
                        if delay_reason is None and delay_active else None)
+        if equilibrium is not None:
+            self.no_equilibrium.append({"start_s": start, "end_s": end, "reason": equilibrium})
         rows = self.delay_flow_rows(delay_active, predicted, window, active, delay_reason,
                                     equilibrium)
         if predicted is not None:
@@ -485,6 +506,7 @@ def compare(results, model: Model, *, links=None, settle_s: float = DEFAULT_SETT
         if interval is not None:
             report["intervals"].append(interval)
     report["completion"] = comparison.completion_rows()
+    report["no_equilibrium"] = comparison.no_equilibrium
     report["warnings"] = buffer_warnings(results, model)
     _add_verdict(report, tolerance_pct)
     return report

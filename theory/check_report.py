@@ -257,7 +257,9 @@ def write_check(out_dir, report: dict, model: Model, units, links: dict | None =
     per-flow models of Reno, NewReno, CUBIC and BBR add their rows per simulated interval).
     With `links` (summary.json's), an interval of the timeline whose predicted backlog a buffer
     cannot hold has no rows: the equilibrium does not hold there (the run drops packets), and
-    the check compares none of its rows, so the figures draw no prediction either."""
+    the check compares none of its rows, so the figures draw no prediction either. Likewise the
+    report's `no_equilibrium` spans (random loss or reordering cut the windows there) are cut
+    out of the timeline's intervals."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "check.json", "w") as fh:
@@ -267,29 +269,15 @@ def write_check(out_dir, report: dict, model: Model, units, links: dict | None =
     kb = float(units.bytes_per_kb)
     flows = {f.id: f for f in model.flows}
     resources = {r.id: r for r in model.resources}
+    withdrawn = [(span["start_s"], span["end_s"]) for span in report.get("no_equilibrium", ())]
     with open(out / "predictions.csv", "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(["start_s", "end_s", "kind", "id", "direction", "quantity", "low", "high"])
         for iv in model.timeline:
             if links is not None and next(overflowing(iv, links, resources, kb, low=True), None):
                 continue
-            for fid in iv.flows:
-                rate = (iv.rates_pps[fid] * flows[fid].data_bytes * mbps,
-                        iv.rates_pps_high[fid] * flows[fid].data_bytes * mbps)
-                delay = (iv.queue_delay_s[fid] * 1e3, iv.queue_delay_s_high[fid] * 1e3)
-                base_ms = flows[fid].base_rtt_s * 1e3
-                rtt = (base_ms + delay[0], base_ms + delay[1])
-                window = (iv.rates_pps[fid] * rtt[0] / 1e3, iv.rates_pps_high[fid] * rtt[1] / 1e3)
-                for quantity, (low, high) in (("rate_mbps", rate), ("queue_delay_ms", delay),
-                                              ("rtt_ms", rtt), ("window_pkts", window)):
-                    writer.writerow([f"{iv.start_s:.9g}", f"{iv.end_s:.9g}", "flow", fid, "",
-                                     quantity, f"{min(low, high):.9g}", f"{max(low, high):.9g}"])
-            for rid, backlog in iv.backlog_bytes.items():
-                resource = resources[rid]
-                high = iv.backlog_bytes_high[rid]
-                writer.writerow([f"{iv.start_s:.9g}", f"{iv.end_s:.9g}", "link", resource.link,
-                                 "+".join(resource.directions), "backlog_kb",
-                                 f"{min(backlog, high) / kb:.9g}", f"{max(backlog, high) / kb:.9g}"])
+            for start_s, end_s in uncovered(iv.start_s, iv.end_s, withdrawn):
+                _write_interval(writer, iv, start_s, end_s, flows, resources, mbps, kb)
         for iv in report["intervals"]:
             for row in iv["rows"]:
                 if not row.get("model") or row["predicted"] is None:
@@ -302,3 +290,41 @@ def write_check(out_dir, report: dict, model: Model, units, links: dict | None =
                     entity, direction = resources[row["id"]].link, "+".join(resources[row["id"]].directions)
                 writer.writerow([f"{iv['start_s']:.9g}", f"{iv['end_s']:.9g}", row["kind"], entity,
                                  direction, row["quantity"], f"{low:.9g}", f"{high:.9g}"])
+
+
+def _write_interval(writer, iv, start_s: float, end_s: float, flows: dict, resources: dict,
+                    mbps: float, kb: float) -> None:
+    """predictions.csv's rows of the timeline's interval `iv`, over [start_s, end_s] (all of it,
+    or a part that check.json's `no_equilibrium` left)."""
+    bounds = [f"{start_s:.9g}", f"{end_s:.9g}"]
+    for fid in iv.flows:
+        rate = (iv.rates_pps[fid] * flows[fid].data_bytes * mbps,
+                iv.rates_pps_high[fid] * flows[fid].data_bytes * mbps)
+        delay = (iv.queue_delay_s[fid] * 1e3, iv.queue_delay_s_high[fid] * 1e3)
+        base_ms = flows[fid].base_rtt_s * 1e3
+        rtt = (base_ms + delay[0], base_ms + delay[1])
+        window = (iv.rates_pps[fid] * rtt[0] / 1e3, iv.rates_pps_high[fid] * rtt[1] / 1e3)
+        for quantity, (low, high) in (("rate_mbps", rate), ("queue_delay_ms", delay),
+                                      ("rtt_ms", rtt), ("window_pkts", window)):
+            writer.writerow([*bounds, "flow", fid, "", quantity, f"{min(low, high):.9g}",
+                             f"{max(low, high):.9g}"])
+    for rid, backlog in iv.backlog_bytes.items():
+        resource = resources[rid]
+        high = iv.backlog_bytes_high[rid]
+        writer.writerow([*bounds, "link", resource.link, "+".join(resource.directions),
+                         "backlog_kb", f"{min(backlog, high) / kb:.9g}",
+                         f"{max(backlog, high) / kb:.9g}"])
+
+
+def uncovered(start_s: float, end_s: float, spans) -> list:
+    """The parts of [start_s, end_s] that no (start, end) pair of `spans` covers, in order."""
+    parts = []
+    for span_start, span_end in sorted(spans):
+        if span_end <= start_s or span_start >= end_s:
+            continue
+        if span_start > start_s:
+            parts.append((start_s, span_start))
+        start_s = max(start_s, span_end)
+    if end_s > start_s:
+        parts.append((start_s, end_s))
+    return parts

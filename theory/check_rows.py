@@ -66,6 +66,7 @@ FLOW_MEANS = ("recv_rate_mbps", "rtt_ms")
 BBR_MEANS = ("min_rtt_s",)          # BBR's RTprop estimate (flows.csv), asked when BBR flows run
 LINK_MEANS = ("rate_mbps", "backlog_kb")
 LINK_SUMS = ("drops", "aqm_drops", "marks", "impairment_drops")
+REORDERING_SUMS = ("fast_retransmits",)   # asked when a delay-based flow's path may reorder
 
 
 def trace_series(model, fids) -> tuple:
@@ -98,6 +99,12 @@ class Window:
             return self.means.mean("flows", (self.from_s, self.until_s), fid, column)
         t, values = self.results.trace("flows", fid, column)
         return window_mean(t, values, self.from_s, self.until_s, self.step_s)
+
+    def flow_sum(self, fid: str, column: str) -> float:
+        if self.means is not None:
+            return self.means.sum("flows", (self.from_s, self.until_s), fid, column)
+        t, values = self.results.trace("flows", fid, column)
+        return window_sum(t, values, self.from_s, self.until_s, self.step_s)
 
     def link_mean(self, link: str, column: str, direction) -> float | None:
         if self.means is not None:
@@ -166,7 +173,7 @@ def _signals_text(signals: dict) -> str:
     return ", ".join(f"{n:.0f} {kind}" for kind, n in signals.items() if n) or "none"
 
 
-def _reordering(model, fid: str) -> str | None:
+def reordering(model, fid: str) -> str | None:
     """What reorders the packets of the flow's data path, as its link direction and impairment
     (None if nothing does): packets held back (`reorder_rate`), or jitter that may reorder
     (`jitter_reorder`, or netem's jitter). The response functions assume in-order delivery, so
@@ -241,7 +248,7 @@ def loss_row(results, model, fid: str, window: Window, rate_floor: float, mbps: 
 
     It applies when the losses are random (more than `OVERFLOW_SHARE` of the data path's losses
     being buffer overflows, which the loss rate p leaves out, is outside it), the data path
-    delivers in order (`_reordering`: reordered packets cut the window too) and the round trip
+    delivers in order (`reordering`: reordered packets cut the window too) and the round trip
     does not depend on the window: the busiest link of the data path must carry at most the mean
     of the model's sawtooth as a share of its peak (`sawtooth_mean_fraction`: 3/4 for
     Padhye/Mathis), otherwise the windows' peaks fill the link, a queue forms and absorbs each
@@ -261,9 +268,9 @@ def loss_row(results, model, fid: str, window: Window, rate_floor: float, mbps: 
                     f"describe"), None
         return (f"no loss on the data path of {fid} in the compared window: the response "
                 f"functions need a rate of random losses"), None
-    reordering = _reordering(model, fid)
-    if reordering is not None:
-        return (f"the data path of {fid} reorders packets ({reordering}): duplicate ACKs of "
+    reordered = reordering(model, fid)
+    if reordered is not None:
+        return (f"the data path of {fid} reorders packets ({reordered}): duplicate ACKs of "
                 f"reordered packets start fast retransmits that cut the window as losses do, "
                 f"which the loss rate does not count"), None
     bursts = bursty_loss(model, fid)
