@@ -228,7 +228,7 @@ FLOWS_FIGURE_GOODPUT = dataclasses.replace(
 PREDICTION_LABEL = "analytic prediction (dashed)"
 
 
-PREDICTION_BAND_LABEL = "predicted interval (shaded)"
+PREDICTION_BAND_LABEL = "predicted interval\n(shaded, edges in its colour)"
 
 
 HOSTS_FIGURE = FigureSpec("hosts.png", (

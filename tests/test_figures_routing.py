@@ -113,3 +113,38 @@ def test_a_static_runs_routes_are_not_read_for_the_figures(tmp_path, run_cli) ->
     assert [job.filename for job in jobs] == ["links.png", "flows.png", "hosts.png"]
     with pytest.raises(ValueError, match="routes.csv: missing column"):
         read_results(directory)
+
+
+def _label_boxes(fig) -> list:
+    """The window extents (pixels) of the next-hop labels of routing.png's route panel."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    return [(t.get_text(), t.get_window_extent(renderer)) for t in fig.axes[-1].texts]
+
+
+def test_labels_of_changes_at_one_point_do_not_cover_each_other() -> None:
+    """Two routes (two routers, two destinations) changing next hop at one instant to one cost:
+    their labels were printed one over the other ("via R3" over "via R1", acceptance test Z7's
+    routing.png of the two-paths example)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    a = route("R1", "H2", [30, 35, 20], hops=["R2", "R3", "R3"])
+    b = route("R3", "H1", [40, 35, 50], hops=["R2", "R1", "R1"])
+    c = route("R2", "H3", [10, 12, 14], hops=["R1", "R1", "R3"])   # elsewhere: no conflict
+    d = route("R2", "H1", [60, 62, 64], hops=["R1", "R1", "R3"])
+    chosen, _ = routes_to_plot([c, a, d, b], end_s=END_S)   # a and b both labelled below
+    assert chosen == [c, a, d, b]
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    draw_routing_figure(fig, [], chosen, 0, SUMMARY)
+    boxes = _label_boxes(fig)
+    assert sorted(text for text, _ in boxes) == ["via R1", "via R3", "via R3", "via R3"]
+    for i, (_, one) in enumerate(boxes):
+        for _, other in boxes[i + 1:]:
+            assert not one.overlaps(other)
+    # the first keeps its side (below its point), the second goes to the free one (above)
+    _, y = fig.axes[-1].transData.transform((5.0, 35.0))
+    at_point = [(text, box) for text, box in boxes if box.x0 < fig.axes[-1].transData.transform(
+        (6.0, 0.0))[0]]
+    assert sorted((text, box.y0 > y) for text, box in at_point) == [("via R1", True),
+                                                                   ("via R3", False)]

@@ -13,7 +13,7 @@ import pytest
 
 from plot_tool import ResultSet, make_figures, read_results, select
 from plot_tool.entity_series import link_series_of, links_figure_spec, prediction_series
-from plot_tool.png.panels import LOSS_HEADER
+from plot_tool.png.panels import BAND_SHADE, LOSS_HEADER
 from plot_tool.routes_data import route_series, routes_changed, routes_to_plot
 from plot_tool.run_data import plan_figures
 from plot_tool.series import (
@@ -845,13 +845,18 @@ def test_flow_predictions_and_vegas_band(checked_dir: Path) -> None:
     draw_figure(fig, FLOWS_FIGURE, flows_job.series, rs.summary, flows_job.predictions)
     colors = {s.key: s.color for s in flows_job.series}
     send, recv, window, rtt = fig.axes
-    for ax in (recv, rtt):
+    for ax, quantity in ((recv, "rate_mbps"), (rtt, "rtt_ms")):
         dashed = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
         assert [ln.get_color() for ln in dashed] == [colors["F1"]]     # F1: a dashed step line
         bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
-        assert len(bands) == 1                                        # F2: a shaded band
-        np.testing.assert_allclose(bands[0].get_facecolor()[0][:3],
-                                   _rgb(colors["F2"]), atol=1e-6)
+        assert len(bands) == 1                                        # F2: a band shaded grey
+        np.testing.assert_allclose(bands[0].get_facecolor()[0], BAND_SHADE, atol=1e-6)
+        edges = sorted(np.nanmax(ln.get_ydata()) for ln in ax.get_lines()
+                       if ln.get_color() == colors["F2"] and ln.get_linestyle() == "-"
+                       and np.isnan(ln.get_ydata()).sum() < len(ln.get_ydata())
+                       and ln.get_zorder() == 1.6)
+        assert edges == pytest.approx([preds["F2", quantity].low[0],   # its edges, in its colour
+                                       preds["F2", quantity].high[0]])
     for ax in (send, window):
         assert not [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
         assert not _bands(ax)
@@ -1047,3 +1052,38 @@ def test_sequence_plot_reads_the_results_directory_alone(tmp_path: Path) -> None
     forward.write_bytes(b"not a capture")                # one error naming the file (fuzzing)
     with pytest.raises(ValueError, match=rf"{forward.name}: not a pcap capture"):
         make_seq_plots(copy)
+
+
+def test_coinciding_predictions_take_turns_and_bands_do_not_blend() -> None:
+    """Equal flows get equal predictions. Their dashed lines, and their bands' edges, take
+    turns along one line (each flow every n-th dash, in its colour); their bands are shaded
+    once, in grey: two translucent colours blended into a third that no legend entry has
+    (acceptance test Z7: two Vegas flows' bands looked brown)."""
+    from matplotlib.collections import PolyCollection
+    from matplotlib.figure import Figure
+
+    from plot_tool.png.panels import DASH, _plot_predictions
+    from plot_tool.series import PredictionSeries
+
+    def prediction(key, low, high):
+        return PredictionSeries(key, "rate_mbps", np.array([0.0]), np.array([1.0]),
+                                np.array([low]), np.array([high]))
+
+    ax = Figure().subplots()
+    colors = {"F1": "tab:blue", "F2": "tab:orange", "F3": "tab:green"}
+    line, band = _plot_predictions(ax, [prediction("F1", 2, 4), prediction("F2", 2, 4),
+                                        prediction("F3", 5, 5)], colors)
+    assert line and band
+    (shade,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    np.testing.assert_allclose(shade.get_facecolor()[0], BAND_SHADE, atol=1e-6)
+    edges = {}
+    for ln in ax.get_lines():
+        edges.setdefault(float(ln.get_ydata()[0]), []).append(ln)
+    assert sorted(edges) == [2.0, 4.0, 5.0]
+    for y in (2.0, 4.0):                         # each edge: F1's and F2's dashes in turn
+        lines = edges[y]
+        assert [ln.get_color() for ln in lines] == ["tab:blue", "tab:orange"]
+        offsets = [ln._unscaled_dash_pattern[0] for ln in lines]
+        assert offsets == [0.0, sum(DASH)]
+    (alone,) = edges[5.0]                        # F3's dashed line, alone: plain dashes
+    assert alone.get_color() == "tab:green" and alone.get_linestyle() == "--"

@@ -44,6 +44,8 @@ LINE_WIDTH = 1.2
 # the predictions' dashes (points on, off); predictions that coincide share the line, each
 # drawing every n-th dash in its colour
 DASH = (4.0, 2.5)
+# a predicted interval's shade: neutral, its edges carry the colour of whose it is
+BAND_SHADE = (0.35, 0.35, 0.35, 0.15)
 
 
 NO_LOSS_TEXT = "no packets lost"
@@ -218,10 +220,14 @@ def _plot_losses(ax: Any, series: Sequence[Series], causes: Sequence[LossCause],
 
 def _plot_predictions(ax: Any, predictions: Sequence[PredictionSeries],
                       colors: dict[str, str | None]) -> tuple[bool, bool]:
-    """Draw predictions as dashed steps, or shaded bands where low < high; return whether any
-    dashed line and any band was drawn."""
+    """Draw predictions as dashed steps, or bands where low < high; return whether any dashed
+    line and any band was drawn. A band is shaded grey, whoever it belongs to (two flows'
+    translucent colours would blend into a third that no legend entry has), and its edges are
+    drawn in its series' colour; coinciding lines, and coinciding edges, take turns in dashes."""
     any_line = any_band = False
     drawn: list[tuple[Any, Any, list[Any]]] = []     # (x, y, its lines) of each dashed step line
+    edges: list[tuple[Any, Any, list[Any]]] = []     # (x, y, its lines) of each band edge
+    shaded: list[tuple[Any, Any, Any]] = []          # (x, low, high) of each band shaded
     for p in predictions:
         color = colors.get(p.key)
         x, low, high, band = p.steps()
@@ -230,27 +236,35 @@ def _plot_predictions(ax: Any, predictions: Sequence[PredictionSeries],
             y = np.where(value, low, np.nan)
             line, = ax.plot(x, y, color=color, linestyle=(0, DASH), linewidth=1.7, zorder=3,
                             label="_nolegend_")
-            for x0, y0, lines in drawn:
-                if np.array_equal(x0, x) and np.array_equal(y0, y, equal_nan=True):
-                    lines.append(line)
-                    break
-            else:
-                drawn.append((x, y, [line]))
+            _share(drawn, x, y, line)
             any_line = True
         if band.any():
             lows, highs = np.where(band, low, np.nan), np.where(band, high, np.nan)
-            ax.fill_between(x, lows, highs, where=band, color=color, alpha=0.2, linewidth=0,
-                            zorder=1.5, label="_nolegend_")
-            for edge in (lows, highs):      # edges: overlapping bands stay distinguishable
-                ax.plot(x, edge, color=color, linewidth=0.9, alpha=0.8, zorder=1.6,
-                        label="_nolegend_")
+            if not any(np.array_equal(x0, x) and np.array_equal(l0, lows, equal_nan=True)
+                       and np.array_equal(h0, highs, equal_nan=True) for x0, l0, h0 in shaded):
+                ax.fill_between(x, lows, highs, where=band, color=BAND_SHADE, linewidth=0,
+                                zorder=1.5, label="_nolegend_")
+                shaded.append((x, lows, highs))
+            for edge in (lows, highs):
+                line, = ax.plot(x, edge, color=color, linewidth=1.0, zorder=1.6,
+                                label="_nolegend_")
+                _share(edges, x, edge, line)
             any_band = True
-    for _, _, lines in drawn:   # predictions that coincide take turns along one dashed line
+    for _, _, lines in drawn + edges:
         if len(lines) > 1:
             period = len(lines) * sum(DASH)
             for j, line in enumerate(lines):
                 line.set_linestyle((j * sum(DASH), (DASH[0], period - DASH[0])))
     return any_line, any_band
+
+
+def _share(drawn: list, x: Any, y: Any, line: Any) -> None:
+    """Add `line` (drawn through x, y) to the group of `drawn` it coincides with, or a new one."""
+    for x0, y0, lines in drawn:
+        if np.array_equal(x0, x) and np.array_equal(y0, y, equal_nan=True):
+            lines.append(line)
+            return
+    drawn.append((x, y, [line]))
 
 
 def _prediction_handles(line: bool, band: bool) -> list[Any]:
@@ -260,6 +274,6 @@ def _prediction_handles(line: bool, band: bool) -> list[Any]:
         handles.append(Line2D([], [], color="0.35", linestyle=(0, DASH), linewidth=1.7,
                               label=PREDICTION_LABEL))
     if band:
-        handles.append(Patch(facecolor=(0.35, 0.35, 0.35, 0.2), edgecolor=(0.35, 0.35, 0.35, 0.8),
-                             linewidth=0.9, label=PREDICTION_BAND_LABEL))
+        handles.append(Patch(facecolor=BAND_SHADE, edgecolor="0.35", linewidth=1.0,
+                             label=PREDICTION_BAND_LABEL))
     return handles

@@ -54,9 +54,10 @@ def draw_routing_figure(fig: Figure, link_series: list[Series], routes: list[Rou
     change_times: list[float] = []
     no_route_labels: set[int] = set()
     widths = route_linewidths(routes, end)
+    pending: list[Label] = []
     for index, (route, width) in enumerate(zip(routes, widths)):
         change_times += _plot_route(ax, route, end, above=index % 2 == 0, linewidth=width,
-                                    no_route_labels=no_route_labels)
+                                    no_route_labels=no_route_labels, labels=pending)
     if not routes:
         ax.text(0.5, 0.5, "no route changed for the selected routers", ha="center",
                 va="center", transform=ax.transAxes, color="0.4")
@@ -80,13 +81,16 @@ def draw_routing_figure(fig: Figure, link_series: list[Series], routes: list[Rou
         for t in sorted(set(change_times)):
             axis.axvline(t, color="0.6", linestyle=":", linewidth=0.8, zorder=0)
     finish_time_axis(axes, summary)
+    _place_labels(ax, pending)
     fig.suptitle((str(summary.get("topology", "")) or "netsim results") + ": dynamic routing")
     finish_layout(fig, axes, axes_legends=legends)
 
 
 def _plot_route(ax: Any, route: RouteSeries, end: float | None, *, above: bool,
-                no_route_labels: set[int], linewidth: float = ROUTE_WIDTH) -> list[float]:
+                no_route_labels: set[int], labels: list[Label],
+                linewidth: float = ROUTE_WIDTH) -> list[float]:
     """Draw one route's cost as steps held from each installation on; return the change times.
+    Its change labels are added to `labels`, placed once every line is drawn (`_place_labels`).
 
     A change to "unreachable" is an x at the top of the panel, labelled "no route" once per
     second of simulated time (`no_route_labels`: the seconds already labelled, shared by the lines
@@ -117,9 +121,51 @@ def _plot_route(ax: Any, route: RouteSeries, end: float | None, *, above: bool,
             no_route_labels.add(math.floor(t))
             xy, transform, text = (t, 0.97), top, "no route"
         down = not above or transform is top      # a "no route" label stays inside the panel
-        ax.annotate(text, xy=xy, xycoords=transform, xytext=(4, -5 if down else 5),
-                    textcoords="offset points", ha="left", va="top" if down else "bottom",
-                    fontsize="x-small", color="0.3" if transform is top else route.color,
+        labels.append(Label(text, xy, transform, "0.3" if transform is top else route.color,
+                            down))
+    return [float(route.time[i]) for i in changes]
+
+
+class Label:
+    """A next-hop (or "no route") label of routing.png: its text, the point it labels (in
+    `transform`'s coordinates), its colour, and whether it goes below the point."""
+
+    __slots__ = ("color", "down", "text", "transform", "xy")
+
+    def __init__(self, text: str, xy: tuple, transform: Any, color: str | None, down: bool):
+        self.text, self.xy, self.transform, self.color, self.down = text, xy, transform, color, down
+
+
+LABEL_GAP_PT = 5.0            # between a label and its point, vertically
+LABEL_HEIGHT_PT = 10.5        # an x-small label in its box
+LABEL_CHAR_PT = 4.4           # the width of one of its characters, about
+
+
+def _place_labels(ax: Any, labels: list[Label]) -> None:
+    """Annotate each label next to its point, above or below as asked, unless that would cover a
+    label placed before it: then at the first free place of the other side, one and two label
+    heights further out on either side (before, two routes changing at one instant and one cost
+    printed "via R3" over "via R1")."""
+    ax.autoscale_view()
+    to_points = 72.0 / ax.figure.dpi
+    placed: list[tuple[float, float, float, float]] = []      # (x0, x1, y0, y1), points
+    for label in labels:
+        px, py = (v * to_points for v in label.transform.transform(label.xy))
+        x0, x1 = px + 4.0, px + 4.0 + LABEL_CHAR_PT * len(label.text)
+        below, above = -LABEL_GAP_PT - LABEL_HEIGHT_PT, LABEL_GAP_PT
+        first, second = (below, above) if label.down else (above, below)
+        step = LABEL_HEIGHT_PT
+        candidates = [first, second, first - step if label.down else first + step,
+                      second + step if label.down else second - step]
+        if label.transform is not ax.transData:   # ("no route" at the top: below it only)
+            candidates = [below, below - step, below - 2 * step]
+        bottom = next((dy for dy in candidates
+                       if not any(x0 < b1 and b0 < x1 and py + dy < c1 and c0 < py + dy
+                                  + LABEL_HEIGHT_PT for b0, b1, c0, c1 in placed)),
+                      candidates[0])
+        placed.append((x0, x1, py + bottom, py + bottom + LABEL_HEIGHT_PT))
+        ax.annotate(label.text, xy=label.xy, xycoords=label.transform,
+                    xytext=(4, bottom + 1.5), textcoords="offset points", ha="left",
+                    va="bottom", fontsize="x-small", color=label.color,
                     bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none",
                               alpha=0.75))
-    return [float(route.time[i]) for i in changes]
