@@ -21,7 +21,12 @@ of the fixed window queue behind the burst that the growing round sent, so a sin
 end slow start, but it must not feed the overshoot either). ssthresh follows every decrease so that
 the flow never slips back into slow start. baseRTT is the smallest RTT observed; in congestion
 avoidance RTT is the smallest sample of the last round trip. Losses are handled like Reno (not with
-the paper's retransmission mechanism, which checks a fine-grained timeout on duplicate ACKs).
+the paper's retransmission mechanism, which checks a fine-grained timeout on duplicate ACKs): outside
+the transport's OPEN state (after a timeout, or while it reduces for ECN) the window grows as
+Reno's, and Vegas starts afresh, with a new round trip and a new slow start's state, when the
+transport is back in OPEN, as Linux's tcp_vegas_state turns Vegas off and on (vegas_disable,
+vegas_enable). Before, the slow start's state from before a timeout (its fixed window, its last
+RTT sample) held the window at one packet for a round trip per packet outstanding.
 """
 from __future__ import annotations
 
@@ -70,6 +75,9 @@ class Vegas(Reno):
 
     def on_ack(self, acked_pkts: float) -> None:
         flow = self.flow
+        if flow.state != OPEN:            # Linux tcp_vegas_cong_avoid: off, Reno's growth
+            self.standard_growth(acked_pkts)
+            return
         slow_start = flow.cwnd < flow.ssthresh
         if flow.snd_una >= self.epoch_end and self.epoch_rtt < math.inf:
             if slow_start:
@@ -113,5 +121,8 @@ class Vegas(Reno):
         self.epoch_rtt = math.inf
 
     def on_state(self, old: str, new: str) -> None:
-        if new == OPEN:
+        if new == OPEN:                   # Linux vegas_enable: a new round trip, no sample yet
             self._new_epoch()
+            self.last_rtt = math.inf
+            self.ss_grow = True           # (and a new slow start, if the window is below
+            self.ss_fixed = None          # ssthresh)

@@ -126,3 +126,31 @@ def test_slow_start_alternates_growing_and_fixed_round_trips(fake_flow):
 def test_alpha_must_not_exceed_beta():
     assert Vegas.params_problem({"alpha": 5, "beta": 4, "gamma": 1}) == "alpha (5) must not exceed beta (4)"
     assert Vegas.params_problem(dict(Vegas.PARAMETERS)) is None
+
+
+def test_after_a_timeout_vegas_slow_starts_as_reno_then_starts_afresh(fake_flow):
+    """Outside OPEN Vegas grows as Reno (Linux tcp_vegas_state: vegas_disable), and back in OPEN
+    it starts afresh (vegas_enable). Before, the fixed window of the first slow start (51) and
+    an RTT sample from before the timeout showed 51 (1 - 41.66/44.40) = 3.15 > gamma packets
+    queued, so the window stayed at one packet (acceptance test Z8)."""
+    from flows.congestion import LOSS, OPEN
+
+    flow = fake_flow(cwnd=51.0)
+    cc = Vegas(flow)
+    cc.on_rtt(0.04166)                           # baseRTT
+    cc.ss_grow, cc.ss_fixed = True, 51.0         # the first slow start's state, left over
+    cc.on_rtt(0.04440)                           # the last sample before the timeout
+    old = flow.state
+    flow.state, flow.cwnd, flow.ssthresh = LOSS, 1.0, 18.5
+    cc.on_state(old, LOSS)
+    for _ in range(3):                           # ACKs of go-back-N: no RTT samples (Karn)
+        flow.snd_una += 1
+        cc.on_ack(1)
+    assert flow.cwnd == 4.0                      # Reno's slow start: one packet per ACK
+    flow.state = OPEN
+    cc.on_state(LOSS, OPEN)
+    assert (cc.ss_fixed, cc.ss_grow, cc.last_rtt, cc.epoch_rtt) == (None, True, math.inf,
+                                                                   math.inf)
+    flow.snd_una += 1
+    cc.on_ack(1)
+    assert flow.cwnd == 5.0                      # Vegas's growing round trip, fresh
