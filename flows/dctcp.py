@@ -112,7 +112,11 @@ class Dctcp(CongestionControl):
         self.bytes_marked = 0
 
     def _linux_update_alpha(self, acked_pkts: int, ece: bool) -> None:
-        """Linux dctcp_update_alpha (in_ack_event, after the ACK's packets were counted)."""
+        """Linux dctcp_update_alpha (in_ack_event, after the ACK's packets were counted). The
+        packets counted are those the cumulative ACK newly covers: a packet SACKed earlier is
+        counted at the cumulative ACK that covers it, with that ACK's ECE, where Linux's
+        tp->delivered counts it when it is SACKed. The totals agree; around a loss a packet may
+        fall in the next observation window."""
         self.bytes_acked += acked_pkts                    # tp->delivered - ca->old_delivered
         if ece:
             self.bytes_marked += acked_pkts               # tp->delivered_ce - old_delivered_ce
