@@ -12,6 +12,7 @@ import numpy as np
 
 from plot_tool.report_grid import sig
 from plot_tool.results import ResultSet, Table
+from plot_tool.run_data import tied_link_notes
 from plot_tool.tiers import network_tiers, tiered_positions
 
 LAYOUT_SEED = 143          # spring layout seed: the same topology gets the same drawing
@@ -228,6 +229,8 @@ def check_line(check: Mapping[str, Any] | None) -> str | None:
         text += f"; largest error {float(worst):.2f} %"
     if passed is not None:
         text += "; within tolerance" if passed else "; OUT OF TOLERANCE"
+    for note in tied_link_notes(dict(check)):     # (as links.png's legend says it)
+        text += "; " + note.replace("\n", " ")
     return text
 
 

@@ -231,3 +231,17 @@ def test_a_run_with_workloads_has_their_table():
     assert table["rows"] == [["W", "dctcp", "3", "2", "1", "all", "2", *row],
                              ["", "", "", "", "", "< 100 KB", "2", *row],
                              ["V", "dctcp", "3", "2", "1", "all", "0", *["-"] * 6]]
+
+
+def test_the_check_line_names_tied_links_as_links_png_does():
+    """Tied links' backlog is predicted as their sum and drawn on the first: the report said
+    nothing, so L1's prediction read 10 % off where the check found 0.5 % (acceptance test Z7)."""
+    from plot_tool.report_network import check_line
+    row = {"kind": "link", "id": "L1+L2+L3", "quantity": "backlog_kb", "predicted": 26.6,
+           "simulated": 26.7, "error_pct": 0.5}
+    check = {"compared": 1, "max_error_pct": 0.5, "passed": None,
+             "intervals": [{"start_s": 0.5, "end_s": 10.0, "rows": [row]},
+                           {"start_s": 10.0, "end_s": 20.0, "rows": [dict(row, id="L3")]}]}
+    assert check_line(check) == ("--check: predictions from the analytic equilibrium drawn "
+                                 "dashed; largest error 0.50 %; L1+L2+L3 (0.5\u201310 s): tied "
+                                 "links, their sum predicted, dashed on L1")
