@@ -303,9 +303,19 @@ def _label_every_value(ax: Any, values: Sequence[float]) -> None:
     if not values:
         return
     ax.xaxis.set_major_locator(FixedLocator(list(values)))
-    ax.xaxis.set_major_formatter(FixedFormatter([f"{value:g}" for value in values]))
+    ax.xaxis.set_major_formatter(FixedFormatter(tick_texts(values)))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def tick_texts(values: Sequence[float]) -> list[str]:
+    """The swept values as tick labels: 3 significant digits, or as many more (up to 6, `:g`'s)
+    as tell neighbours apart (a log-spaced 0.00632456 is "0.00632")."""
+    for digits in range(3, 6):
+        texts = [f"{value:.{digits}g}" for value in values]
+        if len(set(texts)) == len(set(values)):
+            return texts
+    return [f"{value:g}" for value in values]
 
 
 def _mark_every_value(ax: Any, data: SweepPlotData) -> None:
@@ -329,7 +339,7 @@ def _stagger_labels(fig: Figure, ax: Any, values: Sequence[float]) -> None:
         return
     fig.draw_without_rendering()
     renderer = cast(FigureCanvasAgg, fig.canvas).get_renderer()
-    texts = [f"{value:g}" for value in values]
+    texts = tick_texts(values)
     gap = 4.0                                   # pixels between labels on one row
     row_ends: list[float] = []
     rows = []

@@ -180,3 +180,15 @@ def test_many_swept_values_get_ordinary_ticks_and_a_figure_of_its_size(count, la
         assert 3 <= len(labels) <= 12 and not any("\n" in t for t in labels)
         marks = set(ax.xaxis.get_minorticklocs()) | set(ax.xaxis.get_majorticklocs())
         assert {1 + p / 4 for p in range(count)} <= marks     # (a major tick hides its minor)
+
+
+@pytest.mark.parametrize("values, expected", [
+    ([0.002, 0.00632456, 0.02], ["0.002", "0.00632", "0.02"]),     # log-spaced: 3 digits
+    ([1.0, 1.0004, 1.002], ["1", "1.0004", "1.002"]),              # as many as tell them apart
+    ([10, 20], ["10", "20"]),
+])
+def test_swept_values_are_labelled_with_the_digits_that_tell_them_apart(values, expected):
+    """A log-spaced sweep's tick read "0.00632456" (acceptance test Z7)."""
+    from plot_tool.sweep_figures import tick_texts
+
+    assert tick_texts(values) == expected
