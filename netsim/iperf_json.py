@@ -542,6 +542,8 @@ def main(argv=None) -> int:
     parser.add_argument("-o", "--out", metavar="FILE", help=f"where to write (default DIR/{IPERF_FILE})")
     parser.add_argument("-i", "--interval", type=float, metavar="S",
                         help="report interval in seconds (default: the sampling intervals nearest 1 s)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace an existing file that netsim did not write as an iperf3.json")
     args = parser.parse_args(argv)
     try:
         modules_available("reading flows.csv", ("numpy",), NUMPY_REMEDY)   # (Debian's PyPy)
@@ -550,13 +552,13 @@ def main(argv=None) -> int:
                        else "expected a positive number of seconds")
             if problem is not None:
                 raise IperfJsonError(f"-i: {problem}, got {args.interval}")
-        if args.out is not None:
-            from netsim.output_paths import OutputPathError, check_output_file
-            try:
-                check_output_file("-o", args.out,
-                                  allowed_inside=[Path(args.directory) / IPERF_FILE])
-            except OutputPathError as exc:
-                raise IperfJsonError(str(exc)) from None
+        from netsim.output_paths import OutputPathError, check_output_file
+        own = Path(args.directory) / IPERF_FILE
+        try:         # (another file, or the directory's own, only if netsim wrote it as one)
+            check_output_file("-o" if args.out is not None else "writing", args.out or own,
+                              allowed_inside=[own], kind="iperf", force=args.force)
+        except OutputPathError as exc:
+            raise IperfJsonError(str(exc)) from None
         path = write(args.directory, args.out, args.interval)
     except (IperfJsonError, UsageError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -76,8 +76,10 @@ _LOG_LINE = re.compile(rb"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \S+: ")
 _TRACE_CSV_HEAD = (b"time_s,event,node,link,direction,flow,kind,seq,size_bytes,cause,start_s\n",
                    b"time_s,event,node,link,direction,flow,kind,seq,size_bytes,cause,start_s\r\n")
 _TRACE_JSONL_HEAD = b'{"time_s":'
+_IPERF_HEAD = b'{\n "start": {\n  "connected": ['     # (netsim.iperf_json.write, indent 1)
 HEAD_BYTES = 4096                      # what is read of an existing file to tell whose it is
-KINDS = {"log": "a log file", "trace": "an event trace", "report": "a report"}
+KINDS = {"log": "a log file", "trace": "an event trace", "report": "a report",
+         "iperf": "an iperf3.json"}
 
 
 def written_by_netsim(path, kind: str) -> bool:
@@ -85,7 +87,8 @@ def written_by_netsim(path, kind: str) -> bool:
     (see KINDS), told from its first bytes only (cheap for a trace of gigabytes): an empty file
     (nothing to lose); a log whose first line is a log record (``LEVEL logger: ...``); an event
     trace whose first line is its CSV header or a JSON Lines event; a report page that begins
-    with netsim's <!DOCTYPE> and <title>. A file that cannot be read is not netsim's."""
+    with netsim's <!DOCTYPE> and <title>; an iperf3.json that begins as netsim.iperf_json
+    writes it. A file that cannot be read is not netsim's."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(HEAD_BYTES)
@@ -100,6 +103,8 @@ def written_by_netsim(path, kind: str) -> bool:
     if kind == "report":
         from plot_tool.figure_files import is_netsims_report
         return is_netsims_report(head)
+    if kind == "iperf":
+        return head.startswith(_IPERF_HEAD)
     raise ValueError(f"unknown kind of output: {kind!r}")
 
 

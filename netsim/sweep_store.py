@@ -69,6 +69,7 @@ def check_sweep_dir(out: Path, sweep: Sweep) -> None:
     no sweep, one inside a results or sweep directory, or one holding an input of the sweep
     (its file, topology or plugins)."""
     from netsim.output_paths import OutputPathError, check_inputs_outside
+    from plot_tool.figure_files import file_kind
     from netsim.results_dir import enclosing_results_dir, is_results_dir
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise SweepError(f"--out {out}: exists and is not a directory")
@@ -79,6 +80,12 @@ def check_sweep_dir(out: Path, sweep: Sweep) -> None:
             and any(not entry.name.startswith(".") for entry in out.iterdir()):
         raise SweepError(f"--out {out}: exists, is not empty and holds no sweep (no "
                          f"{SWEEP_FILE}); choose another --out or remove what is there")
+    records = out / RECORDS_DIR
+    if records.is_symlink() or (records.exists() and not records.is_dir()):
+        what = "a symbolic link" if records.is_symlink() else file_kind(records)
+        raise SweepError(f"--out {out}: its {RECORDS_DIR} is {what}, not a directory; the sweep "
+                         f"keeps its run records, and removes those it no longer needs, in a "
+                         f"{RECORDS_DIR}/ directory of its own")
     outer = enclosing_results_dir(out)
     if outer is not None:
         raise SweepError(f"--out {out}: is inside the netsim results directory {outer}; use "
@@ -292,7 +299,7 @@ def prune_records(out: Path, keep: set) -> None:
     """Remove the records of runs that are no longer part of the sweep (a complete sweep only);
     a file in runs/ that is not named as a record is not the sweep's, and stays."""
     directory = out / RECORDS_DIR
-    if not directory.is_dir():
+    if not directory.is_dir() or directory.is_symlink():      # (not ours: `check_sweep_dir`)
         return
     for path in directory.glob("*.json"):
         if path.stem not in keep and is_record_name(path.name):

@@ -248,3 +248,34 @@ def test_no_tcp_flow_is_refused_before_the_run(tmp_path, capsys):
     assert main([str(topology), "--iperf-json", "--quiet", "--out", str(tmp_path / "o")]) == 2
     assert "--iperf-json: the topology has no TCP flow" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_a_file_netsim_did_not_write_is_replaced_only_with_force(tc0, tmp_path, capsys):
+    """`-o` replaced any existing file, a topology included, with exit 0 (acceptance test Z9):
+    now only an iperf3.json netsim wrote (or an empty file), as for `report -o` and `-f`."""
+    topology = tmp_path / "mytopo.json"
+    topology.write_text('{"hosts": ["H1"]}\n')
+    assert iperf_main([str(tc0), "-o", str(topology)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: -o {topology}: exists and is not an iperf3.json netsim wrote; pass --force to "
+        f"replace it")
+    assert topology.read_text() == '{"hosts": ["H1"]}\n'
+    ours = tmp_path / "ours.json"
+    assert iperf_main([str(tc0), "-o", str(ours)]) == 0
+    assert iperf_main([str(tc0), "-o", str(ours)]) == 0          # its own: replaced again
+    assert iperf_main([str(tc0), "-o", str(topology), "--force"]) == 0
+    assert json.loads(topology.read_text())["start"]["connected"]
+
+
+def test_the_directorys_own_iperf3_json_is_replaced_only_if_netsim_wrote_it(tc0, tmp_path,
+                                                                          capsys):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(tc0, copy)
+    assert iperf_main([str(copy)]) == 0                          # the run's own, replaced
+    (copy / "iperf3.json").write_text('{"user": 1}\n')
+    assert iperf_main([str(copy)]) == 2
+    assert "error: writing " in capsys.readouterr().err
+    assert (copy / "iperf3.json").read_text() == '{"user": 1}\n'
+    assert iperf_main([str(copy), "--force"]) == 0

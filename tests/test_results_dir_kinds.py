@@ -41,6 +41,27 @@ def test_a_sweep_refuses_a_directory_of_something_else(tmp_path, run_cli):
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
 
 
+def test_a_sweep_whose_runs_is_a_link_elsewhere_is_refused(tmp_path, run_cli):
+    """A finished sweep removes the records it no longer needs from runs/: through a symbolic
+    link it deleted a file of the user's in the directory linked to, and two sweeps linked to
+    one runs/ deleted each other's records (acceptance test Z9)."""
+    out = tmp_path / "sw"
+    assert run_cli("sweep", sweep_file(tmp_path), "--out", out, "--quiet").returncode == 0
+    elsewhere = tmp_path / "bigdisk"
+    (out / "runs").rename(elsewhere)
+    (out / "runs").symlink_to(elsewhere)
+    mine = elsewhere / ("0" * 64 + ".json")
+    mine.write_text('{"mine": 1}')
+    before = sorted(p.name for p in elsewhere.iterdir())
+    for force in ([], ["--force"]):
+        done = run_cli("sweep", sweep_file(tmp_path), "--out", out, "--quiet", *force)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert done.stderr == (f"error: --out {out}: its runs is a symbolic link, not a "
+                               f"directory; the sweep keeps its run records, and removes those it "
+                               f"no longer needs, in a runs/ directory of its own\n")
+    assert sorted(p.name for p in elsewhere.iterdir()) == before
+
+
 def test_a_single_run_refuses_a_sweep_directory(tmp_path, run_cli):
     out = tmp_path / "sw"
     done = run_cli("sweep", sweep_file(tmp_path), "--out", out, "--quiet", "--jobs", "1")
