@@ -69,8 +69,8 @@ def check_sweep_dir(out: Path, sweep: Sweep) -> None:
     no sweep, one inside a results or sweep directory, or one holding an input of the sweep
     (its file, topology or plugins)."""
     from netsim.output_paths import OutputPathError, check_inputs_outside
-    from plot_tool.figure_files import file_kind
     from netsim.results_dir import enclosing_results_dir, is_results_dir
+    from plot_tool.figure_files import file_kind
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise SweepError(f"--out {out}: exists and is not a directory")
     if is_results_dir(out):
