@@ -309,7 +309,7 @@ def prepare_run(args):
             check_override(args.algorithm, "--algorithm")    # (named as it was given)
             spec = load_topology(args.topology, algorithm=args.algorithm, stack=args.stack)
         check_run_options(args, spec)
-        out = Path(args.out) if args.out else Path("results") / spec.name
+        out = Path(os.path.normpath(args.out)) if args.out else Path("results") / spec.name
         check_run_outputs(args, out)
         staged = StagedDirectory(out)
         if args.logfile:                  # after the inputs are read and the paths checked

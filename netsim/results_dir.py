@@ -155,11 +155,27 @@ def _named(names: list) -> str:
 
 
 def check_destination(path: Path, what: str = "results") -> None:
-    """Raise ResultsDirError unless `path` may receive (or be replaced by) a results directory."""
+    """Raise ResultsDirError unless `path` may receive (or be replaced by) a results directory:
+    one that is put in place by a rename beside it, so not the working directory or one holding
+    it, nor a mount point."""
     if path.is_symlink():             # (replacing it would write where it points)
         raise ResultsDirError(f"{path} is a symbolic link; give the path of a directory")
     if path.exists() and not path.is_dir():
         raise ResultsDirError(f"{path} exists and is not a directory")
+    for ancestor in path.parents:     # (the first that exists must be a directory)
+        if ancestor.exists() or ancestor.is_symlink():
+            if not ancestor.is_dir():
+                raise ResultsDirError(f"{path}: {ancestor} is a file, not a directory")
+            break
+    here, where = os.getcwd(), os.path.abspath(path)
+    if here == where or here.startswith(where.rstrip(os.sep) + os.sep):
+        raise ResultsDirError(f"{path} is the working directory, or holds it: netsim replaces a "
+                              f"results directory as a whole; give a directory below it, e.g. "
+                              f"--out results/NAME")
+    if path.is_dir() and os.path.ismount(path):
+        raise ResultsDirError(f"{path} is a mount point, which netsim cannot replace as a whole "
+                              f"(it puts a results directory in place by renaming it); give a "
+                              f"directory inside it")
     if is_sweep_dir(path):
         raise ResultsDirError(f"{path} is a sweep directory (it holds {SWEEP_FILE}), not the "
                               f"results directory of a single run; choose another directory")
@@ -522,7 +538,9 @@ class StagedDirectory:
     removes it."""
 
     def __init__(self, final, what: str = "results"):
-        self.final = Path(final)
+        # `..` and `.` folded first: the staging directory goes beside the directory meant
+        # (for "res/sub/.." that is res, not inside a res/sub it would create)
+        self.final = Path(os.path.normpath(final))
         check_destination(self.final, what)
         parent = self.final.parent
         parent.mkdir(parents=True, exist_ok=True)
@@ -543,7 +561,11 @@ class StagedDirectory:
             else:
                 old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{os.getpid()}-",
                                             dir=final.parent))
-                os.rename(final, old / "previous")
+                try:
+                    os.rename(final, old / "previous")
+                except OSError:
+                    old.rmdir()
+                    raise
                 os.rename(self.path, final)
                 shutil.rmtree(old, ignore_errors=True)
         else:

@@ -185,7 +185,8 @@ def test_unwritable_output_directory_exits_2(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     assert main([str(TC0_PATH), "--no-plots", "--quiet", "--out", str(blocker / "sub")]) == 2
-    assert "cannot write results" in capsys.readouterr().err
+    assert capsys.readouterr().err == (f"error: --out: {blocker / 'sub'}: {blocker} is a file, "
+                                       f"not a directory\n")
 
 
 # -- small things users tripped over ---------------------------------------------------------

@@ -89,6 +89,48 @@ def test_a_symbolic_link_is_named_as_one(run_cli, tmp_path):
     assert link.is_symlink() and (earlier / "summary.json").is_file()
 
 
+def test_dot_and_dot_dot_are_folded_before_the_run(run_cli, tmp_path):
+    """`--out res/sub/..` staged the run inside a res/sub/ it created, then refused res for
+    holding sub/, and every later run into res too; `--out .` ran to the end, then refused
+    with a false reason (acceptance test Z9)."""
+    res = tmp_path / "res"
+    assert run_cli(TC0, "--no-plots", "--quiet", "--duration", "0.5", "--out", res).returncode == 0
+    done = run_cli(TC0, "--no-plots", "--quiet", "--duration", "0.5", "--out", "res/sub/..",
+                   cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in res.iterdir()) == ["flows.csv", "hosts.csv", "links.csv",
+                                                     "routes.csv", "summary.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["res"]
+    for where, out in ((res, "."), (res, ".."), (tmp_path, "res/..")):
+        started = time.monotonic()
+        done = run_cli(TC2, "--no-plots", "--out", out, cwd=where)   # refused before it runs
+        assert time.monotonic() - started < 10.0
+        assert done.returncode == 2
+        shown = os.path.normpath(out)
+        assert done.stderr.splitlines() == [
+            f"error: --out: {shown} is the working directory, or holds it: netsim replaces a "
+            f"results directory as a whole; give a directory below it, e.g. --out results/NAME"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["res"]
+
+
+def test_a_file_on_the_way_and_a_mount_point_are_named(run_cli, tmp_path, monkeypatch):
+    from netsim.results_dir import check_destination
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    done = run_cli(TC0, "--no-plots", "--out", notes / "sub")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"error: --out: {notes / 'sub'}: {notes} is a file, not a directory"]
+    mounted = tmp_path / "stick"
+    mounted.mkdir()
+    monkeypatch.setattr(os.path, "ismount", lambda path: Path(path) == mounted)
+    with pytest.raises(ResultsDirError, match=r"stick is a mount point, which netsim cannot "
+                                              r"replace as a whole"):
+        check_destination(mounted)
+    check_destination(mounted / "r")                 # inside it: fine
+
+
 def test_write_from_the_api_is_complete_and_atomic(tmp_path):
     results = simulate(load_topology(TC0))
     out = tmp_path / "api"
