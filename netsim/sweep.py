@@ -42,6 +42,7 @@ from netsim.sweep_store import (
     SweepConflict,
     cell_text,
     claim,
+    naming,
     prune_records,
     read_record,
     result_columns,
@@ -149,8 +150,9 @@ def _run_missing(sweep: Sweep, out: Path, tasks: list, by_digest: dict, rows: di
                 for run in by_digest[result["config_digest"]]:
                     row = _row(sweep, run, result)
                     rows[run.run_id] = row
-                    writer.writerow({k: cell_text(v) for k, v in row.items()})
-                    fh.flush()
+                    with naming(out / RESULTS_FILE):
+                        writer.writerow({k: cell_text(v) for k, v in row.items()})
+                        fh.flush()
                     if options["progress"] is not None:
                         options["progress"](row)
 

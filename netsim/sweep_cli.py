@@ -108,7 +108,7 @@ examples:
 def sweep_main(argv) -> int:
     from netsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep, seeds_warning
     from netsim.sweep_execute import SchedulerLost
-    from netsim.sweep_store import RESULTS_FILE, SWEEP_FILE, remove_figure_partials
+    from netsim.sweep_store import RECORDS_DIR, RESULTS_FILE, SWEEP_FILE, remove_figure_partials
     args = build_sweep_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, force=True)
     for handler in logging.getLogger().handlers:   # "warning: ..." as the command's own lines
@@ -179,7 +179,10 @@ def sweep_main(argv) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as exc:
-        print(f"error: cannot write results to {out}: {exc.strerror or exc}", file=sys.stderr)
+        where = f"cannot write {exc.filename}" if exc.filename else f"cannot write results to {out}"
+        kept = ("; the runs recorded so far are kept: run the same command to resume"
+                if (out / RECORDS_DIR).is_dir() else "")
+        print(f"error: {where}: {exc.strerror or exc}{kept}", file=sys.stderr)
         return EXIT_BAD_INPUT
     finally:
         if bar is not None:

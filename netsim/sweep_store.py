@@ -11,6 +11,7 @@ swept parameters) unless forced, and any directory that cannot hold a sweep.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import logging
@@ -226,10 +227,20 @@ def remove_stale(out: Path, plots, *, report: bool, figures: bool) -> list:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:   # (Path.write_text's newline:
-        fh.write(text)                                             # Python 3.10, not PyPy 3.9)
-    os.replace(tmp, path)
+    """`text` to `path` whole or not at all (an OSError names `path`)."""
+    from netsim.output_paths import write_atomic
+    with naming(path):
+        write_atomic(path, text)
+
+
+@contextlib.contextmanager
+def naming(path: Path):
+    """An OSError raised inside names `path` (the file meant, not its temporary name: a full
+    disk's ENOSPC names none), whose temporary file `AtomicFile` has removed."""
+    try:
+        yield
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
 
 
 def _record_path(out: Path, digest: str) -> Path:
@@ -280,13 +291,15 @@ def save_record(out: Path, record: dict) -> None:
 
 
 def write_results_csv(path: Path, columns: list, rows: list) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    """results.csv, whole or not at all (an OSError names `path`)."""
+    from netsim.output_paths import AtomicFile
+    with naming(path), AtomicFile(path, "w", newline="") as out:
+        writer = csv.DictWriter(out.fh, fieldnames=columns, extrasaction="ignore",
+                                lineterminator="\n")
         writer.writeheader()
         for row in rows:
             writer.writerow({k: cell_text(v) for k, v in row.items()})
-    os.replace(tmp, path)
+        out.commit()
 
 
 def cell_text(value):
