@@ -24,7 +24,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-from netsim.results_dir import json_text
+from netsim.results_dir import json_text, pid_alive
 from netsim.sweep_store import RECORD_FORMAT
 from netsim.sweep_theory import base_rtts_ms
 
@@ -207,6 +207,24 @@ AHEAD_PER_WORKER = 2
 RUNNING_DIR = "running"      # in a pool's scratch directory: which run each worker has started
 
 
+SCRATCH_PREFIX = "netsim-sweep-"
+
+
+def scratch_directory() -> str:
+    """A new scratch directory for a pool's workers, in the temporary directory, named with
+    this process's pid (``netsim-sweep-<pid>-<random>``); first those of sweeps whose process is
+    gone are removed (a sweep killed with kill -9 cannot remove its own, with the partial traces
+    of the runs its workers had started)."""
+    parent = tempfile.gettempdir()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(parent):
+            pid, dash, _ = entry.name[len(SCRATCH_PREFIX):].partition("-")
+            if (entry.name.startswith(SCRATCH_PREFIX) and dash and pid.isdigit()
+                    and entry.is_dir(follow_symlinks=False) and not pid_alive(int(pid))):
+                shutil.rmtree(entry.path, ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=parent)
+
+
 def _execute_pool(tasks: list, jobs: int, stop: StopSignals, prepare=_as_is):
     """Run `tasks` in a pool of `jobs` worker processes. A worker that dies (killed, out of
     memory) breaks the whole pool, and every run it had is lost with it; only the run that
@@ -217,7 +235,7 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals, prepare=_as_is):
     a fresh pool. Every break settles at least one suspect, so a sweep always ends."""
     # the workers' runs write their traces under one directory of the sweep's, removed when
     # the pool stops: an interrupt kills workers mid-run, which leaves their own behind
-    scratch = tempfile.mkdtemp(prefix="netsim-sweep-")
+    scratch = scratch_directory()
     try:
         os.mkdir(os.path.join(scratch, RUNNING_DIR))
         waiting = iter(tasks)

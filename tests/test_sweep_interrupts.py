@@ -257,3 +257,28 @@ def test_ctrl_c_after_the_runs_keeps_them_and_says_so(tmp_path, capsys, monkeypa
         f"slow: interrupted (SIGINT) while drawing the figures; all 2 runs are in "
         f"{out}/results.csv"]
     assert len(_rows(out)) == 2
+
+
+def test_a_killed_sweeps_scratch_is_removed_by_the_next_one(tmp_path, monkeypatch):
+    """kill -9 of a sweep cannot remove its workers' scratch directory (their partial traces):
+    the next sweep removes those whose process is gone. Before, they stayed in /tmp for ever
+    (acceptance test Z9 found 35)."""
+    import tempfile
+
+    from netsim.sweep_execute import scratch_directory
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    dead = tmp_path / f"netsim-sweep-{gone.pid}-abc123"
+    (dead / "running").mkdir(parents=True)
+    (dead / "netsim-x" / "links.csv").parent.mkdir()
+    (dead / "netsim-x" / "links.csv").write_text("partial")
+    live = tmp_path / f"netsim-sweep-{os.getppid()}-def456"     # (its process runs)
+    live.mkdir()
+    unknown = tmp_path / "netsim-sweep-q1w2e3r4"                # an older name: whose?
+    unknown.mkdir()
+    mine = Path(scratch_directory())
+    assert mine.parent == tmp_path and mine.name.startswith(f"netsim-sweep-{os.getpid()}-")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [mine.name, live.name, unknown.name])
