@@ -53,6 +53,7 @@ from netsim.cli_output import (
     failed_file,
     finish_run,
     open_log_file,
+    os_error_text,
     progress_shown,
 )
 from netsim.console import MAX_TABLE_ROWS, TABLE_ROWS
@@ -202,7 +203,9 @@ def report_main(argv) -> int:
                            flows=args.flows or None)
     except UsageError as exc:
         return error(str(exc))
-    except (OSError, ValueError) as exc:
+    except OSError as exc:            # (a full or read-only disk)
+        return error(f"report {args.directory}: {os_error_text(exc, args.out or 'the report')}")
+    except ValueError as exc:
         return error(f"report {args.directory}: {exc}")
     if not args.quiet:
         print(f"report written to {path}")
@@ -496,7 +499,7 @@ def _simulate_and_write(args, spec, out, staged, trace, simulation, captures,
             trace.commit()
     except OSError as exc:
         staged.discard()
-        return error(f"cannot write results to {out}: {exc.strerror or exc}")
+        return error(f"cannot write {os_error_text(exc, f'results to {out}')}")
     except ModuleNotFoundError as exc:  # (checked before the run: only a module that failed late)
         staged.discard()
         return error(f"writing the results needs {exc.name}, which this Python cannot import: "

@@ -8,8 +8,10 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import signal
 import sys
+from pathlib import Path
 
 from netsim.cli_options import (
     EXIT_BAD_INPUT,
@@ -91,6 +93,27 @@ def failed_file(exc: OSError) -> str:
             path = found
         tb = tb.tb_next
     return str(path) if path is not None else "the results"
+
+
+_PARTIAL = re.compile(r"\.(?P<name>.+)\.partial-\d+(-[^/]*)?")
+
+
+def written_name(path: str) -> str:
+    """`path` with each staging or temporary component (``.NAME.partial-PID-RANDOM``, of a
+    results directory being written or an `AtomicFile`; ``.NAME.partial-PID``, of a report
+    page) shown as the NAME it becomes."""
+    parts = Path(path).parts
+    return str(Path(*(m["name"] if (m := _PARTIAL.fullmatch(part)) else part
+                      for part in parts))) if parts else path
+
+
+def os_error_text(exc: OSError, what: str) -> str:
+    """"FILE: the system's words" for an OSError (a full or read-only disk, a file that cannot
+    be read): the file it was about, named as it is or would have been (not its temporary
+    name), else `what`; Python's "[Errno 28] ..." form left out."""
+    where = failed_file(exc)
+    where = written_name(where) if where != "the results" else what
+    return f"{where}: {exc.strerror or exc}"
 
 
 def finish_run(args, outcome, out, link_ids: list) -> int:

@@ -71,7 +71,10 @@ def plot_main(argv) -> int:
             paths = [*paths, *make_seq_plots(directory)]
     except UsageError as exc:
         return error(str(exc))
-    except (OSError, ValueError) as exc:
+    except OSError as exc:            # (a full or read-only disk)
+        from netsim.cli_output import os_error_text
+        return error(f"plot {directory}: {os_error_text(exc, str(directory))}")
+    except ValueError as exc:
         return error(f"plot {directory}: {exc}")
     if not args.quiet:
         names = ", ".join(Path(path).name for path in paths) or "no figure (nothing to draw)"

@@ -106,6 +106,8 @@ def make_report(results_dir: PathLike, out: PathLike | None = None, *,
     try:
         partial.write_text(page, encoding="utf-8")
         os.replace(partial, path)
+    except OSError as exc:            # (a full disk's names no file: this one)
+        raise OSError(exc.errno, exc.strerror or str(exc), exc.filename or str(path)) from exc
     finally:
         if partial.exists():
             partial.unlink()

@@ -57,8 +57,11 @@ def png_bytes(rgb: np.ndarray, *, dpi: float | None = None,
 
 def write_png(path: Path, rgb: np.ndarray, *, dpi: float | None = None,
               text: dict[str, str] | None = None) -> None:
-    """Write `rgb` to `path` as a PNG file (see `png_bytes`)."""
-    Path(path).write_bytes(png_bytes(rgb, dpi=dpi, text=text))
+    """Write `rgb` to `path` as a PNG file (see `png_bytes`); an OSError names `path`."""
+    try:
+        Path(path).write_bytes(png_bytes(rgb, dpi=dpi, text=text))
+    except OSError as exc:            # (a full disk's names no file)
+        raise OSError(exc.errno, exc.strerror or str(exc), exc.filename or str(path)) from exc
 
 
 __all__ = ["COMPRESS_LEVEL", "SOFTWARE", "png_bytes", "write_png"]
