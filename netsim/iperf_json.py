@@ -24,8 +24,11 @@ Exact and approximated fields (docs/outputs.md, "iperf3 JSON"):
   ``rttvar`` (RFC 6298's mean deviation run over those sampling-interval means, µs),
   ``max_rtt`` and ``max_snd_cwnd`` (over the samples), the sender's ``bytes`` of an unfinished
   flow (first transmissions times the packet size);
-* absent: an interval's ``retransmits`` (the results hold only each flow's total; iperf3 leaves
-  the field out too when the system does not report it), CPU utilization.
+* from the run's per-interval counts: an interval's ``retransmits``, exact, when the run wrote
+  the file (``--iperf-json``); absent when written later from a results directory (which holds
+  only each flow's total; iperf3 leaves the field out too when the system does not report it);
+* zeros: ``end.cpu_utilization_percent`` (no host CPU is simulated; there so that readers which
+  require the block accept the file).
 """
 from __future__ import annotations
 
@@ -38,6 +41,8 @@ from plot_tool.schema import RECEIVER_PORT
 from topologies.bounds import TIME_RESOLUTION_S, time_problem
 
 IPERF_FILE = "iperf3.json"
+CPU_FIELDS = ("host_total", "host_user", "host_system", "remote_total", "remote_user",
+              "remote_system")        # iperf3's end.cpu_utilization_percent
 DEFAULT_INTERVAL_S = 1.0           # iperf3's -i default
 FIRST_SOCKET = 5
 # The header bytes a data packet's size holds besides its payload, as the packet captures write
@@ -473,6 +478,9 @@ def build(results_dir, interval_s: float | None = None, packet_bytes: dict | Non
             "streams": end_streams,
             "sum_sent": _total(end_streams, "sender", True),
             "sum_received": _total(end_streams, "receiver", False),
+            # (a simulation has no host CPU to report: zeros, so that readers that require the
+            # block, e.g. PyPI iperf3's TestResult, accept the file)
+            "cpu_utilization_percent": dict.fromkeys(CPU_FIELDS, 0.0),
             "sender_tcp_congestion": ",".join(algorithms),
             "receiver_tcp_congestion": ",".join(algorithms),
         },

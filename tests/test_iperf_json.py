@@ -279,3 +279,25 @@ def test_the_directorys_own_iperf3_json_is_replaced_only_if_netsim_wrote_it(tc0,
     assert "error: writing " in capsys.readouterr().err
     assert (copy / "iperf3.json").read_text() == '{"user": 1}\n'
     assert iperf_main([str(copy), "--force"]) == 0
+
+
+def test_every_field_pypi_iperf3s_reader_reads_is_there(tc0):
+    """PyPI iperf3 0.1.11's `TestResult` (iperf3/iperf3.py, lines 785-877) reads these paths of
+    a TCP result; it raised KeyError: 'cpu_utilization_percent' on netsim's file (acceptance
+    test Z10). The CPU figures are zeros: no host CPU is simulated."""
+    data = json.loads((tc0 / "iperf3.json").read_text())
+    for path in ("start.timestamp.time", "start.timestamp.timesecs", "start.system_info",
+                 "start.version", "start.connected.0.local_host", "start.connected.0.local_port",
+                 "start.connected.0.remote_host", "start.connected.0.remote_port",
+                 "start.test_start.protocol", "start.test_start.num_streams",
+                 "start.test_start.blksize", "start.test_start.omit",
+                 "start.test_start.duration", "start.test_start.reverse",
+                 "end.sum_sent.bytes", "end.sum_sent.bits_per_second",
+                 "end.sum_received.bytes", "end.sum_received.bits_per_second",
+                 "end.sum_sent.retransmits"):
+        node = data
+        for key in path.split("."):
+            node = node[int(key)] if isinstance(node, list) else node[key]
+    assert data["end"]["cpu_utilization_percent"] == {
+        "host_total": 0.0, "host_user": 0.0, "host_system": 0.0, "remote_total": 0.0,
+        "remote_user": 0.0, "remote_system": 0.0}
