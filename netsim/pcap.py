@@ -180,22 +180,37 @@ _SACK_BLOCK = struct.Struct(">II")                  # left edge, right edge
 _WORDS = struct.Struct(">10H")
 TH_PUSH, TH_ACK, TH_ECE, TH_CWR = 0x08, 0x10, 0x40, 0x80
 PROTO_TCP, PROTO_UDP = 6, 17
+DONT_FRAGMENT = 0x4000                              # the IPv4 flags and fragment offset field
 
 
 def _ip_header(tos: int, length: int, proto: int, src: bytes, dst: bytes) -> bytes:
-    """An IPv4 header (no options, TTL 64) with its checksum."""
-    header = _IP.pack(0x45, tos, length, 0, 0, 64, proto, 0, src, dst)
+    """An IPv4 header (no options, TTL 64; TCP with Don't Fragment, as Linux sends it with path
+    MTU discovery) with its checksum."""
+    header = _IP.pack(0x45, tos, length, 0, DONT_FRAGMENT if proto == PROTO_TCP else 0, 64,
+                      proto, 0, src, dst)
     total = sum(_WORDS.unpack(header))
     total = (total & 0xFFFF) + (total >> 16)
     total = (total & 0xFFFF) + (total >> 16)
     return header[:10] + struct.pack(">H", ~total & 0xFFFF) + header[12:]
 
 
+def _tcp_checksummed(segment: bytes, tcp_length: int, src: bytes, dst: bytes) -> bytes:
+    """`segment` (a TCP header with its options, checksum 0) with the TCP checksum (RFC 9293
+    §3.1) of the whole segment of `tcp_length` bytes: its payload, not stored, is zeros, which
+    add nothing to the sum. A pure ACK is stored whole, so Wireshark's validation passes."""
+    words = segment + b"\0" if len(segment) % 2 else segment
+    total = (sum(struct.unpack(f">{len(words) // 2}H", words))
+             + sum(struct.unpack(">4H", src + dst)) + PROTO_TCP + tcp_length)
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return segment[:16] + struct.pack(">H", ~total & 0xFFFF) + segment[18:]
+
+
 def frame(ends: Endpoints, packet, src_mac: bytes, dst_mac: bytes, now: float,
           sending: bool, arrived: bool) -> tuple[bytes, int]:
     """The frame of `packet` seen at `now` between MACs `src_mac` and `dst_mac` (headers only:
-    Ethernet, IPv4, TCP with options or UDP; transport checksums 0, as captures on a host with
-    checksum offload show them) and its full length on the wire. `sending`: the capture is at
+    Ethernet, IPv4, TCP with options and its checksum, or UDP without a checksum) and its full
+    length on the wire. `sending`: the capture is at
     the host that sends it; `arrived`: at its destination."""
     size = packet.size_bytes
     owner = getattr(packet.deliver, "__self__", None)
@@ -246,10 +261,11 @@ def frame(ends: Endpoints, packet, src_mac: bytes, dst_mac: bytes, now: float,
         proto = PROTO_TCP
     # the IP total length is the packet's length on the wire (the frame is stored truncated)
     ip = ends.ip
-    data = (_ETH_IP.pack(dst_mac, src_mac, 0x0800)
-            + _ip_header(tos, ip_len, proto, ip.get(packet.src, b"\0\0\0\0"),
-                         ip.get(packet.dst, b"\0\0\0\0"))
-            + transport)
+    src, dst = ip.get(packet.src, b"\0\0\0\0"), ip.get(packet.dst, b"\0\0\0\0")
+    if proto == PROTO_TCP:
+        transport = _tcp_checksummed(transport, ip_len - 20, src, dst)
+    data = _ETH_IP.pack(dst_mac, src_mac, 0x0800) + _ip_header(tos, ip_len, proto, src, dst) \
+        + transport
     return data, max(MIN_FRAME_BYTES, 14 + max(size, ip_len))
 
 
