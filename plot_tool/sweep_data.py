@@ -32,7 +32,12 @@ from plot_tool.sweep_stats import (
     format_value,
     is_ok,
 )
-from theory.response import cubic_goodput_mbps, mathis_goodput_mbps
+from theory.response import (
+    cubic_average_window,
+    cubic_goodput_mbps,
+    cubic_reno_friendly_window,
+    mathis_goodput_mbps,
+)
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -416,8 +421,24 @@ def _model_curve(model: str, theory: Mapping[str, Any], data: SweepPlotData,
     else:
         c, beta = _number(theory, "C"), _number(theory, "beta")
         values = cubic_goodput_mbps(p, mss, rtt_s, c, beta, bits)
-        label = f"CUBIC, RFC 9438 (C {c:g}, \u03b2 {beta:g}, MSS {mss:g} B, {rtt})"
+        label = (f"CUBIC, RFC 9438 (C {c:g}, \u03b2 {beta:g}, MSS {mss:g} B, {rtt})"
+                 + _cubic_region_note(p, rtt_s, c, beta))
     return Overlay("curve", label, p, np.asarray(values, dtype=float))
+
+
+def _cubic_region_note(p: np.ndarray, rtt_s: float, c: float, beta: float) -> str:
+    """Where the RFC 9438 curve is in CUBIC's Reno-friendly region (RFC 9438 §5.1: the
+    Reno-friendly average window, Reno's, is the larger), which makes it Reno's rate there, the
+    Mathis line: said, since the two curves then coincide (acceptance test Z7)."""
+    friendly = (np.asarray(cubic_reno_friendly_window(p, beta), dtype=float)
+                >= np.asarray(cubic_average_window(p, rtt_s, c, beta), dtype=float))
+    if friendly.all():
+        return "; Reno-friendly region at every p shown: Reno's rate"
+    if friendly.any():
+        edge = p[friendly]
+        return (f"; Reno-friendly region (Reno's rate) for p from {edge.min():.3g} to "
+                f"{edge.max():.3g}")
+    return ""
 
 
 def _number(theory: Mapping[str, Any], key: str) -> float:

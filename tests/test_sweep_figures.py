@@ -715,3 +715,22 @@ def test_a_mean_on_the_axis_keeps_its_whole_marker() -> None:
     markers = [line for line in ax.get_lines() if line.get_marker() == "o"]
     assert markers and all(not line.get_clip_on() for line in markers)
     assert ax.get_ylim()[0] == 0.0
+
+
+@pytest.mark.parametrize("p, rtt_s, expected", [
+    ([0.001, 0.03], 0.0201, "; Reno-friendly region at every p shown: Reno's rate"),
+    ([1e-6, 1e-5], 0.2, ""),                                      # the cubic region throughout
+    ([1e-6, 0.03], 0.1, "; Reno-friendly region (Reno's rate) for p from "),
+])
+def test_the_cubic_curve_says_where_it_is_renos(p, rtt_s, expected) -> None:
+    """RFC 9438's curve is Reno's rate, the Mathis line, in its Reno-friendly region: at a
+    20 ms RTT the two coincide, and the legend now says why (acceptance test Z7)."""
+    from plot_tool.sweep_data import _cubic_region_note
+    from theory.response import cubic_average_window, cubic_reno_friendly_window
+
+    grid = np.geomspace(p[0], p[1], 50)
+    note = _cubic_region_note(grid, rtt_s, 0.4, 0.7)
+    assert note.startswith(expected) and (expected or note == "")
+    friendly = cubic_reno_friendly_window(grid, 0.7) >= cubic_average_window(grid, rtt_s, 0.4, 0.7)
+    if 0 < friendly.sum() < len(grid):
+        assert note.endswith(f"{grid[friendly].min():.3g} to {grid[friendly].max():.3g}")
