@@ -34,7 +34,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from netsim.results_dir import current_umask, pid_alive
+from netsim.results_dir import current_umask, partial_stem, pid_alive
 from plot_tool.figure_files import file_kind
 from topologies.validation import one_line
 
@@ -167,7 +167,7 @@ def remove_stale_partials(path: Path) -> None:
     """Remove the temporary files an `AtomicFile` for `path` left when its process was killed
     (``.<name>.partial-<pid>-<random>`` beside it, the process gone), as a results directory's
     staging directories are (netsim/results_dir.py): a killed long --trace run's can be large."""
-    prefix = f".{path.name}.partial-"
+    prefix = f".{partial_stem(path.name)}.partial-"
     try:
         entries = [entry for entry in os.scandir(path.parent) if entry.name.startswith(prefix)]
     except OSError:
@@ -191,7 +191,8 @@ class AtomicFile:
     def __init__(self, path, mode: str = "w", **open_args):
         self.path = Path(path)
         remove_stale_partials(self.path)
-        fd, name = tempfile.mkstemp(prefix=f".{self.path.name}.partial-{os.getpid()}-",
+        fd, name = tempfile.mkstemp(prefix=f".{partial_stem(self.path.name)}.partial-"
+                                           f"{os.getpid()}-",
                                     dir=self.path.parent)
         self.partial = Path(name)
         try:

@@ -19,6 +19,7 @@ be put inside a results directory (replacing that one would delete it).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -506,8 +507,23 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+MAX_STEM_BYTES = 200       # of a name in a temporary name: 255 bytes less ".", ".partial-", ...
+
+
+def partial_stem(name: str) -> str:
+    """`name` as it goes into its temporary names (``.STEM.partial-PID-RANDOM``): itself, or for
+    a name too long to take the rest within a file system's 255 bytes, its first bytes and a
+    digest of it (a legal 240-byte --out was refused as "File name too long")."""
+    raw = os.fsencode(name)
+    if len(raw) <= MAX_STEM_BYTES:
+        return name
+    head = raw[:MAX_STEM_BYTES - 9].decode("utf-8", errors="ignore")
+    return f"{head}~{hashlib.sha256(raw).hexdigest()[:8]}"
+
+
 def _remove_stale(parent: Path, name: str) -> None:
     """Remove staging directories of `name` whose process no longer runs."""
+    name = partial_stem(name)
     try:
         entries = list(parent.iterdir())
     except OSError:
@@ -545,7 +561,8 @@ class StagedDirectory:
         parent = self.final.parent
         parent.mkdir(parents=True, exist_ok=True)
         _remove_stale(parent, self.final.name)
-        self.path = Path(tempfile.mkdtemp(prefix=f".{self.final.name}.partial-{os.getpid()}-",
+        self.path = Path(tempfile.mkdtemp(prefix=f".{partial_stem(self.final.name)}.partial-"
+                                                 f"{os.getpid()}-",
                                           dir=parent))
         self.done = False
 
@@ -559,7 +576,7 @@ class StagedDirectory:
             if _exchange(self.path, final):
                 shutil.rmtree(self.path, ignore_errors=True)    # now the previous results
             else:
-                old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{os.getpid()}-",
+                old = Path(tempfile.mkdtemp(prefix=f".{partial_stem(final.name)}.old-{os.getpid()}-",
                                             dir=final.parent))
                 try:
                     os.rename(final, old / "previous")

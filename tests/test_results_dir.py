@@ -184,3 +184,22 @@ def test_an_earlier_run_is_exchanged_in_one_step_on_linux(tmp_path):
     assert _exchange(staged, final)
     assert [p.name for p in final.iterdir()] == ["new.txt"]
     assert [p.name for p in staged.iterdir()] == ["old.txt"]
+
+
+def test_a_long_legal_name_gets_a_short_temporary_name(run_cli, tmp_path):
+    """A 240-byte --out (legal: 255 is the limit) was refused as "File name too long": its
+    staging directory's name, ".NAME.partial-PID-RANDOM", was too long (acceptance test Z9)."""
+    from netsim.results_dir import MAX_STEM_BYTES, partial_stem
+
+    assert partial_stem("res") == "res"
+    for name in ("a" * 240, "\u00e9" * 120):
+        stem = partial_stem(name)
+        assert len(os.fsencode(stem)) <= MAX_STEM_BYTES and stem.startswith(name[:50])
+        assert partial_stem(name + "x") != stem                 # a digest of the whole name
+    out = tmp_path / ("a" * 240)
+    for _ in range(2):                                          # written, then replaced
+        done = run_cli(TC0, "--no-plots", "--quiet", "--duration", "0.5", "--out", out,
+                       "--trace", tmp_path / ("b" * 240))
+        assert done.returncode == 0, done.stderr
+    assert (out / "summary.json").is_file() and (tmp_path / ("b" * 240)).is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a" * 240, "b" * 240]
