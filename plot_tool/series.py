@@ -130,7 +130,8 @@ FAILURE_LOSS = LossCause("failure_drops", "link down", "--")
 AQM_LOSS = LossCause("aqm_drops", "dropped by the queue discipline", (0, (6, 2, 1, 2, 1, 2)))
 
 
-MARKS = LossCause("marks", "CE marked (not lost)", (0, (1, 3)))
+# pairs of short dashes: sparse dots read as random loss's dots (acceptance test Z7)
+MARKS = LossCause("marks", "CE marked (not lost)", (0, (2, 1.5, 2, 5)))
 
 
 LOSS_CAUSES = (BUFFER_LOSS, IMPAIRMENT_LOSS, FAILURE_LOSS, AQM_LOSS, MARKS)
