@@ -360,8 +360,9 @@ class Bbr(CongestionControl):
     def _check_probe_rtt(self, now: float, rs: RateSample, expired: bool) -> None:
         """§4.3.5 BBRCheckProbeRTT: enter ProbeRTT when RTprop expired, and run it."""
         if expired and self.state != PROBE_RTT:
-            self.prior_cwnd = self._save_cwnd(in_recovery=self.flow.state != OPEN)
-            self._enter_probe_rtt()
+            self._enter_probe_rtt()               # BBREnterProbeRTT(); BBRSaveCwnd(), in that
+            self.prior_cwnd = self._save_cwnd(    # order (Linux bbr_update_min_rtt too): the
+                in_recovery=self.flow.state != OPEN)  # larger of the saved and the window
         if self.state == PROBE_RTT:
             self._handle_probe_rtt(now, rs, self.flow.pipe())
 

@@ -513,3 +513,17 @@ def test_shipped_test_case_0_runs_deterministically(monkeypatch, root):
         summary.pop("wall_time_s")
         summaries.append(summary)
     assert summaries[0] == summaries[1]
+
+
+def test_entering_probe_rtt_keeps_a_larger_saved_window(to_probe_bw):
+    """BBRCheckProbeRTT enters ProbeRTT, then saves the window (draft-cardwell-iccrg-bbr-
+    congestion-control-00 §4.3.5; Linux bbr_update_min_rtt sets the mode, then calls
+    bbr_save_cwnd): in ProbeRTT, BBRSaveCwnd keeps max(prior_cwnd, cwnd). netsim saved before
+    entering, so a larger window saved earlier was forgotten (acceptance test Z8)."""
+    d = to_probe_bw(seed=3)
+    cc, flow = d.cc, d.flow
+    cc.prior_cwnd = flow.cwnd + 500.0                  # saved earlier (a recovery), larger
+    saved = cc.prior_cwnd
+    d.ack(cc.rtprop_stamp + 10.05, 950, rtt=0.12, inflight=150)   # RTprop expired
+    assert cc.state == "probe_rtt"
+    assert cc.prior_cwnd == saved
