@@ -132,7 +132,6 @@ class _Comparison:
             model.flows[0].data_bytes if model.flows else 1024.0)
         self.ack_bytes = float(model.spec.packet_sizes.ack_bytes) if model.spec is not None else 0.0
         self.packet_kb = self.data_bytes / self.kb
-        self.rate_floor = RATE_FLOOR_FRACTION * max(r.capacity_Bps for r in model.resources) * self.mbps
         self.by_active = {tuple(iv.flows): iv for iv in model.timeline}
         self.step = self.summary["interval_s"]
         self.flow_resources: dict = {}    # flow -> resource indices of its data and ACK paths
@@ -141,6 +140,13 @@ class _Comparison:
             self.data_resources[fid] = [model.hop_resource[h] for h in data_path]
             self.flow_resources[fid] = (set(self.data_resources[fid])
                                         | {model.hop_resource[h] for h in ack_path})
+        # flow -> the floor of its rate errors' denominator: a share of its own bottleneck's
+        # capacity (the fastest link anywhere made a 15 % miss of a slow flow read 0.25 %)
+        self.rate_floors = {
+            fid: RATE_FLOOR_FRACTION * self.mbps * min(
+                (self.resource_list[r].capacity_Bps for r in indices),
+                default=max(r.capacity_Bps for r in model.resources))
+            for fid, indices in self.data_resources.items()}
         self.algorithms = {fid: f["algorithm"] for fid, f in self.summary["flows"].items()}
         # workload id -> (resource indices its flows' data may cross, their ACKs')
         self.workload_resources = {
@@ -357,7 +363,7 @@ class _Comparison:
             lo, hi = sorted((predicted.rates_pps[fid] * fm.data_bytes * self.mbps,
                              predicted.rates_pps_high[fid] * fm.data_bytes * self.mbps))
             rows.append(row("flow", fid, "rate_mbps", window.flow_mean(fid, "recv_rate_mbps"),
-                            lo, hi, self.rate_floor))
+                            lo, hi, self.rate_floors[fid]))
             lo, hi = sorted((predicted.queue_delay_s[fid] * 1e3,
                              predicted.queue_delay_s_high[fid] * 1e3))
             mean_rtt = window.flow_mean(fid, "rtt_ms")
@@ -413,7 +419,7 @@ class _Comparison:
             simulated_rate = window.flow_mean(fid, "recv_rate_mbps")
             reason = self.flow_reason(fid, active, interval_reason)
             if reason is None and kind == "loss":
-                reason, loss = loss_row(self.results, self.model, fid, window, self.rate_floor,
+                reason, loss = loss_row(self.results, self.model, fid, window, self.rate_floors[fid],
                                         self.mbps, self.data_bytes)
                 if reason is None:
                     rows.append(loss)
@@ -429,10 +435,10 @@ class _Comparison:
                 self.flow_reasons.setdefault(fid, reason)
             rows.append(no_model("flow", fid, "rate_mbps", simulated_rate, reason))
         if bbr_ok:
-            rows += bbr_rows(self.results, self.model, bbr_ok, window, self.rate_floor, self.mbps,
+            rows += bbr_rows(self.results, self.model, bbr_ok, window, self.rate_floors, self.mbps,
                              self.kb, self.data_bytes, self.ack_bytes, self.packet_kb)
         if dctcp_ok:
-            rows += dctcp_rows(self.results, self.model, dctcp_ok, window, self.rate_floor,
+            rows += dctcp_rows(self.results, self.model, dctcp_ok, window, self.rate_floors,
                                self.mbps, self.kb, self.data_bytes, self.ack_bytes)
         return rows
 

@@ -406,7 +406,7 @@ def _rtprop_estimate(window: Window, fid: str) -> float | None:
         return None
 
 
-def bbr_rows(results, model, fids: list, window: Window, rate_floor: float, mbps: float,
+def bbr_rows(results, model, fids: list, window: Window, rate_floors: dict, mbps: float,
              kb: float, data_bytes: float, ack_bytes: float, packet_kb: float) -> list:
     """BBR flows: delivery rate = max-min fair share; bottleneck queue <= one BDP (and buffer)."""
     resources = list(model.resources)
@@ -427,7 +427,7 @@ def bbr_rows(results, model, fids: list, window: Window, rate_floor: float, mbps
             continue
         predicted = rates[k] * data_bytes * mbps
         rows.append(dict(row("flow", fid, "rate_mbps", simulated, predicted, predicted,
-                             rate_floor), model=ROW_LABELS["rate"]))
+                             rate_floors[fid]), model=ROW_LABELS["rate"]))
     for r, resource in enumerate(resources):
         if used[r] < capacity[r] * (1 - 1e-9) or not load[r].any():
             continue
@@ -521,7 +521,7 @@ def paced_upstream(model, fids: list, r: int, saturated, capacity) -> dict | Non
     return paced
 
 
-def dctcp_rows(results, model, fids: list, window: Window, rate_floor: float, mbps: float,
+def dctcp_rows(results, model, fids: list, window: Window, rate_floors: dict, mbps: float,
                kb: float, data_bytes: float, ack_bytes: float) -> list:
     """DCTCP flows: at each saturated resource with step marking, the fair share (full
     throughput while Q_min > 0) and the queue between Q_min and Q_max (`dctcp_queue_pkts`).
@@ -596,7 +596,7 @@ def dctcp_rows(results, model, fids: list, window: Window, rate_floor: float, mb
             continue
         predicted = rates[k] * data_bytes * mbps
         rows.append(dict(row("flow", fid, "rate_mbps", simulated_rate, predicted, predicted,
-                             rate_floor), model=ROW_LABELS["dctcp"]))
+                             rate_floors[fid]), model=ROW_LABELS["dctcp"]))
     return rows + link_rows
 
 
