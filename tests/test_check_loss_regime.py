@@ -217,3 +217,18 @@ def test_two_flows_near_the_link_rate_are_not_compared(tmp_path, capsys, algorit
         f"peak): at their peaks the windows fill the link, a queue absorbs each decrease and the "
         f"link, not random loss, sets the rate of {fid}" for fid in ("F1", "F2")]
     assert "padhye" not in out and code == 1     # nothing compared: the tolerance is not met
+
+
+def test_the_goodput_predicted_is_the_response_rate_less_the_packets_lost():
+    """Padhye et al.'s B(p) counts the packets sent, "regardless of their eventual fate" (§2):
+    the goodput compared is B(p) (1 - p) (acceptance test Z13: B itself, high by a share p)."""
+    from theory.perflow import padhye_q_rate_pps
+
+    reason, row = loss(FakeWindow(overflow=0, random=20, used_mbps=5.0))
+    assert reason is None
+    inputs = row["inputs"]
+    p = inputs["loss_rate"]
+    assert p == pytest.approx(100 / 20000)          # impairment drops / packets transmitted
+    sent_pps = padhye_q_rate_pps(p, inputs["rtt_ms"] / 1e3, inputs["rto_ms"] / 1e3,
+                                 inputs["timeout_share"])
+    assert row["predicted"] == pytest.approx(sent_pps * (1 - p) * 1500 * 8e-6, rel=1e-12)

@@ -6,10 +6,11 @@ Tolerances (the regime each model claims, measured errors of these runs in brack
 
 * Reno, NewReno (Padhye et al. 1998 with the measured timeout share; Mathis without timeouts),
   random loss that leaves the links at most 75 % busy (tests/test_check_loss_regime.py): 10 %
-  (lossy_link 3.5 %, parking lot 5.0 %),
-  15 % for NewReno on a half-duplex dumbbell (10.0 %).
-* CUBIC (RFC 9438 Section 5.1), Reno-friendly region: 15 % (parking lot 9.4 %); CUBIC region:
-  30 % (21.8 %: random losses let epochs reach the convex part, the RFC assumes periodic loss).
+  (lossy_link 4.7 %, parking lot 6.2 %),
+  15 % for NewReno on a half-duplex dumbbell (8.5 %).
+* CUBIC (RFC 9438 Section 5.1), Reno-friendly region: 15 % (parking lot 7.8 %); CUBIC region:
+  30 % (24.9 %: random losses let epochs reach the convex part, the RFC assumes periodic loss).
+  (The goodput predicted is the response function's rate times 1 - p.)
 * BBR v1: fair share 5 % (single link 1.9 %, dumbbell 2.9 %); queue within its bound (1 BDP for
   one flow, 1.5 BDP for several).
 * DCTCP (Alizadeh et al. 2010, Section 3.3) at a step-marking bottleneck: fair share 5 % (two

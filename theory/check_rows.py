@@ -307,7 +307,9 @@ def loss_row(results, model, fid: str, window: Window, rate_floor: float, mbps: 
             flow_model, 0.5, None), "Reno")
     if problem:
         return problem, None
-    predicted = rate_pps * data_bytes * mbps
+    # the response functions count the packets sent (Padhye et al. 1998 §2: "regardless of
+    # their eventual fate"); a fraction p of them is lost, and the goodput compared is the rest
+    predicted = rate_pps * (1.0 - p) * data_bytes * mbps
     out = row("flow", fid, "rate_mbps", window.flow_mean(fid, "recv_rate_mbps"), predicted,
               predicted, rate_floor)
     out["model"] = ROW_LABELS[flow_model or "loss"]
