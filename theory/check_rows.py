@@ -501,8 +501,8 @@ def _dctcp_bottleneck(model, resource, sharing: list, rtprop: dict, rate_pps: fl
     q_min, q_max = dctcp_queue_pkts(len(sharing), bdp_pkts, k_pkts)
     if q_min <= 0.0:
         return (f"K = {k_pkts:.1f} packets at {resource.id} is too small for its C x RTT of "
-                f"{bdp_pkts:.1f} packets (Q_min {q_min:.1f} < 0): the queue empties and the link "
-                f"is not full, which the analysis does not describe"), None
+                f"{bdp_pkts:.1f} packets (Q_min {q_min:.1f} < 0): the sawtooth may empty the "
+                f"queue, a regime the analysis (which needs Q_min > 0) does not describe"), None
     return None, (q_min, q_max)
 
 

@@ -87,7 +87,8 @@ def cubic_goodput_mbps(p: Any, mss_bytes: float, rtt_s: float, C: float, beta: f
 
     The average window is the larger of the cubic function's average (`cubic_average_window`) and
     the Reno-friendly region's (`cubic_reno_friendly_window`): CUBIC uses whichever of W_cubic and
-    W_est is larger (Section 4.2), and the RFC's Tables 1 and 2 are computed that way. The rate is
+    W_est is larger (Section 4.2), and the CUBIC-region entries of the RFC's Tables 1 and 2 are
+    computed that way (its Reno column rounds Reno's constant sqrt(3/2) to 1.2). The rate is
     that window of `mss_bytes` packets per `rtt_s`, divided by `bits_per_mbit`. NaN where p <= 0.
     """
     window = np.maximum(np.asarray(cubic_average_window(p, rtt_s, C, beta), dtype=float),
