@@ -107,9 +107,14 @@ class AqmTransmitter(Transmitter):
             return
         packet, d, enqueued = entry
         self._start(packet, d, now, enqueued)
-        if self.queued_pkts:
+        if self.queued_pkts or self.dequeues_when_empty():
             self.pending = True
             self.sim.schedule_at(self.busy_until, self._done, epoch)
+
+    def dequeues_when_empty(self) -> bool:
+        """Whether the scheduler has work when the buffer is empty, so that the next dequeue
+        must run although no packet waits (FQ-CoDel's flow lists)."""
+        return False
 
     def _start(self, packet: Packet, d: LinkDirection, now: float, enqueued: float) -> None:
         size = packet.size_bytes
@@ -538,12 +543,19 @@ class Codel(AqmTransmitter):
         return entry
 
 
+DROP_BATCH = 64          # FQ-CoDel: packets dropped at most per overflow (Linux drop_batch_size)
+
+
 class FqCodel(Codel):
     """FQ-CoDel (RFC 8290): one queue per flow (exact: keyed by the packet's destination
     endpoint, so no hash collisions), each with its own CoDel state, served by deficit round robin
     (quantum `quantum_bytes`) with the new-flows list served before the old-flows list (§4.2).
-    `buffer_kb` is the shared limit: on overflow, packets are dropped from the head of the queue
-    with the most bytes (§4.1) until the arriving packet fits (overflow drops)."""
+    `buffer_kb` is the shared limit: as Linux's fq_codel_enqueue and fq_codel_drop, the arrival
+    joins its queue first, then over the limit the queue with the most bytes (the arrival's
+    counted) drops from its head half its bytes, at most `DROP_BATCH` packets, and its CoDel
+    count grows by the packets dropped (§4.1; overflow drops). The scheduler also dequeues once
+    the buffer has emptied, which takes emptied flows off the lists and resets their CoDel state
+    (Linux's dequeue until NULL; §4.2), so a flow idle between bursts returns as a new flow."""
 
     __slots__ = ("quantum", "flows", "new_flows", "old_flows")
 
@@ -559,13 +571,6 @@ class FqCodel(Codel):
         if size > self.capacity_bytes:
             d.dropped += 1
             return False
-        while self.overflows(size):
-            fattest = max(self.flows.values(), key=lambda q: q.bytes)
-            head = fattest.queue.popleft()
-            fattest.bytes -= head[0].size_bytes
-            self.leave(head[0], head[1], now)
-            head[1].dropped += 1
-            self._queued_drop(head, "overflow")
         key = packet.deliver
         q = self.flows.get(key)
         if q is None:
@@ -577,7 +582,32 @@ class FqCodel(Codel):
             q.listed = True
             q.deficit = self.quantum or self.max_packet
             self.new_flows.append(q)
+        while self.queued_bytes > self.capacity_bytes:    # (bytes, where Linux counts packets:
+            self._drop_from_fattest(now)                   # one batch may not be enough)
         return True
+
+    def _drop_from_fattest(self, now: float) -> None:
+        """Linux fq_codel_drop: the queue with the most bytes drops from its head until half
+        its bytes are gone or `DROP_BATCH` packets (at least one), and its CoDel count grows
+        by the packets dropped ("tell codel to increase its signal strength also")."""
+        fattest = max(self.flows.values(), key=lambda q: q.bytes)
+        threshold = fattest.bytes // 2
+        dropped = freed = 0
+        while fattest.queue:
+            head = fattest.queue.popleft()
+            size = head[0].size_bytes
+            fattest.bytes -= size
+            self.leave(head[0], head[1], now)
+            head[1].dropped += 1
+            self._queued_drop(head, "overflow")
+            dropped += 1
+            freed += size
+            if dropped >= DROP_BATCH or freed >= threshold:
+                break
+        fattest.count += dropped
+
+    def dequeues_when_empty(self) -> bool:
+        return bool(self.new_flows or self.old_flows)
 
     def pick(self, now: float):
         new, old = self.new_flows, self.old_flows

@@ -130,6 +130,41 @@ def test_fq_codel_overflow_drops_from_the_fattest_queue():
     assert sorted(set(range(8)) - set(seqs)) == [1, 2, 3]   # heads of the fat queue
 
 
+def test_fq_codel_overflow_drops_half_the_fattest_queue_with_the_arrival_in_it():
+    """Linux fq_codel_enqueue adds the arrival first; fq_codel_drop then takes the queue with the
+    most bytes, the arrival's counted, drops half its bytes from its head (at most 64 packets)
+    and raises its CoDel count by as many (RFC 8290 §4.1). netsim chose the fattest before the
+    arrival joined and dropped one packet at a time: here it dropped the other flow's head
+    (acceptance test Z11)."""
+    net = Net(fq(), buffer_bytes=6 * SIZE)
+    for seq in range(4):
+        net.send_at(0.0, seq)                    # 0 in service, 1-3 waiting
+    for seq in range(100, 103):
+        net.send_at(0.0, seq, deliver=net.other)  # 100-102 waiting: the buffer is full
+    net.send_at(0.1, 103, deliver=net.other)     # the other flow's 4th: its queue the fattest
+    seqs = net.run()
+    assert sorted((set(range(4)) | set(range(100, 104))) - set(seqs)) == [100, 101]
+    assert net.ab.dropped == 2
+    other = next(q for key, q in net.link.transmitters[0].flows.items() if key == net.other)
+    assert other.count >= 2                      # (CoDel's count grew by the two dropped)
+
+
+def test_fq_codel_a_flow_idle_after_emptying_returns_as_a_new_flow():
+    """The scheduler dequeues once more when the buffer has emptied, which takes the emptied
+    flows off the lists (Linux dequeues until NULL; RFC 8290 §4.2): X, back after an idle spell,
+    is a new flow again, listed before Y. Netsim kept X on the new list with its spent deficit,
+    so Y went first (acceptance test Z11)."""
+    net = Net(fq(quantum_bytes=SIZE))
+    net.send_at(0.0, 0)                          # in service at once
+    net.send_at(0.0, 1)                          # waits: X listed, its deficit spent on it
+    net.send_at(10.0, 2)                         # the link idle: in service at once
+    net.send_at(10.0, 3)
+    net.send_at(10.0, 200, deliver=net.other)    # Y, new
+    assert net.run() == [0, 1, 2, 3, 200]
+    fq_state = net.link.transmitters[0]
+    assert not fq_state.new_flows and not fq_state.old_flows
+
+
 def test_step_marks_ect_packets_above_k():
     net = Net({"discipline": "step", "k_bytes": 2 * SIZE, "ecn": False})
     packets = [net.send_at(0.0, seq, ect=seq % 2 == 0) for seq in range(8)]
