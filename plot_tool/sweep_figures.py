@@ -311,8 +311,8 @@ def _label_every_value(ax: Any, values: Sequence[float]) -> None:
 def tick_texts(values: Sequence[float]) -> list[str]:
     """The swept values as tick labels: 3 significant digits, or as many more (up to 6, `:g`'s)
     as tell neighbours apart (a log-spaced 0.00632456 is "0.00632")."""
-    for digits in range(3, 6):
-        texts = [f"{value:.{digits}g}" for value in values]
+    for digits in range(3, 6):       # (rounded, then written as `:g` does: 1019.43 is "1020",
+        texts = [f"{float(f'{value:.{digits}g}'):g}" for value in values]   # not "1.02e+03")
         if len(set(texts)) == len(set(values)):
             return texts
     return [f"{value:g}" for value in values]
@@ -524,12 +524,17 @@ def _legend_text(label: str) -> str:
 
 
 def _plain_log_labels(axis: Any) -> None:
-    """Label a log y axis with plain numbers (0.001, 6) rather than powers of ten; intermediate
-    ticks are labelled when the axis spans few decades."""
+    """Label a log y axis with plain numbers (0.001, 0.6, 6) rather than powers of ten;
+    intermediate ticks are labelled when the axis spans few decades (matplotlib's LogFormatter
+    chooses which; it wrote a tick below 1 as "6e-01")."""
     from matplotlib.ticker import LogFormatter
 
-    axis.set_major_formatter(LogFormatter())
-    axis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
+    class PlainLogFormatter(LogFormatter):
+        def __call__(self, x, pos=None):
+            return f"{x:g}" if super().__call__(x, pos) else ""
+
+    axis.set_major_formatter(PlainLogFormatter())
+    axis.set_minor_formatter(PlainLogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
 
 
 def _colors(count: int) -> list[str]:

@@ -186,9 +186,23 @@ def test_many_swept_values_get_ordinary_ticks_and_a_figure_of_its_size(count, la
     ([0.002, 0.00632456, 0.02], ["0.002", "0.00632", "0.02"]),     # log-spaced: 3 digits
     ([1.0, 1.0004, 1.002], ["1", "1.0004", "1.002"]),              # as many as tell them apart
     ([10, 20], ["10", "20"]),
+    ([40, 117.713, 346.41, 1019.43, 3000], ["40", "118", "346", "1020", "3000"]),   # no e+03
 ])
 def test_swept_values_are_labelled_with_the_digits_that_tell_them_apart(values, expected):
     """A log-spaced sweep's tick read "0.00632456" (acceptance test Z7)."""
     from plot_tool.sweep_figures import tick_texts
 
     assert tick_texts(values) == expected
+
+
+def test_a_log_axis_below_one_is_labelled_with_plain_numbers():
+    """matplotlib's LogFormatter wrote a tick of 0.6 as "6e-01" (the AQM sweep's BBR figure)."""
+    values = {(10.0, 1): 0.8, (10.0, 2): 0.8, (20.0, 1): 7.0, (20.0, 2): 7.2}
+    data = [{"run_id": f"{x}-{seed}", "point": str(x), "seed": str(seed), X: str(x),
+             Y: str(y), "status": "ok"} for (x, seed), y in values.items()]
+    fig, ax = draw({"file": "p.png", "x": X, "y": Y, "logy": True}, data)
+    fig.draw_without_rendering()
+    labels = [t.get_text() for t in ax.get_yticklabels(minor=True) + ax.get_yticklabels()
+              if t.get_text()]
+    assert labels and not any("e" in label for label in labels)
+    assert "1" in labels and any(label.startswith("0.") for label in labels)
