@@ -18,16 +18,21 @@ def sweep_file(tmp_path):
     return path
 
 
+def refused_either_way(run_cli, tmp_path, out, stderr: str) -> None:
+    """A sweep into `out` is refused, with and without --force, with exactly `stderr`."""
+    for force in ([], ["--force"]):
+        done = run_cli("sweep", sweep_file(tmp_path), "--out", out, "--quiet", *force)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert done.stderr == stderr
+
+
 def test_a_sweep_refuses_a_single_runs_results_directory(tmp_path, run_cli):
     out = tmp_path / "r"
     assert run_cli(TC0, "--duration", "0.5", "--no-plots", "--quiet", "--out", out).returncode == 0
     before = sorted(p.name for p in out.iterdir())
-    for force in ([], ["--force"]):
-        done = run_cli("sweep", sweep_file(tmp_path), "--out", out, "--quiet", *force)
-        assert done.returncode == 2 and "Traceback" not in done.stderr
-        assert done.stderr == (f"error: --out {out}: is the results directory of a single run "
-                               f"(it holds summary.json), not a sweep directory; use another "
-                               f"--out\n")
+    refused_either_way(run_cli, tmp_path, out, (
+        f"error: --out {out}: is the results directory of a single run (it holds summary.json), "
+        f"not a sweep directory; use another --out\n"))
     assert sorted(p.name for p in out.iterdir()) == before
 
 
@@ -53,12 +58,9 @@ def test_a_sweep_whose_runs_is_a_link_elsewhere_is_refused(tmp_path, run_cli):
     mine = elsewhere / ("0" * 64 + ".json")
     mine.write_text('{"mine": 1}')
     before = sorted(p.name for p in elsewhere.iterdir())
-    for force in ([], ["--force"]):
-        done = run_cli("sweep", sweep_file(tmp_path), "--out", out, "--quiet", *force)
-        assert done.returncode == 2 and "Traceback" not in done.stderr
-        assert done.stderr == (f"error: --out {out}: its runs is a symbolic link, not a "
-                               f"directory; the sweep keeps its run records, and removes those it "
-                               f"no longer needs, in a runs/ directory of its own\n")
+    refused_either_way(run_cli, tmp_path, out, (
+        f"error: --out {out}: its runs is a symbolic link, not a directory; the sweep keeps its "
+        f"run records, and removes those it no longer needs, in a runs/ directory of its own\n"))
     assert sorted(p.name for p in elsewhere.iterdir()) == before
 
 
