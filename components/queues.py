@@ -609,6 +609,27 @@ class FqCodel(Codel):
     def dequeues_when_empty(self) -> bool:
         return bool(self.new_flows or self.old_flows)
 
+    def _forget(self, q: CodelState, now: float) -> None:
+        """Delete the state of `q`, just taken off the lists, when a return of its flow would not
+        use it, and likewise the oldest state of the table (else moved to its end), so that the
+        table holds the listed flows and those that dropped in the last 16 intervals, not every
+        flow ever seen. Off the lists a state is empty, not dropping and without first_above;
+        only CoDel's count re-use (§5.6: count - lastcount, when dropping resumes within 16
+        intervals of drop_next) could tell an old state from a new one."""
+        flows = self.flows
+        if self._spent(q, now):
+            del flows[q.key]
+        if flows:
+            key = next(iter(flows))
+            oldest = flows[key]
+            if not oldest.listed and self._spent(oldest, now):
+                del flows[key]
+            else:
+                flows[key] = flows.pop(key)
+
+    def _spent(self, q: CodelState, now: float) -> bool:
+        return q.count - q.lastcount <= 1 or now - q.drop_next >= 16 * self.interval
+
     def pick(self, now: float):
         new, old = self.new_flows, self.old_flows
         while True:
@@ -631,6 +652,7 @@ class FqCodel(Codel):
                     old.append(q)      # §4.2: an emptied new flow goes to the old list
                 else:
                     q.listed = False
+                    self._forget(q, now)
                 continue
             q.deficit -= entry[0].size_bytes
             return entry

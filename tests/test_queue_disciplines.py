@@ -165,6 +165,28 @@ def test_fq_codel_a_flow_idle_after_emptying_returns_as_a_new_flow():
     assert not fq_state.new_flows and not fq_state.old_flows
 
 
+def test_fq_codel_forgets_flows_that_left_and_keeps_those_that_dropped_lately():
+    """The table of flows held every flow ever seen through the link (86 states at the end of
+    the websearch workload through FQ-CoDel, one live): a flow taken off the lists is
+    forgotten when a return would not use its state, i.e. unless CoDel's count re-use (RFC 8289
+    §5.6) could apply; the oldest state is checked too."""
+    net = Net(fq(quantum_bytes=SIZE))
+    for i in range(50):                          # 50 flows, one after the other
+        deliver = (lambda packet, net=net: net.sink(packet))
+        net.send_at(10.0 * i, 2 * i, deliver=deliver)
+        net.send_at(10.0 * i, 2 * i + 1, deliver=deliver)
+    assert len(net.run()) == 100
+    fq_state = net.link.transmitters[0]
+    assert len(fq_state.flows) <= 1
+    from components.queues import CodelState
+    recent = CodelState("x")
+    recent.count, recent.lastcount, recent.drop_next = 5, 1, 100.0
+    assert not fq_state._spent(recent, 100.0 + 15 * fq_state.interval)   # may re-use its count
+    assert fq_state._spent(recent, 100.0 + 16 * fq_state.interval)
+    recent.lastcount = 4
+    assert fq_state._spent(recent, 100.0)        # count - lastcount <= 1: a new state's count
+
+
 def test_step_marks_ect_packets_above_k():
     net = Net({"discipline": "step", "k_bytes": 2 * SIZE, "ecn": False})
     packets = [net.send_at(0.0, seq, ect=seq % 2 == 0) for seq in range(8)]
