@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import re
 import signal
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ from netsim.cli_options import (
     importable,
 )
 from netsim.console import format_summary  # the console table (netsim/console.py)
+from netsim.results_dir import PARTIAL_NAME
 
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 FEW_SAMPLES = 10   # figures of a run shorter than this many sampling intervals get a warning
@@ -95,15 +95,12 @@ def failed_file(exc: OSError) -> str:
     return str(path) if path is not None else "the results"
 
 
-_PARTIAL = re.compile(r"\.(?P<name>.+)\.partial-\d+(-[^/]*)?")
-
-
 def written_name(path: str) -> str:
     """`path` with each staging or temporary component (``.NAME.partial-PID-RANDOM``, of a
     results directory being written or an `AtomicFile`; ``.NAME.partial-PID``, of a report
     page) shown as the NAME it becomes."""
     parts = Path(path).parts
-    return str(Path(*(m["name"] if (m := _PARTIAL.fullmatch(part)) else part
+    return str(Path(*(m["name"] if (m := PARTIAL_NAME.match(part)) else part
                       for part in parts))) if parts else path
 
 

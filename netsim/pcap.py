@@ -188,10 +188,7 @@ def _ip_header(tos: int, length: int, proto: int, src: bytes, dst: bytes) -> byt
     MTU discovery) with its checksum."""
     header = _IP.pack(0x45, tos, length, 0, DONT_FRAGMENT if proto == PROTO_TCP else 0, 64,
                       proto, 0, src, dst)
-    total = sum(_WORDS.unpack(header))
-    total = (total & 0xFFFF) + (total >> 16)
-    total = (total & 0xFFFF) + (total >> 16)
-    return header[:10] + struct.pack(">H", ~total & 0xFFFF) + header[12:]
+    return header[:10] + _checksum(sum(_WORDS.unpack(header))) + header[12:]
 
 
 def _tcp_checksummed(segment: bytes, tcp_length: int, src: bytes, dst: bytes) -> bytes:
@@ -201,9 +198,15 @@ def _tcp_checksummed(segment: bytes, tcp_length: int, src: bytes, dst: bytes) ->
     words = segment + b"\0" if len(segment) % 2 else segment
     total = (sum(struct.unpack(f">{len(words) // 2}H", words))
              + sum(struct.unpack(">4H", src + dst)) + PROTO_TCP + tcp_length)
+    return segment[:16] + _checksum(total) + segment[18:]
+
+
+def _checksum(total: int) -> bytes:
+    """The Internet checksum (RFC 1071) of 16-bit words whose plain sum is `total`: the sum
+    folded to 16 bits with end-around carry, complemented, big-endian."""
     while total >> 16:
         total = (total & 0xFFFF) + (total >> 16)
-    return segment[:16] + struct.pack(">H", ~total & 0xFFFF) + segment[18:]
+    return struct.pack(">H", ~total & 0xFFFF)
 
 
 def frame(ends: Endpoints, packet, src_mac: bytes, dst_mac: bytes, now: float,

@@ -48,7 +48,7 @@ RUN_FILES = frozenset({
 })
 RUN_CAPTURES_DIR = "pcap"           # --pcap, --pcap-links: <id>.pcap files
 _SEQ_PLOT = re.compile(r"^seq_[^/]+\.png$")     # --pcap's sequence plots, seq_<flow>.png
-_PARTIAL_FILE = re.compile(r"^\.(?P<name>.+)\.partial-\d+(?:-[^/]*)?$")  # a killed write's file
+PARTIAL_NAME = re.compile(r"^\.(?P<name>.+)\.partial-\d+(?:-[^/]*)?$")  # a killed write's file
 # what a file manager adds to a folder it shows, and makes again (never anyone's data)
 _FILE_MANAGER_FILES = frozenset({".DS_Store", "Thumbs.db"})
 SHOWN_FOREIGN = 3                   # entries named by the refusal (then "and N more")
@@ -113,7 +113,7 @@ def _ours(name: str) -> bool:
     """Whether a file named `name` at the top of a results directory is one a run writes."""
     if name in RUN_FILES or _SEQ_PLOT.match(name) or name in _FILE_MANAGER_FILES:
         return True
-    partial = _PARTIAL_FILE.match(name)
+    partial = PARTIAL_NAME.match(name)
     return partial is not None and partial["name"] in RUN_FILES
 
 

@@ -42,7 +42,6 @@ from netsim.sweep_store import (
     SweepConflict,
     cell_text,
     claim,
-    naming,
     prune_records,
     read_record,
     result_columns,
@@ -50,6 +49,7 @@ from netsim.sweep_store import (
     write_results_csv,
 )
 from netsim.sweep_theory import resolve_theory
+from plot_tool.figure_files import naming_errors
 from plot_tool.schema import STOPPED_EARLY
 
 log = logging.getLogger(__name__)
@@ -150,7 +150,7 @@ def _run_missing(sweep: Sweep, out: Path, tasks: list, by_digest: dict, rows: di
                 for run in by_digest[result["config_digest"]]:
                     row = _row(sweep, run, result)
                     rows[run.run_id] = row
-                    with naming(out / RESULTS_FILE):
+                    with naming_errors(out / RESULTS_FILE):
                         writer.writerow({k: cell_text(v) for k, v in row.items()})
                         fh.flush()
                     if options["progress"] is not None:

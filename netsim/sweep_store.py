@@ -11,7 +11,6 @@ swept parameters) unless forced, and any directory that cannot hold a sweep.
 """
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
 import logging
@@ -229,18 +228,9 @@ def remove_stale(out: Path, plots, *, report: bool, figures: bool) -> list:
 def _write_atomic(path: Path, text: str) -> None:
     """`text` to `path` whole or not at all (an OSError names `path`)."""
     from netsim.output_paths import write_atomic
-    with naming(path):
+    from plot_tool.figure_files import naming_errors  # (not at import: a run does not load it)
+    with naming_errors(path):
         write_atomic(path, text)
-
-
-@contextlib.contextmanager
-def naming(path: Path):
-    """An OSError raised inside names `path` (the file meant, not its temporary name: a full
-    disk's ENOSPC names none), whose temporary file `AtomicFile` has removed."""
-    try:
-        yield
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
 
 
 def _record_path(out: Path, digest: str) -> Path:
@@ -293,7 +283,8 @@ def save_record(out: Path, record: dict) -> None:
 def write_results_csv(path: Path, columns: list, rows: list) -> None:
     """results.csv, whole or not at all (an OSError names `path`)."""
     from netsim.output_paths import AtomicFile
-    with naming(path), AtomicFile(path, "w", newline="") as out:
+    from plot_tool.figure_files import naming_errors
+    with naming_errors(path), AtomicFile(path, "w", newline="") as out:
         writer = csv.DictWriter(out.fh, fieldnames=columns, extrasaction="ignore",
                                 lineterminator="\n")
         writer.writeheader()

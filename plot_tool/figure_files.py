@@ -3,6 +3,7 @@ report.html is netsim's (standard library only: a sweep without figures, and PyP
 without numpy or matplotlib)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import struct
@@ -15,6 +16,16 @@ SOFTWARE = "netsim plot_tool"   # the start of every figure's "Software" text (p
 REPORT_HEAD = b"<!DOCTYPE html>"
 REPORT_TITLE = b"<title>netsim report: "
 REPORT_TITLE_WITHIN = 512
+
+
+@contextlib.contextmanager
+def naming_errors(path):
+    """An OSError raised inside names `path`, the file being written, not a temporary name
+    (a full disk's ENOSPC names no file at all), so that its one line can say which file."""
+    try:
+        yield
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
 
 
 def is_netsims_report(head: bytes) -> bool:

@@ -39,7 +39,7 @@ from typing import Any, Union, cast
 
 import numpy as np
 
-from plot_tool.figure_files import foreign_report
+from plot_tool.figure_files import foreign_report, naming_errors
 
 # (Buckets and sampling_grid are imported from here by the tests and the Python API)
 from plot_tool.report_grid import Buckets, encode, sampling_grid, sig  # noqa: F401
@@ -104,10 +104,9 @@ def make_report(results_dir: PathLike, out: PathLike | None = None, *,
     page = render_page(data)
     partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
     try:
-        partial.write_text(page, encoding="utf-8")
-        os.replace(partial, path)
-    except OSError as exc:            # (a full disk's names no file: this one)
-        raise OSError(exc.errno, exc.strerror or str(exc), exc.filename or str(path)) from exc
+        with naming_errors(path):
+            partial.write_text(page, encoding="utf-8")
+            os.replace(partial, path)
     finally:
         if partial.exists():
             partial.unlink()

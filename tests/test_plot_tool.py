@@ -874,12 +874,6 @@ def _bands(ax) -> list:
     return [c for c in ax.collections if isinstance(c, PolyCollection)]
 
 
-def _rgb(color: str) -> tuple[float, float, float]:
-    from matplotlib.colors import to_rgb
-
-    return to_rgb(color)
-
-
 def test_links_backlog_panel_with_predictions(checked_dir: Path) -> None:
     from matplotlib.figure import Figure
 

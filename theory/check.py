@@ -345,7 +345,7 @@ class _Comparison:
                         f"the data of {other} (ACK compression, Zhang, Shenker and Clark 1991): "
                         f"they leave it in bursts, the link then idles while a queue stands, "
                         f"and the fluid equilibrium needs evenly clocked flows")
-        if predicted is not None:           # (Vegas: a range, whose low end must fit)
+            # (Vegas: a range, whose low end must fit)
             for rid, backlog_kb, buffer_kb in overflowing(predicted, self.summary["links"],
                                                           self.resources, self.kb, low=True):
                 return (f"the predicted backlog of {rid} ({backlog_kb:.1f} KB) exceeds its "

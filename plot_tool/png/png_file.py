@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from plot_tool.figure_files import SIGNATURE, SOFTWARE
+from plot_tool.figure_files import SIGNATURE, SOFTWARE, naming_errors
 
 COMPRESS_LEVEL = 3        # zlib level: 6 makes files 10-20 % smaller and takes twice as long
 INCH_M = 0.0254
@@ -58,10 +58,8 @@ def png_bytes(rgb: np.ndarray, *, dpi: float | None = None,
 def write_png(path: Path, rgb: np.ndarray, *, dpi: float | None = None,
               text: dict[str, str] | None = None) -> None:
     """Write `rgb` to `path` as a PNG file (see `png_bytes`); an OSError names `path`."""
-    try:
+    with naming_errors(path):
         Path(path).write_bytes(png_bytes(rgb, dpi=dpi, text=text))
-    except OSError as exc:            # (a full disk's names no file)
-        raise OSError(exc.errno, exc.strerror or str(exc), exc.filename or str(path)) from exc
 
 
 __all__ = ["COMPRESS_LEVEL", "SOFTWARE", "png_bytes", "write_png"]
