@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import logging
+import math
 from contextlib import closing
 from functools import partial
 from pathlib import Path
@@ -59,7 +60,7 @@ EARLY_STOPS = ("limit", "stalled")    # stop reasons of a run that ended before 
 __all__ = ["DERIVED_METRICS", "RECORDS_DIR", "RESULTS_FILE", "SWEEP_FILE", "MetricUnavailable",
            "PlannedRun", "Sweep", "SweepConflict", "SweepError", "SweepInterrupted",
            "compute_metrics", "load_sweep", "plan", "point_data", "point_spec", "resolve_theory",
-           "run_sweep", "seeds_warning", "set_path", "value_cell"]
+           "run_sweep", "run_timeout_problem", "seeds_warning", "set_path", "value_cell"]
 
 
 def _row(sweep: Sweep, run: PlannedRun, result: dict) -> dict:
@@ -135,8 +136,9 @@ def _run_missing(sweep: Sweep, out: Path, tasks: list, by_digest: dict, rows: di
     other_code = 0
     with open(out / RESULTS_FILE, "a", newline="") as fh, sweep_execute.StopSignals() as stop:
         writer = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-        with closing(sweep_execute.execute_runs(tasks, options["jobs"], options["scheduler"],
-                                                stop, prepare=partial(_task, sweep))) as results:
+        with closing(sweep_execute.execute_runs(
+                tasks, options["jobs"], options["scheduler"], stop, prepare=partial(_task, sweep),
+                run_timeout_s=options["run_timeout_s"])) as results:
             for result in results:
                 options["simulated"] += 1
                 if result["status"] == "ok":
@@ -157,15 +159,37 @@ def _run_missing(sweep: Sweep, out: Path, tasks: list, by_digest: dict, rows: di
                         options["progress"](row)
 
 
+def run_timeout_problem(run_timeout_s, scheduler: str | None) -> str | None:
+    """Why `run_timeout_s` (``--run-timeout``) cannot be used, or None: a number of seconds
+    above 0, and not on a Dask cluster, whose workers run tasks in threads that nothing can
+    stop from outside."""
+    if run_timeout_s is None:
+        return None
+    if (isinstance(run_timeout_s, bool) or not isinstance(run_timeout_s, (int, float))
+            or not math.isfinite(run_timeout_s) or run_timeout_s <= 0):
+        return f"--run-timeout: expected a number of seconds > 0, got {run_timeout_s!r}"
+    if scheduler:
+        return ("--run-timeout: not with --scheduler: a Dask worker runs each run in one of its "
+                "threads, which cannot be stopped from outside; leave it out, or run with --jobs")
+    return None
+
+
 def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str | None = None,
-              progress=None, force: bool = False, counts: dict | None = None) -> list:
+              progress=None, force: bool = False, counts: dict | None = None,
+              run_timeout_s: float | None = None) -> list:
     """Run every run of `sweep` whose result `out_dir` does not hold yet; return all rows in run
     order. Raises SweepConflict when `out_dir` holds another sweep (unless `force`), and
     SweepInterrupted on SIGINT/SIGTERM after saving every finished run. `progress(row)` is
     called once per row, reused ones first. `counts`, if given, gets "reused" (the runs whose
     results `out_dir` held), "simulated" (the configurations simulated now: runs that resolve to
     the same configuration are simulated once), "rows_now" (the runs they gave) and
-    "other_code" (the configurations whose records other code made: simulated again)."""
+    "other_code" (the configurations whose records other code made: simulated again).
+    `run_timeout_s` stops a run that goes past that many seconds of wall time and records it as
+    failed ("RunTimedOut: ..."); ValueError when it is not a number above 0 or comes with a
+    `scheduler` (`run_timeout_problem`)."""
+    problem = run_timeout_problem(run_timeout_s, scheduler)
+    if problem is not None:
+        raise ValueError(problem)
     out = Path(out_dir)
     runs = plan(sweep)
     claim(out, sweep, force)
@@ -187,7 +211,8 @@ def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str 
         for row in in_order():
             progress(row)
     interrupted = None
-    options = {"jobs": jobs, "scheduler": scheduler, "progress": progress, "simulated": 0}
+    options = {"jobs": jobs, "scheduler": scheduler, "progress": progress, "simulated": 0,
+               "run_timeout_s": run_timeout_s}
     try:
         _run_missing(sweep, out, list(todo.values()), by_digest, rows, columns, options)
     except SweepInterrupted as exc:

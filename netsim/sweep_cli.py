@@ -98,6 +98,9 @@ examples:
                         help="worker processes (default: the number of cores)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run on a Dask distributed cluster (e.g. tcp://host:8786) instead")
+    parser.add_argument("--run-timeout", type=float, metavar="S",
+                        help="stop a run that takes more than S seconds of wall time and record "
+                             "it as failed (not with --scheduler)")
     parser.add_argument("--force", action="store_true",
                         help="replace the results of a different sweep in --out (its sweep.json, "
                              "results.csv, runs/ and figures are deleted)")
@@ -106,7 +109,14 @@ examples:
 
 
 def sweep_main(argv) -> int:
-    from netsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep, seeds_warning
+    from netsim.sweep import (
+        SweepError,
+        SweepInterrupted,
+        load_sweep,
+        run_sweep,
+        run_timeout_problem,
+        seeds_warning,
+    )
     from netsim.sweep_execute import SchedulerLost
     from netsim.sweep_store import RECORDS_DIR, RESULTS_FILE, SWEEP_FILE, remove_figure_partials
     args = build_sweep_parser().parse_args(argv)
@@ -116,6 +126,9 @@ def sweep_main(argv) -> int:
     try:
         if args.jobs is not None and args.jobs < 1:
             raise UsageError(f"--jobs: expected a number of processes >= 1, got {args.jobs}")
+        problem = run_timeout_problem(args.run_timeout, args.scheduler)
+        if problem is not None:
+            raise UsageError(problem)
         if args.out == "":
             raise UsageError("--out: expected a path, got an empty string")
         sweep = load_sweep(args.sweep, plugins=args.plugin)
@@ -155,7 +168,7 @@ def sweep_main(argv) -> int:
     try:
         rows = run_sweep(sweep, out, jobs=args.jobs, scheduler=args.scheduler, force=args.force,
                          progress=(lambda row: bar.update(1)) if bar is not None else None,
-                         counts=counts)
+                         counts=counts, run_timeout_s=args.run_timeout)
     except SchedulerLost as lost:             # (a SweepInterrupted: the finished runs are kept)
         if bar is not None:
             bar.close()

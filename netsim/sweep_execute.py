@@ -11,6 +11,7 @@ loss of the scheduler stops the sweep as an interrupt does (`SchedulerLost`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import logging
@@ -35,6 +36,47 @@ _PLUGINS_LOADING = threading.Lock()
 
 
 
+class RunTimedOut(BaseException):
+    """A run went past the sweep's wall-time limit (``--run-timeout``): raised in it, wherever it
+    is (a hook that loops or sleeps included), by SIGALRM (`_wall_limit`). A BaseException, so
+    that a hook's ``except Exception`` does not swallow it; `run_one` records it as the run's
+    error."""
+
+    def __init__(self, limit_s: float):
+        super().__init__(f"the run went past --run-timeout {limit_s:g} s of wall time")
+
+
+@contextlib.contextmanager
+def _wall_limit(limit_s):
+    """Raise RunTimedOut in this (the main) thread once `limit_s` seconds of wall time have
+    passed, and again every second after while the block goes on (a hook that catches
+    everything, once, cannot outlast it); nothing when `limit_s` is None. After the block, an
+    alarm already on its way does nothing."""
+    if limit_s is None:
+        yield
+        return
+    armed = True
+
+    def expire(signum, frame):
+        if armed:
+            raise RunTimedOut(limit_s)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, limit_s, 1.0)
+    try:
+        yield
+    finally:
+        armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def can_limit_here() -> bool:
+    """Whether a run in this thread can be held to a wall-time limit (`_wall_limit`): signals
+    are delivered to the main thread only."""
+    return threading.current_thread() is threading.main_thread()
+
+
 class SweepInterrupted(BaseException):
     """SIGINT or SIGTERM stopped the sweep; the finished runs are saved. A BaseException, like
     KeyboardInterrupt, so that nothing records it as a failed run."""
@@ -48,43 +90,48 @@ def run_one(task) -> dict:
     """Run one configuration; never raises: a failure gives status "error" and its message.
 
     Returns {"config_digest", "status", "error", "wall_time_s", "record"}: the record (summary,
-    base RTTs, the check report when asked for) is what `compute_metrics` reads."""
+    base RTTs, the check report when asked for) is what `compute_metrics` reads. A task's
+    seventh item, when present and not None, is its wall-time limit in seconds (RunTimedOut,
+    recorded as the run's error); `run_one` then runs in a process's main thread."""
     data, digest, seed, interval_s, want_check = task[:5]
     plugins = task[5] if len(task) > 5 else ()
+    limit_s = task[6] if len(task) > 6 else None
     from netsim.code_digest import code_digest
     code = code_digest(plugins)       # (before the simulator is imported: the code that runs)
     out = {"config_digest": digest, "status": "ok", "error": "", "record": None}
     start = time.perf_counter()
     try:
-        if plugins:                               # workers are other processes: load them here
-            from netsim.plugins import load_entry_points, load_plugins
-            with _PLUGINS_LOADING:    # (a Dask worker's threads: one registers, the others
-                load_entry_points()   # find it registered, not "already taken" half-way)
-                load_plugins(plugins)
-        from netsim.run import Run
-        from topologies.loader import load_topology
-        spec = load_topology(data)
-        run = Run(spec, seed=seed, interval_s=interval_s, caller="sweep")
-        try:         # a worker ends with os._exit: nothing else would remove its trace files
-            results = run.execute()
-            summary = dict(results.summary)
-            summary.pop("description", None)
-            record = {"format": RECORD_FORMAT, "config_digest": digest, "seed": seed,
-                      "code_digest": code,     # (the code that ran it)
-                      "seed_used": seed_used(results), "summary": summary,
-                      "base_rtt_ms": _safe_base_rtts_ms(spec), "check": None}
-            if want_check:
-                from theory.check import compare, predict_run
-                record["check"] = compare(results, predict_run(spec, results))  # as --check
-        finally:
-            run.close()
-        out["record"] = json.loads(json_text(record, default=_jsonable))
-    except (Exception, SystemExit, KeyboardInterrupt) as exc:   # recorded, the sweep goes on
+        with _wall_limit(limit_s):
+            if plugins:                        # workers are other processes: load them here
+                from netsim.plugins import load_entry_points, load_plugins
+                with _PLUGINS_LOADING:    # (a Dask worker's threads: one registers, the others
+                    load_entry_points()   # find it registered, not "already taken" half-way)
+                    load_plugins(plugins)
+            from netsim.run import Run
+            from topologies.loader import load_topology
+            spec = load_topology(data)
+            run = Run(spec, seed=seed, interval_s=interval_s, caller="sweep")
+            try:         # a worker ends with os._exit: nothing else would remove its trace files
+                results = run.execute()
+                summary = dict(results.summary)
+                summary.pop("description", None)
+                record = {"format": RECORD_FORMAT, "config_digest": digest, "seed": seed,
+                          "code_digest": code,     # (the code that ran it)
+                          "seed_used": seed_used(results), "summary": summary,
+                          "base_rtt_ms": _safe_base_rtts_ms(spec), "check": None}
+                if want_check:
+                    from theory.check import compare, predict_run
+                    record["check"] = compare(results, predict_run(spec, results))  # as --check
+            finally:
+                run.close()
+            out["record"] = json.loads(json_text(record, default=_jsonable))
+    except (Exception, SystemExit, KeyboardInterrupt, RunTimedOut) as exc:  # recorded, the
+        # sweep goes on
         line = None
         if plugins:                               # a plugin's failure: its file, line and hook
             from netsim.plugins import failure_line
             line = failure_line(exc)
-        if not isinstance(exc, Exception) and line is None:
+        if not isinstance(exc, (Exception, RunTimedOut)) and line is None:
             raise                 # an exit or an interrupt not raised by a plugin's code (a
         # signal stops a sweep as SweepInterrupted: a KeyboardInterrupt here is a hook's)
         out["status"], out["error"] = "error", line or f"{type(exc).__name__}: {exc}"
@@ -163,21 +210,31 @@ def _as_is(task):
     return task
 
 
+def _limited(prepare, limit_s: float, task) -> tuple:
+    """`prepare(task)` with the wall-time limit as its seventh item (`run_one`)."""
+    prepared = tuple(prepare(task))
+    return (*prepared[:5], prepared[5] if len(prepared) > 5 else (), limit_s)
+
+
 def execute_runs(tasks: list, jobs: int | None, scheduler: str | None, stop: StopSignals,
-                 prepare=_as_is):
+                 prepare=_as_is, run_timeout_s: float | None = None):
     """Yield run_one's results as runs finish; SweepInterrupted when `stop` is asked, after
     yielding the runs that had finished (SchedulerLost, a SweepInterrupted, when a Dask
     scheduler is lost). `prepare(task)` makes the task run_one takes (its topology) as it is
     handed out: in this process, to a pool or to a Dask cluster, a few runs ahead of those going
     on (`_execute_pool`, `_execute_dask`), so that memory holds the runs in progress, not every
-    task."""
+    task. `run_timeout_s` holds each run to that many seconds of wall time (not on Dask, whose
+    workers run tasks in threads: `run_sweep` refuses it); with one job outside the main thread
+    the runs then go to a pool of one worker process, whose main thread runs them."""
     if not tasks:
         return
     if scheduler:
         yield from _execute_dask(tasks, scheduler, stop, prepare)
         return
+    if run_timeout_s is not None:
+        prepare = functools.partial(_limited, prepare, run_timeout_s)
     jobs = jobs or os.cpu_count() or 1
-    if jobs == 1:
+    if jobs == 1 and (run_timeout_s is None or can_limit_here()):
         for task in tasks:
             stop.check()
             stop.interruptible = True
