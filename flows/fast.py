@@ -16,14 +16,18 @@ the transport retransmits as always; on the third duplicate ACK ssthresh is half
 transport's SACK-based recovery (RFC 6675) sets the window to it and repairs every hole of the
 window within about a round trip, with no periodic update meanwhile; after a timeout the window is
 one packet (the transport's loss window), and the periodic update grows it again (at most
-doubling per update).
+doubling per update) once the network has acknowledged something since the previous update:
+the update is driven by the RTTs the flow's ACKs measure, and without ACKs it has nothing new to
+go on. Over a dead path the flow therefore retransmits one packet per backed-off timeout, as Reno
+does, rather than growing its window into the outage on the clock (an acceptance test's FAST flow
+sent 77 packets into a link down for 3 s, in the 0.7 s after its first timeout).
 """
 from __future__ import annotations
 
 from collections import deque
 from typing import ClassVar
 
-from flows.congestion import MIN_TICK_INTERVAL_S, RECOVERY, CongestionControl, RecoveryMode
+from flows.congestion import LOSS, MIN_TICK_INTERVAL_S, RECOVERY, CongestionControl, RecoveryMode
 
 # The shortest update interval (docs/algorithms.md, "fast"): the window update is FAST's tick,
 # so the floor of every tick (flows/congestion.py MIN_TICK_INTERVAL_S, 10 us).
@@ -44,7 +48,8 @@ class Fast(CongestionControl):
     has_slow_start: ClassVar[bool] = False   # the update rule sets the window from the start
     PARAMETERS: ClassVar[dict[str, float]] = {"alpha": 20.0, "gamma": 0.5,
                                               "update_interval_s": 0.05, "rtt_samples": 40}
-    __slots__ = ("alpha", "gamma", "tick_interval_s", "base_rtt", "samples", "sample_sum")
+    __slots__ = ("alpha", "gamma", "tick_interval_s", "base_rtt", "samples", "sample_sum",
+                 "una_at_update")
 
     def __init__(self, flow, params=None):
         super().__init__(flow, params)
@@ -54,6 +59,7 @@ class Fast(CongestionControl):
         self.base_rtt: float | None = None
         self.samples: deque[float] = deque(maxlen=int(self.params["rtt_samples"]))
         self.sample_sum = 0.0
+        self.una_at_update = 0        # snd_una at the last update (a timeout's updates wait for more)
 
     @classmethod
     def param_problem(cls, name: str, value):
@@ -94,12 +100,17 @@ class Fast(CongestionControl):
 
     def tick(self) -> None:
         """The periodic window update of the module docstring: none without an RTT sample or
-        during loss recovery; at least one packet."""
+        during loss recovery, nor after a timeout (LOSS) until an ACK has moved snd_una since the
+        previous update; at least one packet."""
         flow = self.flow
         avg_rtt = self.average_rtt()
         base_rtt = self.base_rtt
-        if avg_rtt is None or base_rtt is None or flow.state == RECOVERY:
+        state = flow.state
+        if avg_rtt is None or base_rtt is None or state == RECOVERY:
             return
+        if state == LOSS and flow.snd_una == self.una_at_update:
+            return
+        self.una_at_update = flow.snd_una
         w = flow.cwnd
         target = (1.0 - self.gamma) * w + self.gamma * (base_rtt / avg_rtt * w + self.alpha)
         flow.cwnd = max(1.0, min(2.0 * w, target))

@@ -1,6 +1,7 @@
 """FAST TCP's window update on hand-computed RTT sequences, without a simulator."""
 from __future__ import annotations
 
+from pathlib import Path
 
 import pytest
 
@@ -90,6 +91,57 @@ def test_loss_response_halves_and_timeout_restarts_from_one(make):
     assert flow.cwnd == 20.0 and flow.state == OPEN
     window.enter_loss()
     assert flow.cwnd == 1.0 and flow.state == LOSS
+
+
+def test_after_a_timeout_the_update_waits_for_an_ack(make):
+    """In LOSS the clock alone does not grow the window: an update needs snd_una to have moved
+    since the previous one (over a dead path, one retransmission per timeout, as Reno)."""
+    flow, cc = make(cwnd=40.0)
+    cc.on_rtt(0.1)
+    cc.tick()                                 # OPEN: updates, remembering snd_una (0)
+    flow.state, flow.cwnd = LOSS, 1.0         # the timeout's loss window
+    for _ in range(5):
+        cc.tick()
+    assert flow.cwnd == 1.0
+    flow.snd_una = 1                          # the retransmission is acknowledged
+    cc.tick()
+    assert flow.cwnd == 2.0                   # at most doubling
+    cc.tick()
+    assert flow.cwnd == 2.0                   # nothing acknowledged since
+    flow.state = OPEN
+    cc.tick()
+    assert flow.cwnd == 4.0                   # OPEN: on the clock again
+
+
+def test_a_timeout_over_a_dead_link_sends_one_packet_per_timeout(tmp_path):
+    """Test case 0's FAST flow with its link down 5-8 s: into the outage go only the
+    retransmissions of its timeouts (before: the clock grew the window to 16 packets and more, 77
+    packets dropped by the dead link in 0.7 s)."""
+    import csv
+    import json
+
+    from netsim.event_trace import EventTrace
+    from netsim.run import Run
+    from topologies.loader import load_topology
+    data = json.loads((Path(__file__).resolve().parents[1] / "topologies"
+                       / "test_case_0.json").read_text())
+    data["events"] = [{"at_s": 5.0, "link": "L1", "action": "down"},
+                      {"at_s": 8.0, "link": "L1", "action": "up"}]
+    data["flows"][0]["data_mb"] = 8
+    trace = tmp_path / "trace.csv"
+    run = Run(load_topology(data))
+    try:
+        with EventTrace(trace) as tracer:
+            tracer.install(run.network)
+            results = run.execute()
+    finally:
+        run.close()
+    with open(trace) as fh:
+        dead = [row for row in csv.DictReader(fh) if row["cause"] == "link_down"]
+    flow = results.summary["flows"]["F1"]
+    assert flow["finish_s"] is not None and flow["timeouts"] >= 2
+    assert len(dead) <= flow["timeouts"]
+    assert all(row["kind"] == "data" for row in dead)
 
 
 def test_acks_do_not_move_the_window(make):
