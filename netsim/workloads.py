@@ -35,7 +35,7 @@ from flows import ALGORITHMS
 from flows.transport import Flow
 from netsim.traces import csv_field
 from plot_tool.schema import FCT
-from routing.ecmp import set_flow_hashes
+from routing.ecmp import direction_paths, set_flow_hashes
 from simulator.garbage import CycleBudget
 from topologies.bounds import MAX_FLOWS_ALIVE, MAX_TRACE_ROWS, MAX_WINDOW_PACKETS_ALIVE
 
@@ -162,35 +162,25 @@ class SizeDistribution:
         return total
 
 
-def path_links(src, dst) -> list | None:
+def path_links(src, dst, hash_value: int = 0) -> list | None:
     """The links from host `src` to host `dst` along the current forwarding tables (None: no
-    route). At an ECMP entry, its first member (the tie rule's next hop): equal-cost paths have
-    the same cost, and in a symmetric fabric the same delays and rates."""
-    links = []
-    d = src.port
-    for _ in range(1024):
-        links.append(d.link)
-        node = d.dst
-        if node is dst:
-            return links
-        find = getattr(node, "route", None)           # a router's entry (computed on first use)
-        d = find(dst) if find is not None else None
-        if d is None:
-            return None
-        hops = getattr(d, "hops", None)                # an ECMP group (routing/ecmp.py)
-        if hops is not None:
-            d = hops[0]
-    return None
+    route): at a flow-hash ECMP entry the member a packet hashed `hash_value` takes; when
+    spraying, the first member of each set (the packets of one flow take them all)."""
+    paths, _ = direction_paths(src.port, dst, hash_value, limit=1)
+    return [d.link for d in paths[0]] if paths else None
 
 
 def ideal_fct_s(size_bytes: int, links, packet_bytes: int, ack_bytes: int,
-                initial_cwnd: float, min_window: float = 1.0) -> float:
-    """FCT of a flow alone on an empty network, with the transport's slow start and no loss
-    (from the initial window; each later round's window at least `min_window`, the algorithm's
-    `min_window_pkts`: BBR's 4 packets after the first round):
+                initial_cwnd: float, min_window: float = 1.0, ack_links=None) -> float:
+    """FCT of a flow alone on an empty network, its data over `links` (source first) and its
+    ACKs back over `ack_links` (destination first; by default `links` reversed), with the
+    transport's slow start and no loss (from the initial window; each later round's window at
+    least `min_window`, the algorithm's `min_window_pkts`: BBR's 4 packets after the first
+    round):
 
-    * base RTT R = sum over the path's links of 2 x delay + (packet + ACK) x 8 / rate (one data
-      packet and its ACK, store and forward);
+    * base RTT R = the sum over the data path's links of delay + packet x 8 / rate, plus the sum
+      over the ACK path's of delay + ACK x 8 / rate (one data packet and its ACK, store and
+      forward);
     * bottleneck transmission time of a packet T = packet x 8 / min rate; N = ceil(size / packet);
     * slow start from the initial window w: while the rest does not fit in the window and the
       window does not fill the pipe (w T < R), a round of w packets costs R and the window
@@ -204,7 +194,10 @@ def ideal_fct_s(size_bytes: int, links, packet_bytes: int, ack_bytes: int,
       a flow smaller than a packet is not measured against a full packet's round trip, or, if
       later, the ACK of the round before's last packet ((w - 1) T after that round's first).
     """
-    rtt = sum(2 * link.delay_s + (packet_bytes + ack_bytes) * 8.0 / link.rate_bps for link in links)
+    if ack_links is None:
+        ack_links = links[::-1]
+    ack_s = sum(ack_bytes * 8.0 / link.rate_bps + link.delay_s for link in ack_links)
+    rtt = sum(link.delay_s + packet_bytes * 8.0 / link.rate_bps for link in links) + ack_s
     rates = [link.rate_bps for link in links]
     b = rates.index(min(rates))                        # the (first) bottleneck
     per_packet = packet_bytes * 8.0 / rates[b]
@@ -220,8 +213,8 @@ def ideal_fct_s(size_bytes: int, links, packet_bytes: int, ack_bytes: int,
         window = max(window * 2, int(min_window))
     if remaining <= 1:              # the last packet alone: its round trip, unless the ACK of
         return elapsed + max(       # the round before's last packet comes after its own
-            sum(2 * link.delay_s + (last_bytes + ack_bytes) * 8.0 / link.rate_bps
-                for link in links), (before - 1) * per_packet)
+            sum(link.delay_s + last_bytes * 8.0 / link.rate_bps for link in links) + ack_s,
+            (before - 1) * per_packet)
     # the last round: its first packet crosses the links up to the (first) bottleneck, where the
     # round's packets go out one after another; past it the last packet, shorter, crosses each
     # link in its own time, but may catch up with the full packet before it and wait for it
@@ -235,7 +228,6 @@ def ideal_fct_s(size_bytes: int, links, packet_bytes: int, ack_bytes: int,
         full_done += delay_s + full_bits / link.rate_bps
         last_done = max(last_done + delay_s, full_done) + last_bits / link.rate_bps
         delay_s = link.delay_s
-    ack_s = sum(ack_bytes * 8.0 / link.rate_bps + link.delay_s for link in links)
     return elapsed + last_done + delay_s + ack_s
 
 
@@ -344,17 +336,28 @@ class Workload:
         sim.schedule(self._gap(), self._arrival)
 
     def _ideal(self, flow) -> float:
-        if self.network.tables_changed != self._paths_at:    # the tables changed since
-            self._paths.clear()
-            self._paths_at = self.network.tables_changed
-        key = (flow.src.id, flow.dst.id)
-        path = self._paths.get(key)
-        if path is None:
-            path = self._paths[key] = path_links(flow.src, flow.dst) or ()
-        if not path:
+        """The flow's empty-network FCT over the paths its data and its ACKs take: each walked
+        through the current tables with the flow's own hash in that direction (flow-hash ECMP:
+        per flow, two walks of the path's length) or kept per host pair until the tables change
+        (without: the paths do not depend on the flow)."""
+        src, dst = flow.src, flow.dst
+        if self.ecmp_seed is not None:
+            data = path_links(src, dst, flow.sender.flow_hash)
+            acks = path_links(dst, src, flow.receiver.flow_hash)
+        else:
+            if self.network.tables_changed != self._paths_at:    # the tables changed since
+                self._paths.clear()
+                self._paths_at = self.network.tables_changed
+            key = (src.id, dst.id)
+            paths = self._paths.get(key)
+            if paths is None:
+                paths = self._paths[key] = (path_links(src, dst), path_links(dst, src))
+            data, acks = paths
+        if not data or not acks:
             return math.nan
-        return ideal_fct_s(flow.data_bytes, path, self.packet_bytes, self.ack_bytes,
-                           self.spec.transport.initial_cwnd_pkts, self.cc_class.min_window_pkts)
+        return ideal_fct_s(flow.data_bytes, data, self.packet_bytes, self.ack_bytes,
+                           self.spec.transport.initial_cwnd_pkts, self.cc_class.min_window_pkts,
+                           ack_links=acks)
 
     def _finished(self, flow) -> None:
         self.finished += 1

@@ -157,6 +157,47 @@ def test_no_flow_beats_the_empty_network_fct(rates, delays, size, cwnd):
     assert ideal * (1 - 1e-9) <= fct <= 1.1 * ideal
 
 
+def _diamond(routing: dict, *, hop_costs: bool = False) -> dict:
+    """H1 - R1 - {Ra over P (100 Mb/s), Rb over Q (1 Gb/s)} - R3 - H2: two paths of equal delay
+    (0.2 ms) and different speeds; 100 kB flows alone (one every 0.5 s). With `hop_costs` every
+    link costs 1 and the P links are 1 ms long: data (file order) goes over P, ACKs over Q."""
+    def link(i, a, b, rate, delay):
+        out = {"id": i, "ends": [a, b], "rate_mbps": rate, "delay_ms": delay, "buffer_kb": 1000}
+        return {**out, "cost_ms": 1} if hop_costs else out
+    slow_ms = 1.0 if hop_costs else 0.1
+    return {"hosts": ["H1", "H2"], "routers": ["R1", "Ra", "Rb", "R3"], "routing": routing,
+            "links": [link("A", "H1", "R1", 1000, 0.01), link("P1", "R1", "Ra", 100, slow_ms),
+                      link("P2", "Ra", "R3", 100, slow_ms), link("Q1", "R1", "Rb", 1000, 0.1),
+                      link("Q2", "Rb", "R3", 1000, 0.1), link("B", "R3", "H2", 1000, 0.01)],
+            "workloads": [{"id": "W", "src": ["H1"], "dst": ["H2"], "arrivals_per_s": 2,
+                           "sizes": [[100000, 0], [100000, 1]], "algorithm": "reno"}],
+            "seed": 3, "duration_s": 12}
+
+
+@pytest.mark.parametrize("routing, hop_costs", [
+    ({"protocol": "static"}, True),                  # ACKs back over the other path
+    ({"protocol": "static", "ecmp": True}, False),   # each direction hashed onto its own
+])
+def test_the_reference_follows_the_data_and_the_ack_paths(tmp_path, routing, hop_costs):
+    """The empty-network FCT walks the data path and, separately, the ACKs' path back, each with
+    the flow's own ECMP hash: a flow alone has slowdown 1 whichever paths its two directions take
+    (with the data path alone, mirrored for the ACKs, and the first equal-cost member, these
+    flows had slowdowns of 0.53, and 0.37 to 1.0)."""
+    from netsim.cli import main
+    path = tmp_path / "diamond.json"
+    path.write_text(json.dumps(_diamond(routing, hop_costs=hop_costs)))
+    assert main([str(path), "--out", str(tmp_path / "out"), "--no-plots", "--quiet"]) == 0
+    with open(tmp_path / "out" / "fct.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    spans = sorted((float(r["start_s"]), float(r["finish_s"]), r) for r in rows)
+    alone = [r for i, (start, finish, r) in enumerate(spans)     # overlapping no other flow
+             if (i == 0 or spans[i - 1][1] < start)
+             and (i == len(spans) - 1 or finish < spans[i + 1][0])]
+    assert len(alone) >= 0.8 * len(rows) > 15
+    assert {round(float(r["slowdown"]), 9) for r in alone} == {1.0}
+    assert len({r["fct_s"] for r in alone}) == (4 if routing.get("ecmp") else 1)
+
+
 @pytest.mark.parametrize("rho", [0.3, 0.6])
 @pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_mean_fct_grows_with_load_as_mD1(rho):
