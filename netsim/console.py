@@ -193,6 +193,14 @@ def workload_lines(workloads: dict, rows: int = TABLE_ROWS) -> list:
     if len(shown) < len(workloads):
         lines.append(f"... {len(workloads) - len(shown)} more workloads (all "
                      f"{len(workloads)} in summary.json)")
+    left = sum(w.get("flows_unfinished") or 0 for w in workloads.values())
+    if left:
+        started = sum(w.get("flows_started") or 0 for w in workloads.values())
+        large = sum((w.get("over_10mb") or {}).get("unfinished") or 0 for w in workloads.values())
+        lines.append(f"FCTs are of finished flows only: {left} of {started} flows "
+                     f"({100.0 * left / started:.3g} %) were unfinished at the end"
+                     + (f", {large} of them over 10 MB" if large else "")
+                     + " (by size bucket: workloads.<id>.<bucket>.unfinished in summary.json)")
     return lines
 
 

@@ -28,7 +28,7 @@ DIRECTION_METRICS = ("avg_buffer_kb", "avg_buffer_pkts", "avg_backlog_kb", "drop
                      "utilization", "marks", "aqm_drops", "avg_sojourn_ms", "p99_sojourn_ms")
 WORKLOAD_METRICS = ("flows_started", "flows_completed", "flows_unfinished", "offered_mbps")
 WORKLOAD_BUCKETS = ("all", "under_100kb", "100kb_to_10mb", "over_10mb")   # netsim/workloads.py
-BUCKET_METRICS = ("count", "mean_fct_s", "p50_fct_s", "p99_fct_s", "mean_slowdown",
+BUCKET_METRICS = ("count", "unfinished", "mean_fct_s", "p50_fct_s", "p99_fct_s", "mean_slowdown",
                   "p50_slowdown", "p99_slowdown")
 
 

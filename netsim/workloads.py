@@ -286,6 +286,7 @@ class Workload:
         self.fct = {b: LogHistogram() for b in BUCKETS}
         self.slowdown = {b: LogHistogram() for b in BUCKETS}
         self.started = 0
+        self.started_in = {b: 0 for b in BUCKETS[1:]}     # flows started, by size bucket
         self.finished = 0
         self.no_route = 0
         self._paths: dict = {}
@@ -324,6 +325,7 @@ class Workload:
             dst = self.dst[int(rng.random() * len(self.dst))]
         size = self.sizes.sample(rng.random())
         self.started += 1
+        self.started_in[self._bucket(size)] += 1
         flow = Flow(sim, f"{spec.id}#{self.started}", src, dst, size, sim.now, self.cc_class,
                     spec.params, spec.transport, self.packet_bytes, self.ack_bytes,
                     ecn=spec.ecn)
@@ -368,14 +370,16 @@ class Workload:
         size = flow.data_bytes
         self.fct_file.append((self.spec.id, flow.id, flow.src.id, flow.dst.id, size,
                               flow.start_s, flow.finish_s, fct, ideal, slowdown))
-        bucket = ("under_100kb" if size < self.small_bytes
-                  else "100kb_to_10mb" if size <= self.large_bytes else "over_10mb")
-        for b in ("all", bucket):
+        for b in ("all", self._bucket(size)):
             self.fct[b].add(fct)
             if slowdown == slowdown:
                 self.slowdown[b].add(slowdown)
         flow.on_finish = None
         self.budget.dropped(self.alive[0])          # (a finished flow is cyclic garbage)
+
+    def _bucket(self, size: int) -> str:
+        return ("under_100kb" if size < self.small_bytes
+                else "100kb_to_10mb" if size <= self.large_bytes else "over_10mb")
 
     def summary(self, bits_per_mbit: float) -> dict:
         spec = self.spec
@@ -387,7 +391,8 @@ class Workload:
                "flows_unfinished": self.started - self.finished}
         for b in BUCKETS:
             fct, slow = self.fct[b], self.slowdown[b]
-            out[b] = {"count": fct.n, "mean_fct_s": _r(fct.mean()),
+            started = self.started if b == "all" else self.started_in[b]
+            out[b] = {"count": fct.n, "unfinished": started - fct.n, "mean_fct_s": _r(fct.mean()),
                       "p50_fct_s": _r(fct.quantile(0.5)), "p99_fct_s": _r(fct.quantile(0.99)),
                       "mean_slowdown": _r(slow.mean()), "p50_slowdown": _r(slow.quantile(0.5)),
                       "p99_slowdown": _r(slow.quantile(0.99))}

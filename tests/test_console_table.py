@@ -116,6 +116,25 @@ def test_workloads_get_one_line_each():
         "web", "120", "118", "0.0123", "0.00500", "-"]
 
 
+def test_unfinished_workload_flows_are_said_under_the_table():
+    """FCT percentiles of finished flows only, printed without a word: the k=8 websearch example
+    left 58 of its 521 flows (11 %) unfinished, 13 of them over 10 MB (acceptance test Z14)."""
+    bucket = {"mean_fct_s": 0.0164, "p50_fct_s": 0.0015, "p99_fct_s": 0.18}
+    workloads = {"W": {"flows_started": 521, "flows_completed": 463, "flows_unfinished": 58,
+                       "all": {**bucket, "unfinished": 58},
+                       "over_10mb": {**bucket, "unfinished": 13}},
+                 "X": {"flows_started": 9, "flows_completed": 9, "flows_unfinished": 0,
+                       "all": {**bucket, "unfinished": 0}}}
+    s = summary({"F1": flow("reno", 1.0, 1.0)}, {"L1": {"a->b": direction(0.5)}}, workloads)
+    assert lines_after(format_summary(s, ["L1"]), "workload")[2] == (
+        "FCTs are of finished flows only: 58 of 530 flows (10.9 %) were unfinished at the end, "
+        "13 of them over 10 MB (by size bucket: workloads.<id>.<bucket>.unfinished in "
+        "summary.json)")
+    workloads["W"].update(flows_completed=521, flows_unfinished=0)
+    text = format_summary(s, ["L1"])
+    assert "unfinished" not in text
+
+
 def test_data_center_times_keep_three_significant_digits():
     """Workload FCTs of about 50 us printed 0.0000 (acceptance testing at scale)."""
     workloads = {"dc": {"flows_started": 40, "flows_completed": 40,

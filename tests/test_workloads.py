@@ -157,6 +157,22 @@ def test_no_flow_beats_the_empty_network_fct(rates, delays, size, cwnd):
     assert ideal * (1 - 1e-9) <= fct <= 1.1 * ideal
 
 
+def test_unfinished_flows_are_counted_by_size_bucket():
+    """An overloaded link (three times its capacity): the flows left at the end are counted in
+    their size's bucket, so the survivors' bias can be measured (only the total was kept, and a
+    bucket of large flows all left read count 0 and nothing else)."""
+    sizes = [[50000, 0], [50000, 0.5], [20000000, 0.5], [20000000, 1]]   # 50 kB or 20 MB
+    w = simulate(load_topology(topology(sizes, 3.0, 4, rate_mbps=100))).summary["workloads"]["W"]
+    assert w["flows_unfinished"] == w["flows_started"] - w["flows_completed"] > 0
+    assert w["all"]["unfinished"] == w["flows_unfinished"]
+    assert w["over_10mb"]["unfinished"] > 0 and w["100kb_to_10mb"] == {
+        **{k: None for k in w["100kb_to_10mb"]}, "count": 0, "unfinished": 0}
+    assert sum(w[b]["unfinished"] for b in ("under_100kb", "100kb_to_10mb", "over_10mb")) \
+        == w["flows_unfinished"]
+    assert sum(w[b]["count"] + w[b]["unfinished"]
+               for b in ("under_100kb", "100kb_to_10mb", "over_10mb")) == w["flows_started"]
+
+
 def _diamond(routing: dict, *, hop_costs: bool = False) -> dict:
     """H1 - R1 - {Ra over P (100 Mb/s), Rb over Q (1 Gb/s)} - R3 - H2: two paths of equal delay
     (0.2 ms) and different speeds; 100 kB flows alone (one every 0.5 s). With `hop_costs` every
