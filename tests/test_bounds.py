@@ -52,8 +52,8 @@ def test_start_times_beyond_the_bound_are_refused_at_load(tmp_path, run_cli, sta
     (lambda d: d["links"][0].update(jitter_ms=1e-12), "jitter_ms"),
     (lambda d: d.update(transport={"min_rto_s": 1e-300}), "min_rto_s"),
     (lambda d: d.update(events=[{"at_s": 1e300, "link": "L1", "action": "down"}]), "at_s"),
-    (lambda d: d["links"][0].update(rate_schedule=[[5e6, 1]]), "rate_schedule[0]"),
-    (lambda d: d["links"][0].update(delay_schedule=[[1, 1e-12]]), "delay_schedule[0]"),
+    (lambda d: d["links"][0].update(rate_schedule=[[5e6, 1]]), "rate_schedule[0][0]"),
+    (lambda d: d["links"][0].update(delay_schedule=[[1, 1e-12]]), "delay_schedule[0][1]"),
 ])
 def test_every_time_field_is_bounded(change, field):
     data = small()
@@ -347,7 +347,7 @@ def slow_link(**link) -> dict:
     ({"rate_mbps": 1e-300}, "rate_mbps", "1e-300"),
     ({"rate_mbps": 1e-320, "duplex": "half"}, "rate_mbps", "1e-320"),
     ({"rate_mbps": 1e-320, "queue": {"discipline": "pie"}}, "rate_mbps", "1e-320"),
-    ({"rate_schedule": [[0.5, 1e-320]]}, "rate_schedule[0]", "1e-320"),
+    ({"rate_schedule": [[0.5, 1e-320]]}, "rate_schedule[0][1]", "1e-320"),
 ])
 def test_a_link_too_slow_to_send_one_packet_in_the_longest_run_is_refused(tmp_path, run_cli, link,
                                                                            field, got):

@@ -2,6 +2,8 @@
 set_delay; topologies/loader.py; the utilization denominator in netsim/results.py)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from components.link import Link
@@ -179,15 +181,20 @@ def test_mean_capacity_is_the_time_average():
 
 
 @pytest.mark.parametrize("schedule, message", [
-    ([[10, 5], [5, 10]], "times must increase"),
-    ([[10, 0]], "rate_schedule"),
-    ([[10]], "pair"),
+    ([[10, 5], [5, 10]], 'field "rate_schedule[1][0]": times must increase: 5 s after 10 s'),
+    ([[10, 0]], 'field "rate_schedule[0][1]": expected a positive number, got 0'),
+    ([[-5, 1]], 'field "rate_schedule[0][0]": expected a number >= 0, got -5'),
+    ([[10]], 'field "rate_schedule[0]": expected a [time_s, value] pair, got a list of 1 item'),
+    ([[10, 5, 2]],
+     'field "rate_schedule[0]": expected a [time_s, value] pair, got a list of 3 items'),
     ("fast", "list"),
 ])
 def test_bad_schedules_are_errors(schedule, message):
+    """Each names the pair's time ([i][0]) or its rate ([i][1]), and a pair of the wrong length
+    by its length (both read "rate_schedule[0]", and "got a list")."""
     data = topology("reno")
     data["links"][1]["rate_schedule"] = schedule
-    with pytest.raises(TopologyError, match=message):
+    with pytest.raises(TopologyError, match=re.escape(message)):
         load_topology(data)
 
 

@@ -152,21 +152,24 @@ def _schedule(where: Where, item: dict, name: str, rule: Rule, factor: float,
     for i, entry in enumerate(pairs):
         label = f"{name}[{i}]"
         if not isinstance(entry, list) or len(entry) != 2:
-            raise where.field_error(label, f"expected a [time_s, value] pair, got {show(entry)}")
-        t_s = float(number(where, label, entry[0], NON_NEGATIVE))
+            got = (f"a list of {len(entry)} item{'' if len(entry) == 1 else 's'}"
+                   if isinstance(entry, list) else show(entry))
+            raise where.field_error(label, f"expected a [time_s, value] pair, got {got}")
+        at, of = f"{label}[0]", f"{label}[1]"          # the pair's time, its value
+        t_s = float(number(where, at, entry[0], NON_NEGATIVE))
         problem = time_problem(t_s)              # topologies/bounds.py
         if problem:
-            raise where.field_error(label, f"{problem}, got {show(entry[0])}")
-        value = number(where, label, entry[1], rule)
+            raise where.field_error(at, f"{problem}, got {show(entry[0])}")
+        value = number(where, of, entry[1], rule)
         problem = time_problem(value, unit="ms") if name == "delay_schedule" else None
         if problem:
-            raise where.field_error(label, f"{problem}, got {show(entry[1])}")
+            raise where.field_error(of, f"{problem}, got {show(entry[1])}")
         if out and t_s <= out[-1][0]:
-            raise where.field_error(label, f"times must increase: {seconds(t_s)} s after "
-                                           f"{seconds(out[-1][0])} s")
+            raise where.field_error(at, f"times must increase: {seconds(t_s)} s after "
+                                        f"{seconds(out[-1][0])} s")
         if packet_bytes:
-            _rate_floor(where, label, value, factor, packet_bytes, entry[1])
-        out.append((t_s, float(scaled(where, label, value, factor))))
+            _rate_floor(where, of, value, factor, packet_bytes, entry[1])
+        out.append((t_s, float(scaled(where, of, value, factor))))
     return tuple(out)
 
 
