@@ -69,7 +69,7 @@ def add_shared_options(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument("--no-plots", action="store_true", help=words["no-plots"])
     parser.add_argument("--show", action="store_true", help="open the figures interactively")
     parser.add_argument("--report", action="store_true",
-                        help=words["report"] + " (needs plotly: "
+                        help=words["report"] + " (needs plotly and networkx: "
                         + INSTALL_HINT.format(extra="report") + ")")
     parser.add_argument("--quiet", action="store_true", help=words["quiet"])
     parser.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
@@ -105,12 +105,18 @@ def importable(name: str) -> bool:
         return False
 
 
+REPORT_MODULES = ("plotly", "networkx")     # the report extra: the page, the network's layout
+
+
 def report_available(option: str = "--report") -> None:
-    """UsageError unless plotly (the report extra) and numpy, which the report's data needs,
-    are installed; does not import them."""
-    if not importable("plotly"):
-        raise UsageError(f"{option}: the interactive report needs plotly; install it with "
-                         f"{INSTALL_HINT.format(extra='report')} (or pip install plotly)")
+    """UsageError unless the report extra's modules (`REPORT_MODULES`) and numpy, which the
+    report's data needs, are installed; does not import them."""
+    missing = [name for name in REPORT_MODULES if not importable(name)]
+    if missing:
+        raise UsageError(f"{option}: the interactive report needs {' and '.join(missing)}; "
+                         f"install {'it' if len(missing) == 1 else 'them'} with "
+                         f"{INSTALL_HINT.format(extra='report')} (or pip install "
+                         f"{' '.join(missing)})")
     modules_available(f"{option}: the interactive report", ("numpy",), NUMPY_REMEDY)
 
 

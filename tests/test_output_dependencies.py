@@ -132,3 +132,22 @@ def test_a_module_missing_after_the_run_is_one_line_and_nothing_written(tmp_path
         f"results written to {out}/ (pass --no-plots and leave out --check, --report and "
         f"--iperf-json, or install it)\n")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("missing, line", [
+    (("networkx",), "--report: the interactive report needs networkx; install it with "),
+    (("plotly", "networkx"), "--report: the interactive report needs plotly and networkx; "
+                             "install them with "),
+])
+def test_report_without_its_extra_is_refused_before_the_run(tmp_path, monkeypatch, capsys,
+                                                           missing, line):
+    """The report extra is plotly and networkx (the network's layout): with plotly alone, the
+    pre-check passed and the run was simulated, then lost ("writing the results needs
+    networkx ... pass --no-plots", with --no-plots given)."""
+    without(monkeypatch, *missing)
+    out = tmp_path / "o"
+    assert main(["test_case_0", "--report", "--no-plots", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {line}") and err.endswith(
+        f"(or pip install {' '.join(missing)})\n") and err.count("\n") == 1
+    assert not out.exists()
