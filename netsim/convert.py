@@ -34,8 +34,12 @@ class LegacyError(InputError):
 
 
 def _number(text: float) -> float | int:
-    """`text` as written in a topology: integers without a fraction, 12 significant digits."""
-    value = float(f"{text:.12g}")
+    """`text` as written in a topology: integers without a fraction; 12 significant digits where
+    they are the same number (a time of 0.1 s stays 0.1), else the shortest digits that give it
+    back exactly (1e7 bit/s in the files' binary Mbps is 9.5367431640625: 9.53674316406 was
+    another rate), so that the topology simulates exactly what the 2015 file says."""
+    short = float(f"{text:.12g}")
+    value = short if short == text else float(text)
     return int(value) if value.is_integer() else value
 
 

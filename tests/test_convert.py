@@ -157,3 +157,24 @@ def test_a_file_of_neither_kind_keeps_the_2015_formats_message():
     with pytest.raises(LegacyError, match=r'^f\.json: top level: expected a '
                                           r'network_topology\.NetworkTopology object'):
         convert({"foo": 1}, label="f.json")
+
+
+def test_numbers_convert_exactly():
+    """12 significant digits where they are the number, else all its digits: 1e7 bit/s read
+    9.53674316406 Mbps, another rate (acceptance test Z16)."""
+    from netsim.convert import _number
+    assert _number(1e7 / 2 ** 20) == 1e7 / 2 ** 20 and repr(_number(1e7 / 2 ** 20)) == \
+        "9.5367431640625"
+    assert _number(0.1) == 0.1 and _number(10.0) == 10 and isinstance(_number(10.0), int)
+    assert _number(0.1 + 0.2) == 0.1 + 0.2
+
+
+def test_a_2015_file_run_directly_is_pointed_to_convert(tmp_path, run_cli, root):
+    source = root / "tests" / "data" / "legacy" / "test_case_0.json"
+    path = tmp_path / "tc0_2015.json"
+    path.write_bytes(source.read_bytes())
+    done = run_cli(path, "--no-plots", "--out", tmp_path / "o")
+    assert (done.returncode, done.stderr) == (2, (
+        f"error: {path}: top level: jsonpickle tag \"py/object\" is not allowed; topology "
+        f"files are plain JSON data (a 2015 topology: convert it with python initializer.py "
+        f"convert {path} -o NEW.json)\n"))

@@ -620,8 +620,12 @@ def _check_keys(label: str, obj: dict, path, error, kind: str) -> None:
         if not isinstance(key, str):
             raise error(f"{label}: {path_text(path)}: field names must be strings, got {show(key)}")
         if key.startswith("py/"):
+            legacy = (not path and key == "py/object" and isinstance(obj[key], str)
+                      and obj[key].endswith("NetworkTopology"))    # a 2015 course file
             raise error(f"{label}: {path_text(path)}: jsonpickle tag {quote(key)} is not allowed; "
-                        f"{kind} are plain JSON data")
+                        f"{kind} are plain JSON data"
+                        + (f" (a 2015 topology: convert it with python initializer.py convert "
+                           f"{label} -o NEW.json)" if legacy else ""))
         if len(key) > MAX_STRING_CHARS:
             raise error(f"{label}: {path_text(path)}: field name of {len(key)} characters; at most "
                         f"{MAX_STRING_CHARS} are allowed")
