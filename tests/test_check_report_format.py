@@ -156,3 +156,21 @@ def test_an_id_inside_a_longer_one_keeps_its_reason_whole():
     listed = [line for line in lines if line[:4].strip()[:1].isdigit()]
     assert listed == ["  1. F1 shares its queue with F12", "  2. F2 shares its queue with F22",
                       "  3. F3 shares its queue with F4", "  4. F4 shares its queue with F4"]
+
+
+def test_rows_over_the_tolerance_are_marked():
+    """A grader sees which rows failed --check-tolerance: each is marked "over T %", and the
+    verdict counts them (the table read the same whether it passed or not)."""
+    rows = [row("flow", "F1", "rate_mbps", 10.0, 9.8, 9.8, 0.05),       # 2.04 %
+            row("flow", "F2", "rate_mbps", 10.0, 9.95, 9.95, 0.05),     # 0.50 %
+            row("link", "L1", "backlog_kb", 30.0, 25.0, 25.0, 0.1)]     # 20.00 %
+    failing = {**report(rows), "tolerance_pct": 1.0, "passed": False, "max_error_pct": 20.0}
+    lines = format_report(failing).splitlines()
+    marked = [line.split()[1] for line in lines if line.endswith("over 1 %")]
+    assert marked == ["F1", "L1"]
+    assert lines[-1] == ('largest error 20.00 % — NOT within the 1 % tolerance (2 rows over '
+                         'it, marked "over")')
+    passing = {**failing, "tolerance_pct": 25.0, "passed": True}
+    text = format_report(passing)
+    assert "over" not in text and text.endswith("within the 25 % tolerance")
+    assert "over" not in format_report(report(rows))                    # no tolerance: no marks

@@ -126,9 +126,12 @@ def _row_lines(report: dict, rows_of: list, widths: tuple, rows: int, cited: set
     """The lines of the first `rows` of `rows_of` (0: all), each "no model" row with the
     number of its reason (added to `cited`), then how many more rows there are."""
     shown = rows_of if not rows or len(rows_of) <= rows else rows_of[:rows]
+    tolerance = report.get("tolerance_pct")
     lines = []
     for row in shown:
         lines.append("  " + _format_row(row, widths))
+        if _over(row, tolerance):
+            lines[-1] += f"  over {tolerance:g} %"
         if row.get("no_model"):
             number = reasons_index(report, row["no_model"])
             cited.add(number)
@@ -154,6 +157,11 @@ def format_verdict(report: dict, reasons_at: str = "above") -> str:
     elif report["tolerance_pct"] is not None:
         verdict += (f" — {'within' if report['passed'] else 'NOT within'} the "
                     f"{report['tolerance_pct']:g} % tolerance")
+        over = sum(_over(row, report["tolerance_pct"])
+                   for row in (*(r for iv in report["intervals"] for r in iv["rows"]),
+                               *report["completion"]))
+        if over:
+            verdict += f" ({over} row{'' if over == 1 else 's'} over it, marked \"over\")"
     if reasons:
         count = report["not_compared"]
         verdict += (f" ({count} row{'' if count == 1 else 's'} outside every model's regime not "
@@ -196,6 +204,12 @@ def _s(seconds: float) -> str:
 def reasons_index(report: dict, reason: str) -> int:
     """1-based number of `reason` in the report's list of reasons."""
     return report.get("no_model_reasons", []).index(reason) + 1
+
+
+def _over(row: dict, tolerance_pct) -> bool:
+    """Whether `row`'s error is over `tolerance_pct` (None: no tolerance, nothing is)."""
+    return (tolerance_pct is not None and row.get("error_pct") is not None
+            and row["error_pct"] > tolerance_pct)
 
 
 _MIN_WIDTHS = (6, 18, 16, 18, 12, 9)     # kind, entity, quantity, predicted, simulated, error
