@@ -11,6 +11,7 @@ have their own modules: parameter values (`netsim.sweep_parameters`), metrics
 from __future__ import annotations
 
 import copy
+import json
 import os
 import stat
 from pathlib import Path
@@ -206,6 +207,11 @@ def load_sweep(path, plugins=()) -> Sweep:
         sweep.values[param] = values
         if labels is not None:
             sweep.labels[param] = labels
+        if param == "units" and len({json.dumps(v, sort_keys=True) for v in values}) > 1:
+            raise SweepError(f'{label}: parameters: "units": one value only (a fixed override): '
+                             f'the metrics, axis labels and theory curves of a sweep are in one '
+                             f'unit system; vary the rates and sizes instead, or make a sweep '
+                             f'per unit system')
     if sweep.combine == "zip" and len({len(v) for v in sweep.values.values()} - {1}) > 1:
         sizes = ", ".join(f"{p}: {len(v)}" for p, v in sweep.values.items())
         raise SweepError(f'{label}: field "combine": "zip" needs equally many values, or one '

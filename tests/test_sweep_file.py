@@ -369,3 +369,15 @@ def test_an_unreachable_scheduler_is_one_line_and_nothing_is_written(tmp_path, c
     assert line.startswith("error: --scheduler: cannot connect to the Dask scheduler at "
                            "tcp://127.0.0.1:9: ")
     assert not out.exists()
+
+
+def test_units_cannot_vary(tmp_path):
+    """Runs in SI and binary units drew one axis labelled with the units of whichever run record
+    sorted first (acceptance test Z17); one value, a fixed override, stays allowed."""
+    path = write(tmp_path, dict(GOOD, parameters={"units": ["si", "binary"]}))
+    assert error_of(path) == (f'{path}: parameters: "units": one value only (a fixed override): '
+                              f"the metrics, axis labels and theory curves of a sweep are in one "
+                              f"unit system; vary the rates and sizes instead, or make a sweep "
+                              f"per unit system")
+    load_sweep(write(tmp_path, dict(GOOD, parameters={"units": ["si"],
+                                                      "links.L1.delay_ms": [5, 10]})))
