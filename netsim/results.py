@@ -18,11 +18,20 @@ from flows.transport import Flow
 from netsim.probes import flow_counters, flow_state
 from netsim.results_dir import StagedDirectory, finite, write_indented_json
 from netsim.version import __version__ as VERSION
+from plot_tool.schema import TABLES
 from topologies.spec import config_digest
 
 TRACE_FILES = ("links", "flows", "hosts", "routes")
 EXTRA_FILES = ("fct",)      # written only by some runs (fct.csv: workloads)
 _ENTITY_KEY = {"links": "link", "flows": "flow", "hosts": "host"}
+
+
+def known_table(name, names=tuple(TABLES)) -> None:
+    """KeyError unless `name` is one of the table names `names` (by default every table of a
+    results directory, `plot_tool.schema.TABLES`), listing them, in the words of
+    `plot_tool.results.ResultSet.frame`."""
+    if not isinstance(name, str) or name not in names:
+        raise KeyError(f"no table {name!r}; tables: {', '.join(names)}")
 
 
 def down_spans(events, end_s: float) -> list:
@@ -335,8 +344,11 @@ class Results:
 
     # -- tables, read back on demand -------------------------------------------------------
     def table(self, name: str) -> dict:
-        """The trace `name` ("links", "flows", "hosts" or "routes") as column -> numpy array,
-        read by the one reader of results (`plot_tool.results.read_table`)."""
+        """The trace `name` ("links", "flows", "hosts" or "routes"; "fct" for a run with
+        workloads) as column -> numpy array, read by the one reader of results
+        (`plot_tool.results.read_table`); KeyError, listing the tables, for a name that is none
+        (`known_table`)."""
+        known_table(name)
         if name not in self._tables:
             self._check_open(f"the {name} table")
             from plot_tool.results import read_table
@@ -349,14 +361,23 @@ class Results:
         checks), the file read as they are asked for: for a reader whose memory must not grow
         with the run (`--check`'s means, theory/window_means.py). The rows are the file's, not
         filled in as `trace` fills them."""
+        known_table(name)
         self._check_open(f"the {name} table")
         from plot_tool.results import iter_table
         return iter_table(self.directory / f"{name}.csv", name)
 
     def frame(self, name: str):
-        """The trace `name` as a pandas DataFrame when pandas is installed (the ``pandas``
-        extra), else as a list of row dicts (docs/notebook.md)."""
+        """The table `name` as a pandas DataFrame when pandas is installed (the ``pandas``
+        extra), else as a list of row dicts (docs/notebook.md); the names and answers of
+        `plot_tool.results.ResultSet.frame`: None for an optional table the run did not write
+        ("predictions", which only the command line's --check writes; "fct" without workloads),
+        KeyError, listing the names, for another name."""
         from plot_tool.results import as_frame
+        known_table(name)
+        if name not in self._tables:
+            self._check_open(f"the {name} table")
+            if TABLES[name].optional and not (self.directory / f"{name}.csv").exists():
+                return None
         return as_frame(self.table(name))
 
     links = property(lambda self: self.table("links"))
@@ -373,6 +394,7 @@ class Results:
         (no rows in the file) are filled in with zeros.
         """
         import numpy as np
+        known_table(table, tuple(_ENTITY_KEY))
         data = self.table(table)
         key = _ENTITY_KEY[table]
         if column not in data or column in ("time_s", key, "direction"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 import tempfile
 import time
 from pathlib import Path
@@ -65,6 +66,29 @@ def length_known(spec: TopologySpec, duration_s: float | None) -> bool:
         spec.workloads or not spec.flows or any(f.data_bytes is None for f in spec.flows))
 
 
+def positive_problem(name: str, value) -> str | None:
+    """None if `value` is a number (an int or float, numpy's included; not a bool) above 0;
+    else the line naming the setting `name`: a string such as "5" is refused here, in the words
+    of a negative number, not by the first comparison that meets it."""
+    number = value.__class__ is not bool and isinstance(value, numbers.Real)
+    if not number:
+        return f"{name}: expected a positive number of seconds, got {value!r}"
+    if not value > 0:
+        return f"{name}: expected a positive number of seconds, got {value}"
+    return None
+
+
+def seconds_problem(name: str, value) -> str | None:
+    """None if `value` is a usable positive time setting (`positive_problem`, within the bounds
+    of every time value: topologies/bounds.py `time_problem`); else its line, naming it `name`."""
+    problem = positive_problem(name, value)
+    if problem is None:
+        problem = time_problem(value, zero=False)
+        if problem:
+            problem = f"{name}: {problem}, got {value!r}"
+    return problem
+
+
 def run_problem(spec: TopologySpec, duration_s: float | None, interval_s: float,
                 caller: str = "api") -> str | None:
     """What keeps `spec` from being run for `duration_s` (None: until it ends) sampled every
@@ -72,12 +96,14 @@ def run_problem(spec: TopologySpec, duration_s: float | None, interval_s: float,
     them, or None: the times' bounds, that something ends the run, and that its traces stay
     within MAX_TRACE_ROWS when its length is known (topologies/bounds.py)."""
     interval_name, duration_name, remedy = SETTING_NAMES[caller]
-    if not interval_s > 0:
-        return f"{interval_name}: expected a positive number of seconds, got {interval_s}"
-    if duration_s is not None and not duration_s > 0:
-        return f"{duration_name}: expected a positive number of seconds, got {duration_s}"
-    for name, value in ((interval_name, interval_s), (duration_name, duration_s)):
-        problem = None if value is None else time_problem(value, zero=False)
+    settings = [(interval_name, interval_s)]          # (no duration: until the run ends)
+    settings += [] if duration_s is None else [(duration_name, duration_s)]
+    for name, value in settings:
+        problem = positive_problem(name, value)
+        if problem:
+            return problem
+    for name, value in settings:
+        problem = time_problem(value, zero=False)
         if problem:
             return f"{name}: {problem}, got {value!r}"
     endless = [f.id for f in spec.flows if f.data_bytes is None]
@@ -166,7 +192,12 @@ class RunError(ValueError):
 
 
 class Run:
-    """One simulation of a topology; `execute()` returns its `Results`."""
+    """One simulation of a topology; `execute()` returns its `Results`.
+
+    `duration_s` and `interval_s` (seconds, `run_problem`), `seed` (an integer) and
+    `stall_timeout_s` (the simulated seconds without progress after which the stall guard, which
+    looks once every STALL_CHECK_S, stops the run: a positive time, `seconds_problem`) are
+    checked before anything is built: RunError with one line naming the argument."""
 
     # building a run allocates no garbage worth scanning for (simulator/garbage.py)
     @collection_paused(until_run=True)
@@ -184,7 +215,8 @@ class Run:
         if problem is not None:                                   # digest; 10**30 was written
             raise RunError(f"seed: {problem}")                    # where no reader took it)
         self.seed = spec.seed if seed is None else seed
-        problem = run_problem(spec, self.duration_s, interval_s, caller)
+        problem = (run_problem(spec, self.duration_s, interval_s, caller)
+                   or seconds_problem("stall_timeout_s", stall_timeout_s))
         if problem is not None:
             raise RunError(problem)
         endless = [f.id for f in spec.flows if f.data_bytes is None]

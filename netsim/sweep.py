@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import logging
 import math
+import numbers
 from contextlib import closing
 from functools import partial
 from pathlib import Path
@@ -59,8 +60,9 @@ EARLY_STOPS = ("limit", "stalled")    # stop reasons of a run that ended before 
 
 __all__ = ["DERIVED_METRICS", "RECORDS_DIR", "RESULTS_FILE", "SWEEP_FILE", "MetricUnavailable",
            "PlannedRun", "Sweep", "SweepConflict", "SweepError", "SweepInterrupted",
-           "compute_metrics", "load_sweep", "plan", "point_data", "point_spec", "resolve_theory",
-           "run_sweep", "run_timeout_problem", "seeds_warning", "set_path", "value_cell"]
+           "compute_metrics", "jobs_problem", "load_sweep", "plan", "point_data", "point_spec",
+           "resolve_theory", "run_sweep", "run_timeout_problem", "seeds_warning", "set_path",
+           "value_cell"]
 
 
 def _row(sweep: Sweep, run: PlannedRun, result: dict) -> dict:
@@ -159,6 +161,17 @@ def _run_missing(sweep: Sweep, out: Path, tasks: list, by_digest: dict, rows: di
                         options["progress"](row)
 
 
+def jobs_problem(jobs) -> str | None:
+    """Why `jobs` (``--jobs``: worker processes) cannot be used, or None: None (as many as the
+    machine has cores) or an integer (not a bool) of at least 1. 0 is refused, not taken for
+    "all cores", and a string is not taken for its number."""
+    if jobs is None:
+        return None
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs < 1:
+        return f"--jobs: expected a number of processes >= 1, got {jobs!r}"
+    return None
+
+
 def run_timeout_problem(run_timeout_s, scheduler: str | None) -> str | None:
     """Why `run_timeout_s` (``--run-timeout``) cannot be used, or None: a number of seconds
     above 0, and not on a Dask cluster, whose workers run tasks in threads that nothing can
@@ -186,10 +199,12 @@ def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str 
     "other_code" (the configurations whose records other code made: simulated again).
     `run_timeout_s` stops a run that goes past that many seconds of wall time and records it as
     failed ("RunTimedOut: ..."); ValueError when it is not a number above 0 or comes with a
-    `scheduler` (`run_timeout_problem`)."""
-    problem = run_timeout_problem(run_timeout_s, scheduler)
+    `scheduler` (`run_timeout_problem`), or when `jobs` is neither None nor an integer >= 1
+    (`jobs_problem`): both checked before anything is written."""
+    problem = jobs_problem(jobs) or run_timeout_problem(run_timeout_s, scheduler)
     if problem is not None:
         raise ValueError(problem)
+    jobs = None if jobs is None else int(jobs)      # (numpy's integers too)
     out = Path(out_dir)
     runs = plan(sweep)
     claim(out, sweep, force)

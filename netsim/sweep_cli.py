@@ -112,6 +112,7 @@ def sweep_main(argv) -> int:
     from netsim.sweep import (
         SweepError,
         SweepInterrupted,
+        jobs_problem,
         load_sweep,
         run_sweep,
         run_timeout_problem,
@@ -124,9 +125,7 @@ def sweep_main(argv) -> int:
     for handler in logging.getLogger().handlers:   # "warning: ..." as the command's own lines
         handler.setFormatter(_Lines())
     try:
-        if args.jobs is not None and args.jobs < 1:
-            raise UsageError(f"--jobs: expected a number of processes >= 1, got {args.jobs}")
-        problem = run_timeout_problem(args.run_timeout, args.scheduler)
+        problem = jobs_problem(args.jobs) or run_timeout_problem(args.run_timeout, args.scheduler)
         if problem is not None:
             raise UsageError(problem)
         if args.out == "":

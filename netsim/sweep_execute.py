@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from multiprocessing import context as multiprocessing_context
 
 from netsim.results_dir import json_text, pid_alive
 from netsim.sweep_store import RECORD_FORMAT
@@ -342,10 +343,72 @@ def _workers_starting():
             signal.signal(signal.SIGINT, handler)
 
 
+_MAIN_HIDDEN = threading.Lock()     # held while the main module's unreadable file is hidden
+
+
+def unreadable_main_file() -> str | None:
+    """The path `spawn` would give a worker to import the main module from (its ``__file__``,
+    as `multiprocessing.spawn.get_preparation_data` resolves it) when no file is there: a
+    script piped into ``python -`` is "<stdin>". None when the main module is imported by name
+    (``python -m``), has no file (``python -c``, a notebook, the interactive prompt) or its
+    file exists."""
+    main = sys.modules.get("__main__")
+    if main is None or getattr(getattr(main, "__spec__", None), "name", None) is not None:
+        return None
+    path = getattr(main, "__file__", None)
+    if not isinstance(path, str):
+        return None
+    from multiprocessing import process
+    original_dir = getattr(process, "ORIGINAL_DIR", None)    # (the directory spawn resolves in)
+    if not os.path.isabs(path) and original_dir is not None:
+        path = os.path.join(original_dir, path)
+    return None if os.path.isfile(path) else path
+
+
+@contextlib.contextmanager
+def _main_file_hidden():
+    """While a worker is spawned: the main module's ``__file__`` is hidden when no file is
+    there (`unreadable_main_file`), so that the worker does not import the main module again,
+    as for a script given with ``python -c`` or a notebook's. Spawn would run that path as a
+    script in every worker (``runpy.run_path``) and each would die before its first run: a
+    script read from standard input ran no sweep with jobs above 1. The workers need nothing of
+    the main module (a task is netsim's function and plain data; plugins are loaded from their
+    files). Put back at once; the lock keeps two sweeps in threads from putting it back under
+    each other."""
+    with _MAIN_HIDDEN:
+        path = unreadable_main_file()
+        if path is None:
+            yield
+            return
+        main = sys.modules["__main__"]
+        name = main.__file__
+        del main.__file__
+        try:
+            yield
+        finally:
+            main.__file__ = name
+
+
+class _WorkerProcess(multiprocessing_context.SpawnProcess):
+    """A spawned worker process, started with the main module's unreadable file hidden
+    (`_main_file_hidden`): where `spawn` reads what the worker imports, whichever call of the
+    pool starts it."""
+
+    @staticmethod
+    def _Popen(process_obj):
+        with _main_file_hidden():
+            return multiprocessing_context.SpawnProcess._Popen(process_obj)
+
+
+class _SpawnContext(multiprocessing_context.SpawnContext):
+    """The "spawn" context, whose processes are `_WorkerProcess`."""
+
+    Process = _WorkerProcess
+
+
 def _new_pool(workers: int, scratch: str):
-    import multiprocessing
-    context = multiprocessing.get_context("spawn")     # workers are children of this process
-    return _Pool(max_workers=workers, mp_context=context, initializer=_worker_init,
+    # workers are children of this process, started with spawn
+    return _Pool(max_workers=workers, mp_context=_SpawnContext(), initializer=_worker_init,
                  initargs=(os.getpid(), scratch))
 
 

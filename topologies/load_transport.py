@@ -8,15 +8,17 @@ from topologies.load_fields import (
     POSITIVE,
     POSITIVE_INT,
     Rule,
+    TopologyError,
     Where,
     as_object,
     boolean,
     check_fields,
     choice,
     number,
+    one_of,
 )
 from topologies.spec import TransportSpec
-from topologies.validation import show
+from topologies.validation import show, suggestion
 
 BOOLEAN = "true or false"        # a rule: a JSON boolean
 STACK = "a stack name"           # a rule: one of flows.linux_stack.STACKS
@@ -91,6 +93,16 @@ def read_file_transport(top: Where, data: dict, packet_bytes: int | None = None)
         return TransportSpec()
     block = as_object(top, "transport", data["transport"])
     return read_transport(Where(top.source, "transport"), block, TransportSpec(), packet_bytes)
+
+
+def check_stack(stack, named: str = "stack") -> str | None:
+    """`stack` (every flow's, overriding the file's: `load_topology(stack=...)`), if a known
+    one, else TopologyError in the words of the file's "stack" field; `named` is how the caller
+    gave it."""
+    if stack is None or (isinstance(stack, str) and stack in STACKS):
+        return stack
+    raise TopologyError(f"{named}: expected {one_of(STACKS)}, got {show(stack)}"
+                        f"{suggestion(stack, STACKS)}")
 
 
 def with_stack(transport: TransportSpec, stack: str | None) -> TransportSpec:

@@ -40,7 +40,12 @@ from topologies.load_settings import (
     read_seed,
     read_units,
 )
-from topologies.load_transport import TRANSPORT_RULES, read_file_transport, with_stack
+from topologies.load_transport import (
+    TRANSPORT_RULES,
+    check_stack,
+    read_file_transport,
+    with_stack,
+)
 from topologies.spec import DEFAULT_DUPLEX, TopologySpec
 from topologies.validation import check_plain, one_line, read_json, show
 
@@ -132,5 +137,6 @@ def load_topology(source, *, algorithm: str | None = None, label: str | None = N
     line) for any problem.
     """
     override = check_override(algorithm)
+    stack = check_stack(stack)
     label, data, default_name = _open(source, label)
     return _build(label, data, default_name, override, stack)
