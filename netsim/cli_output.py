@@ -113,6 +113,30 @@ def os_error_text(exc: OSError, what: str) -> str:
     return f"{where}: {exc.strerror or exc}"
 
 
+def never_started(summary: dict, rows: int = 3) -> list:
+    """Lines for the flows a run ended before they started (a `start_s` at or after its end:
+    e.g. a shorter --duration), and for the workloads that opened no flow; the first `rows`
+    flows named, then how many more. Their rows read 0, which looks like a network's fault."""
+    end_s = summary["end_time_s"]
+    late = [(fid, f["start_s"]) for fid, f in summary["flows"].items()
+            if f.get("start_s") is not None and f["start_s"] >= end_s and not f["packets_sent"]]
+    lines = []
+    if late:
+        named = ", ".join(f"{fid} at {start_s:g} s" for fid, start_s in late[:rows])
+        more = f" and {len(late) - rows} more" if len(late) > rows else ""
+        lines.append(f"{len(late)} flow{'' if len(late) == 1 else 's'} never started: the run "
+                     f"ended at {end_s:g} s, before {named}{more} "
+                     f"({'its row reads' if len(late) == 1 else 'their rows read'} 0)")
+    idle = [wid for wid, w in (summary.get("workloads") or {}).items()
+            if not w.get("flows_started")]
+    if idle:
+        more = f" and {len(idle) - rows} more" if len(idle) > rows else ""
+        lines.append(f"workload{'' if len(idle) == 1 else 's'} {', '.join(idle[:rows])}{more} "
+                     f"opened no flow before the run ended at {end_s:g} s (a start_s at or "
+                     f"after the end, or arrivals too rare for the run's length)")
+    return lines
+
+
 def finish_run(args, outcome, out, link_ids: list) -> int:
     """Show the end of a run (unless --quiet: the summary table, the check table, where the
     results are; always: warnings, a plugin's failure, an interrupt) and return its exit status.
@@ -130,6 +154,8 @@ def finish_run(args, outcome, out, link_ids: list) -> int:
         print(f"\nresults written to {out}/")
     if results.summary["stop_reason"] in ("stalled", "limit"):
         print(f"warning: {results.summary['stop_detail']}", file=sys.stderr)
+    for line in never_started(results.summary):
+        print(f"warning: {line}", file=sys.stderr)
     end_s, interval_s = results.summary["end_time_s"], results.summary["interval_s"]
     if not args.no_plots and end_s == 0 and failure_line is None:
         print("warning: the run stopped at t = 0 s, before anything was sampled: its figures "

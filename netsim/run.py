@@ -470,10 +470,12 @@ class Run:
                        f"{', '.join(down[:5])}{', ...' if len(down) > 5 else ''}) and no link "
                        f"comes up later")
         if no_route:
-            reason += f"; routers dropped {no_route} packets for lack of a route"
+            reason += (f"; routers dropped {no_route} packet{'' if no_route == 1 else 's'} for "
+                       f"lack of a route")
         looped = sum(r.loop_drops for r in self.network.routers.values())
         if looped:
-            reason += f"; routers dropped {looped} packets caught in forwarding loops"
+            reason += (f"; routers dropped {looped} packet{'' if looped == 1 else 's'} caught in "
+                       f"forwarding loops")
         return reason
 
     def _report_progress(self, _=None) -> None:
