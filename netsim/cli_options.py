@@ -132,6 +132,16 @@ def modules_available(what: str, modules: tuple, remedy: str) -> None:
                          f"{remedy}")
 
 
+def cluster_available() -> None:
+    """UsageError unless dask and distributed (the cluster extra, for --scheduler) are
+    installed; does not import them."""
+    missing = [name for name in ("dask", "distributed") if not importable(name)]
+    if missing:
+        raise UsageError(f"--scheduler: running on a Dask cluster needs {' and '.join(missing)}; "
+                         f"install {'it' if len(missing) == 1 else 'them'} with "
+                         f"{INSTALL_HINT.format(extra='cluster')}")
+
+
 def pcap_available() -> None:
     """UsageError unless dpkt (the pcap extra) is installed; does not import it."""
     if not importable("dpkt"):

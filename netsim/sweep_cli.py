@@ -23,6 +23,7 @@ from netsim.cli_options import (
     OneLineParser,
     UsageError,
     add_shared_options,
+    cluster_available,
     modules_available,
     program_name,
     report_available,
@@ -130,6 +131,8 @@ def sweep_main(argv) -> int:
             raise UsageError(problem)
         if args.out == "":
             raise UsageError("--out: expected a path, got an empty string")
+        if args.scheduler:
+            cluster_available()
         sweep = load_sweep(args.sweep, plugins=args.plugin)
         if sweep.plots and (not args.no_plots or args.show):
             modules_available("drawing the sweep's figures", ("numpy", "matplotlib"),

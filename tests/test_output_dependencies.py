@@ -151,3 +151,19 @@ def test_report_without_its_extra_is_refused_before_the_run(tmp_path, monkeypatc
     assert err.startswith(f"error: {line}") and err.endswith(
         f"(or pip install {' '.join(missing)})\n") and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_a_sweep_on_dask_without_the_cluster_extra_is_one_line(tmp_path, monkeypatch, capsys):
+    """--scheduler without dask was a ModuleNotFoundError traceback, exit 1 (acceptance test
+    Z16)."""
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({
+        "topology": "lossy_link", "duration_s": 1, "metrics": ["flows.F1.goodput_mbps"],
+        "parameters": {"flows.F1.data_mb": [0.1]}}))
+    without(monkeypatch, "dask", "distributed")
+    assert main(["sweep", str(path), "--scheduler", "tcp://127.0.0.1:1", "--no-plots",
+                 "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == (
+        "error: --scheduler: running on a Dask cluster needs dask and distributed; install them "
+        "with pip install -e '.[cluster]' in the netsim checkout\n")
+    assert not (tmp_path / "o").exists()
