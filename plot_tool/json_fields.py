@@ -56,6 +56,7 @@ def _path_text(where: Any) -> str:
 _ARTICLES = {"object": "an object", "integer": "an integer", "time": "a time in seconds",
              "positive time": "a positive time in seconds",
              "list of [start, end]": "a list of [start, end] times",
+             "list of [time, rate]": "a list of [time, rate] pairs",
              "pair of strings": "a list of two strings"}
 
 
@@ -81,15 +82,17 @@ def _type_problem(value: Any, kind: str, where: Any) -> str | None:
         else:
             return next((f"{_path_text((where, i))}: expected a string, got {show(item)}"
                          for i, item in enumerate(value) if not isinstance(item, str)), None)
-    elif base == "list of [start, end]":
+    elif base in _PAIRS:
         if not isinstance(value, list):
-            problem = "expected a list of [start, end] times"
+            problem = f"expected {_expected(base)}"
         else:
-            for i, span in enumerate(value):
-                if not isinstance(span, list) or len(span) != 2:
-                    return f"{_path_text((where, i))}: expected [start, end], got {show(span)}"
-                for j, time_s in enumerate(span):
-                    wrong = _type_problem(time_s, "time", ((where, i), j))
+            kinds = _PAIRS[base]
+            for i, pair in enumerate(value):
+                if not isinstance(pair, list) or len(pair) != 2:
+                    return (f"{_path_text((where, i))}: expected {base.removeprefix('list of ')}, "
+                            f"got {show(pair)}")
+                for j, (item, item_kind) in enumerate(zip(pair, kinds)):
+                    wrong = _type_problem(item, item_kind, ((where, i), j))
                     if wrong is not None:
                         return wrong
     elif not isinstance(value, _TYPES[base]):
@@ -100,6 +103,11 @@ def _type_problem(value: Any, kind: str, where: Any) -> str | None:
 
 
 _TYPES: dict[str, type] = {"object": dict, "string": str, "boolean": bool}
+
+
+# lists of pairs: the JsonField type of each item of a pair
+_PAIRS = {"list of [start, end]": ("time", "time"),
+          "list of [time, rate]": ("time", "positive number")}
 
 
 def _number_problem(value: Any, kind: str) -> str | None:

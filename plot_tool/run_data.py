@@ -26,6 +26,7 @@ from plot_tool.entity_series import (
 )
 from plot_tool.fct_data import FCT_FILENAME, normalize_fct
 from plot_tool.line_reduction import Unstreamable, reduction_bucket_s, stream_lines
+from plot_tool.link_changes import LinkChanges, link_changes
 from plot_tool.results import Table, TraceFile
 from plot_tool.routes_data import (
     ROUTING_FILENAME,
@@ -105,6 +106,7 @@ def plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection 
     bucket_s = reduction_bucket_s(summary)
     jobs: list[FigureData] = []
     link_series: list[Series] = []
+    changes: list[LinkChanges] = []      # of the link lines: drawn by links.png and routing.png
     if link_ids:
         grouped: list[dict[str, str]] = []     # the groups of the link lines, when aggregated
 
@@ -130,9 +132,11 @@ def plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection 
                                                   ("backlog_kb",))
         if not any(s.members > 1 for s in link_series):
             notes = tied_link_notes(getattr(results, "check", None)) if link_predictions else []
+            changes = link_changes(summary, link_series)
             jobs.append(dataclasses.replace(
                 _spec_job(links_figure_spec(link_series, backlog=bool(link_predictions)),
-                          link_series, summary, link_predictions), notes=notes))
+                          link_series, summary, link_predictions), notes=notes,
+                link_changes=changes))
     if flow_ids:
         aggregated: list[bool] = []
 
@@ -178,7 +182,7 @@ def plan_figures(results: Any, *, links: IdSelection = None, flows: IdSelection 
         ecmp = bool((summary.get("routing") or {}).get("ecmp"))
         chosen, omitted = routes_to_plot(route_series(routes, router_ids, ecmp=ecmp),
                                           end_s=run_end_s(summary))
-        jobs.append(_routing_job(link_series, chosen, omitted, summary))
+        jobs.append(_routing_job(link_series, chosen, omitted, summary, changes))
     return jobs
 
 
@@ -262,10 +266,10 @@ def _fct_job(fct: Table, summary: dict) -> FigureData:
 
 
 def _routing_job(link_series: list[Series], routes: list[RouteSeries], omitted: int,
-                 summary: dict) -> FigureData:
+                 summary: dict, changes: Sequence[LinkChanges] = ()) -> FigureData:
     height = TITLE_HEIGHT_IN + (PANEL_HEIGHT_IN if link_series else 0.0) + 1.4 * PANEL_HEIGHT_IN
     return FigureData("routing", ROUTING_FILENAME, (WIDTH_IN, height), summary,
-                      series=link_series, routes=routes, omitted=omitted)
+                      series=link_series, routes=routes, omitted=omitted, link_changes=changes)
 
 
 def _choose(kind: str, requested: IdSelection, known: dict) -> list[str]:

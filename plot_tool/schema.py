@@ -392,9 +392,9 @@ class JsonField:
     of an object: every link, every direction) and its `type`: "object", "string", "boolean",
     "number", "positive number", "integer", "time" (seconds, from 0), "positive time" (a time
     value a run accepts as input, topologies/bounds.py: a sampling interval), "pair of strings",
-    "list of [start, end]" (pairs of times), each possibly followed by " or null". A field
-    absent from the file is accepted unless `required` (older results lack newer fields; the
-    readers have defaults)."""
+    "list of [start, end]" (pairs of times), "list of [time, rate]" (a time and a positive
+    number), each possibly followed by " or null". A field absent from the file is accepted
+    unless `required` (older results lack newer fields; the readers have defaults)."""
 
     path: tuple[str, ...]
     type: str
@@ -433,6 +433,7 @@ SUMMARY_FIELDS: tuple[JsonField, ...] = _fields(
     ("links.*.rate_mbps", "number"), ("links.*.delay_ms", "number"),
     ("links.*.buffer_kb", "number or null"), ("links.*.duplex", "string"),
     ("links.*.queue", "string"), ("links.*.down_s", "list of [start, end] or null"),
+    ("links.*.rate_schedule_mbps", "list of [time, rate]"),
     ("links.*.directions", "object or null"), ("links.*.directions.*", "object"),
     *((f"links.*.directions.*.{name}", "number or null")
       for name in ("avg_rate_mbps", "utilization", "avg_buffer_kb", "avg_sojourn_ms",

@@ -256,6 +256,9 @@ class FigureData:
     * "fct": the slowdown of each finished workload flow of `fct`, one panel per `workloads`;
     * "routing": the rate of the link `series` over the cost of the `routes` (`omitted`: how many
       more qualified).
+
+    `link_changes` (links.png and routing.png): the down spans and time-varying capacities of the
+    links of `series` (`plot_tool.link_changes`), computed once for both.
     """
 
     kind: str
@@ -270,6 +273,7 @@ class FigureData:
     fct: dict[str, np.ndarray] | None = None
     workloads: Sequence[str] = ()
     notes: Sequence[str] = ()           # legend lines after the predictions' (panels)
+    link_changes: Sequence[Any] = ()    # LinkChanges (plot_tool.link_changes)
 
 
 def run_end_s(summary: dict) -> float | None:

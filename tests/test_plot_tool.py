@@ -494,6 +494,7 @@ def test_a_links_down_spans_are_shaded_in_its_colour(tmp_path: Path) -> None:
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
+    from plot_tool.link_changes import link_changes
     from plot_tool.png.panels import draw_figure
 
     rs = read_results(write_results(tmp_path / "fail", failures=True))
@@ -501,7 +502,8 @@ def test_a_links_down_spans_are_shaded_in_its_colour(tmp_path: Path) -> None:
     rs.summary["links"]["L2"]["down_s"] = []
     series = link_series_of(rs.summary, rs.links, ["L1", "L2"])
     fig = Figure()
-    draw_figure(fig, links_figure_spec(series), series, rs.summary)
+    draw_figure(fig, links_figure_spec(series), series, rs.summary,
+                link_changes=link_changes(rs.summary, series))
     for ax in fig.axes:
         spans = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_alpha() == 0.12]
         assert sorted((round(p.get_x(), 9), round(p.get_x() + p.get_width(), 9))
@@ -513,7 +515,8 @@ def test_a_links_down_spans_are_shaded_in_its_colour(tmp_path: Path) -> None:
     # no span, no entry
     rs.summary["links"]["L1"]["down_s"] = []
     fig = Figure()
-    draw_figure(fig, links_figure_spec(series), series, rs.summary)
+    draw_figure(fig, links_figure_spec(series), series, rs.summary,
+                link_changes=link_changes(rs.summary, series))
     assert not any("down:" in t.get_text() and "shaded" in t.get_text()
                    for t in fig.legends[0].get_texts())
 

@@ -78,6 +78,13 @@ SUMMARY_CASES = [
      'links.L1.down_s[0][1]: expected a time in seconds, got "x"'),
     (_set("links", "L1", "down_s", value=[[-1, 2]]),
      "links.L1.down_s[0][0]: expected a time in seconds from 0 to 1e+20, got -1"),
+    # (the figures draw a time-varying link's capacity from it)
+    (_set("links", "L1", "rate_schedule_mbps", value=[[1, "x"]]),
+     'links.L1.rate_schedule_mbps[0][1]: expected a positive number, got "x"'),
+    (_set("links", "L1", "rate_schedule_mbps", value=[[1]]),
+     "links.L1.rate_schedule_mbps[0]: expected [time, rate], got a list"),
+    (_set("links", "L1", "rate_schedule_mbps", value=5),
+     "links.L1.rate_schedule_mbps: expected a list of [time, rate] pairs, got 5"),
     (_set("flows", "F1", "retransmissions", value=True),
      "flows.F1.retransmissions: expected an integer, got true"),
     (_set("flows", "F1", "min_rtt_ms", value=1e300),

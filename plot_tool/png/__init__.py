@@ -26,12 +26,13 @@ def draw(fig: Figure, data: FigureData) -> None:
     if data.kind == "panels":
         assert data.spec is not None
         draw_figure(fig, data.spec, list(data.series), data.summary, data.predictions,
-                    notes=data.notes)
+                    notes=data.notes, link_changes=data.link_changes)
     elif data.kind == "fct":
         assert data.fct is not None
         draw_fct_figure(fig, data.fct, data.summary, data.workloads)
     elif data.kind == "routing":
-        draw_routing_figure(fig, list(data.series), list(data.routes), data.omitted, data.summary)
+        draw_routing_figure(fig, list(data.series), list(data.routes), data.omitted, data.summary,
+                            link_changes=data.link_changes)
     else:
         raise ValueError(f"unknown kind of figure {data.kind!r}")
 

@@ -15,6 +15,7 @@ from matplotlib.patches import Patch
 
 from plot_tool.layout import finish_layout
 from plot_tool.lines import STYLES, interval_start, isolated, line_arrays
+from plot_tool.link_changes import LinkChanges
 from plot_tool.png.common import (
     Y_TICKS,
     ViewLocator,
@@ -25,12 +26,14 @@ from plot_tool.png.common import (
     unit_labels,
     zero_based_ylim,
 )
+from plot_tool.png.link_changes import draw_capacities, shade_down_spans
 from plot_tool.series import (
     FLOWS_FIGURE,
     LOSSES_AND_MARKS_YLABEL,
     MARKS,
     PREDICTION_BAND_LABEL,
     PREDICTION_LABEL,
+    RATE_PANEL,
     FigureSpec,
     LossCause,
     Panel,
@@ -58,12 +61,15 @@ LOSS_AND_MARK_HEADER = "packets lost or CE-marked (drops panel):"   # when marks
 
 
 def draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: dict,
-                 predictions: Sequence[PredictionSeries] = (), notes: Sequence[str] = ()) -> None:
+                 predictions: Sequence[PredictionSeries] = (), notes: Sequence[str] = (),
+                 link_changes: Sequence[LinkChanges] = ()) -> None:
     """Draw `series` into `fig`: one panel per `spec.panels` entry, shared time axis, one legend.
 
     `predictions` are drawn over the panels whose ``prediction`` is their quantity, in the colour
     of their series; the legend then has an entry for them. A losses panel adds an entry per
-    cause drawn."""
+    cause drawn. `link_changes` (links.png): the down spans shaded over every panel and the
+    capacity of a time-varying link in the rate panel (`plot_tool.png.link_changes`), with an
+    entry each."""
     assign_colors(series)
     colors = {s.key: s.color for s in series}
     axes = panel_axes(fig, len(spec.panels))
@@ -71,11 +77,14 @@ def draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: di
     interval_s = sampling_interval_s(summary, series)
     drawn = {"line": False, "band": False}
     extra: list[Any] = []
+    capacities: list[Any] = []
     for ax, panel in zip(axes, spec.panels):
         if panel.losses is not None:
             extra += _plot_losses(ax, series, panel.losses, interval_s, spec.idle_is_zero)
         else:
             plot_panel(ax, series, panel, interval_s=interval_s, idle_is_zero=spec.idle_is_zero)
+        if panel.column == RATE_PANEL.column and panel.losses is None:
+            capacities += draw_capacities(ax, link_changes, colors)
         if panel.prediction is not None:
             line, band = _plot_predictions(
                 ax, [p for p in predictions if p.quantity == panel.prediction], colors)
@@ -87,7 +96,8 @@ def draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: di
         if panel.losses and MARKS in panel.losses:       # marks are not losses: say so
             ylabel = LOSSES_AND_MARKS_YLABEL
         ax.set_ylabel(ylabel.format(**labels))
-    extra = _shade_down_spans(axes, series, summary) + extra   # (before the losses' section)
+    # (before the losses' section)
+    extra = capacities + shade_down_spans(axes, link_changes, colors) + extra
     finish_time_axis(axes, summary)
     if series and not any(len(s.time) for s in series):
         axes[0].text(0.5, 0.5, nothing_sampled_text(spec, series, summary),
@@ -102,28 +112,6 @@ def draw_figure(fig: Figure, spec: FigureSpec, series: list[Series], summary: di
         handles += [Line2D([], [], linestyle="none", label=note) for note in notes]
     legend = add_legend(fig, axes[0], spec.legend_title, handles)
     finish_layout(fig, axes, figure_legends=[legend] if legend is not None else [])
-
-
-def _shade_down_spans(axes: Sequence[Any], series: Sequence[Series], summary: dict) -> list[Any]:
-    """Each plotted link's down spans (summary.json ``down_s``) shaded in its colour across the
-    panels, with a legend entry per link: its lines drop there because the link failed."""
-    links = summary.get("links") or {}
-    handles: list[Any] = []
-    seen: set = set()
-    for s in series:
-        if not s.directions or s.entity in seen or s.members > 1:
-            continue
-        spans = (links.get(s.entity) or {}).get("down_s") or []
-        if not spans:
-            continue
-        seen.add(s.entity)
-        for ax in axes:
-            for start, end in spans:
-                ax.axvspan(start, end, color=s.color, alpha=0.12, linewidth=0, zorder=0.5)
-        when = ", ".join(f"{start:g}\u2013{end:g} s" for start, end in spans)
-        handles.append(Patch(facecolor=s.color, alpha=0.25, edgecolor="none",
-                             label=f"{s.entity} down: {when} (shaded)"))
-    return handles
 
 
 def nothing_sampled_text(spec: FigureSpec, series: Sequence[Series], summary: dict) -> str:

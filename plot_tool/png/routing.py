@@ -1,10 +1,13 @@
 """Drawing routing.png from its `FigureData` (matplotlib): the rate of the links of interest over
 the cost of each route whose next hop changed, a marker and the new next hop at each change, and
-dotted vertical lines at the change times in every panel.
+dotted vertical lines at the change times in every panel. The rate panel is that of links.png:
+the links' down spans shaded (across both panels) and a time-varying link's capacity drawn, by
+the same code (`plot_tool.png.link_changes`).
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -12,6 +15,7 @@ from matplotlib.figure import Figure
 
 from plot_tool.entity_series import link_legend_title
 from plot_tool.layout import finish_layout
+from plot_tool.link_changes import LinkChanges
 from plot_tool.png.common import (
     SIDE_LEGEND,
     assign_colors,
@@ -21,6 +25,7 @@ from plot_tool.png.common import (
     unit_labels,
     zero_based_ylim,
 )
+from plot_tool.png.link_changes import draw_capacities, shade_down_spans
 from plot_tool.png.panels import plot_panel
 from plot_tool.routes_data import ROUTE_WIDTH, RouteSeries, route_linewidths
 from plot_tool.series import PANEL_HEIGHT_IN, RATE_PANEL, Series, run_end_s, sampling_interval_s
@@ -29,24 +34,33 @@ MAX_LABELS_PER_LINE = 10      # and at most this many next-hop labels per line (
 
 
 def draw_routing_figure(fig: Figure, link_series: list[Series], routes: list[RouteSeries],
-                         omitted: int, summary: dict) -> None:
+                         omitted: int, summary: dict,
+                         link_changes: Sequence[LinkChanges] = ()) -> None:
     """routing.png: the rate of the links of interest (if any) over the route cost of each router
     to each destination whose next hop changed, with a marker and the new next hop at each change.
-    Dotted vertical lines in every panel mark the times of those changes."""
+    Dotted vertical lines in every panel mark the times of those changes. `link_changes` (of the
+    links of `link_series`) as in links.png: down spans shaded across both panels, the capacity
+    of a time-varying link in the rate panel, each with an entry in the rate panel's legend."""
     n = 2 if link_series else 1
     axes = panel_axes(fig, n, height_ratios=[1.0, 1.4][-n:])
     labels = unit_labels(summary)
     legends = []
     if link_series:
         assign_colors(link_series)
+        colors = {s.key: s.color for s in link_series}
         ax = axes[0]
         plot_panel(ax, link_series, RATE_PANEL, interval_s=sampling_interval_s(summary, link_series),
                     idle_is_zero=True)
+        extra = draw_capacities(ax, link_changes, colors)
         ax.set_ylabel(RATE_PANEL.ylabel.format(**labels))
         zero_based_ylim(ax)
+        extra += shade_down_spans(axes, link_changes, colors)     # (both panels)
         title = link_legend_title(link_series)
-        legends.append(ax.legend(title=title, ncol=legend_columns(
-            len(link_series), PANEL_HEIGHT_IN, title), **SIDE_LEGEND))
+        handles, names = ax.get_legend_handles_labels()
+        handles += extra
+        names += [h.get_label() for h in extra]
+        legends.append(ax.legend(handles, names, title=title, ncol=legend_columns(
+            len(handles), PANEL_HEIGHT_IN, title), **SIDE_LEGEND))
 
     ax = axes[-1]
     assign_colors(routes, start=len(link_series))   # colours not used by the links above
