@@ -65,6 +65,15 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_CHECK_FAILED", "EXIT_INTERRUPTED", "EXIT_OK",
 
 log = logging.getLogger(__name__)
 CHECK_SETTLE_S = 2.0     # --check-settle's default: seconds skipped after a join or departure
+# netsim.event_trace.EVENTS, for --help without importing the trace (a test checks they agree)
+TRACE_EVENTS = ("transmit", "enqueue", "drop", "receive")
+# the filters of --trace: option, attribute of the parsed arguments, EventTrace's keyword
+TRACE_FILTERS = (("--trace-flows", "trace_flows", "flows"),
+                 ("--trace-links", "trace_links", "links"),
+                 ("--trace-nodes", "trace_nodes", "nodes"),
+                 ("--trace-events", "trace_events", "events"))
+# the options whose list may swallow the topology (`-l L1 L3 file.json`)
+LIST_OPTIONS = ("links", "flows", *(attribute for _, attribute, _ in TRACE_FILTERS))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -125,6 +134,22 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write every packet event (offers to links: transmit, enqueue, "
                              "drop with its cause; receives at nodes) to FILE, CSV or JSON Lines "
                              "for .jsonl (docs/outputs.md, \"Event trace\")")
+    parser.add_argument("--trace-flows", nargs="+", metavar="FLOW", default=[],
+                        help="with --trace: only the events of these flows' packets (a "
+                             "workload's id: all its flows; W#N: its Nth); routing packets, "
+                             "which belong to no flow, are left out")
+    parser.add_argument("--trace-links", nargs="+", metavar="LINK", default=[],
+                        help="with --trace: only the events on these links (both directions, "
+                             "routing packets included)")
+    parser.add_argument("--trace-nodes", nargs="+", metavar="NODE", default=[],
+                        help="with --trace: only the events whose node is one of these (what "
+                             "the node offers to its links; what arrives at it or is lost on "
+                             "the way to it)")
+    parser.add_argument("--trace-events", nargs="+", metavar="EVENT", default=[],
+                        help="with --trace: only these events: " + ", ".join(TRACE_EVENTS))
+    parser.add_argument("--trace-window", nargs=2, type=float, metavar=("START", "END"),
+                        help="with --trace: only the events at START <= time < END seconds "
+                             "(END inf: to the end of the run)")
     parser.add_argument("--pcap", action="store_true",
                         help="write pcap/<host>.pcap for each host of the flows of interest (-F, "
                              "else all): both directions of its interface, as tcpdump on the host "
@@ -240,6 +265,7 @@ def check_run_options(args, spec) -> None:
         raise UsageError("--check-settle: only meaningful with --check")
     if args.check_settle is None:
         args.check_settle = CHECK_SETTLE_S
+    check_trace_filters(args, spec)
     if args.check_tolerance is not None and not 0 <= args.check_tolerance < math.inf:
         raise UsageError(f"--check-tolerance: expected a finite percentage >= 0, got "
                          f"{args.check_tolerance}")
@@ -274,6 +300,46 @@ def check_run_options(args, spec) -> None:
             raise UsageError(f"--check: {exc}") from None
         if problem:
             raise UsageError(f"--check: {problem}")
+
+
+def check_trace_filters(args, spec) -> None:
+    """The filters of --trace (--trace-flows, --trace-links, --trace-nodes, --trace-events,
+    --trace-window): only with --trace, ids the topology has, event kinds, a window that
+    begins before the run's end (UsageError naming the option); an id given twice is kept
+    once."""
+    given = [option for option, attribute, _ in TRACE_FILTERS if getattr(args, attribute)]
+    if args.trace_window is not None:
+        given.append("--trace-window")
+    if given and not args.trace:
+        raise UsageError(f"{given[0]}: only meaningful with --trace")
+    if not given:
+        return
+    from netsim.event_trace import events_problem, ids_problem, window_problem
+    for _, attribute, _ in TRACE_FILTERS:
+        setattr(args, attribute, list(dict.fromkeys(getattr(args, attribute))))
+    names = {keyword: option for option, _, keyword in TRACE_FILTERS}
+    start_s, end_s = args.trace_window or (None, None)
+    problem = (ids_problem(names, args.trace_flows or None, args.trace_links or None,
+                           args.trace_nodes or None, [flow.id for flow in spec.flows],
+                           [workload.id for workload in spec.workloads],
+                           [link.id for link in spec.links], [*spec.hosts, *spec.routers])
+               or events_problem("--trace-events", args.trace_events)
+               or window_problem(start_s, end_s, "--trace-window"))
+    if problem:
+        raise UsageError(problem)
+    duration_s = args.duration if args.duration is not None else spec.duration_s
+    if start_s is not None and duration_s is not None and start_s >= duration_s:
+        raise UsageError(f"--trace-window: START ({start_s:g} s) is not before the end of the "
+                         f"run ({duration_s:g} s): the trace would be empty")
+
+
+def trace_filters(args) -> dict:
+    """The keyword arguments of EventTrace for the filters of --trace given."""
+    filters = {keyword: getattr(args, attribute) for _, attribute, keyword in TRACE_FILTERS
+               if getattr(args, attribute)}
+    if args.trace_window is not None:
+        filters["start_s"], filters["end_s"] = args.trace_window
+    return filters
 
 
 def check_run_outputs(args, out: Path) -> None:
@@ -317,7 +383,7 @@ def prepare_run(args):
         staged = StagedDirectory(out)
         if args.logfile:                  # after the inputs are read and the paths checked
             open_log_file(args.logfile)
-        trace = open_event_trace(args.trace)
+        trace = open_event_trace(args.trace, trace_filters(args))
     except (TopologyError, RunError, UsageError, ResultsDirError, OSError) as exc:
         if staged is not None:
             staged.discard()
@@ -563,13 +629,14 @@ def close_all(files) -> None:
         raise first
 
 
-def open_event_trace(path):
-    """The EventTrace writing to `path` (None without --trace); UsageError if unwritable."""
+def open_event_trace(path, filters=None):
+    """The EventTrace writing to `path` with `filters` (EventTrace's keyword arguments, checked
+    by `check_trace_filters`), or None without --trace; UsageError if unwritable."""
     if not path:
         return None
     from netsim.event_trace import EventTrace, TraceError
     try:
-        return EventTrace(path)
+        return EventTrace(path, **(filters or {}))
     except TraceError as exc:
         raise UsageError(str(exc)) from None
 
@@ -666,8 +733,9 @@ def main(argv=None) -> int:
 
 
 def take_topology_from_lists(args, parser) -> None:
-    """`-l L1 L3 file.json`: the option's list swallowed the topology; give it back."""
-    for option in ("links", "flows"):
+    """`-l L1 L3 file.json`: the option's list swallowed the topology; give it back (the
+    lists of -l, -F and the --trace filters alike)."""
+    for option in LIST_OPTIONS:
         values = getattr(args, option)
         if values and (values[-1].endswith(".json") or Path(values[-1]).is_file()):
             args.topology = values.pop()
