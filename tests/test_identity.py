@@ -72,12 +72,16 @@ CASES = {
 # figures are the same, the links' routing counts include the 6 packets; the two dumbbells
 # (Reno) since ssthresh counts at most the packets the window lets out (flows/congestion.py
 # `ssthresh`: a second loss after Reno's exit at a partial ACK halves the window again) and a
-# backed-off RTO stays until new data is acknowledged (flows/rtt.py `sample_backed_off`)
+# backed-off RTO stays until new data is acknowledged (flows/rtt.py `sample_backed_off`); test
+# case 1 with a failure (FAST) again since FAST's update waits, after a timeout, for an ACK
+# (flows/fast.py): its flow times out once when L1 goes down, and the window no longer grows on
+# the clock before the retransmission is acknowledged (8 arrivals fewer, F1 finishes at 19.43 s
+# against 19.29 s)
 PINNED = {
     'dumbbell_codel': ('3bc70838e3c6e20bc1efd5b7', 'cfa559da144684058af12078', 64115),
     'dumbbell_impaired': ('cca1fdc205e09bbacd265749', 'c67b392e036b2ee66f3535aa', 64498),
     'test_case_0': ('d0964ad052c905405398371a', '823f9afdda17701a3d11e085', 40960),
-    'test_case_1_failure': ('6b0d33941f99485dc7979fdb', 'da0f6297c80ef5f79f440076', 163831),
+    'test_case_1_failure': ('69cd79f0261f2e103635977f', '2477a1411a086c582ead3e0f', 163823),
     'test_case_2': ('54df04c69aad6b76bba7b202', '84af1d3e4185c4fe030a97d8', 635036),
 }
 
