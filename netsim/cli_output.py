@@ -116,7 +116,11 @@ def os_error_text(exc: OSError, what: str) -> str:
 def never_started(summary: dict, rows: int = 3) -> list:
     """Lines for the flows a run ended before they started (a `start_s` at or after its end:
     e.g. a shorter --duration), and for the workloads that opened no flow; the first `rows`
-    flows named, then how many more. Their rows read 0, which looks like a network's fault."""
+    flows named, then how many more. Their rows read 0, which looks like a network's fault.
+    Only of a run that went to its duration: one stopped early (an error, a signal, a bound)
+    says why itself."""
+    if summary.get("stop_reason") != "duration":
+        return []
     end_s = summary["end_time_s"]
     late = [(fid, f["start_s"]) for fid, f in summary["flows"].items()
             if f.get("start_s") is not None and f["start_s"] >= end_s and not f["packets_sent"]]

@@ -9,7 +9,8 @@ from netsim.cli_output import never_started
 
 
 def _summary(flows: dict, workloads: dict | None = None, end_s: float = 10.0) -> dict:
-    return {"end_time_s": end_s, "flows": flows, "workloads": workloads or {}}
+    return {"end_time_s": end_s, "flows": flows, "workloads": workloads or {},
+            "stop_reason": "duration"}
 
 
 def _flow(start_s: float, sent: int = 0) -> dict:
@@ -26,6 +27,12 @@ def test_flows_and_workloads_that_never_started_are_named():
         "workload W opened no flow before the run ended at 10 s (a start_s at or after the end, "
         "or arrivals too rare for the run's length)"]
     assert never_started(_summary({"F1": _flow(0.0, 900)}, {"X": {"flows_started": 1}})) == []
+
+
+def test_a_run_stopped_early_says_why_itself():
+    """A run that failed or was interrupted at t = 0 has every flow unstarted: no warning."""
+    summary = {**_summary({"F1": _flow(0.0)}, end_s=0.0), "stop_reason": "error"}
+    assert never_started(summary) == []
 
 
 def test_many_are_counted_after_the_first_few():
