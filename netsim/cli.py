@@ -37,6 +37,7 @@ from netsim.cli_options import (
     UsageError,
     add_shared_options,
     check_ids,
+    figures_remedy,
     load_algorithm_plugins,
     modules_available,
     pcap_available,
@@ -271,7 +272,7 @@ def check_run_options(args, spec) -> None:
                          f"{args.check_tolerance}")
     if not args.no_plots or args.show:
         modules_available("drawing the figures", ("numpy", "matplotlib"),
-                          "pass --no-plots, or install them (pip install -e . in the checkout)")
+                          figures_remedy("python initializer.py plot DIR"))
     if args.check:
         modules_available("--check", ("numpy",), NUMPY_REMEDY)
     if args.report:

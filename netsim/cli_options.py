@@ -24,6 +24,15 @@ INSTALL_HINT = "pip install -e '.[{extra}]' in the netsim checkout"   # not PyPI
 NUMPY_REMEDY = "run it under CPython, or install numpy for this Python"
 
 
+def figures_remedy(redraw: str) -> str:
+    """What to do when the figures' modules are missing: under PyPy, whose netsim cannot be
+    pip-installed (Python 3.11 is required), draw them afterwards under CPython (`redraw`);
+    elsewhere, install them."""
+    if sys.implementation.name == "pypy":
+        return f"pass --no-plots, and draw them under CPython afterwards ({redraw})"
+    return "pass --no-plots, or install them (pip install -e . in the checkout)"
+
+
 class UsageError(Exception):
     """A command-line value that cannot be used (one line, exit status 2)."""
 

@@ -24,6 +24,7 @@ from netsim.cli_options import (
     UsageError,
     add_shared_options,
     cluster_available,
+    figures_remedy,
     modules_available,
     program_name,
     report_available,
@@ -136,8 +137,8 @@ def sweep_main(argv) -> int:
         sweep = load_sweep(args.sweep, plugins=args.plugin)
         if sweep.plots and (not args.no_plots or args.show):
             modules_available("drawing the sweep's figures", ("numpy", "matplotlib"),
-                              "pass --no-plots, or install them (pip install -e . in the "
-                              "checkout)")
+                              figures_remedy("python initializer.py report DIR, or run the "
+                                             "sweep again: it reuses every run"))
         if args.report:
             report_available()
     except (SweepError, UsageError) as exc:

@@ -167,3 +167,15 @@ def test_a_sweep_on_dask_without_the_cluster_extra_is_one_line(tmp_path, monkeyp
         "error: --scheduler: running on a Dask cluster needs dask and distributed; install them "
         "with pip install -e '.[cluster]' in the netsim checkout\n")
     assert not (tmp_path / "o").exists()
+
+
+def test_under_pypy_the_figures_line_says_to_draw_them_under_cpython(tmp_path, monkeypatch,
+                                                                     capsys):
+    """PyPy 3.9 cannot pip-install netsim (Python 3.11 is required): "pip install -e ." was a
+    remedy that fails there (acceptance test Z16)."""
+    without(monkeypatch, "numpy", "matplotlib")
+    monkeypatch.setattr(sys.implementation, "name", "pypy")
+    assert main(["test_case_0", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.endswith(
+        "does not have: pass --no-plots, and draw them under CPython afterwards (python "
+        "initializer.py plot DIR)\n")
