@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 from topologies.validation import MAX_FILE_BYTES, InputError, one_line, parse_json, show
@@ -172,6 +173,23 @@ def convert(data, *, label: str = "<data>", name: str = "converted") -> dict:
     return out
 
 
+# the 2015 file's fields each field of the converted topology comes from (`convert`): the
+# converted lists keep the file's order, so an entry's index is the file's too
+LEGACY_FIELDS = {"ends": "end_1_addr, end_2_addr", "rate_mbps": "capacity_bps",
+                 "delay_ms": "static_delay_sec", "buffer_kb": "link_buffer.max_buffer_size_bits",
+                 "src": "source_addr", "dst": "dest_addr", "data_mb": "data_size_bits",
+                 "start_s": "start_time_sec"}
+
+
+def legacy_field_names(message: str) -> str:
+    """A converted topology's error line with the 2015 file's field beside the first field it
+    names: 'field "ends" (end_1_addr, end_2_addr in the 2015 file)'."""
+    def named(match):
+        legacy = LEGACY_FIELDS.get(match[1])
+        return match[0] + (f" ({legacy} in the 2015 file)" if legacy else "")
+    return re.sub(r'field "([A-Za-z_]+)"', named, message, count=1)
+
+
 NETSIM_TOPOLOGY_KEYS = ("hosts", "routers", "links", "flows", "workloads")
 NETSIM_SWEEP_KEYS = ("parameters", "metrics", "seeds", "plots")
 
@@ -230,7 +248,8 @@ def convert_file(source, target=None, force: bool = False) -> dict:
     try:
         load_topology(topology, label=label)
     except TopologyError as exc:
-        raise LegacyError(f"converted topology is not valid: {exc}") from None
+        raise LegacyError(f"converted topology is not valid: {legacy_field_names(str(exc))}") \
+            from None
     if target:
         try:
             write_atomic(target, dumps(topology))        # whole or not at all

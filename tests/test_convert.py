@@ -89,7 +89,10 @@ def mutated(change) -> dict:
     (mutated(lambda d: d["links"][0].pop("link_buffer")), 'links[0]: missing field "link_buffer"'),
     (mutated(lambda d: d["flows"][0].update({"py/object": "network_simulator.flow.FlowDummy"})),
      "FlowDummy"),
-    (mutated(lambda d: d["flows"][0].update(dest_addr="H9")), "converted topology is not valid"),
+    (mutated(lambda d: d["flows"][0].update(dest_addr="H9")),
+     'converted topology is not valid: '),
+    (mutated(lambda d: d["flows"][0].update(dest_addr="H9")),   # the 2015 file's field beside
+     'flows[0] "F1": field "dst" (dest_addr in the 2015 file): unknown node "H9"'),   # netsim's
     ([1, 2], "NetworkTopology"),
 ])
 def test_bad_legacy_files_are_one_line(tmp_path, run_cli, data, expected):
