@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import logging
-import math
 import numbers
 from contextlib import closing
 from functools import partial
@@ -172,15 +171,20 @@ def jobs_problem(jobs) -> str | None:
     return None
 
 
+MAX_RUN_TIMEOUT_S = 1e6     # (11.6 days; far beyond, the system's interval timer overflows)
+
+
 def run_timeout_problem(run_timeout_s, scheduler: str | None) -> str | None:
     """Why `run_timeout_s` (``--run-timeout``) cannot be used, or None: a number of seconds
-    above 0, and not on a Dask cluster, whose workers run tasks in threads that nothing can
-    stop from outside."""
+    above 0 and at most MAX_RUN_TIMEOUT_S (numpy's numbers too), and not on a Dask cluster,
+    whose workers run tasks in threads that nothing can stop from outside."""
     if run_timeout_s is None:
         return None
-    if (isinstance(run_timeout_s, bool) or not isinstance(run_timeout_s, (int, float))
-            or not math.isfinite(run_timeout_s) or run_timeout_s <= 0):
-        return f"--run-timeout: expected a number of seconds > 0, got {run_timeout_s!r}"
+    if (isinstance(run_timeout_s, bool) or not isinstance(run_timeout_s, numbers.Real)
+            or not 0 < float(run_timeout_s) <= MAX_RUN_TIMEOUT_S):
+        shown = repr(run_timeout_s) if isinstance(run_timeout_s, str) else run_timeout_s
+        return (f"--run-timeout: expected a number of seconds above 0 and at most "
+                f"{MAX_RUN_TIMEOUT_S:g}, got {shown}")
     if scheduler:
         return ("--run-timeout: not with --scheduler: a Dask worker runs each run in one of its "
                 "threads, which cannot be stopped from outside; leave it out, or run with --jobs")
@@ -198,13 +202,15 @@ def run_sweep(sweep: Sweep, out_dir, *, jobs: int | None = None, scheduler: str 
     the same configuration are simulated once), "rows_now" (the runs they gave) and
     "other_code" (the configurations whose records other code made: simulated again).
     `run_timeout_s` stops a run that goes past that many seconds of wall time and records it as
-    failed ("RunTimedOut: ..."); ValueError when it is not a number above 0 or comes with a
+    failed ("RunTimedOut: ..."), its runs then in worker processes, one job included;
+    ValueError when it is not a number of seconds in (0, 1e6] or comes with a
     `scheduler` (`run_timeout_problem`), or when `jobs` is neither None nor an integer >= 1
     (`jobs_problem`): both checked before anything is written."""
     problem = jobs_problem(jobs) or run_timeout_problem(run_timeout_s, scheduler)
     if problem is not None:
         raise ValueError(problem)
     jobs = None if jobs is None else int(jobs)      # (numpy's integers too)
+    run_timeout_s = None if run_timeout_s is None else float(run_timeout_s)
     out = Path(out_dir)
     runs = plan(sweep)
     claim(out, sweep, force)

@@ -47,24 +47,33 @@ class RunTimedOut(BaseException):
         super().__init__(f"the run went past --run-timeout {limit_s:g} s of wall time")
 
 
+HARD_STOP_AFTER_S = 5.0     # past the limit: a run still going (it caught every RunTimedOut)
+EXIT_TIMED_OUT = 124        # ... ends its worker process with this status (as timeout(1))
+
+
 @contextlib.contextmanager
 def _wall_limit(limit_s):
-    """Raise RunTimedOut in this (the main) thread once `limit_s` seconds of wall time have
-    passed, and again every second after while the block goes on (a hook that catches
-    everything, once, cannot outlast it); nothing when `limit_s` is None. After the block, an
-    alarm already on its way does nothing."""
+    """Raise RunTimedOut in this worker process's main thread once `limit_s` seconds of wall
+    time have passed, and again every second after while the block goes on; a run that has
+    caught them all (a bare ``except:``, ``except BaseException``) for HARD_STOP_AFTER_S more
+    ends the process (`_end_timed_out_worker`). Nothing when `limit_s` is None. After the
+    block, an alarm already on its way does nothing."""
     if limit_s is None:
         yield
         return
     armed = True
+    hard_at = time.monotonic() + limit_s + HARD_STOP_AFTER_S
 
     def expire(signum, frame):
-        if armed:
-            raise RunTimedOut(limit_s)
+        if not armed:
+            return
+        if time.monotonic() >= hard_at:
+            _end_timed_out_worker(limit_s)
+        raise RunTimedOut(limit_s)
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, limit_s, 1.0)
     try:
+        signal.setitimer(signal.ITIMER_REAL, limit_s, 1.0)
         yield
     finally:
         armed = False
@@ -72,10 +81,18 @@ def _wall_limit(limit_s):
         signal.signal(signal.SIGALRM, previous)
 
 
-def can_limit_here() -> bool:
-    """Whether a run in this thread can be held to a wall-time limit (`_wall_limit`): signals
-    are delivered to the main thread only."""
-    return threading.current_thread() is threading.main_thread()
+def _end_timed_out_worker(limit_s: float) -> None:
+    """End this worker process: its run went past the limit and caught every RunTimedOut for
+    HARD_STOP_AFTER_S more. Its file of the run it started (`_pool_run`) gets the run's failure
+    as a second line, which the parent records instead of running it again
+    (`_ended_runs`)."""
+    message = (f"RunTimedOut: the run went past --run-timeout {limit_s:g} s of wall time and "
+               f"caught the stop (a bare except: or except BaseException) for "
+               f"{HARD_STOP_AFTER_S:g} s more: its worker process was ended")
+    if _marker is not None:
+        with contextlib.suppress(OSError), open(_marker, "a") as fh:
+            fh.write("\n" + message)
+    os._exit(EXIT_TIMED_OUT)
 
 
 class SweepInterrupted(BaseException):
@@ -93,7 +110,7 @@ def run_one(task) -> dict:
     Returns {"config_digest", "status", "error", "wall_time_s", "record"}: the record (summary,
     base RTTs, the check report when asked for) is what `compute_metrics` reads. A task's
     seventh item, when present and not None, is its wall-time limit in seconds (RunTimedOut,
-    recorded as the run's error); `run_one` then runs in a process's main thread."""
+    recorded as the run's error); `run_one` then runs in a pool worker (`_wall_limit`)."""
     data, digest, seed, interval_s, want_check = task[:5]
     plugins = task[5] if len(task) > 5 else ()
     limit_s = task[6] if len(task) > 6 else None
@@ -225,8 +242,9 @@ def execute_runs(tasks: list, jobs: int | None, scheduler: str | None, stop: Sto
     handed out: in this process, to a pool or to a Dask cluster, a few runs ahead of those going
     on (`_execute_pool`, `_execute_dask`), so that memory holds the runs in progress, not every
     task. `run_timeout_s` holds each run to that many seconds of wall time (not on Dask, whose
-    workers run tasks in threads: `run_sweep` refuses it); with one job outside the main thread
-    the runs then go to a pool of one worker process, whose main thread runs them."""
+    workers run tasks in threads: `run_sweep` refuses it); the runs then go to worker
+    processes, one job included: a run that does not stop is ended with its worker, and the
+    sweep's own process keeps its signals and timers."""
     if not tasks:
         return
     if scheduler:
@@ -235,7 +253,7 @@ def execute_runs(tasks: list, jobs: int | None, scheduler: str | None, stop: Sto
     if run_timeout_s is not None:
         prepare = functools.partial(_limited, prepare, run_timeout_s)
     jobs = jobs or os.cpu_count() or 1
-    if jobs == 1 and (run_timeout_s is None or can_limit_here()):
+    if jobs == 1 and run_timeout_s is None:
         for task in tasks:
             stop.check()
             stop.interruptible = True
@@ -301,7 +319,12 @@ def _execute_pool(tasks: list, jobs: int, stop: StopSignals, prepare=_as_is):
             lost = yield from _pool_round(waiting, jobs, stop, prepare, scratch)
             if lost is None:
                 return
-            started = _started_runs(scratch)
+            started = _marked_runs(scratch)
+            ended = _ended_runs(started)        # (runs past their time limit: failed, not again)
+            for task in lost:
+                if task[1] in ended:
+                    yield _failed(task, ended[task[1]])
+            lost = [task for task in lost if task[1] not in ended]
             suspects = [task for task in lost if task[1] in started.values()] or lost
             unstarted = [task for task in lost if not any(task is s for s in suspects)]
             settled = yield from _run_alone(suspects, stop, prepare, scratch)
@@ -506,10 +529,16 @@ def _run_alone(suspects: list, stop: StopSignals, prepare, scratch: str):
                 result = future.result()
             except BrokenProcessPool:
                 stop.check()                          # (an interrupt killed it)
-                started = task[1] in _started_runs(scratch).values()
+                marked = _marked_runs(scratch)
+                ended = _ended_runs(marked).get(task[1])
+                started = task[1] in marked.values()
                 _kill_workers(pool)
                 pool = None
                 how = _exit_text(processes[0].exitcode if processes else None)
+                if ended is not None:                 # past its time limit, caught the stop
+                    yield _failed(task, ended)
+                    index += 1
+                    continue
                 if started:
                     yield _failed(task, f"worker process died while running it{how}")
                     index += 1
@@ -542,12 +571,14 @@ def _cannot_start(how: str) -> str:
 
 
 _running_dir: str | None = None      # in a pool worker: where it says which run it has started
+_marker: str | None = None           # ... and the file saying so, while it runs one
 
 
 def _pool_run(task) -> dict:
     """run_one in a pool worker, which says meanwhile which run it is running (a file named by
     its pid, holding the run's digest, in the pool's scratch directory): if it dies, the parent
     knows which run it had started."""
+    global _marker
     marker = None
     if _running_dir is not None:
         marker = os.path.join(_running_dir, str(os.getpid()))
@@ -556,9 +587,11 @@ def _pool_run(task) -> dict:
                 fh.write(task[1])
         except OSError:
             marker = None
+    _marker = marker
     try:
         return run_one(task)
     finally:
+        _marker = None
         if marker is not None:
             try:
                 os.remove(marker)
@@ -566,9 +599,17 @@ def _pool_run(task) -> dict:
                 pass
 
 
-def _started_runs(scratch: str) -> dict:
+def _ended_runs(marked: dict) -> dict:
+    """{digest: failure} of the runs whose workers ended themselves, past their time limit
+    (`_end_timed_out_worker`), among `_marked_runs`."""
+    return dict(text.split("\n", 1) for text in marked.values() if "\n" in text)
+
+
+def _marked_runs(scratch: str) -> dict:
     """The runs the pool's workers had started and not finished: {pid: digest}, read from the
-    workers' files (`_pool_run`), which are removed: a broken pool's workers are all dead."""
+    workers' files (`_pool_run`), which are removed: a broken pool's workers are all dead. A
+    worker that ended itself over a run past its time limit wrote the run's failure as a
+    second line (`_ended_runs`): its text is not a digest."""
     folder = os.path.join(scratch, RUNNING_DIR)
     started: dict = {}
     try:

@@ -1,6 +1,7 @@
 """Test plugin of tests/test_sweep_run_timeout.py: Reno's window rule, except that with `mode` = 2
-its first ACK never returns (a busy loop), and with `mode` = 3 it sleeps for ever in a loop that
-catches every Exception, as a hook written to be robust might."""
+its first ACK never returns (a busy loop), with `mode` = 3 it sleeps for ever in a loop that
+catches every Exception, as a hook written to be robust might, and with `mode` = 4 in one that
+catches everything (a bare except:)."""
 import time
 from typing import ClassVar
 
@@ -21,6 +22,11 @@ class Hang(CongestionControl):
             try:
                 time.sleep(1000)
             except Exception:
+                pass
+        while mode == 4:
+            try:
+                time.sleep(1000)
+            except BaseException:    # noqa: BLE001 (what the test is about)
                 pass
         flow = self.flow
         if flow.cwnd < flow.ssthresh:
