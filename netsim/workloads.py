@@ -162,12 +162,28 @@ class SizeDistribution:
         return total
 
 
+SPRAY_PATHS = 64      # packet spraying: the paths (combinations of members) a reference tries
+
+
 def path_links(src, dst, hash_value: int = 0) -> list | None:
     """The links from host `src` to host `dst` along the current forwarding tables (None: no
     route): at a flow-hash ECMP entry the member a packet hashed `hash_value` takes; when
     spraying, the first member of each set (the packets of one flow take them all)."""
     paths, _ = direction_paths(src.port, dst, hash_value, limit=1)
     return [d.link for d in paths[0]] if paths else None
+
+
+def _one_path(src, dst, hash_value: int = 0) -> list:
+    """[`path_links`] or [] (no route)."""
+    links = path_links(src, dst, hash_value)
+    return [links] if links else []
+
+
+def sprayed_links(src, dst) -> list:
+    """The paths (lists of links) packets sprayed from `src` to `dst` can take through the
+    current tables: every combination of the sets' members, the first SPRAY_PATHS of them."""
+    paths, _ = direction_paths(src.port, dst, 0, limit=SPRAY_PATHS)
+    return [[d.link for d in path] for path in paths]
 
 
 def ideal_fct_s(size_bytes: int, links, packet_bytes: int, ack_bytes: int,
@@ -291,6 +307,8 @@ class Workload:
         self.no_route = 0
         self._paths: dict = {}
         self.ecmp_seed = network.seed if network.spec.routing.ecmp == "flow" else None
+        self.spraying = network.spec.routing.ecmp == "packet"
+        self._at_start: dict = {}    # flow in progress -> (tables' stamp, reference) at its start
         self.listeners = network.flow_listeners    # (shared: a trace may join later)
         self.network = network
         self._paths_at = network.tables_changed     # the tables `_paths` were walked in
@@ -332,6 +350,7 @@ class Workload:
         if self.ecmp_seed is not None:
             set_flow_hashes(flow, self.ecmp_seed)
         flow.on_finish = self._finished
+        self._at_start[flow] = (self.network.tables_changed, self._ideal(flow))
         for listener in self.listeners:
             listener(flow)
         self.alive[0] += 1
@@ -341,11 +360,12 @@ class Workload:
         """The flow's empty-network FCT over the paths its data and its ACKs take: each walked
         through the current tables with the flow's own hash in that direction (flow-hash ECMP:
         per flow, two walks of the path's length) or kept per host pair until the tables change
-        (without: the paths do not depend on the flow)."""
+        (without: the paths do not depend on the flow). When spraying, the least over the data's
+        paths (up to SPRAY_PATHS), with the ACKs' quickest."""
         src, dst = flow.src, flow.dst
         if self.ecmp_seed is not None:
-            data = path_links(src, dst, flow.sender.flow_hash)
-            acks = path_links(dst, src, flow.receiver.flow_hash)
+            data = _one_path(src, dst, flow.sender.flow_hash)
+            acks = _one_path(dst, src, flow.receiver.flow_hash)
         else:
             if self.network.tables_changed != self._paths_at:    # the tables changed since
                 self._paths.clear()
@@ -353,19 +373,27 @@ class Workload:
             key = (src.id, dst.id)
             paths = self._paths.get(key)
             if paths is None:
-                paths = self._paths[key] = (path_links(src, dst), path_links(dst, src))
+                walk = sprayed_links if self.spraying else _one_path
+                paths = self._paths[key] = (walk(src, dst), walk(dst, src))
             data, acks = paths
         if not data or not acks:
             return math.nan
-        return ideal_fct_s(flow.data_bytes, data, self.packet_bytes, self.ack_bytes,
-                           self.spec.transport.initial_cwnd_pkts, self.cc_class.min_window_pkts,
-                           ack_links=acks)
+        ack_bits = self.ack_bytes * 8.0
+        quickest = min(acks, key=lambda links: sum(ack_bits / link.rate_bps + link.delay_s
+                                                   for link in links))
+        window = self.spec.transport.initial_cwnd_pkts
+        floor = self.cc_class.min_window_pkts
+        return min(ideal_fct_s(flow.data_bytes, links, self.packet_bytes, self.ack_bytes,
+                               window, floor, ack_links=quickest) for links in data)
 
     def _finished(self, flow) -> None:
         self.finished += 1
         self.alive[0] -= 1
         fct = flow.finish_s - flow.start_s
-        ideal = self._ideal(flow)
+        stamp, ideal = self._at_start.pop(flow)
+        if stamp != self.network.tables_changed:    # routes changed while it ran: the lesser
+            end = self._ideal(flow)                   # of its paths' at its start and end
+            ideal = end if ideal != ideal else min(ideal, end) if end == end else ideal
         slowdown = fct / ideal if ideal > 0 else math.nan
         size = flow.data_bytes
         self.fct_file.append((self.spec.id, flow.id, flow.src.id, flow.dst.id, size,

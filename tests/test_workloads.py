@@ -214,6 +214,56 @@ def test_the_reference_follows_the_data_and_the_ack_paths(tmp_path, routing, hop
     assert len({r["fct_s"] for r in alone}) == (4 if routing.get("ecmp") else 1)
 
 
+def _fct_rows(tmp_path, data: dict) -> list:
+    from netsim.cli import main
+    tmp_path.mkdir(exist_ok=True)
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(data))
+    assert main([str(path), "--out", str(tmp_path / "out"), "--no-plots", "--quiet"]) == 0
+    with open(tmp_path / "out" / "fct.csv") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_a_route_change_during_a_flow_takes_the_quicker_reference(tmp_path):
+    """A 2 MB flow alone on a 100 Mb/s path that fails 0.18 s into it, then on a 1 Mb/s detour:
+    the reference of the paths at its end alone (the detour) gave it slowdown 0.17; the lesser
+    of its start's and its end's is that of the fast path (acceptance test Z18)."""
+    data = {"hosts": ["H1", "H2"], "routers": ["R1", "R2"],
+            "routing": {"protocol": "bellman-ford"}, "duration_s": 30,
+            "links": [{"id": "A", "ends": ["H1", "R1"], "rate_mbps": 1000, "delay_ms": 1,
+                       "buffer_kb": 2000},
+                      {"id": "F", "ends": ["R1", "R2"], "rate_mbps": 100, "delay_ms": 1,
+                       "buffer_kb": 2000, "cost_ms": 1},
+                      {"id": "S", "ends": ["R1", "R2"], "rate_mbps": 1, "delay_ms": 1,
+                       "buffer_kb": 2000, "cost_ms": 50},
+                      {"id": "B", "ends": ["R2", "H2"], "rate_mbps": 1000, "delay_ms": 1,
+                       "buffer_kb": 2000}],
+            "events": [{"at_s": 1.18, "link": "F", "action": "down"}],
+            "workloads": [{"id": "W", "src": ["H1"], "dst": ["H2"], "arrivals_per_s": 100,
+                           "start_s": 1.0, "stop_s": 1.005, "sizes": [[2e6, 0], [2e6, 1]],
+                           "algorithm": "reno"}]}
+    rows = _fct_rows(tmp_path / "failed", data)
+    assert len(rows) == 1 and float(rows[0]["slowdown"]) > 1
+    del data["events"]                                  # the same flow on the fast path throughout
+    fast = _fct_rows(tmp_path / "up", data)
+    assert rows[0]["ideal_fct_s"] == fast[0]["ideal_fct_s"]
+    assert float(fast[0]["slowdown"]) == pytest.approx(1, abs=0.01)
+
+
+def test_spraying_takes_the_quickest_path_as_the_reference(tmp_path):
+    """Packet spraying over a 1 Mb/s and a 100 Mb/s branch: the reference was the first
+    member's, the slow branch's (slowdown 0.59 for every flow alone); now the quickest path's,
+    which spraying half the packets onto the slow branch cannot beat."""
+    data = _diamond({"protocol": "static", "ecmp": "packet"})
+    for link in data["links"]:
+        if link["id"] in ("P1", "P2"):
+            link["rate_mbps"] = 1
+    data["workloads"][0]["arrivals_per_s"] = 0.2
+    data["duration_s"] = 40
+    rows = _fct_rows(tmp_path, data)
+    assert len(rows) > 3 and min(float(r["slowdown"]) for r in rows) > 1
+
+
 @pytest.mark.parametrize("rho", [0.3, 0.6])
 @pytest.mark.slow   # an end-to-end run of over 1.5 s: CI runs it with -m slow
 def test_mean_fct_grows_with_load_as_mD1(rho):
