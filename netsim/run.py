@@ -66,6 +66,13 @@ def length_known(spec: TopologySpec, duration_s: float | None) -> bool:
         spec.workloads or not spec.flows or any(f.data_bytes is None for f in spec.flows))
 
 
+def _plain(value):
+    """A number of another type than Python's (numpy's, of any precision) as Python's float;
+    anything else as it is (Python's numbers, and what the checks refuse)."""
+    return float(value) if value.__class__ not in (bool, int, float) and isinstance(
+        value, numbers.Real) else value
+
+
 def positive_problem(name: str, value) -> str | None:
     """None if `value` is a number (an int or float, numpy's included; not a bool) above 0;
     else the line naming the setting `name`: a string such as "5" is refused here, in the words
@@ -210,11 +217,16 @@ class Run:
             raise TypeError(f"expected a TopologySpec, got {type(spec).__name__}: read a file or "
                             f"a dict with netsim.load_topology first")
         self.spec = spec
+        # numpy's numbers as Python's, before the checks (a float16 interval computed its rates
+        # in float16: NaN); anything else is left to them
+        duration_s = _plain(duration_s)
+        interval_s = _plain(interval_s)
+        stall_timeout_s = _plain(stall_timeout_s)
         self.duration_s = spec.duration_s if duration_s is None else duration_s
         problem = None if seed is None else seed_problem(seed)   # (-4 ran as 4 under another
         if problem is not None:                                   # digest; 10**30 was written
             raise RunError(f"seed: {problem}")                    # where no reader took it)
-        self.seed = spec.seed if seed is None else seed
+        self.seed = spec.seed if seed is None else int(seed)      # (numpy's integers too)
         problem = (run_problem(spec, self.duration_s, interval_s, caller)
                    or seconds_problem("stall_timeout_s", stall_timeout_s))
         if problem is not None:

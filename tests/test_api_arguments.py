@@ -61,6 +61,16 @@ def test_numbers_of_every_kind_are_still_taken(spec):
         assert results.summary["stop_reason"] == "completed"
 
 
+def test_numpy_numbers_run_as_pythons(spec):
+    """A numpy seed was refused; a float16 interval ran, its rates computed in float16: NaN
+    (acceptance test Z18). They run as the same Python numbers do."""
+    with simulate(spec, seed=np.int64(3), interval_s=np.float16(0.1)) as mine, \
+            simulate(spec, seed=3, interval_s=float(np.float16(0.1))) as plain:
+        assert mine.summary["seed"] == 3
+        assert mine.frame("links").equals(plain.frame("links"))
+        assert not mine.frame("links")["rate_mbps"].isna().any()
+
+
 @pytest.mark.parametrize("stack, message", [
     ("lnux", 'stack: expected "classic" or "linux", got "lnux" (did you mean "linux"?)'),
     ("Linux", 'stack: expected "classic" or "linux", got "Linux" (did you mean "linux"?)'),

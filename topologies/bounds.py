@@ -53,6 +53,7 @@ cleanly when it reaches the limit (stop reason "limit").
 from __future__ import annotations
 
 import math
+import numbers
 
 from flows.congestion import MIN_TICK_INTERVAL_S
 
@@ -116,7 +117,8 @@ def seed_problem(seed) -> str | None:
     """None if `seed` is a usable seed: an integer (not a bool) from 0 to MAX_SEED; else
     'expected ..., got ...' for the caller's message (a huge integer is described, not printed:
     Python refuses to write one of more than 4 300 digits)."""
-    if seed.__class__ is not bool and isinstance(seed, int) and 0 <= seed <= MAX_SEED:
+    if seed.__class__ is not bool and isinstance(seed, numbers.Integral) and (
+            0 <= int(seed) <= MAX_SEED):                  # (numpy's integers too)
         return None
     shown = (f"an integer of {seed.bit_length()} bits" if isinstance(seed, int)
              and seed.bit_length() > 1000 else repr(seed))
