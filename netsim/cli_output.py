@@ -116,21 +116,22 @@ def os_error_text(exc: OSError, what: str) -> str:
 def never_started(summary: dict, rows: int = 3) -> list:
     """Lines for the flows a run ended before they started (a `start_s` at or after its end:
     e.g. a shorter --duration), and for the workloads that opened no flow; the first `rows`
-    flows named, then how many more. Their rows read 0, which looks like a network's fault.
+    flows named, then how many more. Their goodputs read 0, which looks like a network's fault.
     Only of a run that went to its duration: one stopped early (an error, a signal, a bound)
     says why itself."""
     if summary.get("stop_reason") != "duration":
         return []
     end_s = summary["end_time_s"]
     late = [(fid, f["start_s"]) for fid, f in summary["flows"].items()
-            if f.get("start_s") is not None and f["start_s"] >= end_s and not f["packets_sent"]]
+            if f.get("start_s") is not None and f["start_s"] >= end_s]   # (at the end: its
+    # first packet went out at the last instant, and nothing came back)
     lines = []
     if late:
         named = ", ".join(f"{fid} at {start_s:g} s" for fid, start_s in late[:rows])
         more = f" and {len(late) - rows} more" if len(late) > rows else ""
         lines.append(f"{len(late)} flow{'' if len(late) == 1 else 's'} never started: the run "
                      f"ended at {end_s:g} s, before {named}{more} "
-                     f"({'its row reads' if len(late) == 1 else 'their rows read'} 0)")
+                     f"({'its goodput reads' if len(late) == 1 else 'their goodputs read'} 0)")
     idle = [wid for wid, w in (summary.get("workloads") or {}).items()
             if not w.get("flows_started")]
     if idle:

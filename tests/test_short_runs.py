@@ -16,7 +16,7 @@ def test_the_per_interval_label_gives_the_length_of_the_one_sample():
 
 
 # (test case 0's flow starts at 1 s: these runs end before it)
-NEVER = ("warning: 1 flow never started: the run ended at 0.05 s, before F1 at 1 s (its row "
+NEVER = ("warning: 1 flow never started: the run ended at 0.05 s, before F1 at 1 s (its goodput "
          "reads 0)\n")
 
 
