@@ -98,7 +98,7 @@ def test_an_interrupt_while_drawing_keeps_the_whole_run_without_figures(tmp_path
         raise KeyboardInterrupt
     monkeypatch.setattr(plot_tool, "make_figures", interrupted)
     out = tmp_path / "out"
-    code = main([str(ROOT / "topologies" / "test_case_0.json"), "--duration", "1", "--quiet",
+    code = main([str(ROOT / "topologies" / "test_case_0.json"), "--duration", "1.5", "--quiet",
                  "--out", str(out)])
     assert code == 130
     assert capsys.readouterr().err.strip().splitlines() == [
@@ -126,7 +126,7 @@ def test_a_signal_while_the_data_files_are_written_is_held_until_they_are_whole(
     monkeypatch.setattr(Results, "write_summary", signalled)
     out = tmp_path / "out"
     before = signal.getsignal(signal.SIGINT)   # (ignored when pytest runs as a background job)
-    code = main([str(ROOT / "topologies" / "test_case_0.json"), "--duration", "1", "--quiet",
+    code = main([str(ROOT / "topologies" / "test_case_0.json"), "--duration", "1.5", "--quiet",
                  "--check", "--out", str(out)])
     assert code == 128 + sig
     assert capsys.readouterr().err.strip().splitlines() == [
