@@ -99,9 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="topology file (JSON), e.g. topologies/test_case_2.json, or the "
                              "name of a shipped one, e.g. test_case_2")
     parser.add_argument("--version", action="version", version=f"netsim {version()}")
-    parser.add_argument("-l", "--links", nargs="+", metavar="LINK", default=[],
+    parser.add_argument("-l", "--links", nargs="+", action="extend", metavar="LINK", default=[],
                         help="links of interest: plotted and shown in the summary (default: all)")
-    parser.add_argument("-F", "--flows", nargs="+", metavar="FLOW", default=[],
+    parser.add_argument("-F", "--flows", nargs="+", action="extend", metavar="FLOW", default=[],
                         help="flows to plot (default: all)")
     parser.add_argument("-v", "--verbosity", choices=["DEBUG", "INFO", "WARNING"], default="WARNING",
                         help="logging level (default WARNING)")
@@ -135,18 +135,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write every packet event (offers to links: transmit, enqueue, "
                              "drop with its cause; receives at nodes) to FILE, CSV or JSON Lines "
                              "for .jsonl (docs/outputs.md, \"Event trace\")")
-    parser.add_argument("--trace-flows", nargs="+", metavar="FLOW", default=[],
+    parser.add_argument("--trace-flows", nargs="+", action="extend", metavar="FLOW", default=[],
                         help="with --trace: only the events of these flows' packets (a "
                              "workload's id: all its flows; W#N: its Nth); routing packets, "
                              "which belong to no flow, are left out")
-    parser.add_argument("--trace-links", nargs="+", metavar="LINK", default=[],
+    parser.add_argument("--trace-links", nargs="+", action="extend", metavar="LINK", default=[],
                         help="with --trace: only the events on these links (both directions, "
                              "routing packets included)")
-    parser.add_argument("--trace-nodes", nargs="+", metavar="NODE", default=[],
+    parser.add_argument("--trace-nodes", nargs="+", action="extend", metavar="NODE", default=[],
                         help="with --trace: only the events whose node is one of these (what "
                              "the node offers to its links; what arrives at it or is lost on "
                              "the way to it)")
-    parser.add_argument("--trace-events", nargs="+", metavar="EVENT", default=[],
+    parser.add_argument("--trace-events", nargs="+", action="extend", metavar="EVENT", default=[],
                         help="with --trace: only these events: " + ", ".join(TRACE_EVENTS))
     parser.add_argument("--trace-window", nargs=2, type=float, metavar=("START", "END"),
                         help="with --trace: only the events at START <= time < END seconds "
@@ -179,9 +179,9 @@ def build_report_parser() -> argparse.ArgumentParser:
     parser.add_argument("directory", help="results directory (holding summary.json) or sweep "
                                           "directory (holding sweep.json and results.csv)")
     parser.add_argument("-o", "--out", metavar="FILE", help="where to write (default DIR/report.html)")
-    parser.add_argument("-l", "--links", nargs="+", metavar="LINK", default=[],
+    parser.add_argument("-l", "--links", nargs="+", action="extend", metavar="LINK", default=[],
                         help="links whose time series are shown at first (default: the busiest)")
-    parser.add_argument("-F", "--flows", nargs="+", metavar="FLOW", default=[],
+    parser.add_argument("-F", "--flows", nargs="+", action="extend", metavar="FLOW", default=[],
                         help="flows whose time series are shown at first (default: the first 8)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument("--force", action="store_true",
@@ -735,10 +735,12 @@ def main(argv=None) -> int:
 
 def take_topology_from_lists(args, parser) -> None:
     """`-l L1 L3 file.json`: the option's list swallowed the topology; give it back (the
-    lists of -l, -F and the --trace filters alike)."""
+    lists of -l, -F and the --trace filters alike; a shipped topology's bare name too)."""
+    from topologies.shipped import shipped_file
     for option in LIST_OPTIONS:
         values = getattr(args, option)
-        if values and (values[-1].endswith(".json") or Path(values[-1]).is_file()):
+        if values and (values[-1].endswith(".json") or Path(values[-1]).is_file()
+                       or shipped_file(values[-1]) is not None):
             args.topology = values.pop()
             return
     parser.error("the following arguments are required: topology")

@@ -38,9 +38,9 @@ def build_plot_parser() -> OneLineParser:
                     "run does (docs/outputs.md, Figures): for a run made with --no-plots, or "
                     "for other links and flows. Reads only that directory.")
     parser.add_argument("directory", help="results directory (holding summary.json)")
-    parser.add_argument("-l", "--links", nargs="+", metavar="LINK", default=[],
+    parser.add_argument("-l", "--links", nargs="+", action="extend", metavar="LINK", default=[],
                         help="links to draw (default: every link, as a run draws them)")
-    parser.add_argument("-F", "--flows", nargs="+", metavar="FLOW", default=[],
+    parser.add_argument("-F", "--flows", nargs="+", action="extend", metavar="FLOW", default=[],
                         help="flows to draw (default: every flow)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return parser

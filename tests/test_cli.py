@@ -196,6 +196,19 @@ def test_link_list_before_the_topology_does_not_swallow_it(tmp_path):
     assert "L1 " in done.stdout
 
 
+def test_repeated_list_options_add_up_and_give_back_a_bare_name(tmp_path, capsys):
+    """`-l L1 -l L3` kept L3 alone (the last list), and `-l L1 L3 test_case_2` took the shipped
+    topology's bare name for a link (acceptance test Z18)."""
+    from netsim.cli import build_parser, take_topology_from_lists
+    parser = build_parser()
+    args = parser.parse_args(["test_case_2", "-l", "L1", "-l", "L3", "--trace-links", "L1",
+                              "--trace-links", "L2"])
+    assert (args.links, args.trace_links) == (["L1", "L3"], ["L1", "L2"])
+    args = parser.parse_args(["-l", "L1", "L3", "test_case_2"])
+    take_topology_from_lists(args, parser)
+    assert (args.topology, args.links) == ("test_case_2", ["L1", "L3"])
+
+
 def test_log_file_in_a_missing_directory_is_one_line(tmp_path):
     done = cli(TC0_PATH, "-f", tmp_path / "missing" / "log.txt", "--out", tmp_path / "r")
     assert done.returncode == 2
