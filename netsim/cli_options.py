@@ -120,12 +120,7 @@ REPORT_MODULES = ("plotly", "networkx")     # the report extra: the page, the ne
 def report_available(option: str = "--report") -> None:
     """UsageError unless the report extra's modules (`REPORT_MODULES`) and numpy, which the
     report's data needs, are installed; does not import them."""
-    missing = [name for name in REPORT_MODULES if not importable(name)]
-    if missing:
-        raise UsageError(f"{option}: the interactive report needs {' and '.join(missing)}; "
-                         f"install {'it' if len(missing) == 1 else 'them'} with "
-                         f"{INSTALL_HINT.format(extra='report')} (or pip install "
-                         f"{' '.join(missing)})")
+    extra_available(f"{option}: the interactive report", REPORT_MODULES, "report", pip=True)
     modules_available(f"{option}: the interactive report", ("numpy",), NUMPY_REMEDY)
 
 
@@ -144,11 +139,19 @@ def modules_available(what: str, modules: tuple, remedy: str) -> None:
 def cluster_available() -> None:
     """UsageError unless dask and distributed (the cluster extra, for --scheduler) are
     installed; does not import them."""
-    missing = [name for name in ("dask", "distributed") if not importable(name)]
+    extra_available("--scheduler: running on a Dask cluster", ("dask", "distributed"), "cluster")
+
+
+def extra_available(what: str, modules: tuple, extra: str, pip: bool = False) -> None:
+    """UsageError unless every one of `modules` (those of the extra `extra`) can be imported:
+    "WHAT needs A and B; install them with INSTALL_HINT", then, with `pip`, "(or pip install A
+    B)"; does not import them."""
+    missing = [name for name in modules if not importable(name)]
     if missing:
-        raise UsageError(f"--scheduler: running on a Dask cluster needs {' and '.join(missing)}; "
-                         f"install {'it' if len(missing) == 1 else 'them'} with "
-                         f"{INSTALL_HINT.format(extra='cluster')}")
+        raise UsageError(f"{what} needs {' and '.join(missing)}; install "
+                         f"{'it' if len(missing) == 1 else 'them'} with "
+                         f"{INSTALL_HINT.format(extra=extra)}"
+                         + (f" (or pip install {' '.join(missing)})" if pip else ""))
 
 
 def pcap_available() -> None:

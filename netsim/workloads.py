@@ -392,8 +392,9 @@ class Workload:
         fct = flow.finish_s - flow.start_s
         stamp, ideal = self._at_start.pop(flow)
         if stamp != self.network.tables_changed:    # routes changed while it ran: the lesser
-            end = self._ideal(flow)                   # of its paths' at its start and end
-            ideal = end if ideal != ideal else min(ideal, end) if end == end else ideal
+            ideal = min((value for value in (ideal, self._ideal(flow)) if value == value),
+                        default=math.nan)           # of its paths' at its start and end (NaN:
+            # no route then)
         slowdown = fct / ideal if ideal > 0 else math.nan
         size = flow.data_bytes
         self.fct_file.append((self.spec.id, flow.id, flow.src.id, flow.dst.id, size,
